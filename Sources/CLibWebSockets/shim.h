@@ -1,0 +1,24 @@
+/*
+ * The C surface of libwebsockets that Swift sees.
+ *
+ * Swift imports functions, structs and enums from <libwebsockets.h>
+ * directly; what it cannot import are function-like and computed macros.
+ * This shim restates the ones the transport needs as static inline
+ * functions. Nothing above the Transport module imports this module.
+ */
+#ifndef ENTITYSTREAM_LWS_SHIM_H
+#define ENTITYSTREAM_LWS_SHIM_H
+
+#include <libwebsockets.h>
+
+/* Headroom lws needs in front of every buffer passed to lws_write(). */
+static inline size_t es_lws_pre(void) { return LWS_PRE; }
+
+/* The "no listening port" sentinel for client-only contexts. */
+static inline int es_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
+
+/* Log level bits, so Swift can pick what lws prints to stderr. */
+static inline int es_log_level_errors(void) { return LLL_ERR; }
+static inline int es_log_level_warnings(void) { return LLL_ERR | LLL_WARN; }
+
+#endif

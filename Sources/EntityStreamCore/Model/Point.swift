@@ -1,0 +1,40 @@
+/// A point geometry as Esri JSON carries it: `x`, `y`, optional `z` and `m`,
+/// and the spatial reference's well-known id when the message gives one.
+public struct Point: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var z: Double?
+    public var m: Double?
+    /// `spatialReference.wkid` (or `latestWkid` when only that is given).
+    public var wkid: Int?
+
+    public init(x: Double, y: Double, z: Double? = nil, m: Double? = nil, wkid: Int? = nil) {
+        self.x = x
+        self.y = y
+        self.z = z
+        self.m = m
+        self.wkid = wkid
+    }
+}
+
+/// An axis-aligned envelope (`xmin, ymin, xmax, ymax`) in one spatial reference.
+public struct Envelope: Sendable, Hashable {
+    public var xmin: Double
+    public var ymin: Double
+    public var xmax: Double
+    public var ymax: Double
+    public var wkid: Int?
+
+    public init(xmin: Double, ymin: Double, xmax: Double, ymax: Double, wkid: Int? = nil) {
+        self.xmin = xmin
+        self.ymin = ymin
+        self.xmax = xmax
+        self.ymax = ymax
+        self.wkid = wkid
+    }
+
+    /// True when `point` lies inside or on the boundary (the SDK's "intersects").
+    @inlinable public func contains(_ point: Point) -> Bool {
+        point.x >= xmin && point.x <= xmax && point.y >= ymin && point.y <= ymax
+    }
+}

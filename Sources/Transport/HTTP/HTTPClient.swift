@@ -1,0 +1,79 @@
+/// An HTTP/1.1 client over libwebsockets for `http://` and `https://`.
+///
+/// Every call returns the whole response or throws a ``TransportError``:
+/// connect failures as for WebSockets, ``TransportError/timedOut(operation:seconds:)``,
+/// ``TransportError/bodyTooLarge(limit:)``, ``TransportError/tooManyRedirects(limit:)``.
+/// Redirects (301, 302, 303, 307, 308) are followed up to the configured
+/// limit; 303 (and 301/302 after a POST) continue as GET. Any status,
+/// including 4xx and 5xx, is a response, not an error. Sendable.
+public struct HTTPClient: Sendable {
+    public var configuration: HTTPClientConfiguration
+    public let eventLoop: TransportEventLoop
+
+    public init(configuration: HTTPClientConfiguration = .init(), eventLoop: TransportEventLoop = .shared) {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+    }
+
+    /// GET `url`.
+    public func get(_ url: String, headers: HTTPHeaders = [:]) async throws(TransportError) -> HTTPResponse {
+        try await send(HTTPRequest(method: .get, url: url, headers: headers))
+    }
+
+    /// POST `fields` form-encoded to `url`.
+    public func postForm(_ url: String, _ fields: [(String, String)], headers: HTTPHeaders = [:]) async throws(TransportError) -> HTTPResponse {
+        try await send(.postForm(url, fields, headers: headers))
+    }
+
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let timeout = configuration.timeout
+        let deadline = ContinuousClock.now + timeout
+        var current = request
+        var url = try TransportURL(request.url)
+        var redirects = 0
+        while true {
+            guard !url.isWebSocket else { throw .invalidURL(current.url, reason: "expected an http:// or https:// URL") }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw .timedOut(operation: "HTTP \(request.method.rawValue) \(request.url)", seconds: seconds(timeout)) }
+            var response = try await exchange(current, url: url, timeout: remaining, totalTimeout: timeout)
+            response.url = url.description
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
+                return response
+            }
+            redirects += 1
+            guard redirects <= configuration.maximumRedirects else { throw .tooManyRedirects(limit: configuration.maximumRedirects) }
+            url = try url.resolving(location)
+            current.url = url.description
+            if response.status == 303 || (current.method == .post && response.status <= 302) {
+                current.method = .get
+                current.body = []
+            }
+        }
+    }
+
+    private func exchange(_ request: HTTPRequest, url: TransportURL, timeout: Duration, totalTimeout: Duration) async throws(TransportError) -> HTTPResponse {
+        let address = try await AddressResolver.resolve(url.host)
+        let (loop, dispatcher) = try await eventLoop.running()
+        let session = ClientHTTPSession(
+            id: eventLoop.makeSessionID(), request: request, url: url, address: address,
+            configuration: configuration, dispatcher: dispatcher)
+        let operation = "HTTP \(request.method.rawValue) \(url)"
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            loop.execute { session.fail(.timedOut(operation: operation, seconds: seconds(totalTimeout))) }
+        }
+        defer { timer.cancel() }
+        let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
+            let accepted = loop.execute {
+                guard let context = loop.context else { return continuation.resume(returning: .failure(.shutDown)) }
+                session.start(context: context, continuation: continuation)
+            }
+            if !accepted { continuation.resume(returning: .failure(.shutDown)) }
+        }
+        return try result.get()
+    }
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}

@@ -1,0 +1,243 @@
+import CLibWebSockets
+import Foundation
+import Synchronization
+
+/// What a ``ServiceLoop`` asks of the code that owns its connections. Every
+/// method runs on the loop's service thread.
+protocol ServiceLoopDelegate: AnyObject {
+    /// One libwebsockets callback. Return 0 to continue, non-zero to close `wsi`.
+    func callback(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+                  input: UnsafeMutableRawPointer?, length: Int) -> Int32
+    /// Called after each `lws_service` turn: hand off what the turn received.
+    func serviceTurnEnded()
+    /// Called once when shutdown starts: close every connection politely.
+    func beginShutdown()
+    /// True while connections are still closing.
+    var hasLiveConnections: Bool { get }
+    /// Called right before `lws_context_destroy`: fail whatever is still open.
+    func contextWillBeDestroyed()
+}
+
+/// One libwebsockets context and the one thread that services it.
+///
+/// Threading contract: the context is created, serviced and destroyed on the
+/// loop's own thread. Other threads only append closures with ``execute(_:)``
+/// (a locked queue) and wake the thread with `lws_cancel_service`; the
+/// closures then run on the service thread between service turns. After the
+/// loop has stopped, ``execute(_:)`` returns false and runs nothing.
+final class ServiceLoop: @unchecked Sendable {
+    private struct Shared {
+        var commands: [@Sendable () -> Void] = []
+        var contextAlive = false
+        var stopRequested = false
+    }
+
+    let name: String
+    private let shared = Mutex(Shared())
+    /// Set on the service thread before any other thread can see the loop as started.
+    private(set) nonisolated(unsafe) var context: OpaquePointer?
+    // Service-thread state.
+    private let delegate: any ServiceLoopDelegate
+    private var protocols: UnsafeMutablePointer<lws_protocols>?
+    private var extensions: UnsafeMutablePointer<lws_extension>?
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    private let shutdownGrace: Duration
+
+    private init(name: String, delegate: any ServiceLoopDelegate, shutdownGrace: Duration) {
+        self.name = name
+        self.delegate = delegate
+        self.shutdownGrace = shutdownGrace
+    }
+
+    /// Creates the context on a new thread and returns once it is ready.
+    ///
+    /// `configure` fills in the creation info (ports, TLS files, options); the
+    /// protocol list (one protocol, whose callback reaches `delegate`) and the
+    /// user pointer are set here. Throws ``TransportError/serverStartFailed(detail:)``
+    /// when libwebsockets cannot create the context (e.g. the port is taken).
+    static func start(
+        name: String,
+        delegate: any ServiceLoopDelegate,
+        rxBufferSize: Int,
+        txPacketSize: Int,
+        perSessionDataSize: Int,
+        permessageDeflate: Bool,
+        shutdownGrace: Duration = .seconds(2),
+        configure: @escaping @Sendable (inout lws_context_creation_info, (String) -> UnsafePointer<CChar>) -> Void
+    ) async throws(TransportError) -> ServiceLoop {
+        LibWebSocketsLogging.configureOnce()
+        let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace)
+        let started: Result<Void, TransportError> = await withCheckedContinuation { ready in
+            let thread = Thread {
+                loop.run(ready: ready, rxBufferSize: rxBufferSize, txPacketSize: txPacketSize,
+                         perSessionDataSize: perSessionDataSize, permessageDeflate: permessageDeflate,
+                         configure: configure)
+            }
+            thread.name = name
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        try started.get()
+        return loop
+    }
+
+    /// Runs `command` on the service thread after the current turn. Returns
+    /// false (and drops the command) when the loop is stopping or stopped.
+    @discardableResult
+    func execute(_ command: @escaping @Sendable () -> Void) -> Bool {
+        shared.withLock { state in
+            guard state.contextAlive else { return false }
+            let wasEmpty = state.commands.isEmpty
+            state.commands.append(command)
+            if wasEmpty, let context { lws_cancel_service(context) }
+            return true
+        }
+    }
+
+    /// Wakes the service thread without a command.
+    func wake() {
+        shared.withLock { state in
+            if state.contextAlive, let context { lws_cancel_service(context) }
+        }
+    }
+
+    /// Closes every connection politely (waiting up to the grace period for
+    /// close handshakes), stops the thread and destroys the context on it.
+    /// Idempotent; returns when the thread has finished.
+    func shutdown() async {
+        let alreadyFinished: Bool = finished.withLock { $0 == nil }
+        if alreadyFinished { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = finished.withLock { waiters -> Bool in
+                guard waiters != nil else { return true }
+                waiters!.append(continuation)
+                return false
+            }
+            if done { continuation.resume(); return }
+            shared.withLock { state in
+                state.stopRequested = true
+                if state.contextAlive, let context { lws_cancel_service(context) }
+            }
+        }
+    }
+
+    // MARK: - Service thread
+
+    private func run(
+        ready: CheckedContinuation<Result<Void, TransportError>, Never>,
+        rxBufferSize: Int, txPacketSize: Int, perSessionDataSize: Int, permessageDeflate: Bool,
+        configure: (inout lws_context_creation_info, (String) -> UnsafePointer<CChar>) -> Void
+    ) {
+        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(keep("entitystream"))
+        protocols[0].callback = lwsServiceCallback
+        protocols[0].per_session_data_size = perSessionDataSize
+        protocols[0].rx_buffer_size = rxBufferSize
+        protocols[0].tx_packet_size = txPacketSize
+        self.protocols = protocols
+
+        var info = lws_context_creation_info()
+        info.protocols = UnsafePointer(protocols)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.pt_serv_buf_size = UInt32(max(rxBufferSize, 4096))
+        info.max_http_header_data = 16 * 1024
+        if permessageDeflate {
+            let extensions = UnsafeMutablePointer<lws_extension>.allocate(capacity: 2)
+            extensions.initialize(repeating: lws_extension(), count: 2)
+            extensions[0].name = UnsafePointer(keep("permessage-deflate"))
+            extensions[0].callback = lws_extension_callback_pm_deflate
+            extensions[0].client_offer = UnsafePointer(keep("permessage-deflate; client_max_window_bits"))
+            self.extensions = extensions
+            info.extensions = UnsafePointer(extensions)
+        }
+        configure(&info) { UnsafePointer(self.keep($0)) }
+
+        guard let context = lws_create_context(&info) else {
+            releaseCMemory()
+            finishWaiters()
+            ready.resume(returning: .failure(.serverStartFailed(detail: "libwebsockets could not create its context (port in use, or unreadable TLS certificate/key)")))
+            return
+        }
+        self.context = context
+        shared.withLock { $0.contextAlive = true }
+        ready.resume(returning: .success(()))
+
+        var shutdownDeadline: ContinuousClock.Instant?
+        while true {
+            if lws_service(context, 0) < 0 { break }
+            let (commands, stopRequested) = shared.withLock { state -> ([@Sendable () -> Void], Bool) in
+                let commands = state.commands
+                state.commands = []
+                return (commands, state.stopRequested)
+            }
+            for command in commands { command() }
+            delegate.serviceTurnEnded()
+            if stopRequested {
+                if shutdownDeadline == nil {
+                    shutdownDeadline = .now + shutdownGrace
+                    delegate.beginShutdown()
+                    let grace = shutdownGrace
+                    Task.detached { [weak self] in
+                        try? await Task.sleep(for: grace)
+                        self?.wake()
+                    }
+                }
+                if !delegate.hasLiveConnections || ContinuousClock.now >= shutdownDeadline! { break }
+            }
+        }
+        // Stop accepting commands, fail what is still open, then destroy.
+        let leftover = shared.withLock { state -> [@Sendable () -> Void] in
+            state.contextAlive = false
+            defer { state.commands = [] }
+            return state.commands
+        }
+        _ = leftover
+        delegate.contextWillBeDestroyed()
+        lws_context_destroy(context)
+        self.context = nil
+        releaseCMemory()
+        finishWaiters()
+    }
+
+    private func finishWaiters() {
+        let waiters = finished.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
+        let copy = strdup(string)!
+        cStrings.append(copy)
+        return copy
+    }
+
+    private func releaseCMemory() {
+        protocols?.deallocate()
+        protocols = nil
+        extensions?.deallocate()
+        extensions = nil
+        for string in cStrings { free(string) }
+        cStrings = []
+    }
+
+    fileprivate func dispatch(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+                              input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        delegate.callback(wsi: wsi, reason: reason, user: user, input: input, length: length)
+    }
+}
+
+/// The one C callback for every protocol of every context: finds the loop
+/// through the context's user pointer and hands over to its delegate.
+private func lwsServiceCallback(
+    wsi: OpaquePointer?, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+    input: UnsafeMutableRawPointer?, length: Int
+) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
+    if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED { return 0 }
+    let loop = Unmanaged<ServiceLoop>.fromOpaque(raw).takeUnretainedValue()
+    return loop.dispatch(wsi: wsi, reason: reason, user: user, input: input, length: length)
+}

@@ -1,0 +1,190 @@
+import CLibWebSockets
+
+/// Routes a server context's callbacks: plain HTTP exchanges to the HTTP
+/// responder, WebSocket upgrades to the upgrade responder and then to
+/// ``ServerWebSocketSession``s.
+///
+/// Connections are looked up by their wsi, entered when first seen and
+/// removed at `WSI_DESTROY`, so no callback can reach a finished session.
+/// Service thread only.
+final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
+    private let configuration: ServerConfiguration
+    weak var loop: ServiceLoop?
+    private var exchanges: [OpaquePointer: ServerHTTPExchange] = [:]
+    private var pendingUpgrades: [OpaquePointer: (WebSocketUpgradeRequest, @Sendable (ServerWebSocket) async -> Void)] = [:]
+    private var sockets: [OpaquePointer: ServerWebSocketSession] = [:]
+    private var socketsByID: [Int: ServerWebSocketSession] = [:]
+    private var exchangesByID: [Int: (OpaquePointer, ServerHTTPExchange)] = [:]
+    private var dirty: [ServerWebSocketSession] = []
+    private var nextID = 1
+    private var shuttingDown = false
+
+    init(configuration: ServerConfiguration) {
+        self.configuration = configuration
+    }
+
+    func webSocket(_ id: Int) -> ServerWebSocketSession? { socketsByID[id] }
+    func markDirty(_ session: ServerWebSocketSession) { dirty.append(session) }
+
+    /// Number of connected WebSocket clients.
+    var webSocketCount: Int { sockets.count }
+
+    func callback(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+                  input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_HTTP:
+            return beginHTTP(wsi: wsi, path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
+
+        case LWS_CALLBACK_HTTP_BODY:
+            guard let exchange = exchanges[wsi] else { return -1 }
+            if !exchange.appendBody(UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)) {
+                exchange.respond(HTTPServerResponse(status: 413, contentType: "text/plain",
+                                                    text: "request body exceeds \(configuration.maximumRequestBodySize) bytes"))
+                lws_callback_on_writable(wsi)
+            }
+            return 0
+
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            guard let exchange = exchanges[wsi] else { return -1 }
+            if !exchange.bodyTooLarge { runResponder(exchange) }
+            return 0
+
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            guard let exchange = exchanges[wsi] else { return 0 }
+            return exchange.writeNext(wsi: wsi)
+
+        case LWS_CALLBACK_CLOSED_HTTP:
+            forgetExchange(wsi)
+            return 0
+
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            return confirmUpgrade(wsi: wsi)
+
+        case LWS_CALLBACK_ESTABLISHED:
+            return establish(wsi: wsi)
+
+        case LWS_CALLBACK_RECEIVE:
+            sockets[wsi]?.receive(wsi: wsi, input: input, length: length)
+            return 0
+
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            sockets[wsi]?.peerInitiatedClose(input: input, length: length)
+            return 0
+
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            return sockets[wsi]?.writeNext(wsi: wsi) ?? 0
+
+        case LWS_CALLBACK_CLOSED:
+            closeSocket(wsi)
+            return 0
+
+        case LWS_CALLBACK_WSI_DESTROY:
+            closeSocket(wsi)
+            forgetExchange(wsi)
+            pendingUpgrades[wsi] = nil
+            return 0
+
+        default:
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+    }
+
+    private func makeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    private func beginHTTP(wsi: OpaquePointer, path: String) -> Int32 {
+        let isPost = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0
+        let request = HTTPServerRequest(
+            method: isPost ? .post : .get, path: path,
+            query: HeaderTable.queryItems(of: wsi).map { (name: $0.0, value: $0.1) },
+            headers: HeaderTable.headers(of: wsi))
+        let exchange = ServerHTTPExchange(id: makeID(), request: request, bodyLimit: configuration.maximumRequestBodySize)
+        forgetExchange(wsi)
+        exchanges[wsi] = exchange
+        exchangesByID[exchange.id] = (wsi, exchange)
+        if !isPost { runResponder(exchange) }
+        return 0
+    }
+
+    private func runResponder(_ exchange: ServerHTTPExchange) {
+        let responder = configuration.httpResponder
+        let request = exchange.request
+        let id = exchange.id
+        guard let loop else { return }
+        Task {
+            let response = await responder(request)
+            loop.execute { [weak self] in self?.deliver(response, toExchange: id) }
+        }
+    }
+
+    private func deliver(_ response: HTTPServerResponse, toExchange id: Int) {
+        guard let (wsi, exchange) = exchangesByID[id], exchanges[wsi] === exchange else { return }
+        exchange.respond(response)
+        lws_callback_on_writable(wsi)
+    }
+
+    private func forgetExchange(_ wsi: OpaquePointer) {
+        if let exchange = exchanges.removeValue(forKey: wsi) { exchangesByID[exchange.id] = nil }
+    }
+
+    private func confirmUpgrade(wsi: OpaquePointer) -> Int32 {
+        if shuttingDown { return -1 }
+        let path = HeaderTable.copy(wsi, WSI_TOKEN_GET_URI) ?? "/"
+        let request = WebSocketUpgradeRequest(
+            path: path, query: HeaderTable.queryItems(of: wsi).map { (name: $0.0, value: $0.1) },
+            headers: HeaderTable.headers(of: wsi))
+        switch configuration.webSocketResponder(request) {
+        case .accept(let handler):
+            pendingUpgrades[wsi] = (request, handler)
+            return 0
+        case .reject(let status, let body):
+            let sent = body.withCString { lws_return_http_status(wsi, UInt32(status), $0) }
+            return sent == 0 ? 1 : -1
+        }
+    }
+
+    private func establish(wsi: OpaquePointer) -> Int32 {
+        guard let loop, let (request, handler) = pendingUpgrades.removeValue(forKey: wsi) else { return -1 }
+        let session = ServerWebSocketSession(id: makeID(), wsi: wsi, request: request, configuration: configuration,
+                                             loop: loop, dispatcher: self)
+        sockets[wsi] = session
+        socketsByID[session.id] = session
+        let socket = ServerWebSocket(session: session)
+        Task {
+            await handler(socket)
+            await socket.close()
+        }
+        return 0
+    }
+
+    private func closeSocket(_ wsi: OpaquePointer) {
+        guard let session = sockets.removeValue(forKey: wsi) else { return }
+        socketsByID[session.id] = nil
+        session.closed()
+    }
+
+    func serviceTurnEnded() {
+        guard !dirty.isEmpty else { return }
+        let sessions = dirty
+        dirty = []
+        for session in sessions { session.turnEnded() }
+    }
+
+    func beginShutdown() {
+        shuttingDown = true
+        for session in sockets.values { session.requestClose(code: 1001, reason: "server shutting down") }
+        for wsi in exchanges.keys { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC) }
+    }
+
+    var hasLiveConnections: Bool { !sockets.isEmpty || !exchanges.isEmpty }
+
+    func contextWillBeDestroyed() {
+        serviceTurnEnded()
+        for wsi in Array(sockets.keys) { closeSocket(wsi) }
+        exchanges = [:]
+        exchangesByID = [:]
+        pendingUpgrades = [:]
+    }
+}

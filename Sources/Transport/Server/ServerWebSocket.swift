@@ -1,0 +1,139 @@
+/// One client connected to a ``TransportServer`` over WebSocket.
+///
+/// Send from any task; each client has its own bounded outbound queue, so a
+/// slow client never stalls the others — when its queue is full the server's
+/// ``SlowClientPolicy`` decides (wait, drop oldest, or disconnect). Read what
+/// the client sends from ``inbound``. Thread-safe.
+public final class ServerWebSocket: Sendable {
+    /// The upgrade request: path, query and headers.
+    public let request: WebSocketUpgradeRequest
+    /// Messages from the client, in batches.
+    public let inbound: WebSocketInbound
+    let session: ServerWebSocketSession
+
+    init(session: ServerWebSocketSession) {
+        self.session = session
+        self.request = session.request
+        self.inbound = WebSocketInbound(channel: session.inbound)
+    }
+
+    /// Queues a text message. With ``SlowClientPolicy/waitForSpace`` this
+    /// suspends while the client's queue is full. Throws
+    /// ``TransportError/notConnected`` once the connection is closing or closed.
+    public func send(_ text: String) async throws(TransportError) {
+        var text = text
+        while true {
+            let step = text.withUTF8 { buffer in
+                Result { () throws(TransportError) -> EnqueueStep in try enqueue(UnsafeRawBufferPointer(buffer)) }
+            }
+            if try await settle(step.get()) { return }
+        }
+    }
+
+    /// Queues a text message given as UTF-8 bytes (not validated).
+    public func send(bytes: [UInt8]) async throws(TransportError) {
+        while true {
+            let step = bytes.withUnsafeBytes { buffer in
+                Result { () throws(TransportError) -> EnqueueStep in try enqueue(buffer) }
+            }
+            if try await settle(step.get()) { return }
+        }
+    }
+
+    private enum EnqueueStep { case queued(wake: Bool), full, disconnect }
+
+    /// Returns true when the message is queued; waits for space when full.
+    private func settle(_ step: EnqueueStep) async throws(TransportError) -> Bool {
+        switch step {
+        case .queued(let wake):
+            if wake { requestWritable() }
+            return true
+        case .disconnect:
+            requestWritable()
+            throw .notConnected
+        case .full:
+            await waitForSpace()
+            return false
+        }
+    }
+
+    private func enqueue(_ payload: UnsafeRawBufferPointer) throws(TransportError) -> EnqueueStep {
+        let configuration = session.configuration
+        return try session.shared.withLock { (state: inout ServerWebSocketSession.Shared) throws(TransportError) -> EnqueueStep in
+            guard !state.closed, state.closeRequest == nil, !state.abortRequested else { throw .notConnected }
+            if state.queue.queuedBytes >= configuration.outboundQueueLimit {
+                switch configuration.slowClientPolicy {
+                case .waitForSpace: return .full
+                case .dropOldest: state.queue.dropOldest(toFit: configuration.outboundQueueLimit / 2)
+                case .disconnect:
+                    state.closeRequest = (1008, "client too slow: outbound queue full")
+                    state.writeRequested = true
+                    return .disconnect
+                }
+            }
+            state.queue.append(text: payload, fragmentSize: configuration.fragmentSize)
+            defer { state.writeRequested = true }
+            return .queued(wake: !state.writeRequested)
+        }
+    }
+
+    private func waitForSpace() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = session.shared.withLock { state -> Bool in
+                if state.closed || state.queue.queuedBytes < session.configuration.outboundQueueLimit { return true }
+                state.spaceWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func requestWritable() {
+        let session = self.session
+        session.loop.execute { session.requestWritable() }
+    }
+
+    /// Messages dropped by ``SlowClientPolicy/dropOldest`` so far.
+    public var droppedMessageCount: Int { session.shared.withLock { $0.queue.droppedMessages } }
+
+    /// Bytes queued and not yet written to the socket.
+    public var queuedBytes: Int { session.shared.withLock { $0.queue.queuedBytes } }
+
+    /// Closes after the queued messages with `code` and `reason`, and waits
+    /// until the connection has ended. Idempotent.
+    public func close(code: UInt16 = 1000, reason: String = "") async {
+        let wake = session.shared.withLock { state -> Bool in
+            guard !state.closed, state.closeRequest == nil else { return false }
+            state.closeRequest = (code, reason)
+            defer { state.writeRequested = true }
+            return !state.writeRequested
+        }
+        if wake { requestWritable() }
+        _ = await closed()
+    }
+
+    /// Drops the TCP connection at once, with no close frame and without
+    /// flushing the queue — what a network failure looks like to the client.
+    /// For fault injection.
+    public func abort() {
+        let changed = session.shared.withLock { state -> Bool in
+            guard !state.closed, !state.abortRequested else { return false }
+            state.abortRequested = true
+            state.queue.removeAll()
+            return true
+        }
+        if changed { requestWritable() }
+    }
+
+    /// Waits until the connection has ended and says how.
+    public func closed() async -> Result<CloseInfo, TransportError> {
+        await withCheckedContinuation { continuation in
+            let ready = session.shared.withLock { state -> Result<CloseInfo, TransportError>? in
+                if let result = state.result { return result }
+                state.endWaiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import CLibWebSockets
+
+/// An HTTP and WebSocket server on one port, over libwebsockets.
+///
+/// ``start(_:)`` listens (port 0 picks a free one: read ``port``), on
+/// loopback unless configured otherwise, with TLS when certificate files are
+/// given. HTTP requests go to the configuration's responder; WebSocket
+/// upgrades to its upgrade responder, and accepted clients to their handler
+/// tasks. ``shutdown()`` closes clients politely (1001), stops the service
+/// thread and destroys the context on it. Thread-safe.
+public final class TransportServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    /// `ws` or `wss`, `http` or `https` according to the TLS setting.
+    public let usesTLS: Bool
+    private let loop: ServiceLoop
+
+    private init(port: Int, usesTLS: Bool, loop: ServiceLoop) {
+        self.port = port
+        self.usesTLS = usesTLS
+        self.loop = loop
+    }
+
+    /// Starts listening. Throws ``TransportError/serverStartFailed(detail:)``
+    /// when the port is taken or the TLS files cannot be loaded.
+    public static func start(_ configuration: ServerConfiguration) async throws(TransportError) -> TransportServer {
+        if let tls = configuration.tls {
+            for path in [tls.certificatePath, tls.privateKeyPath] where access(path, R_OK) != 0 {
+                throw .serverStartFailed(detail: "cannot read TLS file '\(path)'")
+            }
+        }
+        let dispatcher = ServerDispatcher(configuration: configuration)
+        let loop = try await ServiceLoop.start(
+            name: "entitystream-server", delegate: dispatcher, rxBufferSize: 64 * 1024,
+            txPacketSize: 256 * 1024, perSessionDataSize: 0, permessageDeflate: false
+        ) { info, keep in
+            info.port = Int32(configuration.port)
+            info.iface = configuration.host.map { keep($0) }
+            info.fd_limit_per_thread = 4096
+            info.timeout_secs = 20
+            info.options = 0
+            if let tls = configuration.tls {
+                info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+                info.ssl_cert_filepath = keep(tls.certificatePath)
+                info.ssl_private_key_filepath = keep(tls.privateKeyPath)
+            }
+        }
+        dispatcher.loop = loop
+        let port: Int = await withCheckedContinuation { continuation in
+            let accepted = loop.execute {
+                guard let context = loop.context, let vhost = lws_get_vhost_by_name(context, "default") else {
+                    return continuation.resume(returning: configuration.port)
+                }
+                continuation.resume(returning: Int(lws_get_vhost_listen_port(vhost)))
+            }
+            if !accepted { continuation.resume(returning: configuration.port) }
+        }
+        guard port > 0 else {
+            await loop.shutdown()
+            throw .serverStartFailed(detail: "could not listen on port \(configuration.port)")
+        }
+        return TransportServer(port: port, usesTLS: configuration.tls != nil, loop: loop)
+    }
+
+    /// `ws://host:port` or `wss://host:port` for this server on loopback.
+    public var webSocketBase: String { "\(usesTLS ? "wss" : "ws")://127.0.0.1:\(port)" }
+    /// `http://host:port` or `https://host:port` for this server on loopback.
+    public var httpBase: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
+
+    /// Closes every client politely and stops. Idempotent.
+    public func shutdown() async {
+        await loop.shutdown()
+    }
+}

@@ -1,0 +1,48 @@
+/// How a WebSocket client connection behaves.
+///
+/// Defaults suit a stream service: 16 MiB maximum message, pings every 30 s
+/// and a hang-up when none is answered for 60 s, TLS certificates verified.
+public struct WebSocketConfiguration: Sendable {
+    /// Extra request headers for the upgrade request.
+    public var headers: HTTPHeaders = [:]
+    /// Accept a self-signed certificate and skip the host-name check. For a
+    /// local simulator only; off by default.
+    public var allowSelfSignedCertificates = false
+    /// A message larger than this ends the connection with
+    /// ``TransportError/messageTooLarge(limit:)`` and close code 1009.
+    public var maximumMessageSize = 16 * 1024 * 1024
+    /// Unconsumed bytes after which reading pauses (back-pressure).
+    public var receiveBufferLimit = 8 * 1024 * 1024
+    /// Seconds of silence after which a WebSocket ping is sent (0 = never).
+    public var pingIntervalSeconds: UInt16 = 30
+    /// Seconds without a pong after which the peer counts as dead and the
+    /// connection is dropped with ``TransportError/peerUnresponsive(seconds:)``.
+    /// Must exceed ``pingIntervalSeconds``.
+    public var hangUpAfterSeconds: UInt16 = 60
+    /// How long opening (TCP, TLS and upgrade) may take.
+    public var connectTimeout: Duration = .seconds(20)
+
+    public init() {}
+}
+
+/// How a WebSocket connection ended with a close handshake.
+public struct CloseInfo: Sendable, Hashable, CustomStringConvertible {
+    /// The close code (e.g. 1000, 1001, 4400); nil when the close frame had none.
+    public var code: UInt16?
+    /// The close reason text, possibly empty.
+    public var reason: String
+    /// True when the peer sent the first close frame.
+    public var initiatedByPeer: Bool
+
+    public init(code: UInt16?, reason: String, initiatedByPeer: Bool) {
+        self.code = code
+        self.reason = reason
+        self.initiatedByPeer = initiatedByPeer
+    }
+
+    public var description: String {
+        let who = initiatedByPeer ? "peer" : "we"
+        let codeText = code.map(String.init) ?? "no code"
+        return reason.isEmpty ? "\(who) closed (\(codeText))" : "\(who) closed (\(codeText): \(reason))"
+    }
+}

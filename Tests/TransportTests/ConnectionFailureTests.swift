@@ -1,0 +1,111 @@
+import EntityStreamTestSupport
+import Testing
+import Transport
+
+@Suite("Connection outcomes")
+struct ConnectionFailureTests {
+    /// A server close with code 4400 and a reason reaches the client as both.
+    @Test func serverCloseCodeAndReasonReachClient() async throws {
+        let server = try await startEchoServer { configuration in
+            configuration.webSocketResponder = { _ in
+                .accept { socket in await socket.close(code: 4400, reason: "invalid filter") }
+            }
+        }
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/x")
+        for try await _ in connection.inbound {}
+        #expect(await connection.closed() == .success(CloseInfo(code: 4400, reason: "invalid filter", initiatedByPeer: true)))
+        await server.shutdown()
+    }
+
+    /// An upgrade refused with HTTP 401 surfaces as a handshake error naming 401.
+    @Test(arguments: [401, 404, 503])
+    func refusedUpgradeNamesTheStatus(status: Int) async throws {
+        let server = try await startEchoServer { configuration in
+            configuration.webSocketResponder = { _ in .reject(status: status, body: "no") }
+        }
+        await #expect(throws: TransportError.handshakeRejected(status: status)) {
+            _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/x")
+        }
+        #expect(TransportError.handshakeRejected(status: status).description.contains("\(status)"))
+        await server.shutdown()
+    }
+
+    /// Connecting where nothing listens is a connection-refused error.
+    @Test func nothingListeningIsConnectionRefused() async throws {
+        let server = try await startEchoServer()
+        let port = server.port
+        await server.shutdown()
+        await #expect(throws: TransportError.connectionRefused(host: "127.0.0.1", port: port)) {
+            _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/x")
+        }
+    }
+
+    /// A host name that does not resolve is a DNS error, not a refused connection.
+    @Test func unknownHostIsDNSFailure() async throws {
+        do {
+            _ = try await WebSocketClient.connect(to: "ws://no-such-host.invalid/x")
+            Issue.record("expected a DNS failure")
+        } catch {
+            guard case .dnsFailure(let host, _) = error else {
+                Issue.record("expected dnsFailure, got \(error)")
+                return
+            }
+            #expect(host == "no-such-host.invalid")
+        }
+    }
+
+    /// Malformed URLs are rejected before anything connects, naming the problem.
+    @Test(arguments: ["127.0.0.1:80/x", "ftp://host/x", "ws://host:99999/x", "ws:///x", "ws://user@host/x"])
+    func malformedURLIsRejected(url: String) async throws {
+        do {
+            _ = try await WebSocketClient.connect(to: url)
+            Issue.record("expected invalidURL for \(url)")
+        } catch {
+            guard case .invalidURL(let text, let reason) = error else {
+                Issue.record("expected invalidURL, got \(error)")
+                return
+            }
+            #expect(text == url)
+            #expect(!reason.isEmpty)
+        }
+    }
+}
+
+@Suite("TLS")
+struct TLSTests {
+    /// A wss:// server with a self-signed certificate is accepted only when the
+    /// client allows self-signed certificates; otherwise it is a TLS error.
+    @Test func selfSignedCertificateAcceptedOnlyWhenAllowed() async throws {
+        let certificate = try TestCertificate.make()
+        defer { certificate.remove() }
+        let server = try await startEchoServer { configuration in
+            configuration.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+        }
+        #expect(server.webSocketBase.hasPrefix("wss://"))
+
+        do {
+            _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/echo")
+            Issue.record("a self-signed certificate must be rejected by default")
+        } catch {
+            guard case .tlsFailure = error else {
+                Issue.record("expected tlsFailure, got \(error)")
+                return
+            }
+        }
+
+        var allowing = WebSocketConfiguration()
+        allowing.allowSelfSignedCertificates = true
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/echo", configuration: allowing)
+        try await connection.send("over TLS")
+        var iterator = connection.inbound.makeAsyncIterator()
+        let batch = try await iterator.next()
+        #expect(batch?.text(at: 0) == "over TLS")
+        await connection.close()
+
+        var http = HTTPClientConfiguration()
+        http.allowSelfSignedCertificates = true
+        let response = try await HTTPClient(configuration: http).get("\(server.httpBase)/nothing")
+        #expect(response.status == 404)
+        await server.shutdown()
+    }
+}

@@ -1,0 +1,122 @@
+import EntityStreamTestSupport
+import Testing
+import Transport
+
+@Suite("Back-pressure, keepalive and shutdown")
+struct FlowAndLifecycleTests {
+    /// A consumer slower than the server still receives all 100,000 messages in
+    /// order, while the client's unconsumed buffer and the server's queue stay
+    /// bounded (reading pauses instead of buffering everything).
+    @Test func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
+        let total = 100_000
+        let padding = String(repeating: "p", count: 280)
+        let serverQueueLimit = 256 * 1024
+        let serverQueuePeak = AsyncStreamBox<Int>()
+        let server = try await startEchoServer { configuration in
+            configuration.outboundQueueLimit = serverQueueLimit
+            configuration.slowClientPolicy = .waitForSpace
+            configuration.webSocketResponder = { _ in
+                .accept { socket in
+                    var peak = 0
+                    for index in 0..<total {
+                        try? await socket.send("\(index) \(padding)")
+                        peak = max(peak, socket.queuedBytes)
+                    }
+                    serverQueuePeak.yield(peak)
+                }
+            }
+        }
+        var configuration = WebSocketConfiguration()
+        configuration.receiveBufferLimit = 256 * 1024
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/feed", configuration: configuration)
+        let residentBefore = ProcessStatus.residentBytes()
+        var expected = 0
+        var inOrder = true
+        var bufferedPeak = 0
+        var checksum: UInt64 = 0
+        var iterator = connection.inbound.makeAsyncIterator()
+        while expected < total {
+            bufferedPeak = max(bufferedPeak, connection.bufferedInboundBytes)
+            guard let batch = try await iterator.next() else { break }
+            for index in batch.indices {
+                let message = batch[index]
+                // Slow, CPU-bound work per message: hash the bytes many times.
+                for _ in 0..<2 { for byte in message { checksum = checksum &* 31 &+ UInt64(byte) } }
+                let number = Int(String(decoding: message.prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self))
+                if number != expected { inOrder = false }
+                expected += 1
+            }
+        }
+        let residentGrowth = ProcessStatus.residentBytes() - residentBefore
+        #expect(expected == total)
+        #expect(inOrder)
+        #expect(checksum != 0)
+        // Reading paused: the buffer reached its limit but never ran far past it.
+        #expect(bufferedPeak >= configuration.receiveBufferLimit)
+        #expect(bufferedPeak < configuration.receiveBufferLimit + 512 * 1024)
+        let peak = await serverQueuePeak.next() ?? .max
+        #expect(peak <= serverQueueLimit + 64 * 1024)
+        // 100,000 × ~290 bytes is ~29 MB; buffering it all would show here.
+        #expect(residentGrowth < 24 * 1024 * 1024)
+        await connection.close()
+        await server.shutdown()
+    }
+
+    /// When the peer stops answering pings, the client drops the connection and
+    /// reports the peer as unresponsive.
+    @Test func unansweredPingsDetectDeadPeer() async throws {
+        let server = try await startEchoServer { configuration in
+            // The server stops reading after one byte is buffered, so it never sees the pings.
+            configuration.receiveBufferLimit = 1
+            configuration.webSocketResponder = { _ in
+                .accept { socket in _ = await socket.closed() }
+            }
+        }
+        var configuration = WebSocketConfiguration()
+        configuration.pingIntervalSeconds = 1
+        configuration.hangUpAfterSeconds = 2
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/silent", configuration: configuration)
+        try await connection.send("fill the server's buffer")
+        await #expect(throws: TransportError.peerUnresponsive(seconds: 2)) {
+            for try await _ in connection.inbound {}
+        }
+        await server.shutdown()
+    }
+
+    /// Shutting down the client loop and the server while messages stream ends
+    /// both sides cleanly and their service threads exit.
+    @Test func shutdownWhileMessagesAreInFlight() async throws {
+        let threadsBefore = ProcessStatus.threadNames().filter { $0.hasPrefix("entitystream") }.count
+        let server = try await startEchoServer { configuration in
+            configuration.webSocketResponder = { _ in
+                .accept { socket in
+                    var index = 0
+                    while (try? await socket.send("tick \(index)")) != nil { index += 1 }
+                }
+            }
+        }
+        let loop = TransportEventLoop(name: "entitystream-test")
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/stream", eventLoop: loop)
+        var iterator = connection.inbound.makeAsyncIterator()
+        let first = try await iterator.next()
+        #expect(first?.isEmpty == false)
+        await loop.shutdown()
+        // Whatever was in flight is delivered; then the sequence ends or reports the shutdown.
+        do {
+            while try await iterator.next() != nil {}
+        } catch {
+            #expect(error == .shutDown)
+        }
+        let ending = await connection.closed()
+        switch ending {
+        case .success(let info): #expect(info.code == 1001)
+        case .failure(let error): #expect(error == .shutDown)
+        }
+        await #expect(throws: TransportError.shutDown) {
+            _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/stream", eventLoop: loop)
+        }
+        await server.shutdown()
+        let threadsAfter = ProcessStatus.threadNames().filter { $0.hasPrefix("entitystream") }.count
+        #expect(threadsAfter <= threadsBefore)
+    }
+}
