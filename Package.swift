@@ -5,6 +5,7 @@ let package = Package(
     name: "EntityStream",
     products: [
         .library(name: "EntityStream", targets: ["EntityStreamCore", "EntityStream", "Transport"]),
+        .executable(name: "entitystream-bench", targets: ["Benchmarks"]),
     ],
     targets: [
         .systemLibrary(
@@ -15,7 +16,9 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CLibWebSockets"]),
         .target(name: "EntityStreamCore"),
         .target(name: "EntityStream", dependencies: ["EntityStreamCore", "Transport"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream"]),
         .target(name: "EntityStreamTestSupport", path: "Sources/EntityStreamTestSupport"),
+        .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "EntityStreamTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

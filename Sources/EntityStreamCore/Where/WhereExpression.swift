@@ -1,0 +1,76 @@
+/// The syntax tree of a where clause, as parsed (names not yet resolved,
+/// types not yet checked). Every node records the 1-based scalar position
+/// where it starts, for error messages, and its height, so that the parser
+/// can refuse trees too deep to walk recursively.
+struct WhereExpression: Sendable, Hashable {
+    indirect enum Kind: Sendable, Hashable {
+        // Values
+        case field(name: String)
+        case integer(Int64)
+        case decimal(Double)
+        case string(String)
+        case null
+        /// A `date '…'` / `timestamp '…'` literal, already converted.
+        case date(milliseconds: Int64)
+        case negate(WhereExpression)
+        case unaryPlus(WhereExpression)
+        case arithmetic(WhereArithmeticOperator, WhereExpression, WhereExpression)
+        case function(WhereFunction, WhereExpression)
+        // Conditions
+        case comparison(WhereComparisonOperator, WhereExpression, WhereExpression)
+        case inList(WhereExpression, [WhereExpression], negated: Bool)
+        case between(WhereExpression, low: WhereExpression, high: WhereExpression, negated: Bool)
+        /// `pattern == nil` for `LIKE NULL`.
+        case like(WhereExpression, pattern: LikePattern?, negated: Bool)
+        case isNull(WhereExpression, negated: Bool)
+        case and([WhereExpression])
+        case or([WhereExpression])
+        case not(WhereExpression)
+    }
+
+    var kind: Kind
+    /// 1-based Unicode scalar position of the node's first token.
+    var position: Int
+    /// 1 for leaves; 1 + the deepest child otherwise.
+    var height: Int
+
+    /// True for nodes that produce a truth value rather than a value.
+    var isCondition: Bool {
+        switch kind {
+        case .comparison, .inList, .between, .like, .isNull, .and, .or, .not: return true
+        default: return false
+        }
+    }
+}
+
+/// `= <> < <= > >=` (`!=` is read as `<>`).
+enum WhereComparisonOperator: String, Sendable, Hashable {
+    case equal = "="
+    case notEqual = "<>"
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
+
+/// `+ - * /`.
+enum WhereArithmeticOperator: String, Sendable, Hashable {
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
+}
+
+/// The scalar functions the engine knows (names are case-insensitive).
+enum WhereFunction: String, Sendable, Hashable, CaseIterable {
+    case upper = "UPPER"
+    case lower = "LOWER"
+    case charLength = "CHAR_LENGTH"
+    case abs = "ABS"
+
+    /// Looks up an ASCII-uppercased function name; `CHARACTER_LENGTH` is an alias.
+    init?(folded name: String) {
+        if name == "CHARACTER_LENGTH" { self = .charLength; return }
+        self.init(rawValue: name)
+    }
+}
