@@ -1,0 +1,65 @@
+/// A run of up to ``capacity`` observation records of one track, stored as
+/// 8-byte words: observation id, receive time, x, y, optionally z and m,
+/// then one packed value per attribute.
+///
+/// All records of a chunk share its layout (attribute count, z/m presence,
+/// spatial reference); an observation that needs a different layout starts
+/// a new chunk, so schemas can grow without rewriting history.
+struct HistoryChunk {
+    struct Layout: Hashable {
+        var attributeCount: Int
+        var hasZM: Bool
+        var wkid: Int?
+        var stride: Int { 4 + (hasZM ? 2 : 0) + attributeCount }
+    }
+
+    static let capacity = 128
+
+    let layout: Layout
+    private(set) var words: [UInt64]
+    /// Index of the oldest live record.
+    private(set) var start = 0
+    /// Number of records appended (live or purged).
+    private(set) var end = 0
+
+    init(layout: Layout) {
+        self.layout = layout
+        words = []
+        words.reserveCapacity(layout.stride * Self.capacity)
+    }
+
+    var isFull: Bool { end == Self.capacity }
+    var liveCount: Int { end - start }
+
+    /// Appends one record; `attributes` are already packed.
+    mutating func append(id: Int64, receivedAt: Int64, x: UInt64, y: UInt64, z: UInt64, m: UInt64, attributes: some Collection<UInt64>) {
+        words.append(UInt64(bitPattern: id))
+        words.append(UInt64(bitPattern: receivedAt))
+        words.append(x)
+        words.append(y)
+        if layout.hasZM {
+            words.append(z)
+            words.append(m)
+        }
+        words.append(contentsOf: attributes)
+        let missing = layout.attributeCount - attributes.count
+        if missing > 0 { words.append(contentsOf: repeatElement(PackedValue.null, count: missing)) }
+        end += 1
+    }
+
+    func id(at record: Int) -> Int64 { Int64(bitPattern: words[record * layout.stride]) }
+    func receivedAt(at record: Int) -> Int64 { Int64(bitPattern: words[record * layout.stride + 1]) }
+    func word(at record: Int, _ offset: Int) -> UInt64 { words[record * layout.stride + offset] }
+
+    /// The packed attribute words of `record`.
+    func attributeWords(at record: Int) -> ArraySlice<UInt64> {
+        let base = record * layout.stride + 4 + (layout.hasZM ? 2 : 0)
+        return words[base..<(base + layout.attributeCount)]
+    }
+
+    /// Drops the oldest live record (its strings must be released by the caller first).
+    mutating func dropOldest() {
+        start += 1
+        if start == end && isFull { words = [] }
+    }
+}

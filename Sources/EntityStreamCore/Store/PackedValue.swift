@@ -1,0 +1,75 @@
+/// One attribute value in 8 bytes, for compact observation records.
+///
+/// Doubles are stored as their bit patterns (any NaN becomes the canonical
+/// quiet NaN); everything else lives in the negative-NaN space, tagged by
+/// the top 16 bits: null, bool, 48-bit integers, dates (48-bit epoch ms),
+/// interned string ids, and integers too wide for 48 bits (interned as text).
+enum PackedValue {
+    private static let canonicalNaN: UInt64 = 0x7FF8_0000_0000_0000
+    private static let tagShift: UInt64 = 48
+    private static let payloadMask: UInt64 = (1 << 48) - 1
+    static let nullTag: UInt64 = 0xFFF9
+    static let boolTag: UInt64 = 0xFFFA
+    static let intTag: UInt64 = 0xFFFB
+    static let stringTag: UInt64 = 0xFFFC
+    static let dateTag: UInt64 = 0xFFFD
+    static let wideIntTag: UInt64 = 0xFFFE
+
+    static let null: UInt64 = nullTag << tagShift
+
+    @inline(__always)
+    static func tag(_ word: UInt64) -> UInt64 { word >> tagShift }
+
+    @inline(__always)
+    static func isString(_ word: UInt64) -> Bool {
+        let tag = word >> tagShift
+        return tag == stringTag || tag == wideIntTag
+    }
+
+    @inline(__always)
+    static func stringID(_ word: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: word & payloadMask) }
+
+    @inline(__always)
+    static func double(_ value: Double) -> UInt64 {
+        value.isNaN ? canonicalNaN : value.bitPattern
+    }
+
+    /// Packs `value`, interning strings in `strings`.
+    static func pack(_ value: AttributeValue, strings: inout StringTable) -> UInt64 {
+        switch value {
+        case .null: return null
+        case .bool(let flag): return boolTag << tagShift | (flag ? 1 : 0)
+        case .double(let number): return double(number)
+        case .int(let number):
+            if let packed = signed48(number, tag: intTag) { return packed }
+            return wideIntTag << tagShift | UInt64(strings.retain(String(number)))
+        case .date(let milliseconds):
+            if let packed = signed48(milliseconds, tag: dateTag) { return packed }
+            return double(Double(milliseconds))
+        case .string(let text):
+            return stringTag << tagShift | UInt64(strings.retain(text))
+        }
+    }
+
+    /// The value `word` holds.
+    static func unpack(_ word: UInt64, strings: StringTable) -> AttributeValue {
+        switch word >> tagShift {
+        case nullTag: return .null
+        case boolTag: return .bool(word & 1 == 1)
+        case intTag: return .int(signExtend(word))
+        case dateTag: return .date(milliseconds: signExtend(word))
+        case stringTag: return .string(strings.string(stringID(word)))
+        case wideIntTag: return .int(Int64(strings.string(stringID(word))) ?? 0)
+        default: return .double(Double(bitPattern: word))
+        }
+    }
+
+    private static func signed48(_ value: Int64, tag: UInt64) -> UInt64? {
+        guard value >= -(1 << 47), value < (1 << 47) else { return nil }
+        return tag << tagShift | (UInt64(bitPattern: value) & payloadMask)
+    }
+
+    private static func signExtend(_ word: UInt64) -> Int64 {
+        Int64(bitPattern: word << 16) >> 16
+    }
+}

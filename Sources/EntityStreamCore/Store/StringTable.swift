@@ -1,0 +1,54 @@
+/// Interned, reference-counted strings for the entity store's compact
+/// observation records: each distinct string is stored once, however many
+/// observations carry it, and freed when the last of them is purged.
+struct StringTable {
+    private var idsByString: [String: UInt32] = [:]
+    private var strings: [String] = []
+    private var referenceCounts: [UInt32] = []
+    private var freeIDs: [UInt32] = []
+
+    /// Number of distinct strings held.
+    var count: Int { idsByString.count }
+
+    /// The id for `string`, taking one reference.
+    mutating func retain(_ string: String) -> UInt32 {
+        if let id = idsByString[string] {
+            referenceCounts[Int(id)] += 1
+            return id
+        }
+        let id: UInt32
+        if let reused = freeIDs.popLast() {
+            id = reused
+            strings[Int(id)] = string
+            referenceCounts[Int(id)] = 1
+        } else {
+            id = UInt32(strings.count)
+            strings.append(string)
+            referenceCounts.append(1)
+        }
+        idsByString[string] = id
+        return id
+    }
+
+    /// Takes another reference to an id already held.
+    mutating func retain(id: UInt32) {
+        referenceCounts[Int(id)] += 1
+    }
+
+    /// Drops one reference; the string is freed with the last.
+    mutating func release(_ id: UInt32) {
+        let index = Int(id)
+        referenceCounts[index] -= 1
+        if referenceCounts[index] == 0 {
+            idsByString[strings[index]] = nil
+            strings[index] = ""
+            freeIDs.append(id)
+        }
+    }
+
+    func string(_ id: UInt32) -> String { strings[Int(id)] }
+
+    mutating func removeAll() {
+        self = StringTable()
+    }
+}

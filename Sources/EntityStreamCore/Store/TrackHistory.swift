@@ -1,0 +1,109 @@
+/// One track's observations, oldest first, in compact chunks.
+///
+/// Appending and dropping the oldest are O(1); memory is about 8 bytes per
+/// attribute plus 32 bytes per observation (40 with z/m), and at most one
+/// partly used chunk per track.
+struct TrackHistory {
+    private var chunks: [HistoryChunk] = []
+    private var head = 0
+    private(set) var count = 0
+
+    mutating func append(id: Int64, observation: Observation, packedAttributes: [UInt64]) {
+        let geometry = observation.geometry
+        let hasZM = geometry.map { $0.z != nil || $0.m != nil } ?? false
+        let layout = HistoryChunk.Layout(attributeCount: packedAttributes.count, hasZM: hasZM, wkid: geometry?.wkid)
+        if head == chunks.count || chunks[chunks.count - 1].isFull || !Self.fits(layout, in: chunks[chunks.count - 1].layout) {
+            var widened = layout
+            if head < chunks.count {
+                let last = chunks[chunks.count - 1].layout
+                if last.wkid == layout.wkid {
+                    widened.attributeCount = max(last.attributeCount, layout.attributeCount)
+                    widened.hasZM = last.hasZM || layout.hasZM
+                }
+            }
+            chunks.append(HistoryChunk(layout: widened))
+        }
+        let x = geometry.map { PackedValue.double($0.x) } ?? PackedValue.null
+        let y = geometry.map { PackedValue.double($0.y) } ?? PackedValue.null
+        let z = geometry?.z.map(PackedValue.double) ?? PackedValue.null
+        let m = geometry?.m.map(PackedValue.double) ?? PackedValue.null
+        chunks[chunks.count - 1].append(id: id, receivedAt: observation.receivedAt, x: x, y: y, z: z, m: m,
+                                        attributes: packedAttributes)
+        count += 1
+    }
+
+    private static func fits(_ needed: HistoryChunk.Layout, in existing: HistoryChunk.Layout) -> Bool {
+        needed.wkid == existing.wkid && needed.attributeCount <= existing.attributeCount && (!needed.hasZM || existing.hasZM)
+    }
+
+    /// Id and receive time of the oldest observation.
+    var oldest: (id: Int64, receivedAt: Int64)? {
+        guard head < chunks.count else { return nil }
+        let chunk = chunks[head]
+        return (chunk.id(at: chunk.start), chunk.receivedAt(at: chunk.start))
+    }
+
+    /// Drops the oldest observation, releasing its strings.
+    @discardableResult
+    mutating func removeOldest(strings: inout StringTable) -> (id: Int64, receivedAt: Int64)? {
+        guard head < chunks.count else { return nil }
+        let record = chunks[head].start
+        let info = (chunks[head].id(at: record), chunks[head].receivedAt(at: record))
+        for word in chunks[head].attributeWords(at: record) where PackedValue.isString(word) {
+            strings.release(PackedValue.stringID(word))
+        }
+        chunks[head].dropOldest()
+        count -= 1
+        if chunks[head].liveCount == 0 && (chunks[head].isFull || count == 0) {
+            chunks[head] = HistoryChunk(layout: chunks[head].layout)
+            head += 1
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 16 && head * 2 >= chunks.count {
+                chunks.removeFirst(head)
+                head = 0
+            }
+        }
+        return info
+    }
+
+    /// Releases every observation's strings (the track is being dropped).
+    mutating func releaseAll(strings: inout StringTable) {
+        while count > 0 { removeOldest(strings: &strings) }
+    }
+
+    /// Up to `maximum` observations, newest first (-1 = all), rebuilt from records.
+    func observations(maximum: Int, schemaWidth: Int, strings: StringTable) -> [(id: Int64, observation: Observation)] {
+        var result: [(Int64, Observation)] = []
+        let limit = maximum < 0 ? count : min(maximum, count)
+        result.reserveCapacity(limit)
+        var chunkIndex = chunks.count - 1
+        while chunkIndex >= head && result.count < limit {
+            let chunk = chunks[chunkIndex]
+            var record = chunk.end - 1
+            while record >= chunk.start && result.count < limit {
+                result.append((chunk.id(at: record), Self.rebuild(chunk, record, strings: strings)))
+                record -= 1
+            }
+            chunkIndex -= 1
+        }
+        return result
+    }
+
+    private static func rebuild(_ chunk: HistoryChunk, _ record: Int, strings: StringTable) -> Observation {
+        let xWord = chunk.word(at: record, 2)
+        var geometry: Point?
+        if PackedValue.tag(xWord) != PackedValue.nullTag {
+            geometry = Point(x: Double(bitPattern: xWord), y: Double(bitPattern: chunk.word(at: record, 3)), wkid: chunk.layout.wkid)
+            if chunk.layout.hasZM {
+                let z = chunk.word(at: record, 4)
+                let m = chunk.word(at: record, 5)
+                if PackedValue.tag(z) != PackedValue.nullTag { geometry?.z = Double(bitPattern: z) }
+                if PackedValue.tag(m) != PackedValue.nullTag { geometry?.m = Double(bitPattern: m) }
+            }
+        }
+        let attributes = chunk.attributeWords(at: record).map { PackedValue.unpack($0, strings: strings) }
+        return Observation(geometry: geometry, attributes: attributes, receivedAt: chunk.receivedAt(at: record))
+    }
+}
