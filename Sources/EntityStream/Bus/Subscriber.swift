@@ -1,0 +1,50 @@
+import EntityStreamCore
+
+/// One consumer of bus events, with its own filter and bounded queue.
+///
+/// The bus hands every published batch to ``deliver(_:)``; the subscriber
+/// keeps what its ``EventFilter`` accepts. When its consumer falls behind,
+/// ``OverflowPolicy/backPressure`` (the default) makes the bus — and so
+/// ingestion and ultimately the socket — wait, losing nothing;
+/// ``OverflowPolicy/dropOldest`` drops the oldest queued events instead and
+/// reports how many in a `dropped` event at the head of the next batch.
+/// Read with ``next()`` from one task.
+public actor Subscriber {
+    public nonisolated let name: String
+    public nonisolated let filter: EventFilter
+    private nonisolated let queue: BatchQueue<StreamEvent>
+    private let clock: any EntityClock
+
+    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536,
+                policy: OverflowPolicy = .backPressure, clock: any EntityClock = SystemClock()) {
+        self.name = name
+        self.filter = filter
+        self.queue = BatchQueue(capacity: capacity, policy: policy)
+        self.clock = clock
+    }
+
+    /// Queues the accepted part of `events` (may wait under back-pressure).
+    public func deliver(_ events: [StreamEvent]) async {
+        let accepted = events.filter { filter.accepts($0) }
+        await queue.send(accepted)
+    }
+
+    /// The next batch of events, everything queued so far; nil after
+    /// ``finish()`` once drained. A `dropped` event leads the batch when
+    /// events were dropped since the previous call.
+    public nonisolated func next() async -> [StreamEvent]? {
+        guard var batch = await queue.next() else { return nil }
+        let dropped = queue.takeDroppedCount()
+        if dropped.sinceLast > 0 && filter.kinds.contains(.dropped) {
+            batch.insert(StreamEvent(time: clock.now(), payload: .dropped(count: dropped.sinceLast, total: dropped.total)), at: 0)
+        }
+        return batch
+    }
+
+    /// Events dropped so far by ``OverflowPolicy/dropOldest``.
+    public nonisolated var droppedTotal: Int { queue.droppedTotalSoFar }
+
+    /// Ends the subscription; ``next()`` drains, then returns nil.
+    public nonisolated func finish() { queue.finish() }
+}
+

@@ -1,0 +1,166 @@
+import EntityStreamCore
+
+/// The entity store: entities keyed by track id with their track history,
+/// purged by the SDK's limits, publishing every change on the bus.
+///
+/// An actor owning an ``EntityStoreState``. ``ingest(_:)`` takes decoded
+/// stream messages in batches and publishes the resulting events (waiting
+/// when the bus applies back-pressure); an age-purge timer driven by the
+/// injected clock purges expired observations even when no data arrives.
+/// Queries and `purgeAll` run between batches, never in the middle of one.
+public actor EntityStore {
+    private var state: EntityStoreState
+    private let bus: EventBus
+    private let clock: any EntityClock
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: Int64?
+    private var missingTrackIDCount = 0
+    private var nonPointCount = 0
+    private var events: [StreamEvent] = []
+    private var storeEvents: [StoreEvent] = []
+
+    public init(schema: Schema, options: PurgeOptions, bus: EventBus, clock: any EntityClock = SystemClock()) {
+        self.state = EntityStoreState(schema: schema, options: options)
+        self.bus = bus
+        self.clock = clock
+    }
+
+    public var schema: Schema { state.schema }
+    public var entityCount: Int { state.entityCount }
+    public var observationCount: Int { state.observationCount }
+    public var options: PurgeOptions { state.options }
+
+    /// Adopts a grown schema (e.g. fields learned while decoding).
+    public func updateSchema(_ schema: Schema) {
+        if schema.fields.count != state.schema.fields.count || schema.trackIDIndex != state.schema.trackIDIndex {
+            state.updateSchema(schema)
+        }
+    }
+
+    /// Stores a batch of decoded messages and publishes what happened, in order.
+    public func ingest(_ messages: [StreamMessage]) async {
+        let now = clock.now()
+        events.removeAll(keepingCapacity: true)
+        for message in messages {
+            switch message {
+            case .observation(let observation):
+                store(observation, now: now)
+            case .delete(let observation):
+                if let index = state.schema.trackIDIndex {
+                    storeEvents.removeAll(keepingCapacity: true)
+                    state.delete(trackID: observation.attribute(index), into: &storeEvents)
+                    appendStoreEvents(now: now)
+                }
+            case .nonPointGeometry(let kind, let observation):
+                nonPointCount += 1
+                events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(
+                    source: .message, message: "a \(kind) feature was received; only point geometries become observations (track \(trackText(observation)))",
+                    count: nonPointCount))))
+            case .filterReply:
+                break
+            }
+        }
+        let batch = events
+        events.removeAll(keepingCapacity: true)
+        await bus.publish(batch)
+        scheduleTimer()
+    }
+
+    private func store(_ observation: Observation, now: Int64) {
+        storeEvents.removeAll(keepingCapacity: true)
+        if state.ingest(observation, now: now, into: &storeEvents) == .missingTrackID {
+            missingTrackIDCount += 1
+            let field = state.schema.trackIDField?.name ?? "(none)"
+            events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(
+                source: .store, message: "observation without a track id (field '\(field)' missing or null); not stored",
+                count: missingTrackIDCount))))
+            return
+        }
+        appendStoreEvents(now: now)
+    }
+
+    private func appendStoreEvents(now: Int64) {
+        for event in storeEvents {
+            let time: Int64
+            switch event {
+            case .observation(_, _, let observation), .entityReceived(_, _, let observation): time = observation.receivedAt
+            default: time = now
+            }
+            events.append(StreamEvent(time: time, payload: .store(event)))
+        }
+    }
+
+    private func trackText(_ observation: Observation) -> String {
+        guard let index = state.schema.trackIDIndex else { return "unknown" }
+        switch observation.attribute(index) {
+        case .string(let text): return text
+        case .int(let number): return String(number)
+        default: return "unknown"
+        }
+    }
+
+    /// Empties the store without disconnecting; one entity-purged event per
+    /// entity, flagged purge-all. Returns how many entities were purged.
+    @discardableResult
+    public func purgeAll() async -> Int {
+        storeEvents.removeAll(keepingCapacity: true)
+        state.purgeAll(into: &storeEvents)
+        let now = clock.now()
+        let batch = storeEvents.map { StreamEvent(time: now, payload: .store($0)) }
+        await bus.publish(batch)
+        scheduleTimer()
+        return batch.count
+    }
+
+    /// Entities matching `query` (on their latest observations).
+    public func query(_ query: EntityQuery) -> [EntitySnapshot] {
+        state.query(query)
+    }
+
+    /// Up to `maximum` observations of a track, newest first (-1 = all).
+    public func observations(trackID: AttributeValue, maximum: Int = -1) -> [(id: Int64, observation: Observation)] {
+        state.observations(trackID: trackID, maximum: maximum)
+    }
+
+    /// Purges what has expired by now and publishes it (the timer calls this).
+    public func purgeExpired() async {
+        storeEvents.removeAll(keepingCapacity: true)
+        let now = clock.now()
+        state.purgeExpired(now: now, into: &storeEvents)
+        if !storeEvents.isEmpty {
+            let batch = storeEvents.map { StreamEvent(time: now, payload: .store($0)) }
+            await bus.publish(batch)
+        }
+        scheduleTimer()
+    }
+
+    /// Keeps one timer task sleeping until the next observation expires.
+    private func scheduleTimer() {
+        let deadline = state.nextExpiry
+        guard deadline != timerDeadline else { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timer = nil
+            return
+        }
+        let clock = self.clock
+        timer = Task { [weak self] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.timerFired(deadline)
+        }
+    }
+
+    private func timerFired(_ deadline: Int64) async {
+        guard timerDeadline == deadline else { return }
+        timerDeadline = nil
+        await purgeExpired()
+    }
+
+    /// Stops the age-purge timer.
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+    }
+}

@@ -1,0 +1,27 @@
+/// Which events one subscriber wants: by kind, and — for events about
+/// entities — by where clause (on the event's observation, or the entity's
+/// latest one for purge events when given) and by track id.
+///
+/// Events not about an entity (status, filter, error, response, dropped)
+/// pass whenever their kind is wanted. A value type.
+public struct EventFilter: Sendable {
+    public var kinds: Set<EventKind>
+    public var whereClause: WhereClause?
+    public var trackIDs: Set<AttributeValue>?
+
+    public init(kinds: Set<EventKind> = Set(EventKind.allCases), whereClause: WhereClause? = nil, trackIDs: Set<AttributeValue>? = nil) {
+        self.kinds = kinds
+        self.whereClause = whereClause
+        self.trackIDs = trackIDs
+    }
+
+    /// Everything.
+    public static let all = EventFilter()
+
+    public func accepts(_ event: StreamEvent) -> Bool {
+        guard kinds.contains(event.kind) else { return false }
+        if let trackIDs, let entity = event.entity, !trackIDs.contains(entity.trackID) { return false }
+        if let whereClause, let observation = event.observation, !whereClause.matches(observation) { return false }
+        return true
+    }
+}

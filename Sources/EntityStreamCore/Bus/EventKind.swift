@@ -1,0 +1,43 @@
+/// The kinds of events on the bus, by their JSON-lines names.
+public enum EventKind: String, Sendable, Hashable, CaseIterable {
+    case status
+    case observation
+    case entityReceived = "entity-received"
+    case observationPurged = "observation-purged"
+    case entityPurged = "entity-purged"
+    case filter
+    case error
+    case response
+    case dropped
+
+    /// Parses a comma-separated list such as `observation,status` (`all` for
+    /// every kind). Throws a message naming the unknown kind.
+    public static func parseList(_ text: String) throws(EventKindError) -> Set<EventKind> {
+        var kinds: Set<EventKind> = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = part.trimmingCharacters(in: " ")
+            if name == "all" {
+                kinds.formUnion(EventKind.allCases)
+            } else if let kind = EventKind(rawValue: name) {
+                kinds.insert(kind)
+            } else {
+                throw EventKindError(name: name)
+            }
+        }
+        return kinds
+    }
+}
+
+/// An unknown event kind in an `--events` list.
+public struct EventKindError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var description: String {
+        "unknown event kind '\(name)' (expected \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")) or all)"
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in character: Character) -> String {
+        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
+    }
+}

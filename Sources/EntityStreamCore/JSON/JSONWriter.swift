@@ -1,0 +1,204 @@
+/// Appends compact JSON text (UTF-8) into a reusable byte buffer.
+///
+/// The writer does not track structure: callers emit `{`, `,`, `:` etc. with
+/// ``appendRaw(_:)-(StaticString)`` and values with the typed appenders; the
+/// value appenders always produce valid JSON tokens. Strings are escaped per
+/// RFC 8259 (`"` `\` and controls below U+0020; `/` and non-ASCII are not
+/// escaped). Doubles use the shortest form that round-trips, with a `.0` kept
+/// on integral values (`5.0`) so a written double reads back as a double;
+/// non-finite doubles are written as `null`. ``removeAll()`` keeps capacity,
+/// so one writer can serve a whole stream without reallocating. A value type;
+/// `Sendable`; not shared between threads while mutating.
+public struct JSONWriter: Sendable {
+    /// The text written so far.
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 4096) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Empties the buffer, keeping its capacity.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `s` verbatim (the caller guarantees it is valid in context).
+    public mutating func appendRaw(_ s: StaticString) {
+        if s.hasPointerRepresentation {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        } else {
+            s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    /// Appends one byte verbatim.
+    @inline(__always)
+    public mutating func appendRaw(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    /// Appends `s` as a quoted, escaped JSON string.
+    public mutating func appendString(_ s: String) {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendString(utf8: $0) }
+        if done == nil {
+            var contiguous = s
+            contiguous.withUTF8 { appendString(utf8: $0) }
+        }
+    }
+
+    /// Appends `utf8` as a quoted, escaped JSON string. The bytes must be
+    /// valid UTF-8 (they are copied as they are, apart from escaping).
+    public mutating func appendString(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(ASCII.quote)
+        guard let base = utf8.baseAddress else {
+            bytes.append(ASCII.quote)
+            return
+        }
+        var runStart = 0
+        var i = 0
+        let count = utf8.count
+        while i < count {
+            // Skip 8 bytes at a time while none needs escaping.
+            while i + 8 <= count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                let needsEscape = JSONWriter.escapeMask(word)
+                if needsEscape == 0 {
+                    i += 8
+                } else {
+                    i += needsEscape.trailingZeroBitCount >> 3
+                    break
+                }
+            }
+            guard i < count else { break }
+            let b = base[i]
+            guard b < ASCII.space || b == ASCII.quote || b == ASCII.backslash else {
+                i += 1
+                continue
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
+            appendEscape(for: b)
+            i += 1
+            runStart = i
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        bytes.append(ASCII.quote)
+    }
+
+    /// High bit set in (at least) the lowest lane holding `"`, `\` or a control
+    /// character; zero when no lane does (non-ASCII bytes are not flagged).
+    @inline(__always)
+    static func escapeMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(ASCII.quote))
+        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
+        let isQuote = (quotes &- ones) & ~quotes
+        let isBackslash = (backslashes &- ones) & ~backslashes
+        let isControl = (word &- ones &* 0x20) & ~word
+        return (isQuote | isBackslash | isControl) & highs
+    }
+
+    private mutating func appendEscape(for b: UInt8) {
+        bytes.append(ASCII.backslash)
+        switch b {
+        case ASCII.quote: bytes.append(ASCII.quote)
+        case ASCII.backslash: bytes.append(ASCII.backslash)
+        case 0x08: bytes.append(ASCII.b)
+        case 0x0C: bytes.append(ASCII.f)
+        case ASCII.newline: bytes.append(ASCII.n)
+        case ASCII.carriageReturn: bytes.append(ASCII.r)
+        case ASCII.tab: bytes.append(ASCII.t)
+        default:
+            let hexDigits: StaticString = "0123456789abcdef"
+            bytes.append(ASCII.u)
+            bytes.append(ASCII.zero)
+            bytes.append(ASCII.zero)
+            bytes.append(hexDigits.utf8Start[Int(b >> 4)])
+            bytes.append(hexDigits.utf8Start[Int(b & 0xF)])
+        }
+    }
+
+    /// Appends `d` in the shortest form that parses back to exactly `d`
+    /// (Swift's `description`, which is valid JSON for finite values:
+    /// `5.0`, `-0.0`, `0.1`, `1e-05`, `1.7976931348623157e+308`); `null` for
+    /// infinities and NaN, which JSON cannot express.
+    public mutating func appendDouble(_ d: Double) {
+        guard d.isFinite else {
+            appendNull()
+            return
+        }
+        let text = d.description
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if done == nil { bytes.append(contentsOf: text.utf8) }
+    }
+
+    /// Appends `i` in decimal.
+    public mutating func appendInt(_ i: Int64) {
+        var magnitude = i.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = ASCII.zero &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if i < 0 { bytes.append(ASCII.minus) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// Appends `true` or `false`.
+    public mutating func appendBool(_ b: Bool) {
+        if b { appendRaw("true") } else { appendRaw("false") }
+    }
+
+    /// Appends `null`.
+    public mutating func appendNull() {
+        appendRaw("null")
+    }
+
+    /// Appends `"key":` (key escaped like any string).
+    public mutating func appendKey(_ key: String) {
+        appendString(key)
+        bytes.append(ASCII.colon)
+    }
+
+    /// Appends any JSON value (compact, members in order).
+    public mutating func append(_ value: JSONValue) {
+        switch value {
+        case .null: appendNull()
+        case .bool(let b): appendBool(b)
+        case .int(let i): appendInt(i)
+        case .double(let d): appendDouble(d)
+        case .string(let s): appendString(s)
+        case .array(let elements):
+            bytes.append(ASCII.openBracket)
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(ASCII.comma) }
+                append(element)
+            }
+            bytes.append(ASCII.closeBracket)
+        case .object(let object):
+            bytes.append(ASCII.openBrace)
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { bytes.append(ASCII.comma) }
+                appendKey(member.key)
+                append(member.value)
+            }
+            bytes.append(ASCII.closeBrace)
+        }
+    }
+
+    /// Appends an attribute value; a date is written as its epoch-milliseconds number.
+    public mutating func append(_ value: AttributeValue) {
+        switch value {
+        case .null: appendNull()
+        case .bool(let b): appendBool(b)
+        case .int(let i): appendInt(i)
+        case .double(let d): appendDouble(d)
+        case .string(let s): appendString(s)
+        case .date(let milliseconds): appendInt(milliseconds)
+        }
+    }
+}

@@ -1,0 +1,208 @@
+/// The stream-service filter: a where clause, an envelope, the fields to
+/// send and the output spatial reference, as ArcGIS's subscribe parameters.
+///
+/// ``subscribeQueryItems()`` gives the query string of the subscribe URL;
+/// ``filterMessage()`` the `{"filter":{…}}` message that changes the filter
+/// on an open socket. `outSpatialReference` is fixed for a socket's life (a
+/// change needs a new socket). A value type; parsing throws ``FilterError``
+/// naming what is wrong.
+public struct StreamFilter: Sendable, Hashable {
+    /// SQL where clause; nil or `1=1` means every feature.
+    public var whereClause: String?
+    /// Envelope the features must intersect.
+    public var geometry: Envelope?
+    /// Field names to send; nil means all (`*`).
+    public var outFields: [String]?
+    /// WKID of the output spatial reference; nil keeps the service's.
+    public var outSpatialReference: Int?
+
+    public init(whereClause: String? = nil, geometry: Envelope? = nil, outFields: [String]? = nil, outSpatialReference: Int? = nil) {
+        self.whereClause = whereClause
+        self.geometry = geometry
+        self.outFields = outFields
+        self.outSpatialReference = outSpatialReference
+    }
+
+    /// The where clause when it actually restricts anything.
+    public var effectiveWhereClause: String? {
+        guard let text = whereClause?.trimmingSpaces, !text.isEmpty, text != "1=1", text != "1 = 1" else { return nil }
+        return text
+    }
+
+    /// True when where, geometry and outFields are all unset.
+    public var restrictsNothing: Bool { effectiveWhereClause == nil && geometry == nil && outFields == nil }
+
+    /// `where`, `geometry`, `outFields`, `outSR` for the subscribe URL (unencoded).
+    public func subscribeQueryItems() -> [(String, String)] {
+        var items: [(String, String)] = []
+        if let outSpatialReference { items.append(("outSR", String(outSpatialReference))) }
+        if let whereClause = effectiveWhereClause { items.append(("where", whereClause)) }
+        if let geometry { items.append(("geometry", Self.envelopeJSON(geometry))) }
+        if let outFields { items.append(("outFields", outFields.joined(separator: ","))) }
+        return items
+    }
+
+    /// `{"filter":{…}}` to change the filter on an open socket (`{"filter":null}` clears it).
+    /// The geometry travels as a JSON string, as the ArcGIS clients send it.
+    public func filterMessage() -> String {
+        var writer = JSONWriter(capacity: 256)
+        writer.appendRaw("{\"filter\":")
+        if restrictsNothing {
+            writer.appendRaw("null}")
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        writer.appendRaw("{")
+        var first = true
+        func key(_ name: String) {
+            if !first { writer.appendRaw(",") }
+            first = false
+            writer.appendKey(name)
+        }
+        if let whereClause = effectiveWhereClause {
+            key("where")
+            writer.appendString(whereClause)
+        }
+        if let geometry {
+            key("geometry")
+            writer.appendString(Self.envelopeJSON(geometry))
+        }
+        if let outFields {
+            key("outFields")
+            writer.appendString(outFields.joined(separator: ","))
+        }
+        writer.appendRaw("}}")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// `{"xmin":…,"ymin":…,"xmax":…,"ymax":…,"spatialReference":{"wkid":…}}`.
+    public static func envelopeJSON(_ envelope: Envelope) -> String {
+        var writer = JSONWriter(capacity: 128)
+        writer.appendRaw("{\"xmin\":")
+        writer.appendDouble(envelope.xmin)
+        writer.appendRaw(",\"ymin\":")
+        writer.appendDouble(envelope.ymin)
+        writer.appendRaw(",\"xmax\":")
+        writer.appendDouble(envelope.xmax)
+        writer.appendRaw(",\"ymax\":")
+        writer.appendDouble(envelope.ymax)
+        if let wkid = envelope.wkid {
+            writer.appendRaw(",\"spatialReference\":{\"wkid\":")
+            writer.appendInt(Int64(wkid))
+            writer.appendRaw("}")
+        }
+        writer.appendRaw("}")
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Parses `xmin,ymin,xmax,ymax[,wkid]` or an Esri envelope JSON object.
+    public static func parseEnvelope(_ text: String) throws(FilterError) -> Envelope {
+        let trimmed = text.trimmingSpaces
+        if trimmed.hasPrefix("{") {
+            let value: JSONValue
+            do { value = try JSONParser.parse(trimmed) } catch { throw FilterError("geometry: \(error)") }
+            return try parseEnvelope(json: value)
+        }
+        let parts = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        guard parts.count == 4 || parts.count == 5 else {
+            throw FilterError("geometry '\(text)': expected xmin,ymin,xmax,ymax[,wkid]")
+        }
+        var numbers: [Double] = []
+        for (index, part) in parts.prefix(4).enumerated() {
+            guard let number = Double(part), number.isFinite else {
+                throw FilterError("geometry '\(text)': \(["xmin", "ymin", "xmax", "ymax"][index]) '\(part)' is not a number")
+            }
+            numbers.append(number)
+        }
+        var wkid: Int?
+        if parts.count == 5 {
+            guard let parsed = Int(parts[4]), parsed > 0 else { throw FilterError("geometry '\(text)': wkid '\(parts[4])' is not a positive integer") }
+            wkid = parsed
+        }
+        return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid), text: text)
+    }
+
+    /// Parses an Esri envelope object (`xmin`… and optional `spatialReference`).
+    public static func parseEnvelope(json value: JSONValue) throws(FilterError) -> Envelope {
+        guard let object = value.objectValue else { throw FilterError("geometry must be an envelope object or xmin,ymin,xmax,ymax") }
+        var numbers: [Double] = []
+        for name in ["xmin", "ymin", "xmax", "ymax"] {
+            guard let number = object[name]?.doubleValue, number.isFinite else {
+                throw FilterError("geometry: '\(name)' is missing or not a number")
+            }
+            numbers.append(number)
+        }
+        let wkid = object["spatialReference"]?["wkid"]?.intValue ?? object["spatialReference"]?["latestWkid"]?.intValue
+        return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid.map { Int($0) }),
+                             text: "envelope")
+    }
+
+    private static func validated(_ envelope: Envelope, text: String) throws(FilterError) -> Envelope {
+        guard envelope.xmin < envelope.xmax, envelope.ymin < envelope.ymax else {
+            throw FilterError("geometry '\(text)': the envelope has no area (need xmin < xmax and ymin < ymax)")
+        }
+        return envelope
+    }
+
+    /// Parses the `filter` member of a `{"filter":…}` message (or a
+    /// `set-filter` command): `null` clears; `where`, `geometry` (JSON string,
+    /// object, or `xmin,ymin,xmax,ymax`), `outFields` (comma list or array).
+    public static func parse(json value: JSONValue) throws(FilterError) -> StreamFilter {
+        if value.isNull { return StreamFilter() }
+        guard let object = value.objectValue else { throw FilterError("filter must be an object or null") }
+        var filter = StreamFilter()
+        for member in object {
+            switch member.key {
+            case "where":
+                if member.value.isNull { continue }
+                guard let text = member.value.stringValue else { throw FilterError("filter 'where' must be a string") }
+                filter.whereClause = text
+            case "geometry":
+                if member.value.isNull { continue }
+                if let text = member.value.stringValue {
+                    filter.geometry = try parseEnvelope(text)
+                } else {
+                    filter.geometry = try parseEnvelope(json: member.value)
+                }
+            case "outFields":
+                if member.value.isNull { continue }
+                if let text = member.value.stringValue {
+                    let fields = text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+                    filter.outFields = fields == ["*"] || fields.isEmpty ? nil : fields
+                } else if let array = member.value.arrayValue {
+                    var fields: [String] = []
+                    for element in array {
+                        guard let name = element.stringValue else { throw FilterError("filter 'outFields' must list field names") }
+                        fields.append(name)
+                    }
+                    filter.outFields = fields == ["*"] || fields.isEmpty ? nil : fields
+                } else {
+                    throw FilterError("filter 'outFields' must be a comma-separated string or an array")
+                }
+            case "outSR":
+                guard let wkid = member.value.intValue ?? member.value.stringValue.flatMap({ Int64($0) }) else {
+                    throw FilterError("filter 'outSR' must be a WKID number")
+                }
+                filter.outSpatialReference = Int(wkid)
+            case "spatialRel", "geometryType", "inSR":
+                continue
+            default:
+                throw FilterError("unknown filter member '\(member.key)' (expected where, geometry, outFields)")
+            }
+        }
+        return filter
+    }
+}
+
+/// A filter that cannot be understood, with the reason.
+public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs and line breaks.
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+}
