@@ -17,9 +17,10 @@ let package = Package(
         .target(name: "EntityStreamCore"),
         .target(name: "EntityStream", dependencies: ["EntityStreamCore", "Transport"]),
         .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream"]),
-        .target(name: "EntityStreamTestSupport", path: "Sources/EntityStreamTestSupport"),
+        .target(name: "EntityStreamTestSupport", dependencies: ["EntityStreamCore", "EntityStream", "Transport"]),
         .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "EntityStreamTestSupport"]),
+        .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

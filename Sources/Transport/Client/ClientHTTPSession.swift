@@ -15,6 +15,7 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     private var body: [UInt8] = []
     private var bodySent = false
     private var finished = false
+    private var earlyEnd: Result<HTTPResponse, TransportError>?
     private var readBuffer = [UInt8](repeating: 0, count: Int(es_lws_pre()) + 64 * 1024)
 
     init(id: Int, request: HTTPRequest, url: TransportURL, address: String,
@@ -28,6 +29,11 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     }
 
     func start(context: OpaquePointer, continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) {
+        if let earlyEnd {
+            // Cancelled or timed out before the request could start.
+            continuation.resume(returning: earlyEnd)
+            return
+        }
         self.continuation = continuation
         dispatcher.register(self)
         connect(context: context)
@@ -195,7 +201,11 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     private func finish(_ result: Result<HTTPResponse, TransportError>) {
         guard !finished else { return }
         finished = true
-        continuation?.resume(returning: result)
-        continuation = nil
+        if let continuation {
+            continuation.resume(returning: result)
+            self.continuation = nil
+        } else {
+            earlyEnd = result
+        }
     }
 }

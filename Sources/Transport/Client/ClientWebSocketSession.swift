@@ -61,6 +61,14 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
 
     /// Service thread: remembers who to tell when the upgrade finishes, then connects.
     func start(context: OpaquePointer, continuation: CheckedContinuation<Result<Void, TransportError>, Never>) {
+        if finished {
+            // Cancelled or timed out before the connection could start.
+            let ending = termination.withLock { $0.result }
+            if case .failure(let error)? = ending { continuation.resume(returning: .failure(error)) } else {
+                continuation.resume(returning: .failure(.cancelled))
+            }
+            return
+        }
         openContinuation = continuation
         dispatcher.register(self)
         connect(context: context)
@@ -275,8 +283,13 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
 
     /// Service thread: abandon a connect that takes too long.
     func connectTimedOut() {
+        abandonConnect(with: .timedOut(operation: "opening \(url)", seconds: Double(configuration.connectTimeout.components.seconds)))
+    }
+
+    /// Service thread: give up on a connect still in progress (timeout, cancellation).
+    func abandonConnect(with error: TransportError) {
         guard !established, !finished else { return }
-        finish(.failure(.timedOut(operation: "opening \(url)", seconds: Double(configuration.connectTimeout.components.seconds))))
+        finish(.failure(error))
         if let wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC) }
     }
 

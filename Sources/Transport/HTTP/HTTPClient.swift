@@ -5,7 +5,8 @@
 /// ``TransportError/bodyTooLarge(limit:)``, ``TransportError/tooManyRedirects(limit:)``.
 /// Redirects (301, 302, 303, 307, 308) are followed up to the configured
 /// limit; 303 (and 301/302 after a POST) continue as GET. Any status,
-/// including 4xx and 5xx, is a response, not an error. Sendable.
+/// including 4xx and 5xx, is a response, not an error. Cancelling the
+/// calling task ends the request with ``TransportError/cancelled``. Sendable.
 public struct HTTPClient: Sendable {
     public var configuration: HTTPClientConfiguration
     public let eventLoop: TransportEventLoop
@@ -63,12 +64,16 @@ public struct HTTPClient: Sendable {
             loop.execute { session.fail(.timedOut(operation: operation, seconds: seconds(totalTimeout))) }
         }
         defer { timer.cancel() }
-        let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
-            let accepted = loop.execute {
-                guard let context = loop.context else { return continuation.resume(returning: .failure(.shutDown)) }
-                session.start(context: context, continuation: continuation)
+        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let accepted = loop.execute {
+                    guard let context = loop.context else { return continuation.resume(returning: .failure(.shutDown)) }
+                    session.start(context: context, continuation: continuation)
+                }
+                if !accepted { continuation.resume(returning: .failure(.shutDown)) }
             }
-            if !accepted { continuation.resume(returning: .failure(.shutDown)) }
+        } onCancel: {
+            loop.execute { session.fail(.cancelled) }
         }
         return try result.get()
     }

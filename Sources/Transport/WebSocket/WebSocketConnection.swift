@@ -87,6 +87,7 @@ public final class WebSocketConnection: Sendable {
 /// ```
 public enum WebSocketClient {
     /// Opens a connection and returns it once the upgrade has succeeded.
+    /// Cancelling the calling task abandons the attempt with ``TransportError/cancelled``.
     ///
     /// Throws the typed connect failures: ``TransportError/invalidURL(_:reason:)``,
     /// ``TransportError/dnsFailure(host:reason:)``, ``TransportError/connectionRefused(host:port:)``,
@@ -110,15 +111,19 @@ public enum WebSocketClient {
             loop.execute { session.connectTimedOut() }
         }
         defer { timer.cancel() }
-        let opened: Result<Void, TransportError> = await withCheckedContinuation { continuation in
-            let accepted = loop.execute {
-                guard let context = loop.context else {
-                    continuation.resume(returning: .failure(.shutDown))
-                    return
+        let opened: Result<Void, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let accepted = loop.execute {
+                    guard let context = loop.context else {
+                        continuation.resume(returning: .failure(.shutDown))
+                        return
+                    }
+                    session.start(context: context, continuation: continuation)
                 }
-                session.start(context: context, continuation: continuation)
+                if !accepted { continuation.resume(returning: .failure(.shutDown)) }
             }
-            if !accepted { continuation.resume(returning: .failure(.shutDown)) }
+        } onCancel: {
+            loop.execute { session.abandonConnect(with: .cancelled) }
         }
         try opened.get()
         return WebSocketConnection(session: session)

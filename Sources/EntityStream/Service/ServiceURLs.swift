@@ -1,0 +1,41 @@
+import EntityStreamCore
+import Transport
+
+/// Building the stream service's URLs: the description request and the
+/// subscribe URL, and redacting tokens for display.
+public enum ServiceURLs {
+    /// `<service>?f=json[&token=…]`, keeping any query the user gave.
+    public static func descriptionURL(service: String, token: String?) -> String {
+        var base = service
+        while base.hasSuffix("/") { base.removeLast() }
+        var items: [(String, String)] = [("f", "json")]
+        if let token, !token.isEmpty { items.append(("token", token)) }
+        return append(items, to: base)
+    }
+
+    /// `<base>/subscribe?token=…&outSR=…&where=…&geometry=…&outFields=…`.
+    public static func subscribeURL(base: String, token: String?, filter: StreamFilter) -> String {
+        var url = base
+        while url.hasSuffix("/") { url.removeLast() }
+        if !url.hasSuffix("/subscribe") { url += "/subscribe" }
+        var items: [(String, String)] = []
+        if let token, !token.isEmpty { items.append(("token", token)) }
+        items.append(contentsOf: filter.subscribeQueryItems())
+        return append(items, to: url)
+    }
+
+    /// `url` with every `token=` value replaced by `***`.
+    public static func redacted(_ url: String) -> String {
+        guard let query = url.firstIndex(of: "?") else { return url }
+        let parts = url[url.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+            part.lowercased().hasPrefix("token=") ? "token=***" : String(part)
+        }
+        return String(url[...query]) + parts.joined(separator: "&")
+    }
+
+    private static func append(_ items: [(String, String)], to url: String) -> String {
+        guard !items.isEmpty else { return url }
+        let separator = url.contains("?") ? "&" : "?"
+        return url + separator + items.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
+    }
+}

@@ -1,0 +1,21 @@
+import EntityStreamCore
+import Transport
+
+/// How a ``StreamServiceConnection`` connects, filters and retries.
+public struct StreamConnectionOptions: Sendable {
+    /// Token for the REST request and (unless the description gives its own) the socket.
+    public var token: String?
+    /// The filter sent at connect (where, envelope, outFields, outSR).
+    public var filter = StreamFilter()
+    /// Track-id field to use when the service names none (or to override it).
+    public var trackIDField: String?
+    public var reconnectPolicy = ReconnectPolicy()
+    /// How long to wait for the server's answer to a filter change.
+    public var filterReplyTimeoutMilliseconds: Int64 = 10_000
+    public var webSocket = WebSocketConfiguration()
+    public var http = HTTPClientConfiguration()
+    public var eventLoop: TransportEventLoop = .shared
+    public var clock: any EntityClock = SystemClock()
+
+    public init() {}
+}

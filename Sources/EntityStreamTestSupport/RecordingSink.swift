@@ -1,0 +1,80 @@
+import EntityStream
+import EntityStreamCore
+import Synchronization
+
+/// A ``StreamConnectionSink`` for tests: keeps everything a connection
+/// delivers and lets a test await a condition on it instead of sleeping.
+public final class RecordingSink: StreamConnectionSink {
+    private struct State {
+        var schemas: [Schema] = []
+        var messages: [StreamMessage] = []
+        var events: [StreamEvent] = []
+        var waiters: [(condition: @Sendable (RecordingSink.Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
+    }
+
+    /// What the sink has received so far.
+    public struct Snapshot: Sendable {
+        public var schemas: [Schema]
+        public var messages: [StreamMessage]
+        public var events: [StreamEvent]
+
+        /// Observations received, in order.
+        public var observations: [Observation] {
+            messages.compactMap { if case .observation(let o) = $0 { return o } else { return nil } }
+        }
+        /// Status changes, in order.
+        public var statuses: [ConnectionStatusChange] {
+            events.compactMap { if case .status(let change) = $0.payload { return change } else { return nil } }
+        }
+        /// Error reports, in order.
+        public var errors: [StreamErrorReport] {
+            events.compactMap { if case .error(let report) = $0.payload { return report } else { return nil } }
+        }
+        /// Filter outcomes, in order.
+        public var filterOutcomes: [FilterOutcome] {
+            events.compactMap { if case .filter(let outcome) = $0.payload { return outcome } else { return nil } }
+        }
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func schemaChanged(_ schema: Schema) async { update { $0.schemas.append(schema) } }
+    public func receive(_ messages: [StreamMessage]) async { update { $0.messages.append(contentsOf: messages) } }
+    public func publish(_ event: StreamEvent) async { update { $0.events.append(event) } }
+
+    public var snapshot: Snapshot { state.withLock { Self.snapshot($0) } }
+
+    /// Returns the first snapshot for which `condition` holds (now or later).
+    public func wait(until condition: @escaping @Sendable (Snapshot) -> Bool) async -> Snapshot {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Snapshot? in
+                let current = Self.snapshot(state)
+                if condition(current) { return current }
+                state.waiters.append((condition, continuation))
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+        let ready = state.withLock { state -> [(CheckedContinuation<Snapshot, Never>, Snapshot)] in
+            change(&state)
+            let current = Self.snapshot(state)
+            var ready: [(CheckedContinuation<Snapshot, Never>, Snapshot)] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.condition(current) else { return false }
+                ready.append((waiter.continuation, current))
+                return true
+            }
+            return ready
+        }
+        for (continuation, snapshot) in ready { continuation.resume(returning: snapshot) }
+    }
+
+    private static func snapshot(_ state: State) -> Snapshot {
+        Snapshot(schemas: state.schemas, messages: state.messages, events: state.events)
+    }
+}

@@ -1,0 +1,364 @@
+import EntityStream
+import EntityStreamCore
+import EntityStreamTestSupport
+import Testing
+import Transport
+
+/// A description answer for `service` with an optional socket token.
+private func describe(_ service: @autoclosure @Sendable () -> String, token: String? = nil, trackIDField: String? = "vehiclename") -> HTTPServerResponse {
+    HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: service(), token: token, trackIDField: trackIDField))
+}
+
+/// Options with a manual clock and a fast keepalive.
+private func options(clock: ManualClock = ManualClock(), token: String? = nil) -> StreamConnectionOptions {
+    var options = StreamConnectionOptions()
+    options.clock = clock
+    options.token = token
+    return options
+}
+
+/// Accepts, sends `features`, then stays open until the client leaves.
+private func sending(_ features: [String]) -> WebSocketUpgradeDecision {
+    .accept { socket in
+        for feature in features { try? await socket.send(feature) }
+        _ = await socket.closed()
+    }
+}
+
+/// A box the scripts read the socket base from once the server is up.
+private final class Base: @unchecked Sendable { var url = "" }
+
+@Suite("Stream service connection")
+struct StreamServiceConnectionTests {
+    /// The description is fetched with the user's token, its trackIdField keys the
+    /// schema, and the socket subscribes with the description's token.
+    @Test func fetchesDescriptionAndPassesTokens() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url, token: "socket-token") },
+            socket: { _, _ in sending([ScriptedStreamService.feature("TRUCK 1", speed: 10), ScriptedStreamService.feature("TRUCK 2", speed: 0)]) })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(token: "user-token"), sink: sink)
+        #expect(await connection.connect() == .connected)
+        let snapshot = await sink.wait { $0.observations.count == 2 }
+        #expect(service.descriptionRequests.first?.queryValue("f") == "json")
+        #expect(service.descriptionRequests.first?.queryValue("token") == "user-token")
+        #expect(service.upgrades.first?.queryValue("token") == "socket-token")
+        let schema = try #require(snapshot.schemas.last)
+        #expect(schema.trackIDField?.name == "vehiclename")
+        #expect(snapshot.observations.map { $0.attribute(0) } == [.string("TRUCK 1"), .string("TRUCK 2")])
+        let connected = try #require(snapshot.statuses.first { $0.status == .connected })
+        #expect(connected.url?.contains("token=***") == true)
+        #expect(connected.url?.contains("socket-token") == false)
+        await connection.disconnect()
+        #expect(await connection.status == .disconnected)
+        await service.shutdown()
+    }
+
+    /// Without a trackIdField the user must name one; otherwise connecting fails with a clear error.
+    @Test func missingTrackIDFieldNeedsAnOption() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url, trackIDField: nil) },
+            socket: { _, _ in sending([]) })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let failing = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        #expect(await failing.connect() == .failed)
+        #expect(await failing.lastError?.contains("--track-field") == true)
+        #expect(service.upgrades.isEmpty)
+
+        var named = options()
+        named.trackIDField = "VehicleName"
+        let working = StreamServiceConnection(serviceURL: service.serviceURL, options: named, sink: RecordingSink())
+        #expect(await working.connect() == .connected)
+        #expect(await working.schema?.trackIDField?.name == "vehiclename")
+        await working.disconnect()
+        await service.shutdown()
+    }
+
+    /// An ArcGIS error object or a non-JSON answer fails with the server's words.
+    @Test func descriptionErrorsAreReadable() async throws {
+        let service = try await ScriptedStreamService.start(
+            description: { index, _ in
+                index == 0
+                    ? HTTPServerResponse(text: #"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#)
+                    : HTTPServerResponse(contentType: "text/html", text: "<html>login</html>")
+            },
+            socket: { _, _ in sending([]) })
+        let first = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: RecordingSink())
+        #expect(await first.connect() == .failed)
+        #expect(await first.lastError == "the service answered with ArcGIS error 498: Invalid token.")
+        let second = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: RecordingSink())
+        #expect(await second.connect() == .failed)
+        #expect(await second.lastError?.contains("not JSON") == true)
+        #expect(await second.lastError?.contains("<html>login</html>") == true)
+        await service.shutdown()
+    }
+
+    /// The filter given at connect travels as subscribe parameters.
+    @Test func filterAtConnectIsInTheSubscribeURL() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url) }, socket: { _, _ in sending([]) })
+        base.url = service.socketBase
+        var connectOptions = options()
+        connectOptions.filter = StreamFilter(whereClause: "speed > 0", geometry: Envelope(xmin: -112.11, ymin: 40.53, xmax: -111.81, ymax: 40.72, wkid: 4326),
+                                             outFields: ["vehiclename", "speed"], outSpatialReference: 3857)
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: connectOptions, sink: RecordingSink())
+        #expect(await connection.connect() == .connected)
+        let upgrade = try #require(service.upgrades.first)
+        #expect(upgrade.queryValue("where") == "speed > 0")
+        #expect(upgrade.queryValue("outFields") == "vehiclename,speed")
+        #expect(upgrade.queryValue("outSR") == "3857")
+        let envelope = try StreamFilter.parseEnvelope(try #require(upgrade.queryValue("geometry")))
+        #expect(envelope == Envelope(xmin: -112.11, ymin: 40.53, xmax: -111.81, ymax: 40.72, wkid: 4326))
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// A where clause naming an unknown field fails before the socket opens, with its position.
+    @Test func invalidWhereFailsBeforeSubscribing() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url) }, socket: { _, _ in sending([]) })
+        base.url = service.socketBase
+        var connectOptions = options()
+        connectOptions.filter.whereClause = "sped > 0"
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: connectOptions, sink: RecordingSink())
+        #expect(await connection.connect() == .failed)
+        #expect(await connection.lastError?.contains("unknown field 'sped'") == true)
+        #expect(await connection.lastError?.contains("position 1") == true)
+        #expect(service.upgrades.isEmpty)
+        await service.shutdown()
+    }
+
+    /// Filter changes on an open socket resolve as applied, rejected, or timed out after 10 s.
+    @Test func filterChangesAreAppliedRejectedOrTimedOut() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url) },
+            socket: { _, _ in
+                .accept { socket in
+                    var replies = 0
+                    do {
+                        for try await batch in socket.inbound {
+                            for index in batch.indices {
+                                let text = batch.text(at: index)
+                                replies += 1
+                                if replies == 1 {
+                                    try await socket.send(text)
+                                } else if replies == 2 {
+                                    try await socket.send(String(text.dropLast()) + #","error":["Invalid where clause"]}"#)
+                                }
+                            }
+                        }
+                    } catch {}
+                }
+            })
+        base.url = service.socketBase
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
+        #expect(await connection.connect() == .connected)
+
+        let applied = await connection.setFilter(StreamFilter(whereClause: "speed > 0"))
+        #expect(applied.result == .applied)
+        #expect(await connection.filter.whereClause == "speed > 0")
+
+        let rejected = await connection.setFilter(StreamFilter(whereClause: "agency = 4"))
+        #expect(rejected.result == .rejected)
+        #expect(rejected.error == "Invalid where clause")
+        #expect(await connection.filter.whereClause == "speed > 0")
+
+        let pending = Task { await connection.setFilter(StreamFilter(whereClause: "agency = 3")) }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: 9_999)
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: 1)
+        let timedOut = await pending.value
+        #expect(timedOut.result == .timedOut)
+
+        let local = await connection.setFilter(StreamFilter(whereClause: "nope = 1"))
+        #expect(local.result == .rejected)
+        #expect(local.error?.contains("unknown field 'nope'") == true)
+        let outcomes = await sink.wait { $0.filterOutcomes.count == 4 }.filterOutcomes.map(\.result)
+        #expect(outcomes == [.applied, .rejected, .timedOut, .rejected])
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// A dropped socket is retried twice at once, then every 10 s; the status sequence is exact.
+    @Test func reconnectsWithPolicyTiming() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url) },
+            socket: { index, _ in
+                switch index {
+                case 0: return .accept { socket in
+                        try? await socket.send(ScriptedStreamService.feature("TRUCK 1", speed: 3))
+                        socket.abort()
+                    }
+                case 1, 2, 3: return .reject(status: 503, body: "busy")
+                default: return sending([ScriptedStreamService.feature("TRUCK 1", speed: 4)])
+                }
+            })
+        base.url = service.socketBase
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
+        #expect(await connection.connect() == .connected)
+
+        await clock.sleepers(atLeast: 1)
+        #expect(service.upgrades.count == 3, "attempts 1 and 2 went out at once")
+        #expect(clock.nextDeadline == clock.now() + 10_000)
+        clock.advance(by: 10_000)
+        await clock.sleepers(atLeast: 1)
+        #expect(service.upgrades.count == 4)
+        clock.advance(by: 10_000)
+        let snapshot = await sink.wait { $0.statuses.count == 7 }
+        #expect(service.upgrades.count == 5)
+        let sequence = snapshot.statuses.map { "\($0.status.rawValue) \($0.attempt)" }
+        #expect(sequence == ["connecting 0", "connected 0", "connecting 1", "connecting 2", "connecting 3", "connecting 4", "connected 4"])
+        #expect(snapshot.statuses[2].error?.contains("connection lost") == true)
+        #expect(snapshot.statuses[3].error?.contains("503") == true)
+        let observations = await sink.wait { $0.observations.count == 2 }.observations
+        #expect(observations.map { $0.attribute(1) } == [.double(3), .double(4)])
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// Close code 4400 is final: no retry, status failed with the code and reason.
+    @Test func closeCode4400FailsWithoutRetry() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url) },
+            socket: { _, _ in .accept { socket in await socket.close(code: 4400, reason: "Invalid filter") } })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        #expect(await connection.connect() == .connected)
+        let snapshot = await sink.wait { $0.statuses.last?.status == .failed }
+        #expect(snapshot.statuses.map(\.status) == [.connecting, .connected, .failed])
+        #expect(snapshot.statuses.last?.error == "server closed the connection (4400: Invalid filter)")
+        #expect(service.upgrades.count == 1)
+        await service.shutdown()
+    }
+
+    /// The description, and so the token, is fetched again before every reconnect.
+    @Test func tokenIsRefreshedOnReconnect() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { index, _ in describe(base.url, token: "t\(index)") },
+            socket: { index, _ in
+                index == 0 ? .accept { socket in socket.abort() } : sending([ScriptedStreamService.feature("A", speed: 1)])
+            })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        #expect(await connection.connect() == .connected)
+        _ = await sink.wait { $0.observations.count == 1 }
+        #expect(service.upgrades.map { $0.queryValue("token") } == ["t0", "t1"])
+        #expect(service.descriptionRequests.count == 2)
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// After 4401 the client retries once if a fresh description brings a new token, and fails if not.
+    @Test func unauthorizedRetriesOnlyWithNewToken() async throws {
+        let base = Base()
+        let rotating = try await ScriptedStreamService.start(
+            description: { index, _ in describe(base.url, token: "t\(index)") },
+            socket: { index, _ in
+                index == 0 ? .accept { socket in await socket.close(code: 4401, reason: "token expired") }
+                           : sending([ScriptedStreamService.feature("A", speed: 1)])
+            })
+        base.url = rotating.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: rotating.serviceURL, options: options(), sink: sink)
+        _ = await connection.connect()
+        _ = await sink.wait { $0.observations.count == 1 }
+        #expect(rotating.upgrades.map { $0.queryValue("token") } == ["t0", "t1"])
+        await connection.disconnect()
+        await rotating.shutdown()
+
+        let fixedBase = Base()
+        let fixed = try await ScriptedStreamService.start(
+            description: { _, _ in describe(fixedBase.url, token: "same") },
+            socket: { _, _ in .accept { socket in await socket.close(code: 4401, reason: "token expired") } })
+        fixedBase.url = fixed.socketBase
+        let fixedSink = RecordingSink()
+        let failing = StreamServiceConnection(serviceURL: fixed.serviceURL, options: options(), sink: fixedSink)
+        _ = await failing.connect()
+        let snapshot = await fixedSink.wait { $0.statuses.last?.status == .failed }
+        #expect(fixed.upgrades.count == 1)
+        #expect(fixed.descriptionRequests.count == 2)
+        #expect(snapshot.statuses.last?.error?.contains("no new token") == true)
+        await fixed.shutdown()
+    }
+
+    /// Malformed frames between good ones: every good one arrives, every bad one is counted and reported with its byte offset.
+    @Test func malformedFramesAreCountedAndSkipped() async throws {
+        let base = Base()
+        let frames = [ScriptedStreamService.feature("A", speed: 1), "{\"geometry\":", ScriptedStreamService.feature("B", speed: 2),
+                      "42", ScriptedStreamService.feature("C", speed: 3), "[1,2", ScriptedStreamService.feature("D", speed: 4)]
+        let service = try await ScriptedStreamService.start(description: { _, _ in describe(base.url) }, socket: { _, _ in sending(frames) })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        _ = await connection.connect()
+        let snapshot = await sink.wait { $0.observations.count == 4 && $0.errors.count == 3 }
+        #expect(snapshot.observations.map { $0.attribute(0) } == [.string("A"), .string("B"), .string("C"), .string("D")])
+        #expect(snapshot.errors.map(\.count) == [1, 2, 3])
+        #expect(snapshot.errors.allSatisfy { $0.source == .message && $0.message.contains("at byte") })
+        #expect(await connection.undecodableMessageCount == 3)
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// disconnect() while the description is still loading ends connecting at once.
+    @Test func disconnectWhileConnecting() async throws {
+        let gate = AsyncStreamBox<Void>()
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in
+                _ = await gate.next()
+                return describe(base.url)
+            },
+            socket: { _, _ in sending([]) })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        let connecting = Task { await connection.connect() }
+        _ = await sink.wait { $0.statuses.first?.status == .connecting }
+        await connection.disconnect()
+        #expect(await connecting.value == .disconnected)
+        #expect(await connection.status == .disconnected)
+        #expect(service.upgrades.isEmpty)
+        await connection.disconnect()
+        gate.yield(())
+        await service.shutdown()
+    }
+
+    /// disconnect() during a reconnect wait stops reconnecting for good.
+    @Test func disconnectDuringReconnectWait() async throws {
+        let base = Base()
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in describe(base.url) },
+            socket: { index, _ in index == 0 ? .accept { socket in socket.abort() } : .reject(status: 503, body: "busy") })
+        base.url = service.socketBase
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
+        #expect(await connection.connect() == .connected)
+        await clock.sleepers(atLeast: 1)
+        await connection.disconnect()
+        #expect(clock.sleeperCount == 0)
+        clock.advance(by: 60_000)
+        let snapshot = sink.snapshot
+        #expect(snapshot.statuses.last?.status == .disconnected)
+        #expect(service.upgrades.count == 3, "no attempt after disconnect")
+        await service.shutdown()
+    }
+}
