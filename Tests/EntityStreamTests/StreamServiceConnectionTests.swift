@@ -198,6 +198,7 @@ struct StreamServiceConnectionTests {
                 switch index {
                 case 0: return .accept { socket in
                         try? await socket.send(ScriptedStreamService.feature("TRUCK 1", speed: 3))
+                        await socket.flush()
                         socket.abort()
                     }
                 case 1, 2, 3: return .reject(status: 503, body: "busy")
@@ -209,7 +210,6 @@ struct StreamServiceConnectionTests {
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
         #expect(await connection.connect() == .connected)
-
         await clock.sleepers(atLeast: 1)
         #expect(service.upgrades.count == 3, "attempts 1 and 2 went out at once")
         #expect(clock.nextDeadline == clock.now() + 10_000)

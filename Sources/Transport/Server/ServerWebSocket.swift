@@ -112,6 +112,19 @@ public final class ServerWebSocket: Sendable {
         _ = await closed()
     }
 
+    /// Waits until everything queued so far has been written to the socket
+    /// (or the connection has closed).
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = session.shared.withLock { state -> Bool in
+                if state.closed || state.queue.isEmpty { return true }
+                state.flushWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
     /// Drops the TCP connection at once, with no close frame and without
     /// flushing the queue — what a network failure looks like to the client.
     /// For fault injection.

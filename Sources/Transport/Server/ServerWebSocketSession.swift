@@ -17,6 +17,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
         var abortRequested = false
         var closed = false
         var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+        var flushWaiters: [CheckedContinuation<Void, Never>] = []
         var result: Result<CloseInfo, TransportError>?
         var endWaiters: [CheckedContinuation<Result<CloseInfo, TransportError>, Never>] = []
     }
@@ -98,6 +99,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
     func writeNext(wsi: OpaquePointer) -> Int32 {
         enum Action { case write(ServerOutboundQueue.Chunk, more: Bool), close(UInt16, String), abort, nothing }
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var flushed: [CheckedContinuation<Void, Never>] = []
         let action = shared.withLock { state -> Action in
             if state.abortRequested { return .abort }
             if let chunk = state.queue.takeChunk() {
@@ -106,6 +108,10 @@ final class ServerWebSocketSession: @unchecked Sendable {
                 if state.queue.queuedBytes < configuration.outboundQueueLimit {
                     waiters = state.spaceWaiters
                     state.spaceWaiters = []
+                }
+                if state.queue.isEmpty {
+                    flushed = state.flushWaiters
+                    state.flushWaiters = []
                 }
                 return .write(chunk, more: more)
             }
@@ -124,6 +130,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
             let written = chunk.bytes.withUnsafeMutableBufferPointer { pointer in
                 lws_write(wsi, pointer.baseAddress! + chunk.start, length, LWS_WRITE_HTTP)
             }
+            for waiter in flushed { waiter.resume() }
             if written < 0 { return -1 }
             if more { lws_callback_on_writable(wsi) }
             return 0
@@ -185,8 +192,8 @@ final class ServerWebSocketSession: @unchecked Sendable {
             state.closed = true
             state.queue.removeAll()
             state.result = result
-            defer { state.spaceWaiters = []; state.endWaiters = [] }
-            return (state.spaceWaiters, state.endWaiters)
+            defer { state.spaceWaiters = []; state.flushWaiters = []; state.endWaiters = [] }
+            return (state.spaceWaiters + state.flushWaiters, state.endWaiters)
         }
         for waiter in spaceWaiters { waiter.resume() }
         for waiter in endWaiters { waiter.resume(returning: result) }
