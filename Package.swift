@@ -16,10 +16,12 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CLibWebSockets"]),
         .target(name: "EntityStreamCore"),
         .target(name: "EntityStream", dependencies: ["EntityStreamCore", "Transport"]),
+        .target(name: "StreamSimulator", dependencies: ["EntityStreamCore", "Transport"], path: "Simulator/Sources/StreamSimulator"),
         .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream"]),
         .target(name: "EntityStreamTestSupport", dependencies: ["EntityStreamCore", "EntityStream", "Transport"]),
         .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "EntityStreamTestSupport"]),
+        .testTarget(name: "StreamSimulatorTests", dependencies: ["StreamSimulator", "EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

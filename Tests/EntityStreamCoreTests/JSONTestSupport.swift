@@ -1,3 +1,4 @@
+import EntityStreamTestSupport
 import Foundation
 @testable import EntityStreamCore
 
@@ -17,25 +18,8 @@ struct JSONTestRandom: RandomNumberGenerator {
 }
 
 enum JSONTestData {
-    /// The shared real-data folder: $ENTITYSTREAM_SHARED_DATA, else `<package root>/../shared/data`.
-    static var sharedDataDirectory: URL {
-        if let path = ProcessInfo.processInfo.environment["ENTITYSTREAM_SHARED_DATA"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()   // EntityStreamCoreTests
-            .deletingLastPathComponent()   // Tests
-            .deletingLastPathComponent()   // package root
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
-    }
-
-    static var aisRecording: URL {
-        sharedDataDirectory.appendingPathComponent("tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
-    }
-
-    static var aisRecordingExists: Bool {
-        FileManager.default.fileExists(atPath: aisRecording.path)
-    }
+    static var aisRecording: URL { URL(fileURLWithPath: SharedData.path(SharedData.ais)) }
+    static var aisRecordingExists: Bool { SharedData.has(SharedData.ais) }
 }
 
 /// Runs the decoder over a String message.

@@ -355,7 +355,7 @@ public actor StreamServiceConnection {
                 do {
                     try await socket.send(filter.filterMessage())
                 } catch {
-                    await self.filterSendFailed(id: id, error: "\(error)")
+                    self.filterSendFailed(id: id, error: "\(error)")
                 }
             }
         }

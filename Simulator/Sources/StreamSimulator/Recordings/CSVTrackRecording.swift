@@ -1,0 +1,170 @@
+import EntityStreamCore
+
+/// A CSV file of timestamped positions turned into a replayable stream:
+/// a schema and every fix as an observation, in time order.
+///
+/// Contract:
+/// - The text is RFC 4180 CSV with a header row (see `CSVReader` rules:
+///   quoted fields, doubled quotes, CRLF/LF/CR line ends, blank lines skipped).
+///   Header names are trimmed and must be non-empty and unique
+///   (ASCII case-insensitively); the mapped columns are found
+///   case-insensitively.
+/// - ``schema`` has one field per CSV column except the x and y columns, in
+///   header order. The time column is `esriFieldTypeDate`; every other
+///   column's type is inferred from its values (`CSVColumnTypeInference`:
+///   integer, bigInteger, double, else string). The track id field is the
+///   mapping's id column.
+/// - ``observations`` has one observation per data row, stably sorted by
+///   time: geometry `(x, y)` with wkid 4326 (values taken as given),
+///   attributes aligned to ``schema`` (an empty field is null),
+///   `receivedAt` = the row's time in epoch milliseconds.
+/// - Times: ISO-8601 with or without offset (none = UTC), `YYYY-MM-DD HH:MM:SS`
+///   (UTC), or, for numeric values, epoch seconds or milliseconds, the unit
+///   chosen per column (milliseconds when the largest magnitude is ≥ 10¹¹) —
+///   see `TrackTime`.
+/// - Throws ``CSVTrackError`` for: no header row; an empty or duplicate
+///   header name; a mapped column missing from the header (named); and, with
+///   the line number, a row whose field count differs from the header's, an
+///   empty or unparsable time, an empty or non-numeric x or y, or malformed
+///   quoting. The first offending line (in file order) is reported.
+public struct CSVTrackRecording: Sendable {
+    /// The mapping the recording was read with.
+    public let mapping: CSVColumnMapping
+    /// One field per non-coordinate column; track id = the id column.
+    public let schema: Schema
+    /// Index of the time column's field in ``schema``.
+    public let timeFieldIndex: Int
+    /// Every row, sorted by time (stable).
+    public let observations: [Observation]
+
+    /// Parses the whole CSV `text` with `mapping`.
+    /// - Throws: ``CSVTrackError`` (see the type's contract).
+    public init(csv text: String, mapping: CSVColumnMapping) throws(CSVTrackError) {
+        try mapping.validate()
+        self.mapping = mapping
+        let records = try CSVReader.records(text)
+        guard let header = records.first else {
+            throw CSVTrackError("the CSV text is empty: a header row naming the columns is required")
+        }
+
+        // Header names and the mapped columns.
+        let names = header.fields.map { String(CSVNumber.trim($0)) }
+        var columnByFoldedName: [String: Int] = [:]
+        for (column, name) in names.enumerated() {
+            guard !name.isEmpty else {
+                throw CSVTrackError("header column \(column + 1) has no name", line: header.line)
+            }
+            let folded = Schema.fold(name)
+            guard columnByFoldedName[folded] == nil else {
+                throw CSVTrackError("header names column '\(name)' twice", line: header.line)
+            }
+            columnByFoldedName[folded] = column
+        }
+        func column(_ key: String, _ name: String) throws(CSVTrackError) -> Int {
+            guard let column = columnByFoldedName[CSVColumnMapping.fold(name)] else {
+                throw CSVTrackError("the header has no column '\(CSVColumnMapping.trim(Substring(name)))' (mapped as \(key)); its columns are: \(names.joined(separator: ", "))")
+            }
+            return column
+        }
+        let idColumn = try column("id", mapping.id)
+        let timeColumn = try column("time", mapping.time)
+        let xColumn = try column("x", mapping.x)
+        let yColumn = try column("y", mapping.y)
+
+        let rows = records.dropFirst()
+        let width = names.count
+
+        // Epoch unit of the time column, from its numeric values.
+        var largestEpoch = 0.0
+        for row in rows where row.fields.count == width {
+            let value = CSVNumber.trim(row.fields[timeColumn])
+            if let number = CSVNumber.double(value) { largestEpoch = max(largestEpoch, abs(number)) }
+        }
+        let unit = TrackTime.EpochUnit(largestMagnitude: largestEpoch)
+
+        // Per row: shape, coordinates and time; per column: type inference.
+        var inference = Array(repeating: CSVColumnTypeInference(), count: width)
+        var points: [Point] = []
+        var times: [Int64] = []
+        points.reserveCapacity(rows.count)
+        times.reserveCapacity(rows.count)
+        for row in rows {
+            guard row.fields.count == width else {
+                throw CSVTrackError("expected \(width) fields as in the header, found \(row.fields.count)", line: row.line)
+            }
+            let x = try Self.coordinate(row, xColumn, key: "x", name: names[xColumn])
+            let y = try Self.coordinate(row, yColumn, key: "y", name: names[yColumn])
+            points.append(Point(x: x, y: y, wkid: 4326))
+            times.append(try Self.time(row, timeColumn, name: names[timeColumn], unit: unit))
+            for column in 0..<width where column != xColumn && column != yColumn && column != timeColumn {
+                inference[column].observe(CSVNumber.trim(row.fields[column]))
+            }
+        }
+
+        // Schema: every column but x and y, in header order.
+        var fields: [Field] = []
+        var columns: [Int] = []
+        var types: [FieldType] = []
+        var timeFieldIndex = 0
+        for column in 0..<width where column != xColumn && column != yColumn {
+            let type: FieldType = column == timeColumn ? .date : inference[column].fieldType
+            if column == timeColumn { timeFieldIndex = fields.count }
+            fields.append(Field(name: names[column], type: type))
+            columns.append(column)
+            types.append(type)
+        }
+        schema = Schema(fields: fields, trackIDField: names[idColumn])
+        self.timeFieldIndex = timeFieldIndex
+
+        // Observations, stably sorted by time.
+        var observations: [Observation] = []
+        observations.reserveCapacity(rows.count)
+        for (offset, row) in rows.enumerated() {
+            var attributes: [AttributeValue] = []
+            attributes.reserveCapacity(columns.count)
+            for (k, column) in columns.enumerated() {
+                attributes.append(column == timeColumn
+                    ? .date(milliseconds: times[offset])
+                    : CSVColumnTypeInference.value(row.fields[column], type: types[k]))
+            }
+            observations.append(Observation(geometry: points[offset], attributes: attributes, receivedAt: times[offset]))
+        }
+        let order = observations.indices.sorted { a, b in
+            times[a] != times[b] ? times[a] < times[b] : a < b
+        }
+        self.observations = order.map { observations[$0] }
+    }
+
+    private static func coordinate(_ row: CSVRecord, _ column: Int, key: String, name: String) throws(CSVTrackError) -> Double {
+        let text = CSVNumber.trim(row.fields[column])
+        guard !text.isEmpty else {
+            throw CSVTrackError("\(key) column '\(name)' is empty", line: row.line)
+        }
+        guard let value = CSVNumber.double(text) else {
+            throw CSVTrackError("\(key) column '\(name)': '\(text)' is not a number", line: row.line)
+        }
+        return value
+    }
+
+    private static func time(_ row: CSVRecord, _ column: Int, name: String,
+                             unit: TrackTime.EpochUnit) throws(CSVTrackError) -> Int64 {
+        let text = CSVNumber.trim(row.fields[column])
+        guard !text.isEmpty else {
+            throw CSVTrackError("time column '\(name)' is empty", line: row.line)
+        }
+        let parsed: Int64?
+        if CSVNumber.classify(text, allowLeadingZeros: true) != nil {
+            if let integer = CSVNumber.integer(text) {
+                parsed = TrackTime.milliseconds(epoch: integer, unit: unit)
+            } else {
+                parsed = CSVNumber.double(text).flatMap { TrackTime.milliseconds(epoch: $0, unit: unit) }
+            }
+        } else {
+            parsed = TrackTime.milliseconds(text: text)
+        }
+        guard let parsed else {
+            throw CSVTrackError("time column '\(name)': cannot read '\(text)' as a time (expected e.g. 2016-11-24T00:00:51-06:00, 2016-11-24 06:00:51 as UTC, or epoch seconds or milliseconds)", line: row.line)
+        }
+        return parsed
+    }
+}
