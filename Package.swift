@@ -5,6 +5,8 @@ let package = Package(
     name: "EntityStream",
     products: [
         .library(name: "EntityStream", targets: ["EntityStreamCore", "EntityStream", "Transport"]),
+        .executable(name: "entitystream", targets: ["EntityStreamCLI"]),
+        .executable(name: "stream-simulator", targets: ["StreamSimulatorCLI"]),
         .executable(name: "entitystream-bench", targets: ["Benchmarks"]),
     ],
     targets: [
@@ -17,6 +19,9 @@ let package = Package(
         .target(name: "EntityStreamCore"),
         .target(name: "EntityStream", dependencies: ["EntityStreamCore", "Transport"]),
         .target(name: "StreamSimulator", dependencies: ["EntityStreamCore", "Transport"], path: "Simulator/Sources/StreamSimulator"),
+        .executableTarget(name: "EntityStreamCLI", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "StreamSimulator"]),
+        .executableTarget(name: "StreamSimulatorCLI", dependencies: ["StreamSimulator", "EntityStreamCore", "Transport"],
+                          path: "Simulator/Sources/stream-simulator"),
         .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream"]),
         .target(name: "EntityStreamTestSupport", dependencies: ["EntityStreamCore", "EntityStream", "Transport"]),
         .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport"]),

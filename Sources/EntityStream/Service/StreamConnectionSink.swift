@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Transport
 
 /// Where a ``StreamServiceConnection`` delivers what it receives, in order.
 ///
@@ -12,4 +13,13 @@ public protocol StreamConnectionSink: Sendable {
     func receive(_ messages: [StreamMessage]) async
     /// Status changes, filter outcomes and errors.
     func publish(_ event: StreamEvent) async
+    /// A service description was loaded (before the socket opens).
+    func descriptionLoaded(_ description: ServiceDescription) async
+    /// One received batch exactly as it arrived, before decoding (for recording).
+    func rawBatch(_ batch: MessageBatch, receivedAt: Int64) async
+}
+
+extension StreamConnectionSink {
+    public func descriptionLoaded(_ description: ServiceDescription) async {}
+    public func rawBatch(_ batch: MessageBatch, receivedAt: Int64) async {}
 }

@@ -206,6 +206,7 @@ public actor StreamServiceConnection {
             }
         }
         serviceDescription = description
+        await sink.descriptionLoaded(description)
         if self.schema != schema {
             self.schema = schema
             await sink.schemaChanged(schema)
@@ -273,6 +274,7 @@ public actor StreamServiceConnection {
         do {
             for try await batch in connection.inbound {
                 let now = clock.now()
+                await sink.rawBatch(batch, receivedAt: now)
                 messages.removeAll(keepingCapacity: true)
                 errors.removeAll()
                 let knownFields = decoder.schema.fields.count

@@ -54,6 +54,13 @@ public struct WhereClause: Sendable, Hashable {
         referencedFieldIndices = compiler.referencedFields.sorted()
     }
 
+    /// Checks only the syntax of `text` (no schema needed), so a command line
+    /// can reject a malformed clause before it knows the fields.
+    /// - Throws: ``WhereClauseError`` for any syntax error, with its position.
+    public static func checkSyntax(_ text: String) throws(WhereClauseError) {
+        _ = try WhereParser.parse(Array(text.unicodeScalars))
+    }
+
     /// The clause's truth value for `row` (SQL three-valued logic).
     public func evaluate(_ row: some AttributeRow) -> SQLTruth {
         condition.evaluate(row)

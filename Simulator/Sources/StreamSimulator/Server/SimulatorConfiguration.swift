@@ -1,0 +1,23 @@
+import Transport
+
+/// Everything a ``SimulatorServer`` needs: where to listen, which services
+/// to serve, how to pace them, security, and faults.
+public struct SimulatorConfiguration: Sendable {
+    /// Interface to listen on (loopback by default; nil for all).
+    public var host: String? = "127.0.0.1"
+    /// 0 picks a free port.
+    public var port = 0
+    public var services: [ServiceSpecification] = []
+    /// Track-id field for sources without one (plain feature files).
+    public var trackIDField: String?
+    public var pacing = SimulatorPacing()
+    /// Require this token on the description and the socket.
+    public var token: String?
+    /// Serve https/wss with these files.
+    public var tls: TLSFiles?
+    public var faults = FaultPlan()
+    /// Where announcements go (stderr in the command line).
+    public var log: @Sendable (String) -> Void = { _ in }
+
+    public init() {}
+}

@@ -1,0 +1,168 @@
+import EntityStreamCore
+import Synchronization
+import Transport
+
+/// An ArcGIS stream-service emulator on one port: for each service,
+/// `GET /arcgis/rest/services/<Name>/StreamServer?f=json` answers a real
+/// service description, and `/arcgis/ws/services/<Name>/StreamServer/subscribe`
+/// streams one Esri feature per text frame, filtered per subscriber.
+///
+/// ``start(_:)`` loads every service first (throwing ``SimulatorError`` for an
+/// unreadable file or bad option) and then listens. Thread-safe;
+/// ``shutdown()`` closes every subscriber politely.
+public final class SimulatorServer: Sendable {
+    public let port: Int
+    public let usesTLS: Bool
+    public let serviceNames: [String]
+    private let server: TransportServer
+    private let state: SharedState
+    private let rotation: Task<Void, Never>?
+
+    final class SharedState: Sendable {
+        let services: [String: SimulatedService]
+        let tokens: TokenAuthority
+        let configuration: SimulatorConfiguration
+        let serverStart: Int64
+        let upgrades = Atomic<Int>(0)
+        let subscribers = Mutex<[Int: SubscriberSession]>([:])
+        let nextSubscriber = Atomic<Int>(1)
+        let port = Mutex<Int>(0)
+
+        init(services: [String: SimulatedService], configuration: SimulatorConfiguration) {
+            self.services = services
+            self.configuration = configuration
+            self.tokens = TokenAuthority(token: configuration.token, rotating: configuration.faults.expireTokenAfterSeconds != nil)
+            self.serverStart = SystemClock().now()
+        }
+    }
+
+    private init(port: Int, usesTLS: Bool, serviceNames: [String], server: TransportServer, state: SharedState, rotation: Task<Void, Never>?) {
+        self.port = port
+        self.usesTLS = usesTLS
+        self.serviceNames = serviceNames
+        self.server = server
+        self.state = state
+        self.rotation = rotation
+    }
+
+    public static func start(_ configuration: SimulatorConfiguration) async throws(SimulatorError) -> SimulatorServer {
+        guard !configuration.services.isEmpty else { throw SimulatorError("no service to serve: give --fleet N, --recording FILE or --service NAME=…") }
+        var services: [String: SimulatedService] = [:]
+        for specification in configuration.services {
+            guard services[specification.name] == nil else { throw SimulatorError("service '\(specification.name)' is given twice") }
+            services[specification.name] = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
+        }
+        let state = SharedState(services: services, configuration: configuration)
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.host = configuration.host
+        serverConfiguration.port = configuration.port
+        serverConfiguration.tls = configuration.tls
+        serverConfiguration.slowClientPolicy = .waitForSpace
+        serverConfiguration.outboundQueueLimit = 1 << 20
+        serverConfiguration.httpResponder = { request in Self.respond(to: request, state: state) }
+        serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
+        let server: TransportServer
+        do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
+        state.port.withLock { $0 = server.port }
+        var rotation: Task<Void, Never>?
+        if let seconds = configuration.faults.expireTokenAfterSeconds {
+            rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
+        }
+        return SimulatorServer(port: server.port, usesTLS: configuration.tls != nil, serviceNames: configuration.services.map(\.name),
+                               server: server, state: state, rotation: rotation)
+    }
+
+    /// The REST URL of service `name` (what a client connects to).
+    public func serviceURL(_ name: String) -> String {
+        "\(server.httpBase)/arcgis/rest/services/\(name)/StreamServer"
+    }
+
+    /// The token the description currently hands out for sockets.
+    public var currentSocketToken: String? { state.tokens.socketToken }
+
+    /// Subscribers connected now.
+    public var subscriberCount: Int { state.subscribers.withLock { $0.count } }
+
+    public func shutdown() async {
+        rotation?.cancel()
+        await server.shutdown()
+    }
+
+    // MARK: HTTP
+
+    private static func respond(to request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse {
+        let parts = request.path.split(separator: "/").map(String.init)
+        if parts == ["arcgis", "rest", "services"] {
+            var writer = JSONWriter(capacity: 256)
+            writer.append(.object(JSONObject([("currentVersion", .double(11.1)), ("services", .array(state.services.keys.sorted().map {
+                .object(JSONObject([("name", .string($0)), ("type", .string("StreamServer"))]))
+            }))])))
+            return HTTPServerResponse(body: writer.bytes)
+        }
+        guard parts.count == 5, parts[0] == "arcgis", parts[1] == "rest", parts[2] == "services", parts[4] == "StreamServer",
+              let service = state.services[parts[3]] else {
+            return HTTPServerResponse(status: 404, body: DescriptionBuilder.error(code: 404, message: "Service not found: \(request.path)"))
+        }
+        switch state.tokens.checkREST(request.queryValue("token")) {
+        case .missing: return HTTPServerResponse(body: DescriptionBuilder.error(code: 499, message: "Token Required"))
+        case .invalid: return HTTPServerResponse(body: DescriptionBuilder.error(code: 498, message: "Invalid Token"))
+        case .accepted: break
+        }
+        let scheme = state.configuration.tls == nil ? "ws" : "wss"
+        let port = state.port.withLock { $0 }
+        let host = request.headers["host"] ?? "127.0.0.1:\(port)"
+        let socketBase = "\(scheme)://\(host)/arcgis/ws/services/\(service.name)/StreamServer"
+        return HTTPServerResponse(body: DescriptionBuilder.json(for: service, socketBase: socketBase, token: state.tokens.socketToken))
+    }
+
+    // MARK: WebSocket
+
+    private static func upgrade(_ request: WebSocketUpgradeRequest, state: SharedState) -> WebSocketUpgradeDecision {
+        let parts = request.path.split(separator: "/").map(String.init)
+        guard parts.count == 6, parts[0] == "arcgis", parts[1] == "ws", parts[2] == "services", parts[4] == "StreamServer",
+              parts[5] == "subscribe", let service = state.services[parts[3]] else {
+            return .reject(status: 404, body: "no such stream service")
+        }
+        let configuration = state.configuration
+        let number = state.upgrades.wrappingAdd(1, ordering: .relaxed).newValue
+        if number <= configuration.faults.rejectFirst {
+            configuration.log("fault: refusing upgrade \(number) of \(configuration.faults.rejectFirst) with 503")
+            return .reject(status: 503, body: "service unavailable (simulated)")
+        }
+        let token = request.queryValue("token")
+        switch state.tokens.checkSocket(token) {
+        case .missing:
+            return .reject(status: 401, body: "token required")
+        case .invalid:
+            return .accept { socket in await socket.close(code: 4401, reason: "invalid token") }
+        case .accepted:
+            break
+        }
+        let filter: SubscriberFilter
+        do {
+            filter = try SubscriberFilter(try SubscriberFilter.parse(query: request.query), schema: service.schema,
+                                          serviceReference: service.spatialReference)
+        } catch {
+            let reason = String(error.description.utf8.prefix(120)) ?? "invalid filter"
+            return .accept { socket in await socket.close(code: 4400, reason: reason) }
+        }
+        return .accept { socket in
+            let id = state.nextSubscriber.wrappingAdd(1, ordering: .relaxed).oldValue
+            let session = SubscriberSession(id: id, service: service, token: token, socket: socket, filter: filter,
+                                            configuration: configuration, serverStart: state.serverStart)
+            state.subscribers.withLock { $0[id] = session }
+            await session.run()
+            state.subscribers.withLock { $0[id] = nil }
+        }
+    }
+
+    private static func rotateTokens(every seconds: Double, state: SharedState) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) } catch { return }
+            let fresh = state.tokens.rotate()
+            state.configuration.log("fault: socket token expired; the description now hands out \(fresh)")
+            let stale = state.subscribers.withLock { $0.values.filter { $0.token != fresh } }
+            for session in stale { await session.expireToken() }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import EntityStreamCore
+import Synchronization
+import Transport
+
+/// One WebSocket subscriber of a simulated service: its own filter, its
+/// own position in the feed, its own pace (a slow subscriber only slows
+/// itself: its queue waits, the others go on), and the faults to inject.
+final class SubscriberSession: Sendable {
+    let id: Int
+    let service: SimulatedService
+    let token: String?
+    private let socket: ServerWebSocket
+    private let configuration: SimulatorConfiguration
+    private let serverStart: Int64
+    private let filter: Mutex<(version: Int, value: SubscriberFilter)>
+
+    init(id: Int, service: SimulatedService, token: String?, socket: ServerWebSocket, filter: SubscriberFilter,
+         configuration: SimulatorConfiguration, serverStart: Int64) {
+        self.id = id
+        self.service = service
+        self.token = token
+        self.socket = socket
+        self.configuration = configuration
+        self.serverStart = serverStart
+        self.filter = Mutex((1, filter))
+    }
+
+    /// Closes with 4401 because the token this subscriber used has expired.
+    func expireToken() async {
+        configuration.log("fault: token expired; closing subscriber \(id) of \(service.name) with 4401")
+        await socket.close(code: 4401, reason: "token expired")
+    }
+
+    /// Plays the feed until the subscriber leaves, the feed ends, or a fault ends it.
+    func run() async {
+        let faults = configuration.faults
+        if let closeCode = faults.closeCode, faults.dropAfter == nil {
+            configuration.log("fault: closing subscriber \(id) of \(service.name) with \(closeCode.code) \(closeCode.reason)")
+            await socket.close(code: closeCode.code, reason: closeCode.reason)
+            return
+        }
+        let reader = Task { await readFilterMessages() }
+        defer { reader.cancel() }
+        var cursor = FeedCursor(feed: service.feed, pacing: configuration.pacing, serverStart: serverStart, now: SystemClock().now())
+        var current = filter.withLock { $0 }
+        var decoder = EsriFeatureDecoder(schema: service.schema)
+        var decoded: [StreamMessage] = []
+        var writer = JSONWriter(capacity: 1024)
+        var sent = 0
+        var stalled = false
+        let clock = SystemClock()
+        while let (due, item) = cursor.next() {
+            if let due {
+                let wait = due - clock.now()
+                if wait > 0 {
+                    do { try await Task.sleep(for: .milliseconds(wait)) } catch { return }
+                }
+            }
+            if Task.isCancelled { return }
+            let latest = filter.withLock { $0.version }
+            if latest != current.version { current = filter.withLock { $0 } }
+            var outgoing: [[UInt8]] = []
+            switch item {
+            case .observation(let observation):
+                if let shaped = current.value.apply(observation) {
+                    writer.removeAll()
+                    writer.appendFeature(shaped, fields: current.value.schema.fields)
+                    outgoing.append(writer.bytes)
+                }
+            case .raw(let message):
+                if current.value.passesEverything {
+                    outgoing.append(message)
+                } else {
+                    decoded.removeAll(keepingCapacity: true)
+                    if (try? decoder.decode(message, receivedAt: 0, into: &decoded)) == nil {
+                        outgoing.append(message)
+                    }
+                    for case .observation(let observation) in decoded {
+                        if let shaped = current.value.apply(observation) {
+                            writer.removeAll()
+                            writer.appendFeature(shaped, fields: current.value.schema.fields)
+                            outgoing.append(writer.bytes)
+                        }
+                    }
+                }
+            }
+            for var message in outgoing {
+                if let every = faults.malformedEvery, (sent + 1) % every == 0 {
+                    message = Array(message.prefix(max(1, message.count / 2)))
+                    configuration.log("fault: sending a malformed message (#\(sent + 1)) to subscriber \(id) of \(service.name)")
+                }
+                do { try await socket.send(bytes: message) } catch { return }
+                sent += 1
+                if let stall = faults.stallMilliseconds, !stalled, sent >= faults.stallAfter {
+                    stalled = true
+                    configuration.log("fault: stalling subscriber \(id) of \(service.name) for \(stall) ms after \(sent) messages")
+                    do { try await Task.sleep(for: .milliseconds(stall)) } catch { return }
+                }
+                if let dropAfter = faults.dropAfter, sent >= dropAfter {
+                    await socket.flush()
+                    if let closeCode = faults.closeCode {
+                        configuration.log("fault: closing subscriber \(id) of \(service.name) with \(closeCode.code) after \(sent) messages")
+                        await socket.close(code: closeCode.code, reason: closeCode.reason)
+                    } else {
+                        configuration.log("fault: dropping subscriber \(id) of \(service.name) after \(sent) messages")
+                        socket.abort()
+                    }
+                    return
+                }
+            }
+        }
+        // The feed ended (no --loop): keep the socket open, as a quiet live service would.
+        _ = await socket.closed()
+    }
+
+    /// Answers `{"filter":…}` messages: applies valid filters and echoes the
+    /// filter in effect; answers invalid ones with an `error`, keeping the old filter.
+    private func readFilterMessages() async {
+        do {
+            for try await batch in socket.inbound {
+                for index in batch.indices {
+                    let reply = handleControlMessage(Array(batch[index]))
+                    try await socket.send(bytes: reply)
+                }
+            }
+        } catch {}
+    }
+
+    func handleControlMessage(_ bytes: [UInt8]) -> [UInt8] {
+        let requested: JSONValue
+        do { requested = try JSONParser.parse(bytes) } catch {
+            return SubscriberFilter.reply(filter.withLock { $0.value.filter }, error: "not JSON: \(error)")
+        }
+        guard let filterValue = requested["filter"] else {
+            return SubscriberFilter.reply(filter.withLock { $0.value.filter }, error: "expected a {\"filter\":…} message")
+        }
+        let current = filter.withLock { $0.value }
+        do {
+            var parsed = try StreamFilter.parse(json: filterValue)
+            parsed.outSpatialReference = current.filter.outSpatialReference
+            let applied = try SubscriberFilter(parsed, schema: service.schema, serviceReference: service.spatialReference)
+            filter.withLock { $0 = ($0.version + 1, applied) }
+            return SubscriberFilter.reply(parsed)
+        } catch let error as FilterError {
+            return Self.rejection(filterValue, error.description)
+        } catch let error as SimulatorError {
+            return Self.rejection(filterValue, error.description)
+        } catch {
+            return Self.rejection(filterValue, "\(error)")
+        }
+    }
+
+    private static func rejection(_ requested: JSONValue, _ message: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.append(.object(JSONObject([("filter", requested), ("error", .array([.string(message)]))])))
+        return writer.bytes
+    }
+}

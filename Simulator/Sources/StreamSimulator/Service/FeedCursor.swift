@@ -1,0 +1,97 @@
+import EntityStreamCore
+
+/// One subscriber's position in a service's feed: yields what to send next
+/// and when it is due (epoch ms; nil = at once, in burst mode).
+struct FeedCursor {
+    enum Item {
+        case observation(Observation)
+        case raw([UInt8])
+    }
+
+    private let feed: SimulatedService.Feed
+    private let pacing: SimulatorPacing
+    private let start: Int64
+    private var fleet: SnowplowFleet?
+    private var index = 0
+    private var pass = 0
+    /// Items yielded so far, across loops.
+    private var sequence: Int64 = 0
+
+    /// `serverStart` anchors the fleet's timeline (all subscribers see the same
+    /// vehicles at the same time); `now` is when this subscriber joined.
+    init(feed: SimulatedService.Feed, pacing: SimulatorPacing, serverStart: Int64, now: Int64) {
+        self.feed = feed
+        self.pacing = pacing
+        self.start = now
+        if case .fleet(let configuration) = feed {
+            var fleet = SnowplowFleet(configuration: configuration, startTime: serverStart)
+            if !pacing.burst {
+                while fleet.nextTime < now { _ = fleet.next() }
+            }
+            self.fleet = fleet
+        }
+    }
+
+    mutating func next() -> (due: Int64?, item: Item)? {
+        switch feed {
+        case .fleet:
+            guard var fleet else { return nil }
+            let observation = fleet.next()
+            self.fleet = fleet
+            return (pacing.burst ? nil : observation.receivedAt, .observation(observation))
+        case .messages(let entries, let timed):
+            guard let position = advance(count: entries.count) else { return nil }
+            let entry = entries[position]
+            return (due(offset: timed ? entry.offsetMilliseconds : nil, position: position,
+                        span: timed ? (entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
+        case .observations(let observations):
+            guard let position = advance(count: observations.count) else { return nil }
+            let observation = observations[position]
+            let first = observations.first?.receivedAt ?? 0
+            let span = (observations.last?.receivedAt ?? first) - first + 1000
+            return (due(offset: observation.receivedAt - first, position: position, span: span), .observation(observation))
+        }
+    }
+
+    /// The index to play now, moving on (and looping when allowed).
+    private mutating func advance(count: Int) -> Int? {
+        if index == count {
+            guard pacing.loop, count > 0 else { return nil }
+            index = 0
+            pass += 1
+        }
+        defer {
+            index += 1
+            sequence += 1
+        }
+        return index
+    }
+
+    private func due(offset: Int64?, position: Int, span: Int64?) -> Int64? {
+        if pacing.burst { return nil }
+        if let offset, let span {
+            let elapsed = Double(offset + Int64(pass) * span) / pacing.speed
+            return start + Int64(elapsed.rounded())
+        }
+        return start + sequence * pacing.intervalMilliseconds
+    }
+}
+
+/// How the simulator paces what it sends.
+public struct SimulatorPacing: Sendable, Hashable {
+    /// Speed-up of recorded timing (recordings with times, CSV timestamps).
+    public var speed: Double = 1
+    /// Pause between messages of untimed files (feature lines, arrays), like Esri's samples.
+    public var intervalMilliseconds: Int64 = 10
+    /// Start again at the end.
+    public var loop = false
+    /// Send as fast as each socket takes, ignoring time (for benchmarks).
+    public var burst = false
+
+    public init(speed: Double = 1, intervalMilliseconds: Int64 = 10, loop: Bool = false, burst: Bool = false) {
+        self.speed = speed
+        self.intervalMilliseconds = intervalMilliseconds
+        self.loop = loop
+        self.burst = burst
+    }
+}

@@ -1,0 +1,85 @@
+import EntityStreamCore
+
+/// One subscriber's filter as the server applies it: where clause,
+/// envelope and `outFields` (a ``LocalFilter``) plus the output spatial
+/// reference (WGS84 or Web Mercator).
+struct SubscriberFilter: Sendable {
+    static let supportedOutputReferences: Set<Int> = Set([4326]).union(WebMercator.wkids)
+
+    let filter: StreamFilter
+    let local: LocalFilter
+    let serviceReference: Int
+
+    /// Throws a message for a where clause, outFields or outSR the service cannot apply.
+    init(_ filter: StreamFilter, schema: Schema, serviceReference: Int) throws(SimulatorError) {
+        if let outSR = filter.outSpatialReference, !Self.supportedOutputReferences.contains(outSR) {
+            throw SimulatorError("outSR \(outSR) is not supported (use 4326 or 3857)")
+        }
+        do { local = try LocalFilter(filter, schema: schema) } catch { throw SimulatorError(error.description) }
+        self.filter = filter
+        self.serviceReference = serviceReference
+    }
+
+    /// True when everything passes unchanged (raw messages can be forwarded as they are).
+    var passesEverything: Bool {
+        local.isPassThrough && (filter.outSpatialReference == nil || filter.outSpatialReference == serviceReference)
+    }
+
+    /// The schema of what is sent.
+    var schema: Schema { local.schema }
+
+    /// The observation as this subscriber receives it, or nil when filtered out.
+    func apply(_ observation: Observation) -> Observation? {
+        guard local.accepts(observation) else { return nil }
+        var result = local.project(observation)
+        if let outSR = filter.outSpatialReference, var point = result.geometry {
+            let source = point.wkid ?? serviceReference
+            if point.wkid == nil { point.wkid = source }
+            if WebMercator.wkids.contains(outSR) && source == 4326 {
+                point = WebMercator.project(point)
+                point.wkid = outSR
+            } else if outSR == 4326 && WebMercator.wkids.contains(source) {
+                point = WebMercator.unproject(point)
+            }
+            result.geometry = point
+        }
+        return result
+    }
+
+    /// `{"filter":{…}}` with the filter now in effect (geometry as a JSON string,
+    /// as ArcGIS answers), optionally with an `error` array.
+    static func reply(_ filter: StreamFilter, error: String? = nil) -> [UInt8] {
+        var object = JSONObject()
+        object.append(key: "where", value: .string(filter.effectiveWhereClause ?? "1=1"))
+        object.append(key: "geometry", value: filter.geometry.map { .string(StreamFilter.envelopeJSON($0)) } ?? .null)
+        object.append(key: "outFields", value: .string(filter.outFields?.joined(separator: ",") ?? "*"))
+        var message = JSONObject([("filter", .object(object))])
+        if let error { message.append(key: "error", value: .array([.string(error)])) }
+        var writer = JSONWriter(capacity: 256)
+        writer.append(.object(message))
+        return writer.bytes
+    }
+
+    /// The filter given as subscribe query parameters (`where`, `geometry`, `outFields`, `outSR`).
+    static func parse(query: [(name: String, value: String)]) throws(SimulatorError) -> StreamFilter {
+        var filter = StreamFilter()
+        for (name, value) in query {
+            switch name {
+            case "where":
+                filter.whereClause = value
+            case "geometry":
+                guard !value.isEmpty else { continue }
+                do { filter.geometry = try StreamFilter.parseEnvelope(value) } catch { throw SimulatorError(error.description) }
+            case "outFields":
+                let fields = value.split(separator: ",").map(String.init).filter { !$0.isEmpty }
+                filter.outFields = fields.isEmpty || fields == ["*"] ? nil : fields
+            case "outSR":
+                guard let wkid = Int(value), wkid > 0 else { throw SimulatorError("outSR '\(value)' is not a WKID") }
+                filter.outSpatialReference = wkid
+            default:
+                continue
+            }
+        }
+        return filter
+    }
+}

@@ -1,0 +1,42 @@
+import Synchronization
+
+/// The simulator's tokens: the one the REST description requires
+/// (`--token`), and the short-lived socket token it hands out in
+/// `streamUrls`, which ``rotate()`` replaces (`--expire-token-after`).
+/// Thread-safe.
+final class TokenAuthority: Sendable {
+    enum Check: Equatable { case accepted, missing, invalid }
+
+    let restToken: String?
+    private let socket: Mutex<(token: String?, generation: Int)>
+
+    init(token: String?, rotating: Bool) {
+        restToken = token
+        socket = Mutex((token ?? (rotating ? "sim-token-1" : nil), 1))
+    }
+
+    /// The socket token the description hands out now.
+    var socketToken: String? { socket.withLock { $0.token } }
+
+    func checkREST(_ given: String?) -> Check {
+        guard let restToken else { return .accepted }
+        guard let given, !given.isEmpty else { return .missing }
+        return given == restToken ? .accepted : .invalid
+    }
+
+    func checkSocket(_ given: String?) -> Check {
+        guard let expected = socketToken else { return .accepted }
+        guard let given, !given.isEmpty else { return .missing }
+        return given == expected ? .accepted : .invalid
+    }
+
+    /// Issues a new socket token and returns it; the old one stops working.
+    func rotate() -> String {
+        socket.withLock { state in
+            state.generation += 1
+            let base = restToken ?? "sim-token"
+            state.token = "\(base)-\(state.generation)"
+            return state.token!
+        }
+    }
+}

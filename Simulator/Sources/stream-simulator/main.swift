@@ -1,0 +1,191 @@
+import EntityStreamCore
+import Foundation
+import StreamSimulator
+import Transport
+
+/// `stream-simulator`: an ArcGIS stream-service emulator on loopback.
+/// See `stream-simulator --help` and README.md.
+
+let help = """
+Usage: stream-simulator [options]
+
+Serves ArcGIS stream services on one port, speaking the real protocol:
+  GET  /arcgis/rest/services/<Name>/StreamServer?f=json     the service description
+  WS   /arcgis/ws/services/<Name>/StreamServer/subscribe    one Esri feature JSON per frame
+
+What to serve (at least one):
+  --fleet N                     a generated snowplow fleet of N vehicles, named SandyVehicles
+  --recording FILE              a recording (entitystream record), Esri feature JSON lines,
+                                a JSON array of features, or a CSV (with --csv)
+  --service NAME=FILE|fleet:N   add a named service (repeatable), e.g. Vessels=ais.json
+  --csv id=COL,time=COL,x=COL,y=COL
+                                column mapping for CSV recordings
+  --track-field F               track-id field for files that name none (e.g. MMSI)
+Pacing:
+  --speed X                     recorded timing X times faster (recordings, CSV) (default 1)
+  --interval MS                 pause between messages of untimed files (default 10)
+  --loop                        start again at the end
+  --burst                       send as fast as each socket takes (benchmarks)
+  --seed S                      fleet random seed (default 1)
+  --rate R                      fleet observations per second per vehicle (default 1)
+Network and security:
+  --port P                      port (default 6180; 0 picks a free one, printed on stderr)
+  --host ADDRESS                interface (default 127.0.0.1; 0.0.0.0 for all)
+  --token T                     require token T on the description and the socket
+  --tls-cert FILE --tls-key FILE
+                                serve https/wss
+Faults (each announced on stderr when it fires):
+  --drop-after N                drop each connection abruptly after N messages
+  --close-code C[:reason]       close each connection with code C: at once, or after --drop-after N
+  --malformed-every N           corrupt every Nth message
+  --stall MS                    stop sending for MS ms after --stall-after messages (default 100)
+  --reject-first N              refuse the first N WebSocket upgrades with HTTP 503
+  --expire-token-after S        every S seconds issue a new socket token and close
+                                connections using the old one with 4401
+  -h, --help                    show this help
+
+Example:
+  stream-simulator --fleet 25 --port 0
+"""
+
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func log(_ text: String) {
+    FileHandle.standardError.write(Data("stream-simulator: \(text)\n".utf8))
+}
+
+func parse(_ words: [String]) throws -> SimulatorConfiguration? {
+    var configuration = SimulatorConfiguration()
+    configuration.port = 6180
+    configuration.log = { log($0) }
+    var fleet = FleetConfiguration()
+    var fleetCount: Int?
+    var recordings: [String] = []
+    var namedServices: [String] = []
+    var csvMapping: CSVColumnMapping?
+    var tlsCertificate: String?
+    var tlsKey: String?
+    var index = 0
+    func value(_ flag: String) throws -> String {
+        index += 1
+        guard index < words.count else { throw UsageError("\(flag) needs a value") }
+        return words[index]
+    }
+    func integer(_ flag: String, minimum: Int) throws -> Int {
+        let text = try value(flag)
+        guard let number = Int(text), number >= minimum else { throw UsageError("\(flag) expects a whole number ≥ \(minimum), not '\(text)'") }
+        return number
+    }
+    func number(_ flag: String, above minimum: Double) throws -> Double {
+        let text = try value(flag)
+        guard let number = Double(text), number.isFinite, number > minimum else { throw UsageError("\(flag) expects a number > \(Int(minimum)), not '\(text)'") }
+        return number
+    }
+    while index < words.count {
+        let word = words[index]
+        switch word {
+        case "-h", "--help": return nil
+        case "--fleet": fleetCount = try integer(word, minimum: 1)
+        case "--recording": recordings.append(try value(word))
+        case "--service": namedServices.append(try value(word))
+        case "--csv":
+            do { csvMapping = try CSVColumnMapping(parsing: try value(word)) } catch let error as CSVTrackError { throw UsageError("--csv: \(error)") }
+        case "--track-field": configuration.trackIDField = try value(word)
+        case "--speed": configuration.pacing.speed = try number(word, above: 0)
+        case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0))
+        case "--loop": configuration.pacing.loop = true
+        case "--burst": configuration.pacing.burst = true
+        case "--seed":
+            let text = try value(word)
+            guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
+            fleet.seed = seed
+        case "--rate": fleet.ratePerVehicle = try number(word, above: 0)
+        case "--port": configuration.port = try integer(word, minimum: 0)
+            if configuration.port > 65535 { throw UsageError("--port expects 0–65535") }
+        case "--host":
+            let host = try value(word)
+            configuration.host = host == "0.0.0.0" ? nil : host
+        case "--token": configuration.token = try value(word)
+        case "--tls-cert": tlsCertificate = try value(word)
+        case "--tls-key": tlsKey = try value(word)
+        case "--drop-after": configuration.faults.dropAfter = try integer(word, minimum: 1)
+        case "--close-code":
+            do { configuration.faults.closeCode = try FaultPlan.parseCloseCode(try value(word)) } catch let error as SimulatorError { throw UsageError(error.description) }
+        case "--malformed-every": configuration.faults.malformedEvery = try integer(word, minimum: 1)
+        case "--stall": configuration.faults.stallMilliseconds = Int64(try integer(word, minimum: 1))
+        case "--stall-after": configuration.faults.stallAfter = try integer(word, minimum: 0)
+        case "--reject-first": configuration.faults.rejectFirst = try integer(word, minimum: 0)
+        case "--expire-token-after": configuration.faults.expireTokenAfterSeconds = try number(word, above: 0)
+        default:
+            throw UsageError("unknown option '\(word)' (see stream-simulator --help)")
+        }
+        index += 1
+    }
+    switch (tlsCertificate, tlsKey) {
+    case (let certificate?, let key?): configuration.tls = TLSFiles(certificatePath: certificate, privateKeyPath: key)
+    case (nil, nil): break
+    default: throw UsageError("--tls-cert and --tls-key go together")
+    }
+    if let fleetCount {
+        var configured = fleet
+        configured.vehicles = fleetCount
+        configuration.services.append(ServiceSpecification(name: SnowplowFleet.serviceName, source: .fleet(configured)))
+    }
+    for path in recordings {
+        let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let name = String(base.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
+        configuration.services.append(ServiceSpecification(name: name.isEmpty ? "Recording" : name,
+                                                           source: ServiceSpecification.source(forFile: path, csvMapping: csvMapping)))
+    }
+    for text in namedServices {
+        do { configuration.services.append(try ServiceSpecification.parse(text, csvMapping: csvMapping, fleet: fleet)) } catch { throw UsageError(error.description) }
+    }
+    guard !configuration.services.isEmpty else { throw UsageError("nothing to serve: give --fleet N, --recording FILE or --service NAME=…") }
+    return configuration
+}
+
+let configuration: SimulatorConfiguration
+do {
+    guard let parsed = try parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(help)
+        exit(0)
+    }
+    configuration = parsed
+} catch {
+    log("\(error)")
+    exit(2)
+}
+
+signal(SIGPIPE, SIG_IGN)
+let server: SimulatorServer
+do {
+    server = try await SimulatorServer.start(configuration)
+} catch {
+    log("\(error)")
+    exit(1)
+}
+log("listening on \(configuration.host ?? "0.0.0.0") port \(server.port)")
+for name in server.serviceNames {
+    log("service \(name): \(server.serviceURL(name))")
+}
+
+let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
+var signalSources: [any DispatchSourceSignal] = []
+for number in [SIGINT, SIGTERM] {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler { stop.yield(0) }
+    source.resume()
+    signalSources.append(source)
+}
+func firstStop() async -> Int32 {
+    for await code in stops { return code }
+    return 0
+}
+let code = await firstStop()
+log("shutting down")
+await server.shutdown()
+exit(code)

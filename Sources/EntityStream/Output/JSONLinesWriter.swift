@@ -1,0 +1,106 @@
+import EntityStreamCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a subscriber's events as JSON lines to a file descriptor
+/// (standard output by default).
+///
+/// Each batch is formatted into one reusable buffer and written at the end
+/// of the batch (and whenever the buffer passes 256 KiB), so a downstream
+/// reader sees events promptly. ``run()`` returns when the subscription
+/// ends, when the observation limit is reached, or — quietly — when the
+/// reader has gone away (EPIPE, e.g. `| head`).
+public final class JSONLinesWriter: Sendable {
+    public enum Ending: Sendable, Hashable {
+        /// The subscription ended.
+        case finished
+        /// `limit` observation events were written.
+        case limitReached
+        /// The output was closed by the reader.
+        case outputClosed
+    }
+
+    private let subscriber: Subscriber
+    private let schema: SchemaBox
+    private let format: OutputFormat
+    private let fileDescriptor: Int32
+    private let observationLimit: Int?
+    private let counters: Counters
+
+    /// Events written so far, for progress reports.
+    public final class Counters: Sendable {
+        private let observations = Atomic<Int>(0)
+        private let events = Atomic<Int>(0)
+        public init() {}
+        public var observationsWritten: Int { observations.load(ordering: .relaxed) }
+        public var eventsWritten: Int { events.load(ordering: .relaxed) }
+        func add(observations count: Int, events eventCount: Int) {
+            observations.add(count, ordering: .relaxed)
+            events.add(eventCount, ordering: .relaxed)
+        }
+    }
+
+    public init(subscriber: Subscriber, schema: SchemaBox, format: OutputFormat, fileDescriptor: Int32 = 1,
+                observationLimit: Int? = nil, counters: Counters = Counters()) {
+        self.subscriber = subscriber
+        self.schema = schema
+        self.format = format
+        self.fileDescriptor = fileDescriptor
+        self.observationLimit = observationLimit
+        self.counters = counters
+    }
+
+    public var writtenCounters: Counters { counters }
+
+    public func run() async -> Ending {
+        var formatter = JSONLinesFormatter(format: format, schema: schema.schema)
+        var writer = JSONWriter(capacity: 512 * 1024)
+        var observations = 0
+        while let batch = await subscriber.next() {
+            formatter.updateSchema(schema.schema)
+            writer.removeAll()
+            var eventsInBatch = 0
+            var observationsInBatch = 0
+            var reachedLimit = false
+            for event in batch {
+                formatter.append(event, to: &writer)
+                eventsInBatch += 1
+                if event.kind == .observation {
+                    observations += 1
+                    observationsInBatch += 1
+                    if let observationLimit, observations >= observationLimit {
+                        reachedLimit = true
+                        break
+                    }
+                }
+                if writer.bytes.count >= 256 * 1024 {
+                    guard write(writer.bytes) else { return .outputClosed }
+                    writer.removeAll()
+                }
+            }
+            guard write(writer.bytes) else { return .outputClosed }
+            counters.add(observations: observationsInBatch, events: eventsInBatch)
+            if reachedLimit { return .limitReached }
+        }
+        return .finished
+    }
+
+    /// Writes all of `bytes`; false when the reader has gone (EPIPE) or the
+    /// descriptor fails.
+    private func write(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import EntityStreamCore
+import Synchronization
+
+/// The current schema, shared between the task that learns it (the
+/// connection or the replay) and the tasks that format output. Thread-safe.
+public final class SchemaBox: Sendable {
+    private let state: Mutex<Schema>
+
+    public init(_ schema: Schema = Schema(fields: [])) {
+        state = Mutex(schema)
+    }
+
+    public var schema: Schema {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,86 @@
+import EntityStream
+import EntityStreamCore
+import Foundation
+
+/// The options shared by `connect`, `replay` and the demo: the filter, the
+/// store's purge limits, and what is written where.
+struct StreamOptions {
+    var filter = StreamFilter()
+    var trackIDField: String?
+    var purge = PurgeOptions()
+    var events: Set<EventKind> = Set(EventKind.allCases)
+    var format = OutputFormat.esri
+    var limit: Int?
+    var durationSeconds: Double?
+    var dropWhenSlow = false
+
+    /// Consumes `flag` (and its value) if it is one of these options; false if not.
+    mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
+        switch flag {
+        case "--where":
+            let text = try arguments.value(for: flag)
+            do { try WhereClause.checkSyntax(text) } catch { throw UsageError("--where: \(error)") }
+            filter.whereClause = text
+        case "--geometry":
+            let text = try arguments.value(for: flag)
+            do { filter.geometry = try StreamFilter.parseEnvelope(text) } catch { throw UsageError("--\(error)") }
+        case "--out-fields":
+            let fields = try arguments.value(for: flag).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !fields.isEmpty else { throw UsageError("--out-fields expects a comma-separated list of field names") }
+            filter.outFields = fields == ["*"] ? nil : fields
+        case "--out-sr":
+            filter.outSpatialReference = try arguments.integer(for: flag, minimum: 1)
+        case "--track-field":
+            let name = try arguments.value(for: flag)
+            guard !name.isEmpty else { throw UsageError("--track-field expects a field name") }
+            trackIDField = name
+        case "--max-duration":
+            purge.maximumDuration = try arguments.number(for: flag, minimum: 0)
+        case "--max-observations":
+            purge.maximumObservations = try arguments.integer(for: flag, minimum: 0)
+        case "--max-observations-per-track":
+            purge.maximumObservationsPerTrack = try arguments.integer(for: flag, minimum: 0)
+        case "--events":
+            let text = try arguments.value(for: flag)
+            do { events = try EventKind.parseList(text) } catch { throw UsageError("--events: \(error)") }
+        case "--format":
+            let text = try arguments.value(for: flag)
+            guard let parsed = OutputFormat(rawValue: text) else { throw UsageError("--format expects esri or geojson, not '\(text)'") }
+            format = parsed
+        case "--limit":
+            limit = try arguments.integer(for: flag, minimum: 1)
+        case "--duration":
+            durationSeconds = try arguments.number(for: flag, minimum: 0, inclusive: false)
+        case "--drop-when-slow":
+            dropWhenSlow = true
+        default:
+            return false
+        }
+        return true
+    }
+
+    static let help = """
+      Filter (sent to the service; applied locally when replaying):
+        --where SQL                 where clause, e.g. "speed > 0"
+        --geometry xmin,ymin,xmax,ymax[,wkid]
+                                    keep features inside this envelope
+        --out-fields a,b            attributes to receive (the track field is always kept)
+        --out-sr WKID               output spatial reference (e.g. 4326, 3857)
+        --track-field F             the field that identifies an entity (when the service names none)
+      Entity store (purge options, as the ArcGIS Maps SDK):
+        --max-duration S            forget observations S seconds after receipt (0 = off; default off)
+        --max-observations N        keep at most N observations in total (0 = off; default 100000)
+        --max-observations-per-track N
+                                    keep at most N observations per track (0 = off; default off)
+      Output (JSON lines on stdout):
+        --events LIST               comma-separated event kinds to print, or all (default all):
+                                    status, observation, entity-received, observation-purged,
+                                    entity-purged, filter, error, response, dropped
+        --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
+        --limit N                   stop after N observation events
+        --duration S                stop after S seconds
+        --drop-when-slow            if stdout is slower than the stream, drop the oldest
+                                    queued events and report them in "dropped" events
+                                    (default: wait, losing nothing)
+    """
+}

@@ -1,0 +1,110 @@
+import EntityStream
+import EntityStreamCore
+import Transport
+
+/// `entitystream connect URL …`: stream a live ArcGIS stream service.
+struct ConnectCommand {
+    var serviceURL = ""
+    var stream = StreamOptions()
+    var connection = ConnectionOptions()
+
+    static let help = """
+    Usage: entitystream connect URL [options]
+
+    Connects to an ArcGIS stream service (…/StreamServer), keeps its entities
+    and their track history, and prints every event as one JSON line on stdout.
+    Reads control commands from stdin (see README). Ctrl-C disconnects and exits.
+
+    Example:
+      entitystream connect https://realtimegis2016.esri.com:6443/arcgis/rest/services/SandyVehicles/StreamServer \\
+          --where "speed > 0" --max-duration 300
+
+    Options:
+    \(ConnectionOptions.help)
+    \(StreamOptions.help)
+      -h, --help                  show this help
+    """
+
+    init(arguments: inout ArgumentList) throws {
+        while let word = arguments.next() {
+            if word == "-h" || word == "--help" { throw HelpRequested(text: Self.help) }
+            if try stream.parse(word, from: &arguments) { continue }
+            if try connection.parse(word, from: &arguments) { continue }
+            if word.hasPrefix("-") { throw UsageError("connect: unknown option '\(word)' (see entitystream connect --help)") }
+            guard serviceURL.isEmpty else { throw UsageError("connect: unexpected argument '\(word)'; give one service URL") }
+            serviceURL = word
+        }
+        guard !serviceURL.isEmpty else { throw UsageError("connect: missing the service URL (…/StreamServer)") }
+        do {
+            let url = try TransportURL(serviceURL)
+            guard !url.isWebSocket else {
+                throw UsageError("connect: give the service's REST URL (https://…/StreamServer), not a WebSocket URL")
+            }
+        } catch let error as TransportError {
+            throw UsageError("connect: \(error)")
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw UsageError("connect: \(error)")
+        }
+    }
+
+    func run() async throws -> Int32 {
+        var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
+        let session = StreamSession(options: stream)
+        options.clock = session.clock
+        let url = serviceURL
+        return try await session.run { pipeline in
+            LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
+        }
+    }
+}
+
+/// Options about the connection itself (shared by `connect` and `record`).
+struct ConnectionOptions {
+    var token: String?
+    var allowSelfSigned = false
+    var reconnect = ReconnectPolicy()
+
+    static let help = """
+      Connection:
+        --token T                   ArcGIS token for the service
+        --insecure                  accept a self-signed TLS certificate (local simulator only)
+        --reconnect-attempts N      reconnection attempts before failing (default 12; first 2 at once)
+        --reconnect-interval S      seconds between later attempts (default 10)
+    """
+
+    mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
+        switch flag {
+        case "--token":
+            token = try arguments.value(for: flag)
+        case "--insecure":
+            allowSelfSigned = true
+        case "--reconnect-attempts":
+            reconnect.maximumAttempts = try arguments.integer(for: flag, minimum: 0)
+        case "--reconnect-interval":
+            let seconds = try arguments.number(for: flag, minimum: 0)
+            reconnect.intervalMilliseconds = Int64(seconds * 1000)
+            reconnect.stableAfterMilliseconds = max(reconnect.intervalMilliseconds, 1000)
+        default:
+            return false
+        }
+        return true
+    }
+
+    func connectionOptions(filter: StreamFilter, trackIDField: String?) -> StreamConnectionOptions {
+        var options = StreamConnectionOptions()
+        options.token = token
+        options.filter = filter
+        options.trackIDField = trackIDField
+        options.reconnectPolicy = reconnect
+        options.webSocket.allowSelfSignedCertificates = allowSelfSigned
+        options.http.allowSelfSignedCertificates = allowSelfSigned
+        return options
+    }
+}
+
+/// `--help` anywhere: print the text on stdout and exit 0.
+struct HelpRequested: Error {
+    let text: String
+}

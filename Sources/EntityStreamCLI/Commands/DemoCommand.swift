@@ -1,0 +1,77 @@
+import EntityStream
+import EntityStreamCore
+import StreamSimulator
+
+/// `entitystream` with no arguments (or `entitystream demo`): the embedded
+/// demo. Starts the simulator in-process with the snowplow fleet on a free
+/// loopback port and connects to it over a real WebSocket with the settings
+/// of Esri's "Add dynamic entity layer" sample (`speed > 0`, 300 s maximum
+/// duration), printing JSON lines until interrupted or `--limit`.
+struct DemoCommand {
+    var stream = StreamOptions()
+    var vehicles = 25
+    var fleet = FleetConfiguration()
+
+    static let help = """
+    Usage: entitystream [demo] [options]
+
+    The embedded demo: a simulated fleet of snowplows near Sandy, Utah, served by
+    the built-in stream-service simulator on a free loopback port, streamed through
+    the same connection, store and output as a live service, with the settings of
+    Esri's sample: --where "speed > 0" --max-duration 300.
+
+    Options:
+      --vehicles N                fleet size (default 25)
+      --seed S                    fleet random seed (default 1)
+      --rate R                    observations per second per vehicle (default 1)
+    \(StreamOptions.help)
+      -h, --help                  show this help
+    """
+
+    init(arguments: inout ArgumentList) throws {
+        stream.filter.whereClause = "speed > 0"
+        stream.purge.maximumDuration = 300
+        while let word = arguments.next() {
+            switch word {
+            case "-h", "--help": throw HelpRequested(text: Self.help)
+            case "--vehicles": vehicles = try arguments.integer(for: word, minimum: 1)
+            case "--seed":
+                let text = try arguments.value(for: word)
+                guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
+                fleet.seed = seed
+            case "--rate": fleet.ratePerVehicle = try arguments.number(for: word, minimum: 0, inclusive: false)
+            default:
+                if try stream.parse(word, from: &arguments) { continue }
+                throw UsageError("demo: unknown option '\(word)' (see entitystream demo --help)")
+            }
+        }
+        fleet.vehicles = vehicles
+    }
+
+    func run() async throws -> Int32 {
+        var configuration = SimulatorConfiguration()
+        configuration.port = 0
+        configuration.services = [ServiceSpecification(name: SnowplowFleet.serviceName, source: .fleet(fleet))]
+        configuration.log = { Stderr.line("simulator: \($0)") }
+        let simulator: SimulatorServer
+        do { simulator = try await SimulatorServer.start(configuration) } catch {
+            Stderr.line("entitystream: demo: \(error)")
+            return 1
+        }
+        let url = simulator.serviceURL(SnowplowFleet.serviceName)
+        Stderr.line("""
+        entitystream demo: \(fleet.vehicles) simulated snowplows near Sandy, Utah, served on loopback at
+          \(url)
+        streaming JSON lines (where "\(stream.filter.whereClause ?? "1=1")", max duration \(Int(stream.purge.maximumDuration)) s); Ctrl-C to stop.
+        For a live service:  entitystream connect https://realtimegis2016.esri.com:6443/arcgis/rest/services/SandyVehicles/StreamServer --where "speed > 0"
+        """)
+        var options = StreamConnectionOptions()
+        options.filter = stream.filter
+        options.trackIDField = stream.trackIDField
+        let status = try await StreamSession(options: stream).run { pipeline in
+            LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
+        }
+        await simulator.shutdown()
+        return status
+    }
+}

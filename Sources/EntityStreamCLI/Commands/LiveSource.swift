@@ -1,0 +1,44 @@
+import EntityStream
+import EntityStreamCore
+
+/// A live stream service as a session's source.
+struct LiveSource: SessionSource, ControlTarget {
+    let connection: StreamServiceConnection
+
+    var controlTarget: any ControlTarget { self }
+
+    /// Connects and follows the status until the connection fails for good
+    /// (the reason) or is disconnected (nil).
+    func run() async -> String? {
+        let updates = await connection.statusUpdates()
+        _ = await connection.connect()
+        for await change in updates {
+            switch change.status {
+            case .failed: return change.error ?? "the connection failed"
+            case .disconnected: return nil
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    func stop() async {
+        await connection.disconnect()
+    }
+
+    func setFilter(_ filter: StreamFilter) async -> FilterOutcome {
+        await connection.setFilter(filter)
+    }
+
+    func statusFacts() async -> JSONObject {
+        var facts = JSONObject()
+        facts.append(key: "status", value: .string(await connection.status.rawValue))
+        facts.append(key: "service", value: .string(connection.serviceURL))
+        if let error = await connection.lastError { facts.append(key: "lastError", value: .string(error)) }
+        facts.append(key: "undecodableMessages", value: .int(Int64(await connection.undecodableMessageCount)))
+        var filter = JSONWriter(capacity: 256)
+        JSONLinesFormatter.appendFilter(await connection.filter, to: &filter)
+        if let value = try? JSONParser.parse(filter.bytes) { facts.append(key: "filter", value: value) }
+        return facts
+    }
+}

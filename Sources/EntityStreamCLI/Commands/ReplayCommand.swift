@@ -1,0 +1,103 @@
+import EntityStream
+import EntityStreamCore
+
+/// `entitystream replay FILE …`: run a recording through the same store and
+/// output, with no network.
+struct ReplayCommand {
+    var path = ""
+    var stream = StreamOptions()
+    var pacing = ReplayPacing.asFastAsPossible
+    var loop = false
+
+    static let help = """
+    Usage: entitystream replay FILE [options]
+
+    Plays a recording through the entity store and prints the same JSON lines
+    as `connect`, with no network; as fast as possible unless timed. FILE is a
+    recording made by `entitystream record`, Esri feature JSON lines (such as
+    Esri's AIS sample file; name the track field with --track-field), or a
+    JSON array of features. Filters are applied locally.
+
+    Example:
+      entitystream replay AIS_MarineCadastre_SelectedVessels_CustomDataSource.json --track-field MMSI --limit 20
+
+    Options:
+      Pacing:
+        --interval MS               pause MS milliseconds between messages (Esri's samples use 10)
+        --speed X                   a recording's own timing, X times faster (0.5 = half speed)
+        --loop                      start again at the end (stop with --limit, --duration or Ctrl-C)
+    \(StreamOptions.help)
+      -h, --help                  show this help
+    """
+
+    init(arguments: inout ArgumentList) throws {
+        var sawInterval = false
+        var sawSpeed = false
+        while let word = arguments.next() {
+            switch word {
+            case "-h", "--help": throw HelpRequested(text: Self.help)
+            case "--interval":
+                pacing = .interval(milliseconds: Int64(try arguments.integer(for: word, minimum: 0)))
+                sawInterval = true
+            case "--speed":
+                pacing = .recordedTiming(speed: try arguments.number(for: word, minimum: 0, inclusive: false))
+                sawSpeed = true
+            case "--loop":
+                loop = true
+            default:
+                if try stream.parse(word, from: &arguments) { continue }
+                if word.hasPrefix("-") { throw UsageError("replay: unknown option '\(word)' (see entitystream replay --help)") }
+                guard path.isEmpty else { throw UsageError("replay: unexpected argument '\(word)'; give one file") }
+                path = word
+            }
+        }
+        if sawInterval && sawSpeed { throw UsageError("replay: use either --interval or --speed, not both") }
+        guard !path.isEmpty else { throw UsageError("replay: missing the FILE to replay") }
+    }
+
+    func run() async throws -> Int32 {
+        let source: ReplaySource
+        do {
+            source = try ReplaySource.prepare(path: path, trackIDField: stream.trackIDField, filter: stream.filter,
+                                              pacing: pacing, loop: loop)
+        } catch {
+            Stderr.line("entitystream: replay: \(error)")
+            return 1
+        }
+        return try await StreamSession(options: stream).run { pipeline in
+            ReplayRun(source: source, pipeline: pipeline)
+        }
+    }
+}
+
+/// A replay as a session's source.
+struct ReplayRun: SessionSource, ControlTarget {
+    let source: ReplaySource
+    let pipeline: StreamPipeline
+    let filters = FilterBox()
+
+    var controlTarget: any ControlTarget { self }
+
+    func run() async -> String? {
+        await source.run(into: pipeline, filterUpdates: filters)
+        return nil
+    }
+
+    func stop() async {}
+
+    func setFilter(_ filter: StreamFilter) async -> FilterOutcome {
+        if let problem = source.problem(with: filter) {
+            let outcome = FilterOutcome(result: .rejected, requested: filter, error: problem)
+            await pipeline.publish(StreamEvent(time: pipeline.clock.now(), payload: .filter(outcome)))
+            return outcome
+        }
+        filters.set(filter)
+        let outcome = FilterOutcome(result: .applied, requested: filter)
+        await pipeline.publish(StreamEvent(time: pipeline.clock.now(), payload: .filter(outcome)))
+        return outcome
+    }
+
+    func statusFacts() async -> JSONObject {
+        JSONObject([("status", .string("replaying")), ("file", .string(source.path)), ("layout", .string(source.file.layout.rawValue))])
+    }
+}

@@ -1,0 +1,62 @@
+import EntityStream
+import Foundation
+import Transport
+
+/// `entitystream`: the command line. See `entitystream --help` and README.md.
+
+let generalHelp = """
+EntityStream: a headless client for ArcGIS stream services. It keeps the
+moving entities (vehicles, vessels, aircraft) with their track history and
+prints every event as one JSON line on stdout.
+
+Usage:
+  entitystream                      the embedded demo: a simulated snowplow fleet on loopback
+  entitystream demo [options]       the same, with options (see entitystream demo --help)
+  entitystream connect URL [opts]   stream a live service (…/StreamServer)
+  entitystream replay FILE [opts]   replay a recording, with no network
+  entitystream record URL -o FILE   record a live stream for exact replays
+
+Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
+"""
+
+func runCommandLine(_ words: [String]) async -> Int32 {
+    var arguments = ArgumentList(words)
+    do {
+        switch words.first {
+        case nil:
+            return try await DemoCommand(arguments: &arguments).run()
+        case "-h", "--help", "help":
+            print(generalHelp)
+            return 0
+        case "connect":
+            _ = arguments.next()
+            return try await ConnectCommand(arguments: &arguments).run()
+        case "replay":
+            _ = arguments.next()
+            return try await ReplayCommand(arguments: &arguments).run()
+        case "record":
+            _ = arguments.next()
+            return try await RecordCommand(arguments: &arguments).run()
+        case "demo":
+            _ = arguments.next()
+            return try await DemoCommand(arguments: &arguments).run()
+        case let word? where word.hasPrefix("-"):
+            return try await DemoCommand(arguments: &arguments).run()
+        case let word?:
+            throw UsageError("unknown command '\(word)' (expected connect, replay, record or demo)")
+        }
+    } catch let help as HelpRequested {
+        print(help.text)
+        return 0
+    } catch let usage as UsageError {
+        Stderr.line("entitystream: \(usage)")
+        return 2
+    } catch {
+        Stderr.line("entitystream: \(error)")
+        return 1
+    }
+}
+
+let status = await runCommandLine(ArgumentList.expandingEquals(Array(CommandLine.arguments.dropFirst())))
+await TransportEventLoop.shared.shutdown()
+exit(status)

@@ -1,0 +1,301 @@
+/// Turns bus events into JSON lines (see the README's schema): one object
+/// per line, `"event"` first, times as ISO-8601 UTC and epoch milliseconds.
+///
+/// Keeps the escaped field-name keys of the current schema, so writing an
+/// observation copies bytes instead of escaping names again. A value type;
+/// `append` never fails (values JSON cannot express, like NaN, become null).
+public struct JSONLinesFormatter: Sendable {
+    public let format: OutputFormat
+    public private(set) var schema: Schema
+    private var keys: [[UInt8]] = []
+    private var geoJSONKeys: [[UInt8]] = []
+
+    /// Keys the GeoJSON properties use themselves; attributes with these names get an `attribute_` prefix.
+    static let reservedPropertyNames: Set<String> = ["event", "track", "entity", "observation", "time", "epoch"]
+
+    public init(format: OutputFormat, schema: Schema) {
+        self.format = format
+        self.schema = schema
+        rebuildKeys()
+    }
+
+    /// Adopts a grown schema.
+    public mutating func updateSchema(_ schema: Schema) {
+        guard schema.fields.count != self.schema.fields.count || schema.trackIDIndex != self.schema.trackIDIndex else { return }
+        self.schema = schema
+        rebuildKeys()
+    }
+
+    private mutating func rebuildKeys() {
+        var writer = JSONWriter(capacity: 64)
+        keys = schema.fields.map { field in
+            writer.removeAll()
+            writer.appendKey(field.name)
+            return writer.bytes
+        }
+        geoJSONKeys = schema.fields.map { field in
+            writer.removeAll()
+            writer.appendKey(Self.reservedPropertyNames.contains(field.name) ? "attribute_\(field.name)" : field.name)
+            return writer.bytes
+        }
+    }
+
+    /// Appends `event` as one line (with its trailing newline).
+    public func append(_ event: StreamEvent, to writer: inout JSONWriter) {
+        switch format {
+        case .esri: appendEsri(event, to: &writer)
+        case .geojson: appendGeoJSON(event, to: &writer)
+        }
+        writer.appendRaw(UInt8(ascii: "\n"))
+    }
+
+    // MARK: Esri
+
+    private func appendEsri(_ event: StreamEvent, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"event\":\"")
+        writer.appendRaw(eventNameBytes(event.kind))
+        writer.appendRaw("\"")
+        switch event.payload {
+        case .store(let storeEvent):
+            appendStoreFields(storeEvent, to: &writer)
+            appendTimes(event.time, to: &writer)
+            if case .observation(_, _, let observation) = storeEvent {
+                appendEsriGeometryAndAttributes(observation, to: &writer)
+            } else if case .entityReceived(_, _, let observation) = storeEvent {
+                appendEsriGeometryAndAttributes(observation, to: &writer)
+            }
+        default:
+            appendOtherFields(event.payload, to: &writer)
+            appendTimes(event.time, to: &writer)
+        }
+        writer.appendRaw("}")
+    }
+
+    private func appendEsriGeometryAndAttributes(_ observation: Observation, to writer: inout JSONWriter) {
+        writer.appendRaw(",\"geometry\":")
+        if let point = observation.geometry {
+            writer.appendRaw("{\"x\":")
+            writer.appendDouble(point.x)
+            writer.appendRaw(",\"y\":")
+            writer.appendDouble(point.y)
+            if let z = point.z {
+                writer.appendRaw(",\"z\":")
+                writer.appendDouble(z)
+            }
+            if let m = point.m {
+                writer.appendRaw(",\"m\":")
+                writer.appendDouble(m)
+            }
+            if let wkid = point.wkid {
+                writer.appendRaw(",\"spatialReference\":{\"wkid\":")
+                writer.appendInt(Int64(wkid))
+                writer.appendRaw("}")
+            }
+            writer.appendRaw("}")
+        } else {
+            writer.appendNull()
+        }
+        writer.appendRaw(",\"attributes\":{")
+        appendAttributes(observation, keys: keys, to: &writer)
+        writer.appendRaw("}")
+    }
+
+    private func appendAttributes(_ observation: Observation, keys: [[UInt8]], to writer: inout JSONWriter) {
+        let count = min(observation.attributes.count, keys.count)
+        for index in 0..<count {
+            if index > 0 { writer.appendRaw(UInt8(ascii: ",")) }
+            writer.appendRaw(keys[index])
+            writer.append(observation.attributes[index])
+        }
+    }
+
+    // MARK: GeoJSON
+
+    private func appendGeoJSON(_ event: StreamEvent, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"type\":\"Feature\"")
+        let observation = event.observation
+        if case .store(let storeEvent) = event.payload, case .observation(_, let id, _) = storeEvent {
+            writer.appendRaw(",\"id\":")
+            writer.appendInt(id)
+        }
+        writer.appendRaw(",\"geometry\":")
+        if let point = observation?.geometry, point.x.isFinite, point.y.isFinite {
+            let wgs84 = point.wkid.map { WebMercator.wkids.contains($0) } == true ? WebMercator.unproject(point) : point
+            writer.appendRaw("{\"type\":\"Point\",\"coordinates\":[")
+            writer.appendDouble(wgs84.x)
+            writer.appendRaw(",")
+            writer.appendDouble(wgs84.y)
+            if let z = point.z {
+                writer.appendRaw(",")
+                writer.appendDouble(z)
+            }
+            writer.appendRaw("]}")
+        } else {
+            writer.appendNull()
+        }
+        writer.appendRaw(",\"properties\":{\"event\":\"")
+        writer.appendRaw(eventNameBytes(event.kind))
+        writer.appendRaw("\"")
+        switch event.payload {
+        case .store(let storeEvent): appendStoreFields(storeEvent, to: &writer)
+        default: appendOtherFields(event.payload, to: &writer)
+        }
+        appendTimes(event.time, to: &writer)
+        if let observation {
+            if let m = observation.geometry?.m {
+                writer.appendRaw(",\"m\":")
+                writer.appendDouble(m)
+            }
+            if !observation.attributes.isEmpty {
+                writer.appendRaw(",")
+                appendAttributes(observation, keys: geoJSONKeys, to: &writer)
+            }
+        }
+        writer.appendRaw("}}")
+    }
+
+    // MARK: Shared members
+
+    private func appendTimes(_ time: Int64, to writer: inout JSONWriter) {
+        writer.appendRaw(",\"time\":")
+        writer.appendISO8601(milliseconds: time)
+        writer.appendRaw(",\"epoch\":")
+        writer.appendInt(time)
+    }
+
+    private func appendEntity(_ entity: EntityReference, to writer: inout JSONWriter) {
+        writer.appendRaw(",\"track\":")
+        writer.append(entity.trackID)
+        writer.appendRaw(",\"entity\":")
+        writer.appendInt(entity.entityID)
+    }
+
+    private func appendStoreFields(_ event: StoreEvent, to writer: inout JSONWriter) {
+        switch event {
+        case .observation(let entity, let id, _), .entityReceived(let entity, let id, _):
+            appendEntity(entity, to: &writer)
+            writer.appendRaw(",\"observation\":")
+            writer.appendInt(id)
+        case .observationPurged(let entity, let id, let receivedAt, let reason):
+            appendEntity(entity, to: &writer)
+            writer.appendRaw(",\"observation\":")
+            writer.appendInt(id)
+            writer.appendRaw(",\"reason\":")
+            writer.appendString(reason.rawValue)
+            writer.appendRaw(",\"received\":")
+            writer.appendISO8601(milliseconds: receivedAt)
+            writer.appendRaw(",\"receivedEpoch\":")
+            writer.appendInt(receivedAt)
+        case .entityPurged(let entity, let cause):
+            appendEntity(entity, to: &writer)
+            writer.appendRaw(",\"cause\":")
+            writer.appendString(cause.rawValue)
+            writer.appendRaw(",\"purgeAll\":")
+            writer.appendBool(cause == .purgeAll)
+        }
+    }
+
+    private func appendOtherFields(_ payload: StreamEvent.Payload, to writer: inout JSONWriter) {
+        switch payload {
+        case .store:
+            break
+        case .status(let change):
+            writer.appendRaw(",\"status\":")
+            writer.appendString(change.status.rawValue)
+            writer.appendRaw(",\"attempt\":")
+            writer.appendInt(Int64(change.attempt))
+            if let url = change.url {
+                writer.appendRaw(",\"url\":")
+                writer.appendString(url)
+            }
+            if let error = change.error {
+                writer.appendRaw(",\"error\":")
+                writer.appendString(error)
+            }
+        case .filter(let outcome):
+            writer.appendRaw(",\"result\":")
+            writer.appendString(outcome.result.rawValue)
+            writer.appendRaw(",\"filter\":")
+            Self.appendFilter(outcome.requested, to: &writer)
+            if let reply = outcome.reply {
+                writer.appendRaw(",\"reply\":")
+                writer.append(reply)
+            }
+            if let error = outcome.error {
+                writer.appendRaw(",\"error\":")
+                writer.appendString(error)
+            }
+        case .error(let report):
+            writer.appendRaw(",\"source\":")
+            writer.appendString(report.source.rawValue)
+            writer.appendRaw(",\"message\":")
+            writer.appendString(report.message)
+            writer.appendRaw(",\"count\":")
+            writer.appendInt(Int64(report.count))
+        case .response(let response):
+            writer.appendRaw(",\"id\":")
+            writer.append(response.id)
+            writer.appendRaw(",\"command\":")
+            writer.appendString(response.command)
+            writer.appendRaw(",\"ok\":")
+            writer.appendBool(response.ok)
+            if let result = response.result {
+                writer.appendRaw(",\"result\":")
+                writer.append(result)
+            }
+            if let error = response.error {
+                writer.appendRaw(",\"error\":")
+                writer.appendString(error)
+            }
+        case .dropped(let count, let total):
+            writer.appendRaw(",\"count\":")
+            writer.appendInt(Int64(count))
+            writer.appendRaw(",\"total\":")
+            writer.appendInt(Int64(total))
+        }
+    }
+
+    /// `{"where":…,"geometry":{…},"outFields":[…],"outSR":…}` with only the parts set.
+    public static func appendFilter(_ filter: StreamFilter, to writer: inout JSONWriter) {
+        writer.appendRaw("{")
+        var first = true
+        func separator(_ writer: inout JSONWriter) {
+            if !first { writer.appendRaw(",") }
+            first = false
+        }
+        if let whereClause = filter.effectiveWhereClause {
+            separator(&writer)
+            writer.appendKey("where")
+            writer.appendString(whereClause)
+        }
+        if let geometry = filter.geometry {
+            separator(&writer)
+            writer.appendKey("geometry")
+            writer.appendRaw(Array(StreamFilter.envelopeJSON(geometry).utf8))
+        }
+        if let outFields = filter.outFields {
+            separator(&writer)
+            writer.appendKey("outFields")
+            writer.append(JSONValue.array(outFields.map { .string($0) }))
+        }
+        if let outSR = filter.outSpatialReference {
+            separator(&writer)
+            writer.appendKey("outSR")
+            writer.appendInt(Int64(outSR))
+        }
+        writer.appendRaw("}")
+    }
+
+    private func eventNameBytes(_ kind: EventKind) -> [UInt8] {
+        Self.eventNames[kind] ?? Array(kind.rawValue.utf8)
+    }
+
+    private static let eventNames: [EventKind: [UInt8]] = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0, Array($0.rawValue.utf8)) })
+}
+
+extension JSONWriter {
+    /// Appends bytes that are already valid JSON text.
+    public mutating func appendRaw(_ raw: [UInt8]) {
+        bytes.append(contentsOf: raw)
+    }
+}

@@ -1,0 +1,169 @@
+/// A recorded stream, read from bytes: what the simulator and
+/// `entitystream replay` play back.
+///
+/// Three layouts are recognised:
+/// - the format `entitystream record` writes (``RecordingWriter``): a header
+///   line carrying the service description, then one line per message with
+///   its time offset;
+/// - Esri feature JSON lines (one feature per line, as Esri's AIS sample file);
+/// - one JSON array of features.
+///
+/// ``init(bytes:)`` throws ``RecordingError`` naming the line when the layout
+/// cannot be recognised or a recording line is malformed. Lines are not
+/// decoded here; each ``Entry`` is the raw message text, so malformed
+/// messages reach the decoder (and are reported there) like on a live socket.
+public struct RecordingFile: Sendable {
+    public enum Layout: String, Sendable, Hashable {
+        case recording = "entitystream recording"
+        case featureLines = "Esri feature JSON lines"
+        case featureArray = "JSON array of features"
+    }
+
+    /// One message to play: its bytes and, in recordings, its time offset.
+    public struct Entry: Sendable, Hashable {
+        /// Milliseconds after the recording started, when known.
+        public var offsetMilliseconds: Int64?
+        public var message: [UInt8]
+        /// 1-based line in the file, for error messages.
+        public var line: Int
+    }
+
+    public let layout: Layout
+    /// The header of a recording (nil for plain feature files).
+    public let header: RecordingHeader?
+    public let entries: [Entry]
+
+    public init(bytes: [UInt8]) throws(RecordingError) {
+        var lines: [(number: Int, range: Range<Int>)] = []
+        var start = 0
+        var number = 1
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append((number, start..<index))
+            start = index + 1
+            number += 1
+        }
+        if start < bytes.count { lines.append((number, start..<bytes.count)) }
+        lines = lines.compactMap { line in
+            var range = line.range
+            while let last = range.last, bytes[last] == UInt8(ascii: "\r") || bytes[last] == UInt8(ascii: " ") || bytes[last] == UInt8(ascii: "\t") { range = range.lowerBound..<last }
+            while let first = range.first, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { range = (first + 1)..<range.upperBound }
+            return range.isEmpty ? nil : (line.number, range)
+        }
+        guard let first = lines.first else { throw RecordingError(line: nil, "the file is empty") }
+
+        if bytes[first.range.lowerBound] == UInt8(ascii: "[") {
+            let value: JSONValue
+            do { value = try JSONParser.parse(bytes) } catch { throw RecordingError(line: nil, "the JSON array is invalid: \(error)") }
+            guard let array = value.arrayValue else { throw RecordingError(line: 1, "expected a JSON array of features") }
+            var writer = JSONWriter(capacity: 512)
+            entries = array.map { element in
+                writer.removeAll()
+                writer.append(element)
+                return Entry(offsetMilliseconds: nil, message: writer.bytes, line: 1)
+            }
+            layout = .featureArray
+            header = nil
+            return
+        }
+
+        if let header = try RecordingHeader(line: Array(bytes[first.range]), lineNumber: first.number) {
+            var entries: [Entry] = []
+            entries.reserveCapacity(lines.count - 1)
+            for line in lines.dropFirst() {
+                entries.append(try Self.recordingEntry(bytes[line.range], line: line.number))
+            }
+            self.entries = entries
+            self.header = header
+            layout = .recording
+            return
+        }
+
+        entries = lines.map { Entry(offsetMilliseconds: nil, message: Array(bytes[$0.range]), line: $0.number) }
+        header = nil
+        layout = .featureLines
+    }
+
+    /// `{"t":<ms>,"message":<json>}` or `{"t":<ms>,"text":"<string>"}`.
+    private static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) throws(RecordingError) -> Entry {
+        let value: JSONValue
+        do { value = try JSONParser.parse(Array(line)) } catch {
+            throw RecordingError(line: number, "not a recording line: \(error)")
+        }
+        guard let offset = value["t"]?.intValue else {
+            throw RecordingError(line: number, "a recording line needs \"t\" (milliseconds since the start)")
+        }
+        if let text = value["text"]?.stringValue {
+            return Entry(offsetMilliseconds: offset, message: Array(text.utf8), line: number)
+        }
+        guard let message = value["message"] else {
+            throw RecordingError(line: number, "a recording line needs \"message\" or \"text\"")
+        }
+        var writer = JSONWriter(capacity: line.count)
+        writer.append(message)
+        return Entry(offsetMilliseconds: offset, message: writer.bytes, line: number)
+    }
+}
+
+/// The first line of a recording: which service, when, and its description.
+public struct RecordingHeader: Sendable, Hashable {
+    public static let formatName = "entitystream"
+    public static let version = 1
+
+    /// The service URL that was recorded.
+    public var service: String
+    /// When recording started, epoch ms.
+    public var startedAt: Int64
+    /// The service description JSON as the service answered it.
+    public var description: JSONValue
+
+    public init(service: String, startedAt: Int64, description: JSONValue) {
+        self.service = service
+        self.startedAt = startedAt
+        self.description = description
+    }
+
+    /// Parses a header line; nil when the line is not a recording header.
+    init?(line: [UInt8], lineNumber: Int) throws(RecordingError) {
+        guard line.starts(with: Array("{\"recording\":".utf8)) else { return nil }
+        let value: JSONValue
+        do { value = try JSONParser.parse(line) } catch { throw RecordingError(line: lineNumber, "invalid recording header: \(error)") }
+        guard value["recording"]?.stringValue == Self.formatName else { return nil }
+        guard let version = value["version"]?.intValue, version == Self.version else {
+            throw RecordingError(line: lineNumber, "unsupported recording version \(value["version"].map { "\($0)" } ?? "(none)") (this program reads version \(Self.version))")
+        }
+        guard let description = value["description"], description.objectValue != nil else {
+            throw RecordingError(line: lineNumber, "the recording header has no service description")
+        }
+        service = value["service"]?.stringValue ?? ""
+        startedAt = value["startedAt"]?.intValue ?? 0
+        self.description = description
+    }
+
+    /// The header as one JSON line (without newline).
+    public func line() -> [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        writer.appendRaw("{\"recording\":\"entitystream\",\"version\":")
+        writer.appendInt(Int64(Self.version))
+        writer.appendRaw(",\"service\":")
+        writer.appendString(service)
+        writer.appendRaw(",\"startedAt\":")
+        writer.appendInt(startedAt)
+        writer.appendRaw(",\"description\":")
+        writer.append(description)
+        writer.appendRaw("}")
+        return writer.bytes
+    }
+}
+
+/// A recording that cannot be read, with the line when it is about one.
+public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var line: Int?
+    public var message: String
+
+    public init(line: Int?, _ message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { line.map { "line \($0): \(message)" } ?? message }
+}
