@@ -26,6 +26,11 @@ do {
             if best == nil || result.rate > best!.rate { best = result }
         }
         print(best!.line + " [best of 3]")
+    case "stages":
+        for result in try StageBenchmark.run(path: arguments.dropFirst().first { !$0.hasPrefix("--") } ?? "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json",
+                                             count: option("--count", default: 1_000_000)) {
+            print(result.line)
+        }
     default:
         FileHandle.standardError.write(Data("unknown benchmark '\(selected!)'\n".utf8))
         exit(2)

@@ -141,10 +141,12 @@ struct JSONWriterTests {
         writer.appendNull()
         writer.appendRaw("]")
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "[true,null]")
-        let capacity = writer.bytes.capacity
+        let capacity = writer.capacity
+        #expect(capacity >= 1024)
         writer.removeAll()
         #expect(writer.bytes.isEmpty)
-        #expect(writer.bytes.capacity == capacity)
+        #expect(writer.count == 0)
+        #expect(writer.capacity == capacity)
     }
 
     /// A feature written by appendFeature decodes back to the same observation.
@@ -166,5 +168,27 @@ struct JSONWriterTests {
         writer.appendFeature(bare, fields: schema.fields)
         #expect(String(decoding: writer.bytes, as: UTF8.self)
             == #"{"geometry":null,"attributes":{"id":"x","when":null,"speed":null,"n":null,"ok":null}}"#)
+    }
+
+    /// Short decimals (coordinates, speeds) print exactly as `description`,
+    /// through the writer's fast path, for many values and signs.
+    @Test func shortDecimalsMatchDescription() {
+        var generator = SystemRandomNumberGenerator()
+        var writer = JSONWriter(capacity: 64)
+        for _ in 0..<50_000 {
+            let digits = Int.random(in: 0...6, using: &generator)
+            var scale = 1.0
+            for _ in 0..<digits { scale *= 10 }
+            let mantissa = Double(Int64.random(in: -999_999_999_999...999_999_999_999, using: &generator) % Int64(1e9 * scale))
+            let value = mantissa / scale
+            writer.removeAll()
+            writer.appendDouble(value)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == value.description, "\(value)")
+        }
+        for value in [0.0, -0.0, 0.001, -0.001, 0.1, 5.0, -49.6, 125.5, 999_999_999.5, 1e9, 0.000999] {
+            writer.removeAll()
+            writer.appendDouble(value)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == value.description, "\(value)")
+        }
     }
 }

@@ -55,7 +55,11 @@ public final class BatchQueue<Element: Sendable>: Sendable {
                     state.waiting.append((batch, sender))
                     return .wait
                 }
-                state.elements.append(contentsOf: batch)
+                if state.elements.isEmpty {
+                    state.elements = batch
+                } else {
+                    state.elements.append(contentsOf: batch)
+                }
                 if policy == .dropOldest && state.elements.count > capacity {
                     let excess = state.elements.count - capacity
                     state.elements.removeFirst(excess)
@@ -92,7 +96,7 @@ public final class BatchQueue<Element: Sendable>: Sendable {
                 var admitted: [CheckedContinuation<Void, Never>] = []
                 while !state.waiting.isEmpty && state.elements.count < capacity {
                     let (batch, sender) = state.waiting.removeFirst()
-                    state.elements.append(contentsOf: batch)
+                    if state.elements.isEmpty { state.elements = batch } else { state.elements.append(contentsOf: batch) }
                     admitted.append(sender)
                 }
                 return (.some(taken), admitted)

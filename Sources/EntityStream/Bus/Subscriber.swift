@@ -25,8 +25,11 @@ public actor Subscriber {
 
     /// Queues the accepted part of `events` (may wait under back-pressure).
     public func deliver(_ events: [StreamEvent]) async {
-        let accepted = events.filter { filter.accepts($0) }
-        await queue.send(accepted)
+        if filter.acceptsEverything {
+            await queue.send(events)
+        } else {
+            await queue.send(events.filter { filter.accepts($0) })
+        }
     }
 
     /// The next batch of events, everything queued so far; nil after

@@ -75,12 +75,12 @@ public final class JSONLinesWriter: Sendable {
                         break
                     }
                 }
-                if writer.bytes.count >= 256 * 1024 {
-                    guard write(writer.bytes) else { return .outputClosed }
+                if writer.count >= 256 * 1024 {
+                    guard writer.withUnsafeBytes(write) else { return .outputClosed }
                     writer.removeAll()
                 }
             }
-            guard write(writer.bytes) else { return .outputClosed }
+            guard writer.withUnsafeBytes(write) else { return .outputClosed }
             counters.add(observations: observationsInBatch, events: eventsInBatch)
             if reachedLimit { return .limitReached }
         }
@@ -89,18 +89,17 @@ public final class JSONLinesWriter: Sendable {
 
     /// Writes all of `bytes`; false when the reader has gone (EPIPE) or the
     /// descriptor fails.
-    private func write(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR || errno == EAGAIN { continue }
-                    return false
-                }
-                offset += written
+    private func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return false
             }
-            return true
+            offset += written
         }
+        return true
     }
 }

@@ -4,43 +4,72 @@ import EntityStreamCore
 /// bus, and the current schema. It is the ``StreamConnectionSink`` of a live
 /// connection and the target of a replay.
 ///
-/// Order is preserved end to end: status, error and filter events and the
-/// store's events enter the bus in the order the source produced them.
-/// ``receive(_:)`` returns once the store has taken the batch (so a slow
-/// subscriber, through the bus, slows the source).
+/// Decoding and storing overlap: ``receive(_:)`` hands a batch to a bounded
+/// queue (a few batches deep) drained by one task that feeds the store, so
+/// the source decodes the next batch while the store takes this one. When
+/// the store (or, through the bus, a subscriber) falls behind, the queue
+/// fills and ``receive(_:)`` waits — back-pressure reaches the source.
+/// Everything the source hands over (batches, status and error events,
+/// schema changes) goes through the same queue, so order is preserved end
+/// to end.
 public final class StreamPipeline: StreamConnectionSink {
+    private enum Work: Sendable {
+        case messages([StreamMessage])
+        case event(StreamEvent)
+        case schema(Schema)
+    }
+
     public let bus: EventBus
     public let store: EntityStore
     public let schema: SchemaBox
     public let clock: any EntityClock
+    private let work = BatchQueue<Work>(capacity: 4)
+    private let worker: Task<Void, Never>
 
     public init(purgeOptions: PurgeOptions, clock: any EntityClock = SystemClock(), busCapacity: Int = 16_384) {
         self.clock = clock
         self.schema = SchemaBox()
-        self.bus = EventBus(capacity: busCapacity)
-        self.store = EntityStore(schema: Schema(fields: []), options: purgeOptions, bus: bus, clock: clock)
+        let bus = EventBus(capacity: busCapacity)
+        let store = EntityStore(schema: Schema(fields: []), options: purgeOptions, bus: bus, clock: clock)
+        self.bus = bus
+        self.store = store
+        let work = self.work
+        worker = Task {
+            while let items = await work.next() {
+                for item in items {
+                    switch item {
+                    case .messages(let messages): await store.ingest(messages)
+                    case .event(let event): await bus.publish(event)
+                    case .schema(let schema): await store.updateSchema(schema)
+                    }
+                }
+            }
+        }
     }
 
     public func schemaChanged(_ schema: Schema) async {
         self.schema.schema = schema
-        await store.updateSchema(schema)
+        await work.send([.schema(schema)])
     }
 
     public func receive(_ messages: [StreamMessage]) async {
-        await store.ingest(messages)
+        await work.send([.messages(messages)])
     }
 
     public func publish(_ event: StreamEvent) async {
-        await bus.publish(event)
+        await work.send([.event(event)])
     }
 
-    /// Publishes an error report now.
+    /// Publishes an error report, in order with everything else.
     public func report(_ source: StreamErrorReport.Source, _ message: String, count: Int) async {
-        await bus.publish(StreamEvent(time: clock.now(), payload: .error(StreamErrorReport(source: source, message: message, count: count))))
+        await publish(StreamEvent(time: clock.now(), payload: .error(StreamErrorReport(source: source, message: message, count: count))))
     }
 
-    /// Stops the store's timer and delivers what the bus holds; subscribers then end.
+    /// Processes what was handed over, stops the store's timer and delivers
+    /// what the bus holds; subscribers then end.
     public func close() async {
+        work.finish()
+        await worker.value
         await store.stop()
         await bus.close()
     }

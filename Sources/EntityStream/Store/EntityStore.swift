@@ -67,16 +67,13 @@ public actor EntityStore {
     }
 
     private func store(_ observation: Observation, now: Int64) {
-        storeEvents.removeAll(keepingCapacity: true)
-        if state.ingest(observation, now: now, into: &storeEvents) == .missingTrackID {
+        if state.ingest(observation, now: now, into: &events) == .missingTrackID {
             missingTrackIDCount += 1
             let field = state.schema.trackIDField?.name ?? "(none)"
             events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(
                 source: .store, message: "observation without a track id (field '\(field)' missing or null); not stored",
                 count: missingTrackIDCount))))
-            return
         }
-        appendStoreEvents(now: now)
     }
 
     private func appendStoreEvents(now: Int64) {

@@ -155,7 +155,8 @@ final class RecordingSink: StreamConnectionSink {
     func publish(_ event: StreamEvent) async {
         guard event.kind == .status || event.kind == .error || event.kind == .filter else { return }
         var writer = JSONWriter(capacity: 512)
-        JSONLinesFormatter(format: .esri, schema: Schema(fields: [])).append(event, to: &writer)
+        var formatter = JSONLinesFormatter(format: .esri, schema: Schema(fields: []))
+        formatter.append(event, to: &writer)
         FileHandle.standardOutput.write(Data(writer.bytes))
     }
 }

@@ -18,6 +18,11 @@ public struct EventFilter: Sendable {
     /// Everything.
     public static let all = EventFilter()
 
+    /// True when every event passes (every kind, no where clause, no track ids).
+    public var acceptsEverything: Bool {
+        whereClause == nil && trackIDs == nil && kinds.count == EventKind.allCases.count
+    }
+
     public func accepts(_ event: StreamEvent) -> Bool {
         guard kinds.contains(event.kind) else { return false }
         if let trackIDs, let entity = event.entity, !trackIDs.contains(entity.trackID) { return false }

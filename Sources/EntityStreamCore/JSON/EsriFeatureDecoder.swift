@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Decodes ArcGIS stream-service messages (Esri JSON point features as UTF-8
 /// WebSocket text) straight into ``StreamMessage`` values, learning unknown
 /// attribute names into its ``schema``.
@@ -48,6 +52,9 @@ public struct EsriFeatureDecoder: Sendable {
     /// Schema and table as they were before the current call first learned a
     /// field; restored if the call throws.
     private var stateBeforeLearning: LearningSnapshot?
+    /// The array being decoded and where the message starts in it, when the
+    /// caller gave an owning array (observations then reference their text).
+    private var sourceOwner: (bytes: [UInt8], offset: Int)?
 
     public init(schema: Schema, maxDepth: Int = 512) {
         self.schema = schema
@@ -79,10 +86,27 @@ public struct EsriFeatureDecoder: Sendable {
 
     /// Decodes one message given as bytes (see ``decode(_:receivedAt:into:)-(UnsafeRawBufferPointer,_,_)``).
     public mutating func decode(_ message: [UInt8], receivedAt: Int64, into output: inout [StreamMessage]) throws(JSONError) {
-        let result = message.withUnsafeBytes { buffer in
-            Result { () throws(JSONError) in try decode(buffer, receivedAt: receivedAt, into: &output) }
+        try decode(message, range: message.startIndex..<message.endIndex, receivedAt: receivedAt, into: &output)
+    }
+
+    /// Decodes the message at `range` of `bytes` (e.g. one message of a
+    /// received batch). Observations of plain features then carry a
+    /// ``SourceText`` referencing `bytes` (when the message has no line breaks).
+    public mutating func decode(_ bytes: [UInt8], range: Range<Int>, receivedAt: Int64, into output: inout [StreamMessage]) throws(JSONError) {
+        let result = bytes.withUnsafeBytes { all in
+            let message = UnsafeRawBufferPointer(rebasing: all[range])
+            sourceOwner = Self.isSingleLine(message) ? (bytes, range.lowerBound) : nil
+            defer { sourceOwner = nil }
+            return Result { () throws(JSONError) in try decode(message, receivedAt: receivedAt, into: &output) }
         }
         try result.get()
+    }
+
+    /// True when `message` holds no line feed or carriage return.
+    private static func isSingleLine(_ message: UnsafeRawBufferPointer) -> Bool {
+        guard let base = message.baseAddress, message.count > 0 else { return true }
+        return memchr(base, Int32(ASCII.newline), message.count) == nil
+            && memchr(base, Int32(ASCII.carriageReturn), message.count) == nil
     }
 
     /// Decodes one message given as a String (its UTF-8).
@@ -152,8 +176,10 @@ public struct EsriFeatureDecoder: Sendable {
                 switch key {
                 case .geometry:
                     try readGeometry(&scanner, depth: depth + 1, into: &feature)
+                    feature.geometryRange = valueStart..<scanner.position
                 case .attributes:
                     try readAttributes(&scanner, depth: depth + 1, into: &feature)
+                    feature.attributesRange = valueStart..<scanner.position
                 case .type:
                     messageType = try readMessageType(&scanner)
                 case .feature:
@@ -193,7 +219,13 @@ public struct EsriFeatureDecoder: Sendable {
         guard feature.hasGeometry || feature.hasAttributes else {
             throw EsriFeatureDecoder.notAMessage(at: objectStart)
         }
-        let observation = makeObservation(feature, receivedAt: receivedAt)
+        var observation = makeObservation(feature, receivedAt: receivedAt)
+        if let owner = sourceOwner {
+            let shift = owner.offset
+            observation.source = SourceText(bytes: owner.bytes,
+                                            geometry: feature.geometryRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) },
+                                            attributes: feature.attributesRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) })
+        }
         return EsriFeatureDecoder.message(for: observation, geometry: feature.geometry)
     }
 

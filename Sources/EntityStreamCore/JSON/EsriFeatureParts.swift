@@ -8,6 +8,9 @@ struct FeatureParts {
     var attributes: [AttributeValue]?
     /// Names the schema does not know, learned when the feature is committed.
     var learned: [LearnedAttribute] = []
+    /// Where the geometry and attributes values are in the message, for ``Observation/sourceJSON``.
+    var geometryRange: Range<Int>?
+    var attributesRange: Range<Int>?
 }
 
 /// An attribute whose name is new to the schema.

@@ -48,11 +48,11 @@ extension JSONWriter {
     /// digits (`"-0001-…"`, `"+10000-…"`).
     public mutating func appendISO8601(milliseconds: Int64) {
         let t = UTCDateTime(epochMilliseconds: milliseconds)
-        bytes.append(ASCII.quote)
+        buffer.append(ASCII.quote)
         if t.year < 0 {
-            bytes.append(ASCII.minus)
+            buffer.append(ASCII.minus)
         } else if t.year > 9999 {
-            bytes.append(ASCII.plus)
+            buffer.append(ASCII.plus)
         }
         let yearMagnitude = t.year.magnitude
         if yearMagnitude < 1000 {
@@ -61,20 +61,20 @@ extension JSONWriter {
         } else {
             appendInt(Int64(yearMagnitude))
         }
-        bytes.append(ASCII.minus)
+        buffer.append(ASCII.minus)
         appendPadded(t.month, width: 2)
-        bytes.append(ASCII.minus)
+        buffer.append(ASCII.minus)
         appendPadded(t.day, width: 2)
-        bytes.append(0x54)  // T
+        buffer.append(0x54)  // T
         appendPadded(t.hour, width: 2)
-        bytes.append(ASCII.colon)
+        buffer.append(ASCII.colon)
         appendPadded(t.minute, width: 2)
-        bytes.append(ASCII.colon)
+        buffer.append(ASCII.colon)
         appendPadded(t.second, width: 2)
-        bytes.append(ASCII.dot)
+        buffer.append(ASCII.dot)
         appendPadded(t.millisecond, width: 3)
-        bytes.append(0x5A)  // Z
-        bytes.append(ASCII.quote)
+        buffer.append(0x5A)  // Z
+        buffer.append(ASCII.quote)
     }
 
     /// Appends non-negative `value` zero-padded to `width` digits (value < 10^width).
@@ -83,7 +83,7 @@ extension JSONWriter {
         for _ in 1..<width { divisor *= 10 }
         var rest = value
         while divisor > 0 {
-            bytes.append(ASCII.zero &+ UInt8(truncatingIfNeeded: rest / divisor % 10))
+            buffer.append(ASCII.zero &+ UInt8(truncatingIfNeeded: rest / divisor % 10))
             rest %= divisor
             divisor /= 10
         }

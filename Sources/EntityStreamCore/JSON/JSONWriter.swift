@@ -10,32 +10,41 @@
 /// so one writer can serve a whole stream without reallocating. A value type;
 /// `Sendable`; not shared between threads while mutating.
 public struct JSONWriter: Sendable {
-    /// The text written so far.
-    public var bytes: [UInt8]
+    /// The text written so far (a copy; see ``withUnsafeBytes(_:)`` to avoid it).
+    public var bytes: [UInt8] { buffer.array }
+    /// Number of bytes written so far.
+    public var count: Int { buffer.count }
+    /// Bytes the buffer holds before it must grow.
+    public var capacity: Int { buffer.capacity }
+    var buffer: ByteBuffer
 
     public init(capacity: Int = 4096) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        buffer = ByteBuffer(capacity: capacity)
     }
 
     /// Empties the buffer, keeping its capacity.
     public mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        buffer.removeAll()
+    }
+
+    /// Calls `body` with the text written so far, without copying it.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBytes(body)
     }
 
     /// Appends `s` verbatim (the caller guarantees it is valid in context).
     public mutating func appendRaw(_ s: StaticString) {
         if s.hasPointerRepresentation {
-            bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+            buffer.append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
         } else {
-            s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            s.withUTF8Buffer { buffer.append($0) }
         }
     }
 
     /// Appends one byte verbatim.
     @inline(__always)
     public mutating func appendRaw(_ byte: UInt8) {
-        bytes.append(byte)
+        buffer.append(byte)
     }
 
     /// Appends `s` as a quoted, escaped JSON string.
@@ -50,9 +59,9 @@ public struct JSONWriter: Sendable {
     /// Appends `utf8` as a quoted, escaped JSON string. The bytes must be
     /// valid UTF-8 (they are copied as they are, apart from escaping).
     public mutating func appendString(utf8: UnsafeBufferPointer<UInt8>) {
-        bytes.append(ASCII.quote)
+        buffer.append(ASCII.quote)
         guard let base = utf8.baseAddress else {
-            bytes.append(ASCII.quote)
+            buffer.append(ASCII.quote)
             return
         }
         var runStart = 0
@@ -76,13 +85,13 @@ public struct JSONWriter: Sendable {
                 i += 1
                 continue
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
+            buffer.append(UnsafeBufferPointer(start: base + runStart, count: i - runStart))
             appendEscape(for: b)
             i += 1
             runStart = i
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
-        bytes.append(ASCII.quote)
+        buffer.append(UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        buffer.append(ASCII.quote)
     }
 
     /// High bit set in (at least) the lowest lane holding `"`, `\` or a control
@@ -100,22 +109,22 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendEscape(for b: UInt8) {
-        bytes.append(ASCII.backslash)
+        buffer.append(ASCII.backslash)
         switch b {
-        case ASCII.quote: bytes.append(ASCII.quote)
-        case ASCII.backslash: bytes.append(ASCII.backslash)
-        case 0x08: bytes.append(ASCII.b)
-        case 0x0C: bytes.append(ASCII.f)
-        case ASCII.newline: bytes.append(ASCII.n)
-        case ASCII.carriageReturn: bytes.append(ASCII.r)
-        case ASCII.tab: bytes.append(ASCII.t)
+        case ASCII.quote: buffer.append(ASCII.quote)
+        case ASCII.backslash: buffer.append(ASCII.backslash)
+        case 0x08: buffer.append(ASCII.b)
+        case 0x0C: buffer.append(ASCII.f)
+        case ASCII.newline: buffer.append(ASCII.n)
+        case ASCII.carriageReturn: buffer.append(ASCII.r)
+        case ASCII.tab: buffer.append(ASCII.t)
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            bytes.append(ASCII.u)
-            bytes.append(ASCII.zero)
-            bytes.append(ASCII.zero)
-            bytes.append(hexDigits.utf8Start[Int(b >> 4)])
-            bytes.append(hexDigits.utf8Start[Int(b & 0xF)])
+            buffer.append(ASCII.u)
+            buffer.append(ASCII.zero)
+            buffer.append(ASCII.zero)
+            buffer.append(hexDigits.utf8Start[Int(b >> 4)])
+            buffer.append(hexDigits.utf8Start[Int(b & 0xF)])
         }
     }
 
@@ -128,9 +137,57 @@ public struct JSONWriter: Sendable {
             appendNull()
             return
         }
+        if appendShortDecimal(d) { return }
         let text = d.description
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
-        if done == nil { bytes.append(contentsOf: text.utf8) }
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { buffer.append($0) }
+        if done == nil { buffer.append(contentsOf: text.utf8) }
+    }
+
+    /// Fast path for the common case of a value with at most six decimals
+    /// and a magnitude in [0.001, 1e9) (coordinates, speeds, headings): finds
+    /// the fewest fraction digits `k` for which `m / 10^k`, `m` an integer,
+    /// is exactly `d` — the same text `description` gives, without its
+    /// general algorithm. Returns false (writing nothing) otherwise.
+    @inline(__always)
+    private mutating func appendShortDecimal(_ d: Double) -> Bool {
+        let magnitude = d.magnitude
+        guard magnitude >= 1e-3 && magnitude < 1e9 else { return false }
+        var scale = 1.0
+        var fractionDigits = 0
+        while fractionDigits <= 6 {
+            let scaled = magnitude * scale
+            let integral = scaled.rounded(.toNearestOrEven)
+            if integral == scaled && integral / scale == magnitude {
+                var digits = UInt64(integral)
+                // A product rounded off an integer at k digits shows up at k+1
+                // as a trailing zero: strip those to get the shortest form.
+                while fractionDigits > 0 && digits % 10 == 0 {
+                    digits /= 10
+                    fractionDigits -= 1
+                }
+                var power: UInt64 = 1
+                for _ in 0..<fractionDigits { power &*= 10 }
+                if d.sign == .minus { buffer.append(ASCII.minus) }
+                appendInt(Int64(digits / power))
+                buffer.append(ASCII.dot)
+                if fractionDigits == 0 {
+                    buffer.append(ASCII.zero)
+                } else {
+                    var fraction = digits % power
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { digits in
+                        for position in stride(from: fractionDigits - 1, through: 0, by: -1) {
+                            digits[position] = ASCII.zero &+ UInt8(truncatingIfNeeded: fraction % 10)
+                            fraction /= 10
+                        }
+                        buffer.append(UnsafeBufferPointer(rebasing: digits[0..<fractionDigits]))
+                    }
+                }
+                return true
+            }
+            scale *= 10
+            fractionDigits += 1
+        }
+        return false
     }
 
     /// Appends `i` in decimal.
@@ -143,8 +200,8 @@ public struct JSONWriter: Sendable {
                 digits[start] = ASCII.zero &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude != 0
-            if i < 0 { bytes.append(ASCII.minus) }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            if i < 0 { buffer.append(ASCII.minus) }
+            buffer.append(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
@@ -161,7 +218,7 @@ public struct JSONWriter: Sendable {
     /// Appends `"key":` (key escaped like any string).
     public mutating func appendKey(_ key: String) {
         appendString(key)
-        bytes.append(ASCII.colon)
+        buffer.append(ASCII.colon)
     }
 
     /// Appends any JSON value (compact, members in order).
@@ -173,20 +230,20 @@ public struct JSONWriter: Sendable {
         case .double(let d): appendDouble(d)
         case .string(let s): appendString(s)
         case .array(let elements):
-            bytes.append(ASCII.openBracket)
+            buffer.append(ASCII.openBracket)
             for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(ASCII.comma) }
+                if index > 0 { buffer.append(ASCII.comma) }
                 append(element)
             }
-            bytes.append(ASCII.closeBracket)
+            buffer.append(ASCII.closeBracket)
         case .object(let object):
-            bytes.append(ASCII.openBrace)
+            buffer.append(ASCII.openBrace)
             for (index, member) in object.members.enumerated() {
-                if index > 0 { bytes.append(ASCII.comma) }
+                if index > 0 { buffer.append(ASCII.comma) }
                 appendKey(member.key)
                 append(member.value)
             }
-            bytes.append(ASCII.closeBrace)
+            buffer.append(ASCII.closeBrace)
         }
     }
 

@@ -1,19 +1,49 @@
 /// A point geometry as Esri JSON carries it: `x`, `y`, optional `z` and `m`,
 /// and the spatial reference's well-known id when the message gives one.
+///
+/// Stored compactly (40 bytes): an absent `z`/`m` is kept as NaN (Esri's own
+/// "empty" value, so a NaN `z` reads back as nil) and an absent `wkid` as 0.
 public struct Point: Sendable, Hashable {
     public var x: Double
     public var y: Double
-    public var z: Double?
-    public var m: Double?
+    private var storedZ: Double
+    private var storedM: Double
+    private var storedWKID: Int32
+
+    public var z: Double? {
+        get { storedZ.isNaN ? nil : storedZ }
+        set { storedZ = newValue ?? .nan }
+    }
+
+    public var m: Double? {
+        get { storedM.isNaN ? nil : storedM }
+        set { storedM = newValue ?? .nan }
+    }
+
     /// `spatialReference.wkid` (or `latestWkid` when only that is given).
-    public var wkid: Int?
+    public var wkid: Int? {
+        get { storedWKID == 0 ? nil : Int(storedWKID) }
+        set { storedWKID = newValue.flatMap { Int32(exactly: $0) } ?? 0 }
+    }
 
     public init(x: Double, y: Double, z: Double? = nil, m: Double? = nil, wkid: Int? = nil) {
         self.x = x
         self.y = y
-        self.z = z
-        self.m = m
-        self.wkid = wkid
+        self.storedZ = z ?? .nan
+        self.storedM = m ?? .nan
+        self.storedWKID = wkid.flatMap { Int32(exactly: $0) } ?? 0
+    }
+
+    public static func == (lhs: Point, rhs: Point) -> Bool {
+        lhs.x == rhs.x && lhs.y == rhs.y && lhs.z == rhs.z && lhs.m == rhs.m && lhs.storedWKID == rhs.storedWKID
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(x)
+        hasher.combine(y)
+        hasher.combine(z)
+        hasher.combine(m)
+        hasher.combine(storedWKID)
     }
 }
 

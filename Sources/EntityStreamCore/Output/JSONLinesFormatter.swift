@@ -9,6 +9,32 @@ public struct JSONLinesFormatter: Sendable {
     public private(set) var schema: Schema
     private var keys: [[UInt8]] = []
     private var geoJSONKeys: [[UInt8]] = []
+    /// Events of a batch mostly share a few times: keep the last ones formatted.
+    private var timeCache = FormattedTimes()
+    private var receivedCache = FormattedTimes()
+
+    /// Recently written instants as `,"time":"…","epoch":…` (or other key names).
+    private struct FormattedTimes {
+        private var milliseconds: [Int64] = [.min, .min, .min, .min]
+        private var texts: [[UInt8]] = [[], [], [], []]
+        private var next = 0
+
+        mutating func append(_ time: Int64, isoKey: StaticString, epochKey: StaticString, to writer: inout JSONWriter) {
+            for slot in 0..<4 where milliseconds[slot] == time {
+                writer.appendRaw(texts[slot])
+                return
+            }
+            var scratch = JSONWriter(capacity: 64)
+            scratch.appendRaw(isoKey)
+            scratch.appendISO8601(milliseconds: time)
+            scratch.appendRaw(epochKey)
+            scratch.appendInt(time)
+            milliseconds[next] = time
+            texts[next] = scratch.bytes
+            next = (next + 1) & 3
+            writer.appendRaw(scratch.bytes)
+        }
+    }
 
     /// Keys the GeoJSON properties use themselves; attributes with these names get an `attribute_` prefix.
     static let reservedPropertyNames: Set<String> = ["event", "track", "entity", "observation", "time", "epoch"]
@@ -41,7 +67,7 @@ public struct JSONLinesFormatter: Sendable {
     }
 
     /// Appends `event` as one line (with its trailing newline).
-    public func append(_ event: StreamEvent, to writer: inout JSONWriter) {
+    public mutating func append(_ event: StreamEvent, to writer: inout JSONWriter) {
         switch format {
         case .esri: appendEsri(event, to: &writer)
         case .geojson: appendGeoJSON(event, to: &writer)
@@ -51,7 +77,7 @@ public struct JSONLinesFormatter: Sendable {
 
     // MARK: Esri
 
-    private func appendEsri(_ event: StreamEvent, to writer: inout JSONWriter) {
+    private mutating func appendEsri(_ event: StreamEvent, to writer: inout JSONWriter) {
         writer.appendRaw("{\"event\":\"")
         writer.appendRaw(eventNameBytes(event.kind))
         writer.appendRaw("\"")
@@ -72,6 +98,16 @@ public struct JSONLinesFormatter: Sendable {
     }
 
     private func appendEsriGeometryAndAttributes(_ observation: Observation, to writer: inout JSONWriter) {
+        if let source = observation.source {
+            // The service's own text for geometry and attributes, validated when decoded.
+            writer.appendRaw(",\"geometry\":")
+            source.bytes.withUnsafeBufferPointer { bytes in
+                if let range = source.geometry { writer.appendRaw(UnsafeBufferPointer(rebasing: bytes[range])) } else { writer.appendNull() }
+                writer.appendRaw(",\"attributes\":")
+                if let range = source.attributes { writer.appendRaw(UnsafeBufferPointer(rebasing: bytes[range])) } else { writer.appendRaw("{}") }
+            }
+            return
+        }
         writer.appendRaw(",\"geometry\":")
         if let point = observation.geometry {
             writer.appendRaw("{\"x\":")
@@ -111,7 +147,7 @@ public struct JSONLinesFormatter: Sendable {
 
     // MARK: GeoJSON
 
-    private func appendGeoJSON(_ event: StreamEvent, to writer: inout JSONWriter) {
+    private mutating func appendGeoJSON(_ event: StreamEvent, to writer: inout JSONWriter) {
         writer.appendRaw("{\"type\":\"Feature\"")
         let observation = event.observation
         if case .store(let storeEvent) = event.payload, case .observation(_, let id, _) = storeEvent {
@@ -156,11 +192,8 @@ public struct JSONLinesFormatter: Sendable {
 
     // MARK: Shared members
 
-    private func appendTimes(_ time: Int64, to writer: inout JSONWriter) {
-        writer.appendRaw(",\"time\":")
-        writer.appendISO8601(milliseconds: time)
-        writer.appendRaw(",\"epoch\":")
-        writer.appendInt(time)
+    private mutating func appendTimes(_ time: Int64, to writer: inout JSONWriter) {
+        timeCache.append(time, isoKey: ",\"time\":", epochKey: ",\"epoch\":", to: &writer)
     }
 
     private func appendEntity(_ entity: EntityReference, to writer: inout JSONWriter) {
@@ -170,7 +203,7 @@ public struct JSONLinesFormatter: Sendable {
         writer.appendInt(entity.entityID)
     }
 
-    private func appendStoreFields(_ event: StoreEvent, to writer: inout JSONWriter) {
+    private mutating func appendStoreFields(_ event: StoreEvent, to writer: inout JSONWriter) {
         switch event {
         case .observation(let entity, let id, _), .entityReceived(let entity, let id, _):
             appendEntity(entity, to: &writer)
@@ -182,10 +215,7 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendInt(id)
             writer.appendRaw(",\"reason\":")
             writer.appendString(reason.rawValue)
-            writer.appendRaw(",\"received\":")
-            writer.appendISO8601(milliseconds: receivedAt)
-            writer.appendRaw(",\"receivedEpoch\":")
-            writer.appendInt(receivedAt)
+            receivedCache.append(receivedAt, isoKey: ",\"received\":", epochKey: ",\"receivedEpoch\":", to: &writer)
         case .entityPurged(let entity, let cause):
             appendEntity(entity, to: &writer)
             writer.appendRaw(",\"cause\":")
@@ -286,16 +316,29 @@ public struct JSONLinesFormatter: Sendable {
         writer.appendRaw("}")
     }
 
-    private func eventNameBytes(_ kind: EventKind) -> [UInt8] {
-        Self.eventNames[kind] ?? Array(kind.rawValue.utf8)
+    private func eventNameBytes(_ kind: EventKind) -> StaticString {
+        switch kind {
+        case .status: return "status"
+        case .observation: return "observation"
+        case .entityReceived: return "entity-received"
+        case .observationPurged: return "observation-purged"
+        case .entityPurged: return "entity-purged"
+        case .filter: return "filter"
+        case .error: return "error"
+        case .response: return "response"
+        case .dropped: return "dropped"
+        }
     }
-
-    private static let eventNames: [EventKind: [UInt8]] = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0, Array($0.rawValue.utf8)) })
 }
 
 extension JSONWriter {
     /// Appends bytes that are already valid JSON text.
     public mutating func appendRaw(_ raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
+        buffer.append(raw)
+    }
+
+    /// Appends bytes that are already valid JSON text.
+    public mutating func appendRaw(_ raw: UnsafeBufferPointer<UInt8>) {
+        buffer.append(raw)
     }
 }

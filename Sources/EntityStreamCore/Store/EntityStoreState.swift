@@ -9,7 +9,9 @@
 /// drive it directly. Not thread-safe on its own; the `EntityStore` actor
 /// owns one.
 public struct EntityStoreState: Sendable {
+    /// One slot of the entity table; slots are reused after their entity is purged.
     private struct Entity {
+        var isLive: Bool
         var reference: EntityReference
         var latest: Observation
         var latestID: Int64
@@ -27,7 +29,7 @@ public struct EntityStoreState: Sendable {
     public let options: PurgeOptions
     public private(set) var schema: Schema
     private var slotsByTrack: [AttributeValue: Int] = [:]
-    private var entities: [Entity?] = []
+    private var entities: [Entity] = []
     private var freeSlots: [Int] = []
     private var arrivals = ArrivalQueue()
     private var strings = StringTable()
@@ -53,6 +55,23 @@ public struct EntityStoreState: Sendable {
 
     @discardableResult
     public mutating func ingest(_ observation: Observation, now: Int64, into events: inout [StoreEvent]) -> IngestOutcome {
+        var sink = StoreEventList()
+        swap(&sink.events, &events)
+        defer { swap(&sink.events, &events) }
+        return ingest(observation, now: now, sink: &sink)
+    }
+
+    /// ``ingest(_:now:into:)`` writing bus events directly (observations at
+    /// their receive time, purges at `now`), without an intermediate list.
+    @discardableResult
+    public mutating func ingest(_ observation: Observation, now: Int64, into events: inout [StreamEvent]) -> IngestOutcome {
+        var sink = StreamEventList(now: now)
+        swap(&sink.events, &events)
+        defer { swap(&sink.events, &events) }
+        return ingest(observation, now: now, sink: &sink)
+    }
+
+    private mutating func ingest<Sink: StoreEventSink>(_ observation: Observation, now: Int64, sink events: inout Sink) -> IngestOutcome {
         guard let trackIndex = schema.trackIDIndex else { return .missingTrackID }
         let trackID = observation.attribute(trackIndex)
         if trackID.isNull { return .missingTrackID }
@@ -64,20 +83,21 @@ public struct EntityStoreState: Sendable {
             slot = existing
         } else {
             slot = makeEntity(trackID: trackID, observation: observation, id: id)
-            events.append(.entityReceived(entities[slot]!.reference, observationID: id, observation))
+            events.append(.entityReceived(entities[slot].reference, observationID: id, observation), time: observation.receivedAt)
         }
-        let packed = pack(observation, slot: slot)
-        entities[slot]!.history.append(id: id, observation: observation, packedAttributes: packed)
-        entities[slot]!.latest = observation
-        entities[slot]!.latestID = id
-        entities[slot]!.latestPacked = packed
+        pack(observation, slot: slot)
+        entities[slot].history.append(id: id, observation: observation, packedAttributes: entities[slot].latestPacked)
+        var latest = observation
+        latest.source = nil   // the store must not pin received buffers
+        entities[slot].latest = latest
+        entities[slot].latestID = id
         arrivals.append(slot: slot, id: id)
         observationCount += 1
-        events.append(.observation(entities[slot]!.reference, observationID: id, observation))
+        events.append(.observation(entities[slot].reference, observationID: id, observation), time: observation.receivedAt)
 
         let perTrack = options.maximumObservationsPerTrack
         if perTrack > 0 {
-            while let entity = entities[slot], entity.history.count > perTrack {
+            while entities[slot].isLive && entities[slot].history.count > perTrack {
                 purgeOldest(ofSlot: slot, reason: .maximumObservationsPerTrack, into: &events)
                 noteStaleArrival()
             }
@@ -86,14 +106,14 @@ public struct EntityStoreState: Sendable {
         if total > 0 {
             while observationCount > total, purgeGloballyOldest(reason: .maximumObservations, into: &events) {}
         }
-        purgeExpired(now: now, into: &events)
+        purgeExpired(now: now, sink: &events)
         return .stored
     }
 
     private mutating func makeEntity(trackID: AttributeValue, observation: Observation, id: Int64) -> Int {
         let reference = EntityReference(entityID: nextEntityID, trackID: trackID)
         nextEntityID += 1
-        let entity = Entity(reference: reference, latest: observation, latestID: id, latestPacked: [])
+        let entity = Entity(isLive: true, reference: reference, latest: observation, latestID: id, latestPacked: [])
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -106,30 +126,41 @@ public struct EntityStoreState: Sendable {
         return slot
     }
 
-    /// Packs the attributes, reusing the interned id when a string equals the
-    /// same field of the track's latest observation (no hashing then).
-    private mutating func pack(_ observation: Observation, slot: Int) -> [UInt64] {
+    /// Packs the attributes into the entity's `latestPacked`, in place,
+    /// reusing the interned id when a string equals the same field of the
+    /// track's previous observation (no hashing then). The previous words stay
+    /// valid until overwritten: the previous record still holds its references.
+    private mutating func pack(_ observation: Observation, slot: Int) {
         let attributes = observation.attributes
-        var packed = [UInt64](repeating: PackedValue.null, count: attributes.count)
-        let entity = entities[slot]!
-        let previous = entity.latestPacked
+        let previousCount = entities[slot].latestPacked.count
+        var packed = entities[slot].latestPacked
+        entities[slot].latestPacked = []
+        if packed.count != attributes.count {
+            packed = [UInt64](repeating: PackedValue.null, count: attributes.count)
+        }
         for index in attributes.indices {
             let value = attributes[index]
-            if case .string = value, index < previous.count, PackedValue.isString(previous[index]),
-               entity.latest.attribute(index) == value {
-                strings.retain(id: PackedValue.stringID(previous[index]))
-                packed[index] = previous[index]
+            if case .string = value, index < previousCount, PackedValue.isString(packed[index]),
+               entities[slot].latest.attribute(index) == value {
+                strings.retain(id: PackedValue.stringID(packed[index]))
             } else {
                 packed[index] = PackedValue.pack(value, strings: &strings)
             }
         }
-        return packed
+        entities[slot].latestPacked = packed
     }
 
     // MARK: Purging
 
     /// Purges every observation older than ``PurgeOptions/maximumDuration`` at `now`.
     public mutating func purgeExpired(now: Int64, into events: inout [StoreEvent]) {
+        var sink = StoreEventList()
+        swap(&sink.events, &events)
+        defer { swap(&sink.events, &events) }
+        purgeExpired(now: now, sink: &sink)
+    }
+
+    private mutating func purgeExpired<Sink: StoreEventSink>(now: Int64, sink events: inout Sink) {
         guard let maximumAge = options.maximumAgeMilliseconds else { return }
         while let oldest = globallyOldest(), now - oldest.receivedAt > maximumAge {
             _ = purgeGloballyOldest(reason: .maximumDuration, into: &events)
@@ -145,7 +176,7 @@ public struct EntityStoreState: Sendable {
     /// Empties the store without observation-purged events: one
     /// `entityPurged(…, cause: .purgeAll)` per entity, in entity-id order.
     public mutating func purgeAll(into events: inout [StoreEvent]) {
-        let references = entities.compactMap { $0?.reference }.sorted { $0.entityID < $1.entityID }
+        let references = entities.filter(\.isLive).map(\.reference).sorted { $0.entityID < $1.entityID }
         for reference in references { events.append(.entityPurged(reference, cause: .purgeAll)) }
         slotsByTrack = [:]
         entities = []
@@ -159,13 +190,14 @@ public struct EntityStoreState: Sendable {
     /// false when no such entity exists.
     @discardableResult
     public mutating func delete(trackID: AttributeValue, into events: inout [StoreEvent]) -> Bool {
-        guard let slot = slotsByTrack[trackID], var entity = entities[slot] else { return false }
-        let removed = entity.history.count
+        guard let slot = slotsByTrack[trackID], entities[slot].isLive else { return false }
+        let removed = entities[slot].history.count
+        let reference = entities[slot].reference
         observationCount -= removed
+        entities[slot].history.releaseAll(strings: &strings)
         removeEntity(slot: slot)
-        entity.history.releaseAll(strings: &strings)
         for _ in 0..<removed { noteStaleArrival() }
-        events.append(.entityPurged(entity.reference, cause: .deleted))
+        events.append(.entityPurged(reference, cause: .deleted))
         return true
     }
 
@@ -173,16 +205,16 @@ public struct EntityStoreState: Sendable {
         guard arrivals.noteStale() else { return }
         let entities = self.entities
         arrivals.compact { slot, id in
-            guard slot < entities.count, let entity = entities[slot], let oldest = entity.history.oldest else { return false }
-            return ArrivalQueue.truncated(oldest.id) <= id && id <= ArrivalQueue.truncated(entity.latestID)
+            guard slot < entities.count, entities[slot].isLive, let oldest = entities[slot].history.oldest else { return false }
+            return ArrivalQueue.truncated(oldest.id) <= id && id <= ArrivalQueue.truncated(entities[slot].latestID)
         }
     }
 
     /// Drops stale arrival entries and returns the oldest live observation.
     private mutating func globallyOldest() -> (slot: Int, receivedAt: Int64)? {
         while let front = arrivals.front {
-            if let entity = entities.indices.contains(front.slot) ? entities[front.slot] : nil,
-               let oldest = entity.history.oldest, ArrivalQueue.truncated(oldest.id) == front.id {
+            if front.slot < entities.count, entities[front.slot].isLive,
+               let oldest = entities[front.slot].history.oldest, ArrivalQueue.truncated(oldest.id) == front.id {
                 return (front.slot, oldest.receivedAt)
             }
             arrivals.popFront()
@@ -196,32 +228,31 @@ public struct EntityStoreState: Sendable {
         return copy.globallyOldest()?.receivedAt
     }
 
-    private mutating func purgeGloballyOldest(reason: PurgeReason, into events: inout [StoreEvent]) -> Bool {
+    private mutating func purgeGloballyOldest<Sink: StoreEventSink>(reason: PurgeReason, into events: inout Sink) -> Bool {
         guard let oldest = globallyOldest() else { return false }
         arrivals.popFront()
         purgeOldest(ofSlot: oldest.slot, reason: reason, into: &events)
         return true
     }
 
-    private mutating func purgeOldest(ofSlot slot: Int, reason: PurgeReason, into events: inout [StoreEvent]) {
-        guard var entity = entities[slot] else { return }
-        entities[slot] = nil
-        guard let removed = entity.history.removeOldest(strings: &strings) else { return }
+    private mutating func purgeOldest<Sink: StoreEventSink>(ofSlot slot: Int, reason: PurgeReason, into events: inout Sink) {
+        guard entities[slot].isLive, let removed = entities[slot].history.removeOldest(strings: &strings) else { return }
         observationCount -= 1
-        events.append(.observationPurged(entity.reference, observationID: removed.id, receivedAt: removed.receivedAt, reason: reason))
-        if entity.history.count == 0 {
-            entities[slot] = entity
+        let reference = entities[slot].reference
+        events.append(.observationPurged(reference, observationID: removed.id, receivedAt: removed.receivedAt, reason: reason), time: nil)
+        if entities[slot].history.count == 0 {
             removeEntity(slot: slot)
-            events.append(.entityPurged(entity.reference, cause: .lastObservationPurged))
-        } else {
-            entities[slot] = entity
+            events.append(.entityPurged(reference, cause: .lastObservationPurged), time: nil)
         }
     }
 
     private mutating func removeEntity(slot: Int) {
-        guard let entity = entities[slot] else { return }
-        slotsByTrack[entity.reference.trackID] = nil
-        entities[slot] = nil
+        guard entities[slot].isLive else { return }
+        slotsByTrack[entities[slot].reference.trackID] = nil
+        entities[slot].isLive = false
+        entities[slot].history = TrackHistory()
+        entities[slot].latestPacked = []
+        entities[slot].latest = Observation(geometry: nil, attributes: [], receivedAt: 0)
         freeSlots.append(slot)
     }
 
@@ -230,7 +261,7 @@ public struct EntityStoreState: Sendable {
     /// Entities matching `query`, by entity id.
     public func query(_ query: EntityQuery) -> [EntitySnapshot] {
         var result: [EntitySnapshot] = []
-        for case let entity? in entities {
+        for entity in entities where entity.isLive {
             if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
             if let envelope = query.envelope {
                 guard let point = entity.latest.geometry, envelope.contains(point) else { continue }
@@ -244,7 +275,8 @@ public struct EntityStoreState: Sendable {
 
     /// The entity of `trackID`, if stored.
     public func entity(trackID: AttributeValue) -> EntitySnapshot? {
-        guard let slot = slotsByTrack[trackID], let entity = entities[slot] else { return nil }
+        guard let slot = slotsByTrack[trackID] else { return nil }
+        let entity = entities[slot]
         return EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
                               latestObservationID: entity.latestID, latest: entity.latest)
     }
@@ -252,10 +284,32 @@ public struct EntityStoreState: Sendable {
     /// Up to `maximum` observations of the entity of `trackID`, newest first
     /// (-1 = all), as the SDK's `observations(maximum:)`; empty when not stored.
     public func observations(trackID: AttributeValue, maximum: Int = -1) -> [(id: Int64, observation: Observation)] {
-        guard let slot = slotsByTrack[trackID], let entity = entities[slot] else { return [] }
-        return entity.history.observations(maximum: maximum, schemaWidth: schema.fields.count, strings: strings)
+        guard let slot = slotsByTrack[trackID] else { return [] }
+        return entities[slot].history.observations(maximum: maximum, schemaWidth: schema.fields.count, strings: strings)
     }
 
     /// Distinct interned strings (for memory diagnostics).
     public var internedStringCount: Int { strings.count }
+}
+
+/// Where ``EntityStoreState`` writes what happened; `time` is the event's
+/// own time when it has one (an observation's receive time), nil for "now".
+protocol StoreEventSink {
+    mutating func append(_ event: StoreEvent, time: Int64?)
+}
+
+/// Collects plain store events.
+struct StoreEventList: StoreEventSink {
+    var events: [StoreEvent] = []
+    mutating func append(_ event: StoreEvent, time: Int64?) { events.append(event) }
+}
+
+/// Collects bus events, stamping purges with the current time.
+struct StreamEventList: StoreEventSink {
+    let now: Int64
+    var events: [StreamEvent] = []
+    init(now: Int64) { self.now = now }
+    mutating func append(_ event: StoreEvent, time: Int64?) {
+        events.append(StreamEvent(time: time ?? now, payload: .store(event)))
+    }
 }

@@ -22,17 +22,17 @@ struct HistoryChunk {
     /// Number of records appended (live or purged).
     private(set) var end = 0
 
-    init(layout: Layout) {
+    init(layout: Layout, reserving: Bool = true) {
         self.layout = layout
         words = []
-        words.reserveCapacity(layout.stride * Self.capacity)
+        if reserving { words.reserveCapacity(layout.stride * Self.capacity) }
     }
 
     var isFull: Bool { end == Self.capacity }
     var liveCount: Int { end - start }
 
     /// Appends one record; `attributes` are already packed.
-    mutating func append(id: Int64, receivedAt: Int64, x: UInt64, y: UInt64, z: UInt64, m: UInt64, attributes: some Collection<UInt64>) {
+    mutating func append(id: Int64, receivedAt: Int64, x: UInt64, y: UInt64, z: UInt64, m: UInt64, attributes: [UInt64]) {
         words.append(UInt64(bitPattern: id))
         words.append(UInt64(bitPattern: receivedAt))
         words.append(x)
@@ -57,9 +57,17 @@ struct HistoryChunk {
         return words[base..<(base + layout.attributeCount)]
     }
 
-    /// Drops the oldest live record (its strings must be released by the caller first).
-    mutating func dropOldest() {
+    /// Drops the oldest live record, releasing its strings, and returns its id and receive time.
+    mutating func popOldest(strings: inout StringTable) -> (id: Int64, receivedAt: Int64) {
+        let base = start * layout.stride
+        let attributesBase = base + 4 + (layout.hasZM ? 2 : 0)
+        for offset in attributesBase..<(attributesBase + layout.attributeCount) {
+            let word = words[offset]
+            if PackedValue.isString(word) { strings.release(PackedValue.stringID(word)) }
+        }
+        let info = (Int64(bitPattern: words[base]), Int64(bitPattern: words[base + 1]))
         start += 1
         if start == end && isFull { words = [] }
+        return info
     }
 }

@@ -47,15 +47,10 @@ struct TrackHistory {
     @discardableResult
     mutating func removeOldest(strings: inout StringTable) -> (id: Int64, receivedAt: Int64)? {
         guard head < chunks.count else { return nil }
-        let record = chunks[head].start
-        let info = (chunks[head].id(at: record), chunks[head].receivedAt(at: record))
-        for word in chunks[head].attributeWords(at: record) where PackedValue.isString(word) {
-            strings.release(PackedValue.stringID(word))
-        }
-        chunks[head].dropOldest()
+        let info = chunks[head].popOldest(strings: &strings)
         count -= 1
         if chunks[head].liveCount == 0 && (chunks[head].isFull || count == 0) {
-            chunks[head] = HistoryChunk(layout: chunks[head].layout)
+            chunks[head] = HistoryChunk(layout: chunks[head].layout, reserving: false)
             head += 1
             if head == chunks.count {
                 chunks.removeAll(keepingCapacity: true)

@@ -1,0 +1,46 @@
+# EntityStream: two commands do everything on a fresh Debian machine.
+#   make demo   install what is missing, build, run the embedded demo
+#   make test   install what is missing, run the tests
+# Also: make setup, make build, make bench (release build + benchmarks).
+
+SHELL := /bin/bash
+SWIFT ?= swift
+# Root installs directly; anyone else goes through sudo.
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: setup build test demo bench clean
+
+## setup: install the Debian packages the build and tests need, only if missing
+setup:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
+	pkg-config --exists libwebsockets 2>/dev/null || missing="$$missing libwebsockets-dev"; \
+	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	if [ -n "$$missing" ]; then \
+	  echo "make setup: missing:$$missing"; \
+	  echo "make setup: running: $(SUDO) apt-get update && $(SUDO) apt-get install -y$$missing"; \
+	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else \
+	  echo "make setup: libwebsockets-dev, pkg-config and openssl are installed"; \
+	fi
+	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "make setup: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
+
+## build: debug build of the library, entitystream and stream-simulator
+build: setup
+	$(SWIFT) build
+
+## test: every test (Swift Testing)
+test: setup
+	$(SWIFT) test
+
+## demo: the embedded demo (simulated snowplows over a loopback WebSocket); Ctrl-C stops it
+demo: build
+	.build/debug/entitystream
+
+## bench: release build, then the benchmarks of README's performance section
+bench: setup
+	$(SWIFT) build -c release
+	.build/release/entitystream-bench all
+
+clean:
+	rm -rf .build

@@ -1,0 +1,110 @@
+import EntityStreamCore
+import Foundation
+import Testing
+
+/// Formats one event and parses the line back with Foundation.
+private func line(_ event: StreamEvent, format: OutputFormat = .esri, schema: Schema) throws -> [String: Any] {
+    var formatter = JSONLinesFormatter(format: format, schema: schema)
+    var writer = JSONWriter()
+    formatter.append(event, to: &writer)
+    let bytes = writer.bytes
+    #expect(bytes.last == UInt8(ascii: "\n"))
+    #expect(bytes.dropLast().contains(UInt8(ascii: "\n")) == false)
+    return try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+}
+
+private let schema = Schema(fields: [Field(name: "name", type: .string), Field(name: "speed", type: .double),
+                                     Field(name: "time", type: .date)], trackIDField: "name")
+private let entity = EntityReference(entityID: 7, trackID: .string("TRUCK 7"))
+private let observation = Observation(geometry: Point(x: -111.9, y: 40.6, wkid: 4326),
+                                      attributes: [.string("TRUCK 7"), .double(12.5), .date(milliseconds: 1_700_000_000_000)],
+                                      receivedAt: 1_767_225_600_123)
+
+@Suite("JSON lines")
+struct JSONLinesFormatterTests {
+    /// An observation line starts with "event" and carries track, entity, both times, geometry and attributes.
+    @Test func observationLine() throws {
+        var formatter = JSONLinesFormatter(format: .esri, schema: schema)
+        var writer = JSONWriter()
+        formatter.append(StreamEvent(time: observation.receivedAt, payload: .store(.observation(entity, observationID: 42, observation))), to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"event":"observation","track":"TRUCK 7","entity":7,"observation":42,"time":"2026-01-01T00:00:00.123Z","epoch":1767225600123"#))
+        let object = try line(StreamEvent(time: observation.receivedAt, payload: .store(.observation(entity, observationID: 42, observation))), schema: schema)
+        let geometry = try #require(object["geometry"] as? [String: Any])
+        #expect(geometry["x"] as? Double == -111.9)
+        #expect((geometry["spatialReference"] as? [String: Any])?["wkid"] as? Int == 4326)
+        let attributes = try #require(object["attributes"] as? [String: Any])
+        #expect(attributes["speed"] as? Double == 12.5)
+        #expect(attributes["time"] as? Int64 == 1_700_000_000_000)
+    }
+
+    /// A decoded observation's geometry and attributes are copied verbatim from the message.
+    @Test func decodedObservationPassesSourceTextThrough() throws {
+        let message = #"{"attributes":{"NAME":"TRUCK 7","speed":12.50,"extra":true},"geometry":{"y":40.6,"x":-111.9}}"#
+        var decoder = EsriFeatureDecoder(schema: schema)
+        var messages: [StreamMessage] = []
+        try decoder.decode(Array(message.utf8), receivedAt: 5, into: &messages)
+        let decoded = try #require(messages.first?.carriedObservation)
+        #expect(decoded.source != nil)
+        var formatter = JSONLinesFormatter(format: .esri, schema: decoder.schema)
+        var writer = JSONWriter()
+        formatter.append(StreamEvent(time: 5, payload: .store(.observation(entity, observationID: 1, decoded))), to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(#","geometry":{"y":40.6,"x":-111.9},"attributes":{"NAME":"TRUCK 7","speed":12.50,"extra":true}}"#))
+        // Changing the values drops the source text: output is formatted from the values.
+        var projected = decoded
+        projected.attributes = [.string("TRUCK 7")]
+        #expect(projected.source == nil)
+    }
+
+    /// Purge events carry the reason and the purged observation's receive time; purge-all is flagged.
+    @Test func purgeLines() throws {
+        let purged = try line(StreamEvent(time: 2_000, payload: .store(.observationPurged(entity, observationID: 3, receivedAt: 1_000, reason: .maximumObservationsPerTrack))), schema: schema)
+        #expect(purged["event"] as? String == "observation-purged")
+        #expect(purged["reason"] as? String == "maximumObservationsPerTrack")
+        #expect(purged["receivedEpoch"] as? Int == 1_000)
+        #expect(purged["received"] as? String == "1970-01-01T00:00:01.000Z")
+        #expect(purged["epoch"] as? Int == 2_000)
+        let gone = try line(StreamEvent(time: 2_000, payload: .store(.entityPurged(entity, cause: .purgeAll))), schema: schema)
+        #expect(gone["event"] as? String == "entity-purged")
+        #expect(gone["purgeAll"] as? Bool == true)
+        #expect(gone["cause"] as? String == "purgeAll")
+    }
+
+    /// Status, filter, error, response and dropped events have their own members.
+    @Test func otherEventLines() throws {
+        let status = try line(StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .connecting, attempt: 2, url: "wss://h/s?token=***", error: "503", time: 0))), schema: schema)
+        #expect(status["status"] as? String == "connecting")
+        #expect(status["attempt"] as? Int == 2)
+        #expect(status["error"] as? String == "503")
+        let filter = try line(StreamEvent(time: 0, payload: .filter(FilterOutcome(result: .rejected, requested: StreamFilter(whereClause: "speed > 0", outFields: ["name"]), error: "bad"))), schema: schema)
+        #expect(filter["result"] as? String == "rejected")
+        #expect((filter["filter"] as? [String: Any])?["where"] as? String == "speed > 0")
+        let error = try line(StreamEvent(time: 0, payload: .error(StreamErrorReport(source: .message, message: "invalid JSON at byte 3: x", count: 4))), schema: schema)
+        #expect(error["source"] as? String == "message" && error["count"] as? Int == 4)
+        let response = try line(StreamEvent(time: 0, payload: .response(ControlResponse(id: .int(9), command: "status", ok: true, result: .object(JSONObject([("entities", .int(3))]))))), schema: schema)
+        #expect(response["id"] as? Int == 9)
+        #expect((response["result"] as? [String: Any])?["entities"] as? Int == 3)
+        let dropped = try line(StreamEvent(time: 0, payload: .dropped(count: 5, total: 12)), schema: schema)
+        #expect(dropped["count"] as? Int == 5 && dropped["total"] as? Int == 12)
+    }
+
+    /// GeoJSON: observations are Point Features in WGS84 (Web Mercator unprojected), other events have null geometry.
+    @Test func geoJSONFeatures() throws {
+        var mercator = observation
+        mercator.geometry = WebMercator.project(Point(x: -111.9, y: 40.6, wkid: 4326))
+        let feature = try line(StreamEvent(time: 1, payload: .store(.observation(entity, observationID: 42, mercator))), format: .geojson, schema: schema)
+        #expect(feature["type"] as? String == "Feature")
+        #expect(feature["id"] as? Int == 42)
+        let geometry = try #require(feature["geometry"] as? [String: Any])
+        let coordinates = try #require(geometry["coordinates"] as? [Double])
+        #expect(abs(coordinates[0] - -111.9) < 1e-9 && abs(coordinates[1] - 40.6) < 1e-9)
+        let properties = try #require(feature["properties"] as? [String: Any])
+        #expect(properties["event"] as? String == "observation")
+        #expect(properties["speed"] as? Double == 12.5)
+        #expect(properties["attribute_time"] as? Int64 == 1_700_000_000_000, "an attribute named like a metadata key is prefixed")
+        let status = try line(StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .connected, attempt: 0, url: nil, error: nil, time: 0))), format: .geojson, schema: schema)
+        #expect(status["geometry"] is NSNull)
+        #expect((status["properties"] as? [String: Any])?["status"] as? String == "connected")
+    }
+}
