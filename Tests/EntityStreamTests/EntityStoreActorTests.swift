@@ -1,0 +1,106 @@
+import EntityStream
+import EntityStreamCore
+import EntityStreamTestSupport
+import Testing
+
+private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
+
+private func message(_ track: String, at time: Int64) -> StreamMessage {
+    .observation(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string(track), .double(3)], receivedAt: time))
+}
+
+/// Collects everything a subscriber receives until `condition` holds.
+private func collect(_ subscriber: Subscriber, until condition: ([StreamEvent]) -> Bool) async -> [StreamEvent] {
+    var events: [StreamEvent] = []
+    while !condition(events), let batch = await subscriber.next() { events += batch }
+    return events
+}
+
+@Suite("Entity store actor and subscribers")
+struct EntityStoreActorTests {
+    /// The age-purge timer, driven by the injected clock, purges with no new data arriving.
+    @Test func timerPurgesWithoutNewData() async {
+        let clock = ManualClock()
+        let bus = EventBus()
+        let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observationPurged, .entityPurged]), clock: clock)
+        await bus.subscribe(subscriber)
+        let store = EntityStore(schema: schema, options: PurgeOptions(maximumDuration: 5), bus: bus, clock: clock)
+        await store.ingest([message("A", at: clock.now()), message("B", at: clock.now())])
+        await clock.sleepers(atLeast: 1)
+        #expect(clock.nextDeadline == clock.now() + 5_001)
+        clock.advance(by: 5_000)
+        #expect(await store.observationCount == 2)
+        clock.advance(by: 1)
+        let events = await collect(subscriber) { $0.count >= 4 }
+        #expect(events.map(\.kind) == [.observationPurged, .entityPurged, .observationPurged, .entityPurged])
+        #expect(await store.entityCount == 0)
+        await store.stop()
+    }
+
+    /// With back-pressure, a slow consumer still receives every one of 200,000 events, in order.
+    @Test func backPressureLosesNothing() async {
+        let bus = EventBus(capacity: 1_000)
+        let subscriber = Subscriber(name: "slow", capacity: 1_000, policy: .backPressure)
+        await bus.subscribe(subscriber)
+        let total = 200_000
+        let producer = Task {
+            for batchStart in stride(from: 0, to: total, by: 500) {
+                let events = (batchStart..<(batchStart + 500)).map {
+                    StreamEvent(time: Int64($0), payload: .error(StreamErrorReport(source: .message, message: "", count: $0)))
+                }
+                await bus.publish(events)
+            }
+        }
+        var received = 0
+        var inOrder = true
+        var checksum: UInt64 = 0
+        while received < total, let batch = await subscriber.next() {
+            for event in batch {
+                if event.time != Int64(received) { inOrder = false }
+                received += 1
+                for step in 0..<50 { checksum = checksum &* 31 &+ UInt64(step) }   // slow consumer
+            }
+        }
+        await producer.value
+        #expect(received == total)
+        #expect(inOrder)
+        #expect(subscriber.droppedTotal == 0)
+        #expect(checksum != 1)
+    }
+
+    /// With drop-when-slow, the oldest queued events are dropped, counted exactly, and reported in a dropped event.
+    @Test func dropWhenSlowCountsExactly() async {
+        let subscriber = Subscriber(name: "dropping", capacity: 100, policy: .dropOldest)
+        let events = (0..<250).map { StreamEvent(time: Int64($0), payload: .error(StreamErrorReport(source: .message, message: "", count: $0))) }
+        await subscriber.deliver(Array(events[0..<150]))
+        await subscriber.deliver(Array(events[150..<250]))
+        let batch = await subscriber.next() ?? []
+        guard case .dropped(let count, let total) = batch.first?.payload else {
+            Issue.record("expected a dropped event first")
+            return
+        }
+        #expect(count == 150)
+        #expect(total == 150)
+        #expect(batch.dropFirst().map(\.time) == Array(150..<250))
+        #expect(subscriber.droppedTotal == 150)
+    }
+
+    /// Subscribers only see the kinds, tracks and where-matching observations they asked for.
+    @Test func subscriberFiltersEvents() async throws {
+        let clock = ManualClock()
+        let bus = EventBus()
+        let fast = try WhereClause("speed > 2", schema: schema)
+        let onlyA = Subscriber(name: "A", filter: EventFilter(kinds: [.observation], trackIDs: [.string("A")]), clock: clock)
+        let quick = Subscriber(name: "fast", filter: EventFilter(kinds: [.observation], whereClause: fast), clock: clock)
+        await bus.subscribe(onlyA)
+        await bus.subscribe(quick)
+        let store = EntityStore(schema: schema, options: PurgeOptions(), bus: bus, clock: clock)
+        await store.ingest([message("A", at: 0), message("B", at: 0),
+                            .observation(Observation(geometry: nil, attributes: [.string("A"), .double(1)], receivedAt: 0))])
+        let a = await collect(onlyA) { $0.count >= 2 }
+        #expect(a.compactMap { $0.entity?.trackID } == [.string("A"), .string("A")])
+        let q = await collect(quick) { $0.count >= 2 }
+        #expect(q.compactMap { $0.observation?.attribute(1) } == [.double(3), .double(3)])
+        await store.stop()
+    }
+}
