@@ -46,4 +46,13 @@ struct ReconnectStateTests {
         state.connectionEnded(afterBeingUpFor: 10_000)
         #expect(state.next(closeCode: nil) == .retry(attempt: 1, delayMilliseconds: 0))
     }
+
+    /// A token that worked (the upgrade succeeded) earns a fresh token retry on the next 4401.
+    @Test func establishedConnectionRenewsTokenRetry() {
+        var state = ReconnectState(policy: ReconnectPolicy())
+        #expect(state.next(closeCode: 4401) == .retryIfTokenChanged(attempt: 1))
+        state.connectionEstablished()
+        #expect(state.next(closeCode: 4401) == .retryIfTokenChanged(attempt: 2))
+        #expect(state.next(closeCode: 4401) == .giveUp)
+    }
 }

@@ -29,7 +29,6 @@ struct FlowAndLifecycleTests {
         var configuration = WebSocketConfiguration()
         configuration.receiveBufferLimit = 256 * 1024
         let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/feed", configuration: configuration)
-        let residentBefore = ProcessStatus.residentBytes()
         var expected = 0
         var inOrder = true
         var bufferedPeak = 0
@@ -47,7 +46,6 @@ struct FlowAndLifecycleTests {
                 expected += 1
             }
         }
-        let residentGrowth = ProcessStatus.residentBytes() - residentBefore
         #expect(expected == total)
         #expect(inOrder)
         #expect(checksum != 0)
@@ -56,8 +54,8 @@ struct FlowAndLifecycleTests {
         #expect(bufferedPeak < configuration.receiveBufferLimit + 512 * 1024)
         let peak = await serverQueuePeak.next() ?? .max
         #expect(peak <= serverQueueLimit + 64 * 1024)
-        // 100,000 × ~290 bytes is ~29 MB; buffering it all would show here.
-        #expect(residentGrowth < 24 * 1024 * 1024)
+        // (The process's RSS is not asserted: tests run in parallel in one process.
+        // The two peaks above are what bound memory: ~29 MB of messages never sat in a buffer.)
         await connection.close()
         await server.shutdown()
     }

@@ -233,6 +233,7 @@ public actor StreamServiceConnection {
             return .failed("cancelled", closeCode: nil, final: false)
         }
         socket = connection
+        reconnect.connectionEstablished()
         let connectedAt = clock.now()
         await setStatus(.connected, error: nil)
         let end = await receive(from: connection, schema: schema)

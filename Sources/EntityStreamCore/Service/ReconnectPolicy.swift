@@ -55,6 +55,12 @@ public struct ReconnectState: Sendable, Hashable {
         tokenRetryUsed = false
     }
 
+    /// The upgrade succeeded: the token worked, so a later 4401/4403 earns a
+    /// fresh token retry again.
+    public mutating func connectionEstablished() {
+        tokenRetryUsed = false
+    }
+
     /// The connection had been up for `upMilliseconds` when it ended: long
     /// enough resets the count.
     public mutating func connectionEnded(afterBeingUpFor upMilliseconds: Int64) {
