@@ -122,39 +122,51 @@ public struct ReplaySource: Sendable {
                 let now = clock.now()
                 decoded.removeAll(keepingCapacity: true)
                 accepted.removeAll(keepingCapacity: true)
-                var errors: [String] = []
-                let knownFields = decoder.schema.fields.count
+                var knownFields = decoder.schema.fields.count
+                /// Hands over what was decoded so far (after any schema change it brought).
+                func handOver() async {
+                    if decoder.schema.fields.count != knownFields {
+                        knownFields = decoder.schema.fields.count
+                        if let rebuilt = try? LocalFilter(activeFilter, schema: decoder.schema) {
+                            local = rebuilt
+                            await pipeline.schemaChanged(local.schema)
+                        }
+                    }
+                    filter(&decoded, through: local, into: &accepted)
+                    if !accepted.isEmpty { await pipeline.receive(accepted) }
+                    accepted.removeAll(keepingCapacity: true)
+                }
                 for entryIndex in index..<end {
                     let entry = entries[entryIndex]
                     do {
                         try decoder.decode(entry.message, receivedAt: now, into: &decoded)
                     } catch {
-                        errors.append("line \(entry.line): \(error)")
+                        // Keep the error in its place: hand over what came before it first.
+                        await handOver()
+                        errorCount += 1
+                        await pipeline.report(.recording, "\(path) line \(entry.line): \(error)", count: errorCount)
                     }
                 }
-                if decoder.schema.fields.count != knownFields, let rebuilt = try? LocalFilter(activeFilter, schema: decoder.schema) {
-                    local = rebuilt
-                    await pipeline.schemaChanged(local.schema)
-                }
-                for message in decoded {
-                    switch message {
-                    case .observation(let observation):
-                        if local.accepts(observation) { accepted.append(.observation(local.project(observation))) }
-                    case .nonPointGeometry(let kind, let observation):
-                        accepted.append(.nonPointGeometry(kind: kind, local.project(observation)))
-                    case .delete, .filterReply:
-                        accepted.append(message)
-                    }
-                }
-                await pipeline.receive(accepted)
-                for error in errors {
-                    errorCount += 1
-                    await pipeline.report(.recording, "\(path) \(error)", count: errorCount)
-                }
+                await handOver()
                 index = end
             }
             pass += 1
         } while loop && !Task.isCancelled && !file.entries.isEmpty
+    }
+
+    /// Moves `decoded` into `accepted`, applying the local filter (and empties `decoded`).
+    private func filter(_ decoded: inout [StreamMessage], through local: LocalFilter, into accepted: inout [StreamMessage]) {
+        for message in decoded {
+            switch message {
+            case .observation(let observation):
+                if local.accepts(observation) { accepted.append(.observation(local.project(observation))) }
+            case .nonPointGeometry(let kind, let observation):
+                accepted.append(.nonPointGeometry(kind: kind, local.project(observation)))
+            case .delete, .filterReply:
+                accepted.append(message)
+            }
+        }
+        decoded.removeAll(keepingCapacity: true)
     }
 
     /// When the next message is due, if pacing says to wait.

@@ -87,13 +87,14 @@ public actor StreamServiceConnection {
         status = newStatus
         let change = ConnectionStatusChange(status: newStatus, attempt: attempt, url: currentURL.map(ServiceURLs.redacted),
                                             error: error, time: clock.now())
+        // On the bus first, so whoever reacts to the change finds the event already queued.
+        await sink.publish(StreamEvent(time: change.time, payload: .status(change)))
         for listener in listeners.values { listener.yield(change) }
         if newStatus != .connecting {
             let waiters = outcomeWaiters
             outcomeWaiters = []
             for waiter in waiters { waiter.resume(returning: newStatus) }
         }
-        await sink.publish(StreamEvent(time: change.time, payload: .status(change)))
     }
 
     // MARK: Connect and disconnect
@@ -271,40 +272,26 @@ public actor StreamServiceConnection {
     private func receive(from connection: WebSocketConnection, schema: Schema) async -> AttemptEnd {
         var decoder = EsriFeatureDecoder(schema: schema)
         var messages: [StreamMessage] = []
-        var errors: [String] = []
         do {
             for try await batch in connection.inbound {
                 let now = clock.now()
                 await sink.rawBatch(batch, receivedAt: now)
                 messages.removeAll(keepingCapacity: true)
-                errors.removeAll()
-                let knownFields = decoder.schema.fields.count
-                batch.bytes.withUnsafeBytes { all in
-                    var start = 0
-                    for end in batch.ends {
-                        do {
-                            try decoder.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), receivedAt: now, into: &messages)
-                        } catch {
-                            errors.append("\(error)")
-                        }
-                        start = end
+                var knownFields = decoder.schema.fields.count
+                var start = 0
+                for end in batch.ends {
+                    do {
+                        try batchDecode(&decoder, batch.bytes, start..<end, now, &messages)
+                    } catch {
+                        // Keep the error in its place: hand over what came before it first.
+                        await handOver(&messages, decoder: decoder, knownFields: &knownFields)
+                        undecodableMessageCount += 1
+                        await sink.publish(StreamEvent(time: now, payload: .error(StreamErrorReport(
+                            source: .message, message: "message skipped: \(error)", count: undecodableMessageCount))))
                     }
+                    start = end
                 }
-                if decoder.schema.fields.count != knownFields {
-                    self.schema = decoder.schema
-                    await sink.schemaChanged(decoder.schema)
-                }
-                if messages.contains(where: { if case .filterReply = $0 { return true } else { return false } }) {
-                    for message in messages {
-                        if case .filterReply(let reply) = message { await resolveFilter(reply: reply) }
-                    }
-                }
-                await sink.receive(messages)
-                for error in errors {
-                    undecodableMessageCount += 1
-                    await sink.publish(StreamEvent(time: now, payload: .error(StreamErrorReport(
-                        source: .message, message: "message skipped: \(error)", count: undecodableMessageCount))))
-                }
+                await handOver(&messages, decoder: decoder, knownFields: &knownFields)
             }
         } catch {
             return .failed(error.description, closeCode: nil, final: false)
@@ -313,6 +300,29 @@ public actor StreamServiceConnection {
         case .success(let info): return .closed(info)
         case .failure(let error): return .failed(error.description, closeCode: nil, final: false)
         }
+    }
+
+    private func batchDecode(_ decoder: inout EsriFeatureDecoder, _ bytes: [UInt8], _ range: Range<Int>, _ now: Int64,
+                             _ messages: inout [StreamMessage]) throws(JSONError) {
+        try decoder.decode(bytes, range: range, receivedAt: now, into: &messages)
+    }
+
+    /// Passes decoded messages on: schema first if it grew, filter replies to
+    /// their waiting requests, the rest to the sink.
+    private func handOver(_ messages: inout [StreamMessage], decoder: EsriFeatureDecoder, knownFields: inout Int) async {
+        if decoder.schema.fields.count != knownFields {
+            knownFields = decoder.schema.fields.count
+            schema = decoder.schema
+            await sink.schemaChanged(decoder.schema)
+        }
+        guard !messages.isEmpty else { return }
+        if messages.contains(where: { if case .filterReply = $0 { return true } else { return false } }) {
+            for message in messages {
+                if case .filterReply(let reply) = message { await resolveFilter(reply: reply) }
+            }
+        }
+        await sink.receive(messages)
+        messages.removeAll(keepingCapacity: true)
     }
 
     // MARK: Filters

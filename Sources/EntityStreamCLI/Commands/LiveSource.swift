@@ -22,8 +22,10 @@ struct LiveSource: SessionSource, ControlTarget {
         return nil
     }
 
+    /// Disconnects (a connection that already failed is left as it is, so
+    /// the last status printed is the failure).
     func stop() async {
-        await connection.disconnect()
+        if await connection.status != .failed { await connection.disconnect() }
     }
 
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome {

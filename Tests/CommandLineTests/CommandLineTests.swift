@@ -1,0 +1,219 @@
+import EntityStreamCore
+import EntityStreamTestSupport
+import Foundation
+import Testing
+
+/// Writes `lines` to a temporary file and returns its path.
+private func temporaryFile(_ lines: [String], extension suffix: String = "json") throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("es-\(UUID().uuidString).\(suffix)").path
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+private func feature(_ name: String, speed: Double, x: Double) -> String {
+    #"{"geometry":{"x":\#(x),"y":40.6,"spatialReference":{"wkid":4326}},"attributes":{"name":"\#(name)","speed":\#(speed)}}"#
+}
+
+/// Replaces the times (which depend on when the test runs) with `T`.
+private func withoutTimes(_ line: Substring) -> String {
+    String(line).replacing(/"time":"[^"]*","epoch":\d+/, with: #""time":T"#)
+        .replacing(/"received":"[^"]*","receivedEpoch":\d+/, with: #""received":T"#)
+}
+
+@Suite("entitystream command line")
+struct CommandLineTests {
+    /// `replay` of a small recording prints exactly the expected lines, in order.
+    @Test func replayPrintsExactlyTheExpectedLines() throws {
+        let features = [feature("A", speed: 1, x: -112), feature("B", speed: 0, x: -111.9),
+                        feature("A", speed: 2.5, x: -111.99), "not json", feature("A", speed: 3, x: -111.98)]
+        let path = try temporaryFile(features)
+        let result = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--max-observations-per-track", "2",
+                                                              "--events", "observation,entity-received,observation-purged,error"])
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        let lines = result.standardOutput.split(separator: "\n").map(withoutTimes)
+        /// Geometry and attributes are passed through exactly as the file has them.
+        func body(_ index: Int) -> String {
+            let text = features[index]
+            let attributes = text.range(of: #","attributes":"#)!
+            return #","geometry":"# + text[text.index(text.startIndex, offsetBy: 12)..<attributes.lowerBound] + text[attributes.lowerBound...]
+        }
+        #expect(lines == [
+            #"{"event":"entity-received","track":"A","entity":1,"observation":1,"time":T"# + body(0),
+            #"{"event":"observation","track":"A","entity":1,"observation":1,"time":T"# + body(0),
+            #"{"event":"entity-received","track":"B","entity":2,"observation":2,"time":T"# + body(1),
+            #"{"event":"observation","track":"B","entity":2,"observation":2,"time":T"# + body(1),
+            #"{"event":"observation","track":"A","entity":1,"observation":3,"time":T"# + body(2),
+            #"{"event":"error","source":"recording","message":"\#(path) line 4: invalid JSON at byte 0: not a stream message: expected a feature object or an array of them","count":1,"time":T}"#,
+            #"{"event":"observation","track":"A","entity":1,"observation":4,"time":T"# + body(4),
+            #"{"event":"observation-purged","track":"A","entity":1,"observation":1,"reason":"maximumObservationsPerTrack","received":T,"time":T}"#,
+        ])
+    }
+
+    /// Every malformed flag value is a usage error: exit status 2 and one clear line on stderr.
+    @Test(arguments: [
+        (["connect"], "missing the service URL"),
+        (["connect", "http://h/StreamServer", "--max-observations", "-1"], "--max-observations expects a whole number ≥ 0, not '-1'"),
+        (["connect", "ws://h/arcgis/ws/services/x/StreamServer"], "not a WebSocket URL"),
+        (["connect", "ftp://h/x"], "unsupported scheme"),
+        (["connect", "http://h/x", "--token"], "--token needs a value"),
+        (["replay", "f.json", "--limit", "0"], "--limit expects a whole number ≥ 1, not '0'"),
+        (["replay", "f.json", "--format", "kml"], "--format expects esri or geojson, not 'kml'"),
+        (["replay", "f.json", "--events", "observations"], "unknown event kind 'observations'"),
+        (["replay", "f.json", "--geometry", "1,2,3"], "--geometry '1,2,3': expected xmin,ymin,xmax,ymax[,wkid]"),
+        (["replay", "f.json", "--geometry", "5,2,3,4"], "no area"),
+        (["replay", "f.json", "--where", "speed >"], "--where: where clause error at position 8"),
+        (["replay", "f.json", "--interval", "5", "--speed", "2"], "either --interval or --speed"),
+        (["replay", "f.json", "--speed", "0"], "--speed expects a number > 0"),
+        (["replay", "f.json", "--out-sr", "0"], "--out-sr expects a whole number ≥ 1"),
+        (["replay", "f.json", "--duration", "0"], "--duration expects a number > 0"),
+        (["replay", "f.json", "--bogus"], "unknown option '--bogus'"),
+        (["replay"], "missing the FILE"),
+        (["record", "http://h/StreamServer"], "missing -o FILE"),
+        (["demo", "--vehicles", "0"], "--vehicles expects a whole number ≥ 1"),
+        (["bogus"], "unknown command 'bogus'"),
+    ])
+    func badFlagsAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try CommandLineTool.run("entitystream", arguments)
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("entitystream: ") == true)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+
+    /// Runtime failures exit with status 1 and say why.
+    @Test func runtimeFailuresExitWithOne() throws {
+        let missing = try CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json'\n")
+        let plain = try temporaryFile([feature("A", speed: 1, x: 0)])
+        let noTrack = try CommandLineTool.run("entitystream", ["replay", plain])
+        #expect(noTrack.status == 1)
+        #expect(noTrack.standardError.contains("--track-field (fields seen: name, speed)"))
+        let refused = try CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:1/arcgis/rest/services/X/StreamServer", "--reconnect-attempts", "0"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("connection refused by 127.0.0.1:1"))
+        #expect(refused.standardOutput.contains(#""status":"failed""#))
+    }
+
+    /// Every command answers --help with its usage on stdout and status 0.
+    @Test(arguments: [["--help"], ["connect", "--help"], ["replay", "-h"], ["record", "--help"], ["demo", "--help"]])
+    func helpForEveryCommand(arguments: [String]) throws {
+        let result = try CommandLineTool.run("entitystream", arguments)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("Usage"))
+        #expect(result.standardError.isEmpty)
+    }
+
+    /// A closed stdout (`| head`) ends the program quietly with status 0.
+    @Test func closedOutputEndsQuietly() throws {
+        let path = try temporaryFile([feature("A", speed: 1, x: 0), feature("B", speed: 1, x: 1)])
+        let command = "'\(CommandLineTool.path("entitystream"))' replay '\(path)' --track-field name --loop | head -n 3; echo \"status=${PIPESTATUS[0]}\""
+        let result = try ProcessRunner.run("/bin/bash", ["-c", command])
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines.last == "status=0")
+        #expect(result.standardError.isEmpty)
+    }
+
+    /// Control commands on stdin are answered by response events with their ids, errors included.
+    @Test func controlCommandsAreAnswered() throws {
+        let path = try temporaryFile([feature("A", speed: 1, x: -112), feature("B", speed: 9, x: -111.9)])
+        let commands = [
+            #"{"id":1,"command":"status"}"#,
+            #"{"id":"q","command":"query-entities","where":"speed > 5"}"#,
+            #"{"id":3,"command":"set-filter","filter":{"where":"nope > 1"}}"#,
+            #"{"id":4,"command":"set-filter","filter":{"where":"speed > 0"}}"#,
+            #"{"id":5,"command":"launch"}"#,
+            "garbage",
+            #"{"id":6,"command":"purge-all"}"#,
+        ]
+        let process = try RunningProcess(CommandLineTool.path("entitystream"),
+                                         ["replay", path, "--track-field", "name", "--loop", "--interval", "20", "--events", "response,entity-received"])
+        // Both entities exist before the commands go in.
+        #expect(process.readLines(2).allSatisfy { $0.contains("entity-received") })
+        var responses: [String: [String: Any]] = [:]
+        for command in commands {
+            process.write(command + "\n")
+            while let line = process.readLines(1).first {
+                guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { break }
+                if object["event"] as? String == "response" {
+                    responses["\(object["id"] ?? "null")"] = object
+                    break
+                }
+            }
+        }
+        process.signal(SIGTERM)
+        #expect(process.wait() == 0)
+        #expect(responses["1"]?["ok"] as? Bool == true)
+        #expect((responses["1"]?["result"] as? [String: Any])?["status"] as? String == "replaying")
+        let query = responses["q"]?["result"] as? [String: Any]
+        #expect(query?["count"] as? Int == 1)
+        #expect(((query?["entities"] as? [[String: Any]])?.first?["track"] as? String) == "B")
+        #expect(responses["3"]?["ok"] as? Bool == false)
+        #expect((responses["3"]?["error"] as? String)?.contains("unknown field 'nope'") == true)
+        #expect(responses["4"]?["ok"] as? Bool == true)
+        #expect((responses["5"]?["error"] as? String)?.contains("unknown command 'launch'") == true)
+        #expect((responses["<null>"]?["error"] as? String)?.contains("not a JSON command") == true)
+        #expect((responses["6"]?["result"] as? [String: Any])?["purgedEntities"] as? Int == 2)
+    }
+
+    /// SIGINT disconnects, flushes and exits with status 0; the output ends with a whole line.
+    @Test func interruptFlushesAndExitsZero() throws {
+        let path = try temporaryFile([feature("A", speed: 1, x: 0)])
+        let process = try RunningProcess(CommandLineTool.path("entitystream"), ["replay", path, "--track-field", "name", "--loop", "--interval", "5"])
+        #expect(process.readLines(5).count == 5)
+        process.signal(SIGINT)
+        #expect(process.wait() == 0)
+        let rest = process.remainingOutput()
+        #expect(rest.isEmpty || rest.hasSuffix("\n"))
+    }
+
+    /// `record` from the simulator, `stream-simulator --recording` of that file, then
+    /// `connect`: the same observations in the same order, with the same relative
+    /// timing within 50 ms.
+    @Test func recordSimulateConnectRoundTrip() throws {
+        let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "7"])
+        defer { fleet.stop() }
+        let fleetPort = try #require(fleet.waitForPort())
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roundtrip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recordingPath = directory.appendingPathComponent("RoundTrip.json").path
+        let record = try CommandLineTool.run("entitystream", [
+            "record", "http://127.0.0.1:\(fleetPort)/arcgis/rest/services/SandyVehicles/StreamServer", "-o", recordingPath, "--limit", "30"])
+        #expect(record.status == 0)
+        #expect(record.standardError.contains("recorded 30 messages"))
+        let recording = try RecordingFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: recordingPath))))
+        #expect(recording.layout == .recording)
+        #expect(recording.entries.count == 30)
+
+        let replay = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--recording", recordingPath, "--port", "0"])
+        defer { replay.stop() }
+        let replayPort = try #require(replay.waitForPort())
+        let connect = try CommandLineTool.run("entitystream", [
+            "connect", "http://127.0.0.1:\(replayPort)/arcgis/rest/services/RoundTrip/StreamServer", "--limit", "30", "--events", "observation"])
+        #expect(connect.status == 0)
+        let received = try connect.standardOutput.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(received.count == 30)
+        let recorded = try recording.entries.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.message)) as? [String: Any])
+        }
+        for (sent, got) in zip(recorded, received) {
+            #expect(NSDictionary(dictionary: sent["attributes"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: got["attributes"] as? [String: Any] ?? [:]))
+            #expect(NSDictionary(dictionary: sent["geometry"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: got["geometry"] as? [String: Any] ?? [:]))
+        }
+        let offsets = recording.entries.compactMap(\.offsetMilliseconds)
+        let epochs = received.compactMap { $0["epoch"] as? Int64 }
+        #expect(epochs.count == 30)
+        for index in 1..<min(offsets.count, epochs.count) {
+            let recordedGap = offsets[index] - offsets[index - 1]
+            let replayedGap = epochs[index] - epochs[index - 1]
+            #expect(abs(recordedGap - replayedGap) <= 50, "gap \(index): recorded \(recordedGap) ms, replayed \(replayedGap) ms")
+        }
+    }
+}
