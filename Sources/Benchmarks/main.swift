@@ -2,37 +2,65 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [transport] [--count N]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages] [--count N] [--ais PATH]
 ///
-/// Internal: `transport-server --count N` is the server process the transport
-/// benchmark starts.
+/// `transport-server --count N` is the server process the transport benchmark starts.
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
     return parsed
 }
+func stringOption(_ name: String, default value: String) -> String {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return value }
+    return arguments[index + 1]
+}
 let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
-let selected = arguments.first { !$0.hasPrefix("--") && Int($0) == nil }
+let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
+let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
+let haveAIS = FileManager.default.fileExists(atPath: ais)
+
+func report(_ line: String) { print(line) }
+func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
+
+func runTransport() async throws {
+    let count = option("--count", default: 1_000_000)
+    var best: BenchmarkResult?
+    for _ in 0..<3 {
+        let result = try await TransportBenchmark.run(count: count, executable: executable)
+        if best == nil || result.rate > best!.rate { best = result }
+    }
+    report(best!.line + " [best of 3]")
+}
 
 do {
     switch selected {
     case "transport-server":
         try await TransportBenchmark.runServer(count: option("--count", default: 1_000_000))
-    case "transport", nil:
-        let count = option("--count", default: 1_000_000)
-        var best: BenchmarkResult?
-        for _ in 0..<3 {
-            let result = try await TransportBenchmark.run(count: count, executable: executable)
-            if best == nil || result.rate > best!.rate { best = result }
-        }
-        print(best!.line + " [best of 3]")
+    case "transport":
+        try await runTransport()
+    case "json":
+        if haveAIS { for result in try CoreBenchmarks.json(ais: ais) { report(result.line) } } else { skip("json") }
+    case "replay":
+        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000)).line) } else { skip("replay") }
+    case "memory":
+        if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
+    case "simulator":
+        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("simulator") }
     case "stages":
-        for result in try StageBenchmark.run(path: arguments.dropFirst().first { !$0.hasPrefix("--") } ?? "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json",
-                                             count: option("--count", default: 1_000_000)) {
-            print(result.line)
+        if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
+    case "all":
+        report("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB")
+        try await runTransport()
+        if haveAIS {
+            for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
+            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000).line)
+            report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
+            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000) { report(result.line) }
+        } else {
+            skip("json, replay, memory and simulator benchmarks")
         }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected!)'\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages)\n".utf8))
         exit(2)
     }
 } catch {
