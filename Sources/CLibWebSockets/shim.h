@@ -10,6 +10,7 @@
 #define ENTITYSTREAM_LWS_SHIM_H
 
 #include <libwebsockets.h>
+#include <malloc.h>
 
 /* Headroom lws needs in front of every buffer passed to lws_write(). */
 static inline size_t es_lws_pre(void) { return LWS_PRE; }
@@ -20,5 +21,12 @@ static inline int es_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTE
 /* Log level bits, so Swift can pick what lws prints to stderr. */
 static inline int es_log_level_errors(void) { return LLL_ERR; }
 static inline int es_log_level_warnings(void) { return LLL_ERR | LLL_WARN; }
+
+/* Keep freed batch buffers in the heap (see MallocTuning in Transport):
+ * glibc's mallopt is not visible through Swift's Glibc module. */
+static inline void es_keep_batch_buffers_in_heap(void) {
+    mallopt(M_MMAP_THRESHOLD, 16 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
 
 #endif

@@ -57,6 +57,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
     }
 }
 
+MallocTuning.keepBatchBuffersInHeap()
 let status = await runCommandLine(ArgumentList.expandingEquals(Array(CommandLine.arguments.dropFirst())))
 await TransportEventLoop.shared.shutdown()
 exit(status)

@@ -160,6 +160,7 @@ do {
 }
 
 signal(SIGPIPE, SIG_IGN)
+MallocTuning.keepBatchBuffersInHeap()
 let server: SimulatorServer
 do {
     server = try await SimulatorServer.start(configuration)

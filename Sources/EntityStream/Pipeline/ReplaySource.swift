@@ -93,14 +93,10 @@ public struct ReplaySource: Sendable {
     /// while running (`set-filter`); they apply from the next batch on.
     public func run(into pipeline: StreamPipeline, filterUpdates: FilterBox? = nil) async {
         let clock = pipeline.clock
-        var decoder = EsriFeatureDecoder(schema: baseSchema)
-        var activeFilter = filter
-        var local = (try? LocalFilter(activeFilter, schema: baseSchema)) ?? (try! LocalFilter(StreamFilter(), schema: baseSchema))
-        await pipeline.schemaChanged(local.schema)
-        var decoded: [StreamMessage] = []
-        var accepted: [StreamMessage] = []
+        guard var batch = try? Batch(schema: baseSchema, filter: filter) else { return }
+        await pipeline.schemaChanged(batch.local.schema)
         var errorCount = 0
-        let batchSize = pacing == .asFastAsPossible ? 1024 : 1
+        let batchSize = pacing == .asFastAsPossible ? 4096 : 1
         let start = clock.now()
         var pass = 0
         repeat {
@@ -112,61 +108,79 @@ public struct ReplaySource: Sendable {
                 if let pause = pauseBefore(entries[index], pass: pass, start: start, clock: clock) {
                     do { try await clock.sleep(until: pause) } catch { return }
                 }
-                if let requested = filterUpdates?.take(), requested != activeFilter {
-                    if let rebuilt = try? LocalFilter(requested, schema: decoder.schema) {
-                        activeFilter = requested
-                        local = rebuilt
-                        await pipeline.schemaChanged(local.schema)
-                    }
+                if let requested = filterUpdates?.take() {
+                    await batch.apply(requested, pipeline: pipeline)
                 }
                 let now = clock.now()
-                decoded.removeAll(keepingCapacity: true)
-                accepted.removeAll(keepingCapacity: true)
-                var knownFields = decoder.schema.fields.count
-                /// Hands over what was decoded so far (after any schema change it brought).
-                func handOver() async {
-                    if decoder.schema.fields.count != knownFields {
-                        knownFields = decoder.schema.fields.count
-                        if let rebuilt = try? LocalFilter(activeFilter, schema: decoder.schema) {
-                            local = rebuilt
-                            await pipeline.schemaChanged(local.schema)
-                        }
-                    }
-                    filter(&decoded, through: local, into: &accepted)
-                    if !accepted.isEmpty { await pipeline.receive(accepted) }
-                    accepted.removeAll(keepingCapacity: true)
-                }
                 for entryIndex in index..<end {
                     let entry = entries[entryIndex]
                     do {
-                        try decoder.decode(entry.message, receivedAt: now, into: &decoded)
+                        try batch.decoder.decode(entry.message, receivedAt: now, into: &batch.decoded)
                     } catch {
                         // Keep the error in its place: hand over what came before it first.
-                        await handOver()
+                        await batch.handOver(to: pipeline)
                         errorCount += 1
                         await pipeline.report(.recording, "\(path) line \(entry.line): \(error)", count: errorCount)
                     }
                 }
-                await handOver()
+                await batch.handOver(to: pipeline)
                 index = end
             }
             pass += 1
         } while loop && !Task.isCancelled && !file.entries.isEmpty
     }
 
-    /// Moves `decoded` into `accepted`, applying the local filter (and empties `decoded`).
-    private func filter(_ decoded: inout [StreamMessage], through local: LocalFilter, into accepted: inout [StreamMessage]) {
-        for message in decoded {
-            switch message {
-            case .observation(let observation):
-                if local.accepts(observation) { accepted.append(.observation(local.project(observation))) }
-            case .nonPointGeometry(let kind, let observation):
-                accepted.append(.nonPointGeometry(kind: kind, local.project(observation)))
-            case .delete, .filterReply:
-                accepted.append(message)
-            }
+    /// The decoding state of a running replay, and its hand-over to the pipeline.
+    private struct Batch {
+        var decoder: EsriFeatureDecoder
+        var activeFilter: StreamFilter
+        var local: LocalFilter
+        var decoded: [StreamMessage] = []
+        var accepted: [StreamMessage] = []
+        var knownFields: Int
+
+        init(schema: Schema, filter: StreamFilter) throws {
+            decoder = EsriFeatureDecoder(schema: schema)
+            activeFilter = filter
+            local = try LocalFilter(filter, schema: schema)
+            knownFields = schema.fields.count
         }
-        decoded.removeAll(keepingCapacity: true)
+
+        /// Adopts a filter set while running (already validated by the control command).
+        mutating func apply(_ requested: StreamFilter, pipeline: StreamPipeline) async {
+            guard requested != activeFilter, let rebuilt = try? LocalFilter(requested, schema: decoder.schema) else { return }
+            activeFilter = requested
+            local = rebuilt
+            await pipeline.schemaChanged(local.schema)
+        }
+
+        /// Hands over what was decoded so far (after any schema change it brought).
+        mutating func handOver(to pipeline: StreamPipeline) async {
+            if decoder.schema.fields.count != knownFields {
+                knownFields = decoder.schema.fields.count
+                if let rebuilt = try? LocalFilter(activeFilter, schema: decoder.schema) {
+                    local = rebuilt
+                    await pipeline.schemaChanged(local.schema)
+                }
+            }
+            if local.isPassThrough {
+                swap(&accepted, &decoded)
+            } else {
+                for message in decoded {
+                    switch message {
+                    case .observation(let observation):
+                        if local.accepts(observation) { accepted.append(.observation(local.project(observation))) }
+                    case .nonPointGeometry(let kind, let observation):
+                        accepted.append(.nonPointGeometry(kind: kind, local.project(observation)))
+                    case .delete, .filterReply:
+                        accepted.append(message)
+                    }
+                }
+            }
+            decoded.removeAll(keepingCapacity: true)
+            if !accepted.isEmpty { await pipeline.receive(accepted) }
+            accepted.removeAll(keepingCapacity: true)
+        }
     }
 
     /// When the next message is due, if pacing says to wait.
