@@ -12,22 +12,62 @@ public enum OverflowPolicy: Sendable, Hashable {
 /// A bounded, multi-producer, single-consumer queue of batches that keeps
 /// the order in which batches were sent.
 ///
-/// ``send(_:)`` appends a whole batch. Under ``OverflowPolicy/backPressure``,
-/// a batch that arrives while the queue holds `capacity` elements or more
-/// waits, in arrival order, and is admitted (and its sender resumed) when the
-/// consumer takes what is queued; so the queue never holds more than
-/// `capacity` plus one batch. ``next()`` returns everything queued as one
-/// array, so a consumer that falls behind catches up in one step.
-/// ``finish()`` ends the queue: the consumer drains what is left, then gets
-/// nil; later sends are dropped. Thread-safe.
+/// Batches are kept as they were sent (never copied element by element):
+/// ``next()`` hands out the oldest batch, waiting while the queue is empty.
+/// Under ``OverflowPolicy/backPressure``, a batch that arrives while the queue
+/// holds `capacity` elements or more waits, in arrival order, and is admitted
+/// (and its sender resumed) as the consumer takes batches; so the queue never
+/// holds much more than `capacity` elements. ``finish()`` ends the queue: the
+/// consumer drains what is left, then gets nil; later sends are dropped.
+/// Thread-safe.
 public final class BatchQueue<Element: Sendable>: Sendable {
     private struct State {
-        var elements: [Element] = []
+        var batches: [[Element]] = []
+        var head = 0
+        var queued = 0
         var consumer: CheckedContinuation<[Element]?, Never>?
         var waiting: [(batch: [Element], sender: CheckedContinuation<Void, Never>)] = []
         var finished = false
         var droppedSinceTaken = 0
         var droppedTotal = 0
+
+        var isEmpty: Bool { head == batches.count }
+
+        mutating func push(_ batch: [Element]) {
+            batches.append(batch)
+            queued += batch.count
+        }
+
+        mutating func pop() -> [Element] {
+            let batch = batches[head]
+            batches[head] = []
+            head += 1
+            queued -= batch.count
+            if head == batches.count {
+                batches.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 32 && head * 2 >= batches.count {
+                batches.removeFirst(head)
+                head = 0
+            }
+            return batch
+        }
+
+        /// Drops the oldest elements until `capacity` remain; returns how many.
+        mutating func drop(toFit capacity: Int) -> Int {
+            var dropped = 0
+            while queued > capacity && !isEmpty {
+                let excess = queued - capacity
+                if batches[head].count <= excess {
+                    dropped += pop().count
+                } else {
+                    batches[head].removeFirst(excess)
+                    queued -= excess
+                    dropped += excess
+                }
+            }
+            return dropped
+        }
     }
 
     private enum SendStep {
@@ -51,26 +91,22 @@ public final class BatchQueue<Element: Sendable>: Sendable {
         await withCheckedContinuation { (sender: CheckedContinuation<Void, Never>) in
             let step = state.withLock { state -> SendStep in
                 if state.finished { return .done }
-                if policy == .backPressure && (state.elements.count >= capacity || !state.waiting.isEmpty) {
+                if policy == .backPressure && (state.queued >= capacity || !state.waiting.isEmpty) {
                     state.waiting.append((batch, sender))
                     return .wait
                 }
-                if state.elements.isEmpty {
-                    state.elements = batch
-                } else {
-                    state.elements.append(contentsOf: batch)
+                if let consumer = state.consumer {
+                    // The consumer is waiting, so the queue is empty: hand the batch over directly.
+                    state.consumer = nil
+                    return .handOff(consumer, batch)
                 }
-                if policy == .dropOldest && state.elements.count > capacity {
-                    let excess = state.elements.count - capacity
-                    state.elements.removeFirst(excess)
-                    state.droppedSinceTaken += excess
-                    state.droppedTotal += excess
+                state.push(batch)
+                if policy == .dropOldest && state.queued > capacity {
+                    let dropped = state.drop(toFit: capacity)
+                    state.droppedSinceTaken += dropped
+                    state.droppedTotal += dropped
                 }
-                guard let consumer = state.consumer else { return .done }
-                state.consumer = nil
-                let taken = state.elements
-                state.elements = []
-                return .handOff(consumer, taken)
+                return .done
             }
             switch step {
             case .done: sender.resume()
@@ -82,21 +118,24 @@ public final class BatchQueue<Element: Sendable>: Sendable {
         }
     }
 
-    /// Everything queued (waiting while empty); nil once finished and drained.
+    /// The oldest batch (waiting while none is queued); nil once finished and drained.
     public func next() async -> [Element]? {
         await withCheckedContinuation { (continuation: CheckedContinuation<[Element]?, Never>) in
             let (result, admitted) = state.withLock { state -> ([Element]??, [CheckedContinuation<Void, Never>]) in
-                guard !state.elements.isEmpty else {
+                guard !state.isEmpty else {
                     if state.finished { return (.some(nil), []) }
+                    if !state.waiting.isEmpty {
+                        let (batch, sender) = state.waiting.removeFirst()
+                        return (.some(batch), [sender])
+                    }
                     state.consumer = continuation
                     return (nil, [])
                 }
-                let taken = state.elements
-                state.elements = []
+                let taken = state.pop()
                 var admitted: [CheckedContinuation<Void, Never>] = []
-                while !state.waiting.isEmpty && state.elements.count < capacity {
+                while !state.waiting.isEmpty && state.queued < capacity {
                     let (batch, sender) = state.waiting.removeFirst()
-                    if state.elements.isEmpty { state.elements = batch } else { state.elements.append(contentsOf: batch) }
+                    state.push(batch)
                     admitted.append(sender)
                 }
                 return (.some(taken), admitted)
@@ -118,7 +157,7 @@ public final class BatchQueue<Element: Sendable>: Sendable {
     public var droppedTotalSoFar: Int { state.withLock { $0.droppedTotal } }
 
     /// Elements waiting to be taken (not counting batches whose senders wait).
-    public var count: Int { state.withLock { $0.elements.count } }
+    public var count: Int { state.withLock { $0.queued } }
 
     /// Ends the queue; the consumer drains what is queued, then gets nil.
     /// Batches still waiting to be admitted are dropped and their senders resumed.
@@ -127,7 +166,7 @@ public final class BatchQueue<Element: Sendable>: Sendable {
             state.finished = true
             let senders = state.waiting.map(\.sender)
             state.waiting = []
-            let consumer = state.elements.isEmpty ? state.consumer : nil
+            let consumer = state.isEmpty ? state.consumer : nil
             if consumer != nil { state.consumer = nil }
             return (consumer, senders)
         }
