@@ -68,6 +68,7 @@ struct CommandLineTests {
         (["replay", "f.json", "--out-sr", "0"], "--out-sr expects a whole number ≥ 1"),
         (["replay", "f.json", "--duration", "0"], "--duration expects a number > 0"),
         (["replay", "f.json", "--bogus"], "unknown option '--bogus'"),
+        (["replay", "f.json", "--limit", "5", "--events", "status"], "include observation in --events"),
         (["replay"], "missing the FILE"),
         (["record", "http://h/StreamServer"], "missing -o FILE"),
         (["demo", "--vehicles", "0"], "--vehicles expects a whole number ≥ 1"),

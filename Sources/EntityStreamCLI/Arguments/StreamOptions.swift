@@ -14,6 +14,13 @@ struct StreamOptions {
     var durationSeconds: Double?
     var dropWhenSlow = false
 
+    /// Checks combinations once every flag is read.
+    func validate() throws(UsageError) {
+        if limit != nil && !events.contains(.observation) {
+            throw UsageError("--limit counts printed observation events; include observation in --events")
+        }
+    }
+
     /// Consumes `flag` (and its value) if it is one of these options; false if not.
     mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
         switch flag {

@@ -35,6 +35,7 @@ struct ConnectCommand {
             serviceURL = word
         }
         guard !serviceURL.isEmpty else { throw UsageError("connect: missing the service URL (…/StreamServer)") }
+        try stream.validate()
         do {
             let url = try TransportURL(serviceURL)
             guard !url.isWebSocket else {

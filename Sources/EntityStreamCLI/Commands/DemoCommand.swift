@@ -46,6 +46,7 @@ struct DemoCommand {
             }
         }
         fleet.vehicles = vehicles
+        try stream.validate()
     }
 
     func run() async throws -> Int32 {

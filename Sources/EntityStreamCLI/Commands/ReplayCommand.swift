@@ -53,6 +53,7 @@ struct ReplayCommand {
         }
         if sawInterval && sawSpeed { throw UsageError("replay: use either --interval or --speed, not both") }
         guard !path.isEmpty else { throw UsageError("replay: missing the FILE to replay") }
+        try stream.validate()
     }
 
     func run() async throws -> Int32 {
