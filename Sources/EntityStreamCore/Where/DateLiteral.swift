@@ -14,30 +14,6 @@ enum DateLiteral {
         var message: String
     }
 
-    /// Days from 1970-01-01 to the given proleptic Gregorian civil date
-    /// (negative before 1970). Valid for any `month` in 1...12 and `day` in 1...31.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400                                   // [0, 399]
-        let shiftedMonth = month > 2 ? month - 3 : month + 9            // March = 0
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1          // [0, 365]
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func isLeapYear(_ year: Int) -> Bool {
-        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July",
                              "August", "September", "October", "November", "December"]
 
@@ -102,7 +78,7 @@ enum DateLiteral {
         guard (1...12).contains(month) else {
             throw Failure(offset: monthOffset, message: "month \(month) is out of range (01–12)")
         }
-        let monthLength = daysInMonth(year: year, month: month)
+        let monthLength = CivilDate.daysInMonth(year: year, month: month)
         guard day >= 1 && day <= monthLength else {
             throw Failure(offset: dayOffset, message:
                 "day \(day) is out of range (\(monthNames[month - 1]) \(year) has \(monthLength) days)")
@@ -111,7 +87,7 @@ enum DateLiteral {
         guard minute <= 59 else { throw Failure(offset: minuteOffset, message: "minute \(minute) is out of range (00–59)") }
         guard second <= 59 else { throw Failure(offset: secondOffset, message: "second \(second) is out of range (00–59)") }
 
-        let days = Int64(daysFromCivil(year: year, month: month, day: day))
+        let days = Int64(CivilDate.daysFromCivil(year: year, month: month, day: day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return seconds * 1000 + Int64(millisecond)
     }

@@ -40,38 +40,10 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     }
 
     func connect(context: OpaquePointer) {
-        var info = lws_client_connect_info()
-        info.context = context
-        info.port = Int32(url.port)
-        var flags = LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue
-        if url.usesTLS {
-            flags |= LCCSCF_USE_SSL.rawValue
-            if configuration.allowSelfSignedCertificates {
-                flags |= LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue | LCCSCF_ALLOW_EXPIRED.rawValue
-            }
-        }
-        info.ssl_connection = Int32(flags)
-        info.userdata = UnsafeMutableRawPointer(bitPattern: id)
-        let created: OpaquePointer? = address.withCString { address in
-            url.pathAndQuery.withCString { path in
-                url.hostHeader.withCString { host in
-                    request.method.rawValue.withCString { method in
-                        "entitystream".withCString { protocolName in
-                            info.address = address
-                            info.path = path
-                            info.host = host
-                            info.origin = host
-                            info.method = method
-                            info.protocol = protocolName
-                            info.local_protocol_name = protocolName
-                            return lws_client_connect_via_info(&info)
-                        }
-                    }
-                }
-            }
-        }
-        if created == nil {
-            // lws may already have reported CONNECTION_ERROR; either way no wsi remains.
+        let request = ClientConnectRequest(url: url, address: address, sessionID: id, method: self.request.method.rawValue,
+                                           allowSelfSignedCertificates: configuration.allowSelfSignedCertificates,
+                                           extraFlags: LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue)
+        if !request.open(context: context) {
             finish(.failure(.connectionFailed(detail: "libwebsockets refused to start the request to \(url)")))
             dispatcher.unregister(self)
         }

@@ -31,10 +31,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
 
     // Service thread.
     private var wsi: OpaquePointer?
-    private var assembler: MessageAssembler
-    private var turn = TurnBatch()
-    private var isDirty = false
-    private var discardingOversizedMessage = false
+    private var assembly: InboundAssembly
     private var openContinuation: CheckedContinuation<Result<Void, TransportError>, Never>?
     private var established = false
     private var peerClose: CloseInfo?
@@ -52,7 +49,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         self.configuration = configuration
         self.loop = loop
         self.dispatcher = dispatcher
-        self.assembler = MessageAssembler(maximumMessageSize: configuration.maximumMessageSize)
+        self.assembly = InboundAssembly(maximumMessageSize: configuration.maximumMessageSize)
         let sessionID = id
         self.inbound = InboundChannel(bufferLimit: configuration.receiveBufferLimit) { [loop, dispatcher] in
             loop.execute { dispatcher.session(sessionID, as: ClientWebSocketSession.self)?.resumeReading() }
@@ -75,34 +72,12 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     }
 
     func connect(context: OpaquePointer) {
-        var info = lws_client_connect_info()
-        info.context = context
-        info.port = Int32(url.port)
-        info.ssl_connection = url.usesTLS ? Int32(LCCSCF_USE_SSL.rawValue) : 0
-        if url.usesTLS && configuration.allowSelfSignedCertificates {
-            info.ssl_connection |= Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue | LCCSCF_ALLOW_EXPIRED.rawValue)
-        }
-        info.ssl_connection |= Int32(LCCSCF_PRIORITIZE_READS.rawValue)
-        info.ietf_version_or_minus_one = -1
-        info.userdata = UnsafeMutableRawPointer(bitPattern: id)
-        info.retry_and_idle_policy = RetryPolicies.keepalive(
-            ping: configuration.pingIntervalSeconds, hangUp: configuration.hangUpAfterSeconds)
-        let created: OpaquePointer? = address.withCString { address in
-            url.pathAndQuery.withCString { path in
-                url.hostHeader.withCString { host in
-                    "entitystream".withCString { protocolName in
-                        info.address = address
-                        info.path = path
-                        info.host = host
-                        info.origin = host
-                        info.local_protocol_name = protocolName
-                        return lws_client_connect_via_info(&info)
-                    }
-                }
-            }
-        }
-        if created == nil {
-            // lws may already have reported CONNECTION_ERROR; either way no wsi remains.
+        let request = ClientConnectRequest(url: url, address: address, sessionID: id, method: nil,
+                                           allowSelfSignedCertificates: configuration.allowSelfSignedCertificates,
+                                           extraFlags: LCCSCF_PRIORITIZE_READS.rawValue,
+                                           retryPolicy: RetryPolicies.keepalive(ping: configuration.pingIntervalSeconds,
+                                                                                hangUp: configuration.hangUpAfterSeconds))
+        if !request.open(context: context) {
             finish(.failure(.connectionFailed(detail: "libwebsockets refused to start the connection to \(url)")))
             dispatcher.unregister(self)
         }
@@ -177,34 +152,19 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     }
 
     private func receive(wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        let isFinal = lws_is_final_fragment(wsi) != 0
-        if discardingOversizedMessage {
-            if isFinal { discardingOversizedMessage = false }
-            return
-        }
-        if failure != nil { return }
-        let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        let outcome = assembler.append(chunk, isFirst: lws_is_first_fragment(wsi) != 0, isFinal: isFinal,
-                                       isBinary: lws_frame_is_binary(wsi) != 0, into: &turn)
-        switch outcome {
-        case .complete:
-            if !isDirty {
-                isDirty = true
-                dispatcher.markDirty(self)
-            }
-        case .incomplete:
-            break
+        switch assembly.receive(wsi: wsi, input: input, length: length) {
+        case .firstMessageOfTurn:
+            dispatcher.markDirty(self)
         case .tooLarge:
-            discardingOversizedMessage = !isFinal
             failure = .messageTooLarge(limit: configuration.maximumMessageSize)
             requestClose(code: 1009, reason: "message exceeds \(configuration.maximumMessageSize) bytes")
+        case .nothing:
+            break
         }
     }
 
     func turnEnded() {
-        isDirty = false
-        guard !turn.isEmpty else { return }
-        if inbound.deliver(&turn), let wsi {
+        if assembly.handOff(to: inbound), let wsi {
             lws_rx_flow_control(wsi, 0)
         }
     }
@@ -319,7 +279,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
                 openContinuation.resume(returning: .failure(.connectionFailed(detail: "closed during the upgrade: \(info)")))
             }
         }
-        if !turn.isEmpty { _ = inbound.deliver(&turn) }
+        _ = assembly.handOff(to: inbound)
         inbound.finish(result.map { _ in () })
         outbound.withLock { $0.closed = true; $0.messages = [] }
         let waiters = termination.withLock { state -> [CheckedContinuation<Result<CloseInfo, TransportError>, Never>] in

@@ -32,10 +32,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
     // Service thread.
     private(set) var wsi: OpaquePointer?
     private unowned let dispatcher: ServerDispatcher
-    private var assembler: MessageAssembler
-    private var turn = TurnBatch()
-    private var isDirty = false
-    private var discarding = false
+    private var assembly: InboundAssembly
     private var failure: TransportError?
     private var peerClose: CloseInfo?
     private var localClose: CloseInfo?
@@ -49,7 +46,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
         self.configuration = configuration
         self.loop = loop
         self.dispatcher = dispatcher
-        self.assembler = MessageAssembler(maximumMessageSize: configuration.maximumMessageSize)
+        self.assembly = InboundAssembly(maximumMessageSize: configuration.maximumMessageSize)
         self.inbound = InboundChannel(bufferLimit: configuration.receiveBufferLimit) { [loop, dispatcher] in
             loop.execute { dispatcher.webSocket(id)?.resumeReading() }
         }
@@ -58,33 +55,19 @@ final class ServerWebSocketSession: @unchecked Sendable {
     // MARK: Service thread
 
     func receive(wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        let isFinal = lws_is_final_fragment(wsi) != 0
-        if discarding {
-            if isFinal { discarding = false }
-            return
-        }
-        if failure != nil { return }
-        let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        switch assembler.append(chunk, isFirst: lws_is_first_fragment(wsi) != 0, isFinal: isFinal,
-                                isBinary: lws_frame_is_binary(wsi) != 0, into: &turn) {
-        case .complete:
-            if !isDirty {
-                isDirty = true
-                dispatcher.markDirty(self)
-            }
-        case .incomplete:
-            break
+        switch assembly.receive(wsi: wsi, input: input, length: length) {
+        case .firstMessageOfTurn:
+            dispatcher.markDirty(self)
         case .tooLarge:
-            discarding = !isFinal
             failure = .messageTooLarge(limit: configuration.maximumMessageSize)
             requestClose(code: 1009, reason: "message exceeds \(configuration.maximumMessageSize) bytes")
+        case .nothing:
+            break
         }
     }
 
     func turnEnded() {
-        isDirty = false
-        guard !turn.isEmpty else { return }
-        if inbound.deliver(&turn), let wsi { lws_rx_flow_control(wsi, 0) }
+        if assembly.handOff(to: inbound), let wsi { lws_rx_flow_control(wsi, 0) }
     }
 
     func resumeReading() {
@@ -186,7 +169,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
         else if let peerClose { result = .success(peerClose) }
         else if let localClose { result = .success(localClose) }
         else { result = .failure(.connectionLost(detail: "the client went away")) }
-        if !turn.isEmpty { _ = inbound.deliver(&turn) }
+        _ = assembly.handOff(to: inbound)
         inbound.finish(result.map { _ in () })
         let (spaceWaiters, endWaiters) = shared.withLock { state in
             state.closed = true

@@ -1,3 +1,5 @@
+import EntityStreamCore
+
 /// Parses the times a track recording carries into epoch milliseconds (UTC),
 /// without Foundation.
 ///

@@ -1,9 +1,10 @@
 /// Proleptic Gregorian calendar arithmetic (Howard Hinnant's `days_from_civil`),
-/// for turning dates into epoch days without Foundation. Pure functions.
-enum CivilDate {
+/// for turning dates into epoch days without Foundation. Pure functions,
+/// shared by where-clause date literals and the simulator's CSV times.
+public enum CivilDate {
     /// Days from 1970-01-01 to the given date (negative before). Valid for
     /// `month` in 1...12 and `day` in 1...31.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -13,11 +14,11 @@ enum CivilDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func isLeapYear(_ year: Int) -> Bool {
+    public static func isLeapYear(_ year: Int) -> Bool {
         (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: return 30
