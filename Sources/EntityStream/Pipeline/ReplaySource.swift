@@ -2,16 +2,6 @@ import EntityStreamCore
 import Foundation
 import Synchronization
 
-/// How a replay is paced.
-public enum ReplayPacing: Sendable, Hashable {
-    /// As fast as the pipeline takes it.
-    case asFastAsPossible
-    /// A fixed pause between messages (like Esri's samples, 10 ms).
-    case interval(milliseconds: Int64)
-    /// A recording's own timing, sped up by the factor.
-    case recordedTiming(speed: Double)
-}
-
 /// Plays a recording file into a ``StreamPipeline`` with no network, applying
 /// the stream filter locally (the role a server plays for a live stream).
 ///
@@ -197,18 +187,4 @@ public struct ReplaySource: Sendable {
             return start + Int64(scaled.rounded())
         }
     }
-}
-
-/// A filter handed from a control command to a running replay. Thread-safe.
-public final class FilterBox: Sendable {
-    private let pending = Mutex<StreamFilter?>(nil)
-    public init() {}
-    public func set(_ filter: StreamFilter) { pending.withLock { $0 = filter } }
-    func take() -> StreamFilter? { pending.withLock { state in defer { state = nil }; return state } }
-}
-
-/// A replay that cannot start, with the reason.
-public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

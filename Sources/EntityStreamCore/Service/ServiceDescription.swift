@@ -123,44 +123,6 @@ public struct ServiceDescription: Sendable, Hashable {
     }
 }
 
-/// Why a service description could not be used.
-public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The answer was not JSON (an HTML login page, a proxy error, …).
-    case notJSON(detail: String, excerpt: String)
-    /// ArcGIS answered with its error object (e.g. 498 invalid token, 499 token required).
-    case arcGISError(code: Int?, message: String, details: [String])
-    /// The description has no usable `streamUrls`.
-    case missingStreamURLs
-    /// Neither the service nor the user named a track-id field.
-    case noTrackIDField(available: [String])
-    /// The named track-id field is not among the service's fields.
-    case unknownTrackIDField(name: String, available: [String])
-    /// The request for the description failed with this HTTP status.
-    case httpStatus(Int, excerpt: String)
-    /// Something else in the description is malformed.
-    case invalid(String)
-
-    public var description: String {
-        switch self {
-        case .notJSON(let detail, let excerpt):
-            return "the service description is not JSON (\(detail)); the server said: \(excerpt)"
-        case .arcGISError(let code, let message, let details):
-            let codeText = code.map { " \($0)" } ?? ""
-            return "the service answered with ArcGIS error\(codeText): \(message)" + (details.isEmpty ? "" : " (\(details.joined(separator: "; ")))")
-        case .missingStreamURLs:
-            return "the service description has no WebSocket 'streamUrls'; is this a StreamServer URL?"
-        case .noTrackIDField(let available):
-            return "the service has no timeInfo.trackIdField; name one with --track-field (fields: \(available.joined(separator: ", ")))"
-        case .unknownTrackIDField(let name, let available):
-            return "track field '\(name)' is not a field of the service (fields: \(available.joined(separator: ", ")))"
-        case .httpStatus(let status, let excerpt):
-            return "the service description request returned HTTP \(status): \(excerpt)"
-        case .invalid(let detail):
-            return "the service description is malformed: \(detail)"
-        }
-    }
-}
-
 extension String {
     func replacingLineBreaks() -> String {
         String(map { $0 == "\n" || $0 == "\r" ? " " : $0 })

@@ -193,12 +193,6 @@ public struct StreamFilter: Sendable, Hashable {
     }
 }
 
-/// A filter that cannot be understood, with the reason.
-public struct FilterError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
-
 extension String {
     /// Without leading and trailing spaces, tabs and line breaks.
     var trimmingSpaces: String {

@@ -26,8 +26,6 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
     func webSocket(_ id: Int) -> ServerWebSocketSession? { socketsByID[id] }
     func markDirty(_ session: ServerWebSocketSession) { dirty.append(session) }
 
-    /// Number of connected WebSocket clients.
-    var webSocketCount: Int { sockets.count }
 
     func callback(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
                   input: UnsafeMutableRawPointer?, length: Int) -> Int32 {

@@ -1,0 +1,9 @@
+import EntityStreamCore
+import Foundation
+import Synchronization
+
+/// A replay that cannot start, with the reason.
+public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

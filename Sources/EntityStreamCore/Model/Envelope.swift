@@ -1,0 +1,21 @@
+/// An axis-aligned envelope (`xmin, ymin, xmax, ymax`) in one spatial reference.
+public struct Envelope: Sendable, Hashable {
+    public var xmin: Double
+    public var ymin: Double
+    public var xmax: Double
+    public var ymax: Double
+    public var wkid: Int?
+
+    public init(xmin: Double, ymin: Double, xmax: Double, ymax: Double, wkid: Int? = nil) {
+        self.xmin = xmin
+        self.ymin = ymin
+        self.xmax = xmax
+        self.ymax = ymax
+        self.wkid = wkid
+    }
+
+    /// True when `point` lies inside or on the boundary (the SDK's "intersects").
+    @inlinable public func contains(_ point: Point) -> Bool {
+        point.x >= xmin && point.x <= xmax && point.y >= ymin && point.y <= ymax
+    }
+}

@@ -1,0 +1,41 @@
+/// How a ``TransportServer`` listens and treats its clients.
+public struct ServerConfiguration: Sendable {
+    /// Interface address to listen on; loopback by default, nil for all.
+    public var host: String? = "127.0.0.1"
+    /// 0 picks a free port; read it back from ``TransportServer/port``.
+    public var port: Int = 0
+    /// Serve https/wss with these files when set.
+    public var tls: TLSFiles?
+    /// Answers plain HTTP requests (GET and POST).
+    public var httpResponder: @Sendable (HTTPServerRequest) async -> HTTPServerResponse = { _ in
+        HTTPServerResponse(status: 404, contentType: "text/plain", text: "not found")
+    }
+    /// Decides WebSocket upgrades; runs on the service thread, so keep it quick.
+    public var webSocketResponder: @Sendable (WebSocketUpgradeRequest) -> WebSocketUpgradeDecision = { _ in
+        .reject(status: 404, body: "no WebSocket here")
+    }
+    /// Bytes queued per WebSocket client before ``slowClientPolicy`` applies.
+    public var outboundQueueLimit = 4 * 1024 * 1024
+    public var slowClientPolicy = SlowClientPolicy.waitForSpace
+    /// Send messages longer than this as several frames (nil: one frame each).
+    public var fragmentSize: Int?
+    /// Largest message accepted from a client (close 1009 beyond it).
+    public var maximumMessageSize = 16 * 1024 * 1024
+    /// Unconsumed bytes per client after which its reading pauses.
+    public var receiveBufferLimit = 1024 * 1024
+    /// Largest POST body accepted (413 beyond it).
+    public var maximumRequestBodySize = 16 * 1024 * 1024
+
+    public init() {}
+}
+
+/// Where a server's TLS certificate and private key are (PEM files).
+public struct TLSFiles: Sendable, Hashable {
+    public var certificatePath: String
+    public var privateKeyPath: String
+
+    public init(certificatePath: String, privateKeyPath: String) {
+        self.certificatePath = certificatePath
+        self.privateKeyPath = privateKeyPath
+    }
+}
