@@ -26,8 +26,8 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     let loop: ServiceLoop
     unowned let dispatcher: ClientDispatcher
     let inbound: InboundChannel
-    let outbound = Mutex(Outbound())
-    let termination = Mutex(Termination())
+    let outbound = LockedState(Outbound())
+    let termination = LockedState(Termination())
 
     // Service thread.
     private var wsi: OpaquePointer?

@@ -7,7 +7,7 @@ import Synchronization
 /// so policies are allocated once per distinct setting and never freed.
 enum RetryPolicies {
     private struct Key: Hashable { var ping: UInt16; var hangUp: UInt16 }
-    private static let policies = Mutex<[Key: UnsafeMutablePointer<lws_retry_bo_t>]>([:])
+    private static let policies = LockedState<[Key: UnsafeMutablePointer<lws_retry_bo_t>]>([:])
 
     /// The policy that pings after `ping` idle seconds and hangs up after
     /// `hangUp` seconds without a pong (both 0: no keepalive).

@@ -22,7 +22,7 @@ public final class TransportEventLoop: Sendable {
 
     private let name: String
     private let permessageDeflate: Bool
-    private let state = Mutex(State.idle)
+    private let state = LockedState(State.idle)
     private let nextSessionID = Atomic<Int>(1)
 
     /// - Parameter permessageDeflate: offer the `permessage-deflate` extension

@@ -33,7 +33,7 @@ final class ServiceLoop: @unchecked Sendable {
     }
 
     let name: String
-    private let shared = Mutex(Shared())
+    private let shared = LockedState(Shared())
     /// Set on the service thread before any other thread can see the loop as started.
     private(set) nonisolated(unsafe) var context: OpaquePointer?
     // Service-thread state.
@@ -41,7 +41,7 @@ final class ServiceLoop: @unchecked Sendable {
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var extensions: UnsafeMutablePointer<lws_extension>?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
-    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    private let finished = LockedState<[CheckedContinuation<Void, Never>]?>([])
     private let shutdownGrace: Duration
 
     private init(name: String, delegate: any ServiceLoopDelegate, shutdownGrace: Duration) {

@@ -18,7 +18,7 @@ final class InboundChannel: Sendable {
         var paused = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
     private let bufferLimit: Int
     private let resumeReading: @Sendable () -> Void
 

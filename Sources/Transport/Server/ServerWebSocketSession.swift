@@ -27,7 +27,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
     let configuration: ServerConfiguration
     let loop: ServiceLoop
     let inbound: InboundChannel
-    let shared = Mutex(Shared())
+    let shared = LockedState(Shared())
 
     // Service thread.
     private(set) var wsi: OpaquePointer?
