@@ -217,4 +217,39 @@ struct CommandLineTests {
             #expect(abs(recordedGap - replayedGap) <= 50, "gap \(index): recorded \(recordedGap) ms, replayed \(replayedGap) ms")
         }
     }
+
+    /// One simulator serves a generated fleet and a CSV side by side; `connect` to each gets that service's entities.
+    @Test func simulatorServesServicesSideBySide() throws {
+        let csv = try temporaryFile(["bus,at,lon,lat,route",
+                                     "B2,2024-05-01T08:00:00.200Z,-122.6,45.5,14",
+                                     "B1,2024-05-01T08:00:00Z,-122.7,45.6,9",
+                                     "B1,2024-05-01T08:00:00.400Z,-122.71,45.61,9"], extension: "csv")
+        defer { try? FileManager.default.removeItem(atPath: csv) }
+        let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
+            "--service", "Plows=fleet:2", "--service", "Buses=\(csv)", "--csv", "id=bus,time=at,x=lon,y=lat",
+            "--rate", "20", "--port", "0", "--seed", "3"])
+        defer { simulator.stop() }
+        let port = try #require(simulator.waitForPort())
+        let base = "http://127.0.0.1:\(port)/arcgis/rest/services"
+
+        let buses = try CommandLineTool.run("entitystream", ["connect", "\(base)/Buses/StreamServer", "--limit", "3", "--events", "observation"])
+        #expect(buses.status == 0, "\(buses.standardError)")
+        let busLines = try buses.standardOutput.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(busLines.compactMap { $0["track"] as? String } == ["B1", "B2", "B1"])
+        #expect(busLines.compactMap { ($0["attributes"] as? [String: Any])?["route"] as? Int } == [9, 14, 9])
+
+        let plows = try CommandLineTool.run("entitystream", ["connect", "\(base)/Plows/StreamServer", "--limit", "10", "--events", "observation"])
+        #expect(plows.status == 0, "\(plows.standardError)")
+        let plowTracks = Set(plows.standardOutput.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["track"] as? String
+        })
+        #expect(plowTracks.count == 2)
+        #expect(plowTracks.allSatisfy { $0.hasPrefix("TRUCK ") })
+
+        let missing = try CommandLineTool.run("entitystream", ["connect", "\(base)/Ferries/StreamServer", "--limit", "1"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("Ferries"))
+    }
 }

@@ -103,4 +103,41 @@ struct EntityStoreActorTests {
         #expect(q.compactMap { $0.observation?.attribute(1) } == [.double(3), .double(3)])
         await store.stop()
     }
+
+    /// Non-point features and observations without a track id are not stored; each is reported as a counted error event.
+    @Test func unusableFeaturesAreReportedNotStored() async {
+        let bus = EventBus()
+        let subscriber = Subscriber(name: "all", filter: EventFilter(kinds: [.error, .entityReceived]))
+        await bus.subscribe(subscriber)
+        let store = EntityStore(schema: schema, options: PurgeOptions(), bus: bus, clock: ManualClock())
+        let untracked = Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.null, .double(3)], receivedAt: 0)
+        await store.ingest([.nonPointGeometry(kind: "polygon", Observation(geometry: nil, attributes: [.string("P"), .null], receivedAt: 0)),
+                            .observation(untracked), .observation(untracked), message("A", at: 0)])
+        let events = await collect(subscriber) { $0.count >= 4 }
+        let errors = events.compactMap { event -> StreamErrorReport? in
+            if case .error(let report) = event.payload { return report } else { return nil }
+        }
+        #expect(errors.map(\.count) == [1, 1, 2])
+        #expect(errors[0].message.contains("polygon") && errors[0].message.contains("track P"))
+        #expect(errors[1].message.contains("'id'"))
+        #expect(events.last?.kind == .entityReceived)
+        #expect(await store.entityCount == 1)
+        #expect(await store.observationCount == 1)
+        await store.stop()
+    }
+
+    /// A delete message removes the entity and its whole history, published as an entity-purged event.
+    @Test func deleteRemovesTheEntity() async {
+        let bus = EventBus()
+        let subscriber = Subscriber(name: "purges", filter: EventFilter(kinds: [.entityPurged]))
+        await bus.subscribe(subscriber)
+        let store = EntityStore(schema: schema, options: PurgeOptions(), bus: bus, clock: ManualClock())
+        await store.ingest([message("A", at: 0), message("A", at: 1), message("B", at: 1)])
+        await store.ingest([.delete(Observation(geometry: nil, attributes: [.string("A"), .null], receivedAt: 2))])
+        let events = await collect(subscriber) { $0.count >= 1 }
+        #expect(events.compactMap { $0.entity?.trackID } == [.string("A")])
+        #expect(await store.entityCount == 1)
+        #expect(await store.observationCount == 1)
+        await store.stop()
+    }
 }
