@@ -68,6 +68,11 @@ public final class ScriptedStreamService: Sendable {
     /// A description JSON for this server: vehicle fields, trackIdField
     /// `vehiclename` (unless nil), and a `ws` stream URL pointing back here.
     public static func descriptionJSON(socketBase: String, token: String? = nil, trackIDField: String? = "vehiclename") -> String {
+        descriptionJSON(socketBases: [socketBase], token: token, trackIDField: trackIDField)
+    }
+
+    /// A description listing several socket URLs, in this order, in its one `streamUrls` entry.
+    public static func descriptionJSON(socketBases: [String], token: String? = nil, trackIDField: String? = "vehiclename") -> String {
         let trackInfo = trackIDField.map { "\"timeInfo\":{\"trackIdField\":\"\($0)\",\"startTimeField\":null,\"endTimeField\":null}," } ?? ""
         let tokenMember = token.map { ",\"token\":\"\($0)\"" } ?? ""
         return """
@@ -76,7 +81,7 @@ public final class ScriptedStreamService: Sendable {
         "fields":[{"name":"vehiclename","type":"esriFieldTypeString","alias":"vehiclename","nullable":true},\
         {"name":"speed","type":"esriFieldTypeDouble","alias":"speed","nullable":true},\
         {"name":"agency","type":"esriFieldTypeInteger","alias":"agency","nullable":true}],\
-        "streamUrls":[{"transport":"ws","urls":["\(socketBase)"]\(tokenMember)}],"capabilities":"broadcast,subscribe"}
+        "streamUrls":[{"transport":"ws","urls":[\(socketBases.map { "\"\($0)\"" }.joined(separator: ","))]\(tokenMember)}],"capabilities":"broadcast,subscribe"}
         """
     }
 

@@ -229,6 +229,29 @@ struct StreamServiceConnectionTests {
         await service.shutdown()
     }
 
+    /// Each reconnect tries the next of the description's socket URLs: a dead first URL is skipped for the live second.
+    @Test func reconnectRotatesThroughStreamURLs() async throws {
+        let base = Base()
+        let dead = try await ScriptedStreamService.start(description: { _, _ in describe("") }, socket: { _, _ in .reject(status: 503, body: "down") })
+        let deadBase = dead.socketBase
+        let service = try await ScriptedStreamService.start(
+            description: { _, _ in HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBases: [deadBase, base.url])) },
+            socket: { _, _ in sending([ScriptedStreamService.feature("TRUCK 1", speed: 3)]) })
+        base.url = service.socketBase
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        _ = await connection.connect()
+        let snapshot = await sink.wait { $0.statuses.last?.status == .connected }
+        #expect(snapshot.statuses.map { "\($0.status.rawValue) \($0.attempt)" } == ["connecting 0", "connecting 1", "connected 1"])
+        #expect(snapshot.statuses[1].error?.contains("503") == true)
+        #expect(dead.upgrades.count == 1)
+        #expect(service.upgrades.count == 1)
+        #expect(await sink.wait { $0.observations.count == 1 }.observations.count == 1)
+        await connection.disconnect()
+        await service.shutdown()
+        await dead.shutdown()
+    }
+
     /// Close code 4400 is final: no retry, status failed with the code and reason.
     @Test func closeCode4400FailsWithoutRetry() async throws {
         let base = Base()
