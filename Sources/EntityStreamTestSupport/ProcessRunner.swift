@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Runs a program to completion and captures its output, for tests.
 public enum ProcessRunner {
@@ -26,7 +26,7 @@ public enum ProcessRunner {
         if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try? inputPipe.fileHandleForWriting.close()
         // Drain stderr on another thread so neither pipe can fill and block the child.
-        let errorData = Mutex(Data())
+        let errorData = LockedState(Data())
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {

@@ -1,6 +1,6 @@
 import EntityStream
 import EntityStreamCore
-import Synchronization
+import Locking
 
 /// A ``StreamConnectionSink`` for tests: keeps everything a connection
 /// delivers and lets a test await a condition on it instead of sleeping.
@@ -36,7 +36,7 @@ public final class RecordingSink: StreamConnectionSink {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     public init() {}
 

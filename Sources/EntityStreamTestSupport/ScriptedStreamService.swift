@@ -1,5 +1,5 @@
 import EntityStreamCore
-import Synchronization
+import Locking
 import Transport
 
 /// A stream service for tests, on a loopback ``TransportServer``: serves a
@@ -18,7 +18,7 @@ public final class ScriptedStreamService: Sendable {
     }
 
     private final class LogBox: Sendable {
-        let mutex = Mutex(Log())
+        let mutex = LockedState(Log())
         func withLock<R>(_ body: (inout Log) -> R) -> R { mutex.withLock { body(&$0) } }
     }
 

@@ -140,4 +140,20 @@ struct EntityStoreActorTests {
         #expect(await store.observationCount == 1)
         await store.stop()
     }
+
+    /// A bus released without close() still delivers what was published, then ends its subscriptions (and is freed).
+    @Test func releasedBusDeliversThenEndsSubscriptions() async {
+        let subscriber = Subscriber(name: "last")
+        weak var released: EventBus?
+        do {
+            let bus = EventBus()
+            released = bus
+            await bus.subscribe(subscriber)
+            await bus.publish((0..<3).map { StreamEvent(time: Int64($0), payload: .error(StreamErrorReport(source: .message, message: "", count: $0))) })
+        }
+        var times: [Int64] = []
+        while let batch = await subscriber.next() { times += batch.map(\.time) }
+        #expect(times == [0, 1, 2])
+        #expect(released == nil)
+    }
 }

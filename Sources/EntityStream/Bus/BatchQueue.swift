@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// What a bounded queue does when a batch arrives and it is full.
 public enum OverflowPolicy: Sendable, Hashable {
@@ -78,7 +78,7 @@ public final class BatchQueue<Element: Sendable>: Sendable {
 
     public let capacity: Int
     public let policy: OverflowPolicy
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     public init(capacity: Int, policy: OverflowPolicy = .backPressure) {
         self.capacity = max(1, capacity)

@@ -9,9 +9,11 @@ import EntityStreamCore
 /// delivery task hands each batch to every subscriber in turn, so a
 /// subscriber that applies back-pressure slows publishing, and every
 /// subscriber sees the same order. ``close()`` delivers what is queued,
-/// then ends every subscription.
+/// then ends every subscription; a bus released without ``close()`` does
+/// the same (its delivery task holds the queue and the subscribers, never
+/// the bus).
 public actor EventBus {
-    private var subscribers: [Subscriber] = []
+    private let subscribers = SubscriberList()
     private nonisolated let queue: BatchQueue<StreamEvent>
     private var delivery: Task<Void, Never>?
 
@@ -19,16 +21,22 @@ public actor EventBus {
         queue = BatchQueue(capacity: capacity, policy: .backPressure)
     }
 
+    deinit {
+        // The delivery task drains what is queued, then ends every subscription.
+        queue.finish()
+    }
+
     /// Adds a subscriber; it sees events published from now on.
     public func subscribe(_ subscriber: Subscriber) {
-        subscribers.append(subscriber)
+        subscribers.add(subscriber)
         if delivery == nil {
-            delivery = Task { await self.deliverUntilClosed() }
+            delivery = Self.deliver(queue, to: subscribers)
         }
     }
 
+    /// Removes a subscriber and ends its subscription.
     public func unsubscribe(_ subscriber: Subscriber) {
-        subscribers.removeAll { $0 === subscriber }
+        subscribers.remove(subscriber)
         subscriber.finish()
     }
 
@@ -42,13 +50,15 @@ public actor EventBus {
         await queue.send([event])
     }
 
-    private func deliverUntilClosed() async {
-        while let batch = await queue.next() {
-            for subscriber in subscribers {
-                await subscriber.deliver(batch)
+    private static func deliver(_ queue: BatchQueue<StreamEvent>, to subscribers: SubscriberList) -> Task<Void, Never> {
+        Task {
+            while let batch = await queue.next() {
+                for subscriber in subscribers.all {
+                    await subscriber.deliver(batch)
+                }
             }
+            subscribers.finishAll()
         }
-        for subscriber in subscribers { subscriber.finish() }
     }
 
     /// Delivers everything published so far, then ends every subscription.
@@ -57,7 +67,7 @@ public actor EventBus {
         if let delivery {
             await delivery.value
         } else {
-            for subscriber in subscribers { subscriber.finish() }
+            subscribers.finishAll()
         }
     }
 

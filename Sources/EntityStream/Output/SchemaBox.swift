@@ -1,13 +1,13 @@
 import EntityStreamCore
-import Synchronization
+import Locking
 
 /// The current schema, shared between the task that learns it (the
 /// connection or the replay) and the tasks that format output. Thread-safe.
 public final class SchemaBox: Sendable {
-    private let state: Mutex<Schema>
+    private let state: LockedState<Schema>
 
     public init(_ schema: Schema = Schema(fields: [])) {
-        state = Mutex(schema)
+        state = LockedState(schema)
     }
 
     public var schema: Schema {

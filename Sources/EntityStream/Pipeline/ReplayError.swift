@@ -1,6 +1,5 @@
 import EntityStreamCore
 import Foundation
-import Synchronization
 
 /// A replay that cannot start, with the reason.
 public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {

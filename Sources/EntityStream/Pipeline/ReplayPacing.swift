@@ -1,6 +1,5 @@
 import EntityStreamCore
 import Foundation
-import Synchronization
 
 /// How a replay is paced.
 public enum ReplayPacing: Sendable, Hashable {

@@ -1,6 +1,5 @@
 import EntityStreamCore
 import Foundation
-import Synchronization
 
 /// Plays a recording file into a ``StreamPipeline`` with no network, applying
 /// the stream filter locally (the role a server plays for a live stream).

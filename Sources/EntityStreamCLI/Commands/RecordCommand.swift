@@ -1,7 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
-import Synchronization
+import Locking
 import Transport
 
 /// `entitystream record URL -o FILE`: save a live stream with its service
@@ -64,7 +64,7 @@ struct RecordCommand {
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         options.clock = SystemClock()
         let live = LiveSource(connection: StreamServiceConnection(serviceURL: serviceURL, options: options, sink: sink))
-        let runner = Task { stop.yield(await live.run() ?? nil) }
+        let runner = Task { _ = stop.yield(await live.run() ?? nil) }
         let signals = SignalWatcher { stop.yield(nil) }
         var timer: Task<Void, Never>?
         if let durationSeconds {
@@ -104,7 +104,7 @@ final class RecordingSink: StreamConnectionSink {
     private let service: String
     private let limit: Int?
     private let onLimit: @Sendable () -> Void
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     init(file: FileHandle, service: String, limit: Int?, onLimit: @escaping @Sendable () -> Void) {
         self.file = file

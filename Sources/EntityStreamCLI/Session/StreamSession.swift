@@ -40,7 +40,7 @@ struct StreamSession {
             return ending
         }
         let sourceTask = Task {
-            if let failure = await source.run() { stop.yield(.sourceFailed(failure)) } else { stop.yield(.sourceEnded) }
+            _ = stop.yield(await source.run().map { .sourceFailed($0) } ?? .sourceEnded)
         }
         let signals = SignalWatcher { stop.yield(.interrupted) }
         var background: [Task<Void, Never>] = []

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A clock that only moves when told to, for tests.
 ///
@@ -20,11 +20,11 @@ public final class ManualClock: EntityClock {
         var countWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state: Mutex<State>
+    private let state: LockedState<State>
 
     /// Starts at `start` epoch milliseconds (default 2026-01-01T00:00:00Z).
     public init(start: Int64 = 1_767_225_600_000) {
-        state = Mutex(State(now: start))
+        state = LockedState(State(now: start))
     }
 
     public func now() -> Int64 { state.withLock { $0.now } }

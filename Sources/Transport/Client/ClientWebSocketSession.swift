@@ -1,5 +1,5 @@
 import CLibWebSockets
-import Synchronization
+import Locking
 
 /// One client WebSocket connection's state.
 ///

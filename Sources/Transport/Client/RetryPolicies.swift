@@ -1,5 +1,5 @@
 import CLibWebSockets
-import Synchronization
+import Locking
 
 /// Stable `lws_retry_bo_t` values for keepalive settings.
 ///

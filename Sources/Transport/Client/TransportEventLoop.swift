@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Locking
 import Synchronization
 
 /// The libwebsockets client context, and its service thread, that WebSocket

@@ -1,6 +1,6 @@
 import CLibWebSockets
 import Foundation
-import Synchronization
+import Locking
 
 /// What a ``ServiceLoop`` asks of the code that owns its connections. Every
 /// method runs on the loop's service thread.

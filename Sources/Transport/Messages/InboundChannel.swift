@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The hand-off point between one connection's service thread and the task
 /// that consumes its messages, with receive back-pressure.

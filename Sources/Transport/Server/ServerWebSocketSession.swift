@@ -1,5 +1,5 @@
 import CLibWebSockets
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Locking
 import Synchronization
 import Transport
 
@@ -24,9 +25,9 @@ public final class SimulatorServer: Sendable {
         let configuration: SimulatorConfiguration
         let serverStart: Int64
         let upgrades = Atomic<Int>(0)
-        let subscribers = Mutex<[Int: SubscriberSession]>([:])
+        let subscribers = LockedState<[Int: SubscriberSession]>([:])
         let nextSubscriber = Atomic<Int>(1)
-        let port = Mutex<Int>(0)
+        let port = LockedState<Int>(0)
 
         init(services: [String: SimulatedService], configuration: SimulatorConfiguration) {
             self.services = services

@@ -1,5 +1,5 @@
 import EntityStreamCore
-import Synchronization
+import Locking
 import Transport
 
 /// One WebSocket subscriber of a simulated service: its own filter, its
@@ -12,7 +12,7 @@ final class SubscriberSession: Sendable {
     private let socket: ServerWebSocket
     private let configuration: SimulatorConfiguration
     private let serverStart: Int64
-    private let filter: Mutex<(version: Int, value: SubscriberFilter)>
+    private let filter: LockedState<(version: Int, value: SubscriberFilter)>
 
     init(id: Int, service: SimulatedService, token: String?, socket: ServerWebSocket, filter: SubscriberFilter,
          configuration: SimulatorConfiguration, serverStart: Int64) {
@@ -22,7 +22,7 @@ final class SubscriberSession: Sendable {
         self.socket = socket
         self.configuration = configuration
         self.serverStart = serverStart
-        self.filter = Mutex((1, filter))
+        self.filter = LockedState((1, filter))
     }
 
     /// Closes with 4401 because the token this subscriber used has expired.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The simulator's tokens: the one the REST description requires
 /// (`--token`), and the short-lived socket token it hands out in
@@ -8,11 +8,11 @@ final class TokenAuthority: Sendable {
     enum Check: Equatable { case accepted, missing, invalid }
 
     let restToken: String?
-    private let socket: Mutex<(token: String?, generation: Int)>
+    private let socket: LockedState<(token: String?, generation: Int)>
 
     init(token: String?, rotating: Bool) {
         restToken = token
-        socket = Mutex((token ?? (rotating ? "sim-token-1" : nil), 1))
+        socket = LockedState((token ?? (rotating ? "sim-token-1" : nil), 1))
     }
 
     /// The socket token the description hands out now.
