@@ -17,17 +17,19 @@ setup:
 	pkg-config --exists libwebsockets 2>/dev/null || missing="$$missing libwebsockets-dev"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	if [ -n "$$missing" ]; then \
-	  echo "make setup: missing:$$missing"; \
-	  echo "make setup: running: $(SUDO) apt-get update && $(SUDO) apt-get install -y$$missing"; \
-	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	  echo "make setup: missing:$$missing" >&2; \
+	  echo "make setup: running: $(SUDO) apt-get update && $(SUDO) apt-get install -y$$missing" >&2; \
+	  { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } 1>&2; \
 	else \
-	  echo "make setup: libwebsockets-dev, pkg-config and openssl are installed"; \
+	  echo "make setup: libwebsockets-dev, pkg-config and openssl are installed" >&2; \
 	fi
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "make setup: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
 
 ## build: debug build of the library, entitystream and stream-simulator
+## (make's own messages and the build log go to stderr: `make demo`'s stdout is only JSON lines)
 build: setup
-	$(SWIFT) build
+	@echo "$(SWIFT) build" >&2
+	@$(SWIFT) build 1>&2
 
 ## test: every test (Swift Testing)
 test: setup
@@ -35,7 +37,7 @@ test: setup
 
 ## demo: the embedded demo (simulated snowplows over a loopback WebSocket); Ctrl-C stops it
 demo: build
-	.build/debug/entitystream
+	@.build/debug/entitystream
 
 ## bench: release build, then the benchmarks of README's performance section
 bench: setup

@@ -117,4 +117,30 @@ struct FlowAndLifecycleTests {
         let threadsAfter = ProcessStatus.threadNames().filter { $0.hasPrefix("entitystream") }.count
         #expect(threadsAfter <= threadsBefore)
     }
+
+    /// Server shutdown returns only when no handler is running: one waiting on
+    /// something else entirely is cancelled and awaited.
+    @Test func shutdownEndsEveryHandler() async throws {
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (ended, endedContinuation) = AsyncStream.makeStream(of: Bool.self)
+        let server = try await startEchoServer { configuration in
+            configuration.webSocketResponder = { _ in
+                .accept { _ in
+                    startedContinuation.yield()
+                    let (never, _) = AsyncStream.makeStream(of: Int.self)
+                    for await _ in never {}
+                    endedContinuation.yield(Task.isCancelled)
+                }
+            }
+        }
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/idle")
+        var startedIterator = started.makeAsyncIterator()
+        _ = await startedIterator.next()
+        #expect(server.runningHandlerCount == 1)
+        await server.shutdown()
+        #expect(server.runningHandlerCount == 0)
+        var endedIterator = ended.makeAsyncIterator()
+        #expect(await endedIterator.next() == true)
+        await connection.close()
+    }
 }

@@ -73,6 +73,7 @@ struct StreamSession {
         await sourceTask.value
         await pipeline.close()
         _ = await writerTask.value
+        for task in background { await task.value }
         ProgressReporter.clearLine()
         if case .sourceFailed(let message) = reason {
             Stderr.line("entitystream: \(message)")

@@ -18,9 +18,11 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
     private var dirty: [ServerWebSocketSession] = []
     private var nextID = 1
     private var shuttingDown = false
+    private let handlers: HandlerTasks
 
-    init(configuration: ServerConfiguration) {
+    init(configuration: ServerConfiguration, handlers: HandlerTasks) {
         self.configuration = configuration
+        self.handlers = handlers
     }
 
     func webSocket(_ id: Int) -> ServerWebSocketSession? { socketsByID[id] }
@@ -111,7 +113,7 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
         let request = exchange.request
         let id = exchange.id
         guard let loop else { return }
-        Task {
+        handlers.start {
             let response = await responder(request)
             loop.execute { [weak self] in self?.deliver(response, toExchange: id) }
         }
@@ -150,7 +152,7 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
         sockets[wsi] = session
         socketsByID[session.id] = session
         let socket = ServerWebSocket(session: session)
-        Task {
+        handlers.start {
             await handler(socket)
             await socket.close()
         }

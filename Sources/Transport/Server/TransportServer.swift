@@ -7,18 +7,22 @@ import CLibWebSockets
 /// given. HTTP requests go to the configuration's responder; WebSocket
 /// upgrades to its upgrade responder, and accepted clients to their handler
 /// tasks. ``shutdown()`` closes clients politely (1001), stops the service
-/// thread and destroys the context on it. Thread-safe.
+/// thread and destroys the context on it, then cancels the handler tasks
+/// still running and waits for them: handlers should return once their
+/// socket is closed or their task is cancelled. Thread-safe.
 public final class TransportServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     /// `ws` or `wss`, `http` or `https` according to the TLS setting.
     public let usesTLS: Bool
     private let loop: ServiceLoop
+    private let handlers: HandlerTasks
 
-    private init(port: Int, usesTLS: Bool, loop: ServiceLoop) {
+    private init(port: Int, usesTLS: Bool, loop: ServiceLoop, handlers: HandlerTasks) {
         self.port = port
         self.usesTLS = usesTLS
         self.loop = loop
+        self.handlers = handlers
     }
 
     /// Starts listening. Throws ``TransportError/serverStartFailed(detail:)``
@@ -29,7 +33,8 @@ public final class TransportServer: Sendable {
                 throw .serverStartFailed(detail: "cannot read TLS file '\(path)'")
             }
         }
-        let dispatcher = ServerDispatcher(configuration: configuration)
+        let handlers = HandlerTasks()
+        let dispatcher = ServerDispatcher(configuration: configuration, handlers: handlers)
         let loop = try await ServiceLoop.start(
             name: "entitystream-server", delegate: dispatcher, rxBufferSize: 64 * 1024,
             txPacketSize: 256 * 1024, perSessionDataSize: 0, permessageDeflate: false
@@ -59,7 +64,7 @@ public final class TransportServer: Sendable {
             await loop.shutdown()
             throw .serverStartFailed(detail: "could not listen on port \(configuration.port)")
         }
-        return TransportServer(port: port, usesTLS: configuration.tls != nil, loop: loop)
+        return TransportServer(port: port, usesTLS: configuration.tls != nil, loop: loop, handlers: handlers)
     }
 
     /// `ws://host:port` or `wss://host:port` for this server on loopback.
@@ -67,8 +72,13 @@ public final class TransportServer: Sendable {
     /// `http://host:port` or `https://host:port` for this server on loopback.
     public var httpBase: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
-    /// Closes every client politely and stops. Idempotent.
+    /// Closes every client politely, stops, and returns once no handler task
+    /// is running (those still running are cancelled). Idempotent.
     public func shutdown() async {
         await loop.shutdown()
+        await handlers.cancelAndWait()
     }
+
+    /// Handler tasks (HTTP responders, WebSocket handlers) still running.
+    public var runningHandlerCount: Int { handlers.count }
 }
