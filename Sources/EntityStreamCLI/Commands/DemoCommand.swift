@@ -69,8 +69,14 @@ struct DemoCommand {
         var options = StreamConnectionOptions()
         options.filter = stream.filter
         options.trackIDField = stream.trackIDField
-        let status = try await StreamSession(options: stream).run { pipeline in
-            LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
+        let status: Int32
+        do {
+            status = try await StreamSession(options: stream).run { pipeline in
+                LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
+            }
+        } catch {
+            await simulator.shutdown()
+            throw error
         }
         await simulator.shutdown()
         return status
