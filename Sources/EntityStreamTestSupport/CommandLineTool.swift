@@ -25,7 +25,8 @@ public enum CommandLineTool {
 }
 
 /// A long-running child process (a simulator, a streaming client) whose
-/// stderr and stdout lines the test reads as they come.
+/// stderr and stdout lines the test reads as they come. It is terminated
+/// when the value is released, if it is still running.
 public final class RunningProcess: @unchecked Sendable {
     public let process = Process()
     private let output = Pipe()
@@ -41,6 +42,9 @@ public final class RunningProcess: @unchecked Sendable {
         process.standardInput = input
         try process.run()
     }
+
+    /// A test that throws or fails midway must not leave its child running.
+    deinit { stop() }
 
     /// Reads stderr until a line contains `marker`; returns that line.
     public func waitForErrorLine(containing marker: String) -> String? {
