@@ -7,8 +7,17 @@ import Transport
 /// `/arcgis/ws/services/Test/StreamServer/subscribe`, each scripted by the
 /// test, and records every request it saw.
 public final class ScriptedStreamService: Sendable {
-    /// What the description endpoint answers for the `index`-th request (0-based).
-    public typealias DescriptionScript = @Sendable (_ index: Int, _ request: HTTPServerRequest) async -> HTTPServerResponse
+    /// One request to the description endpoint, as a script sees it.
+    public struct DescriptionCall: Sendable {
+        /// 0 for the first description request, then 1, 2, …
+        public let index: Int
+        public let request: HTTPServerRequest
+        /// This service's socket URL (what its `streamUrls` should name).
+        public let socketBase: String
+    }
+
+    /// What the description endpoint answers to each call.
+    public typealias DescriptionScript = @Sendable (DescriptionCall) async -> HTTPServerResponse
     /// What the socket does for the `index`-th upgrade (0-based): reject or run a handler.
     public typealias SocketScript = @Sendable (_ index: Int, _ request: WebSocketUpgradeRequest) -> WebSocketUpgradeDecision
 
@@ -17,24 +26,21 @@ public final class ScriptedStreamService: Sendable {
         var upgrades: [WebSocketUpgradeRequest] = []
     }
 
-    private final class LogBox: Sendable {
-        let mutex = LockedState(Log())
-        func withLock<R>(_ body: (inout Log) -> R) -> R { mutex.withLock { body(&$0) } }
-    }
-
     public let server: TransportServer
-    private let log: LogBox
+    private let log: LockedState<Log>
 
     public var serviceURL: String { "\(server.httpBase)/arcgis/rest/services/Test/StreamServer" }
     public var socketBase: String { "\(server.webSocketBase)/arcgis/ws/services/Test/StreamServer" }
 
-    private init(server: TransportServer, log: LogBox) {
+    private init(server: TransportServer, log: LockedState<Log>) {
         self.server = server
         self.log = log
     }
 
     public static func start(description: @escaping DescriptionScript, socket: @escaping SocketScript) async throws -> ScriptedStreamService {
-        let log = LogBox()
+        let log = LockedState(Log())
+        // Known once the server listens, before any client can ask.
+        let socketBase = LockedState("")
         var configuration = ServerConfiguration()
         configuration.httpResponder = { request in
             guard request.path == "/arcgis/rest/services/Test/StreamServer" else {
@@ -44,7 +50,7 @@ public final class ScriptedStreamService: Sendable {
                 log.descriptionRequests.append(request)
                 return log.descriptionRequests.count - 1
             }
-            return await description(index, request)
+            return await description(DescriptionCall(index: index, request: request, socketBase: socketBase.withLock { $0 }))
         }
         configuration.webSocketResponder = { request in
             guard request.path == "/arcgis/ws/services/Test/StreamServer/subscribe" else {
@@ -57,7 +63,9 @@ public final class ScriptedStreamService: Sendable {
             return socket(index, request)
         }
         let server = try await TransportServer.start(configuration)
-        return ScriptedStreamService(server: server, log: log)
+        let service = ScriptedStreamService(server: server, log: log)
+        socketBase.withLock { $0 = service.socketBase }
+        return service
     }
 
     public var descriptionRequests: [HTTPServerRequest] { log.withLock { $0.descriptionRequests } }

@@ -5,8 +5,8 @@ import Testing
 import Transport
 
 /// A description answer for `service` with an optional socket token.
-private func describe(_ service: @autoclosure @Sendable () -> String, token: String? = nil, trackIDField: String? = "vehiclename") -> HTTPServerResponse {
-    HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: service(), token: token, trackIDField: trackIDField))
+private func describe(_ socketBase: String, token: String? = nil, trackIDField: String? = "vehiclename") -> HTTPServerResponse {
+    HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: socketBase, token: token, trackIDField: trackIDField))
 }
 
 /// Options with a manual clock and a fast keepalive.
@@ -25,19 +25,14 @@ private func sending(_ features: [String]) -> WebSocketUpgradeDecision {
     }
 }
 
-/// A box the scripts read the socket base from once the server is up.
-private final class Base: @unchecked Sendable { var url = "" }
-
 @Suite("Stream service connection")
 struct StreamServiceConnectionTests {
     /// The description is fetched with the user's token, its trackIdField keys the
     /// schema, and the socket subscribes with the description's token.
     @Test func fetchesDescriptionAndPassesTokens() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url, token: "socket-token") },
+            description: { describe($0.socketBase, token: "socket-token") },
             socket: { _, _ in sending([ScriptedStreamService.feature("TRUCK 1", speed: 10), ScriptedStreamService.feature("TRUCK 2", speed: 0)]) })
-        base.url = service.socketBase
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(token: "user-token"), sink: sink)
         #expect(await connection.connect() == .connected)
@@ -58,11 +53,9 @@ struct StreamServiceConnectionTests {
 
     /// Without a trackIdField the user must name one; otherwise connecting fails with a clear error.
     @Test func missingTrackIDFieldNeedsAnOption() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url, trackIDField: nil) },
+            description: { describe($0.socketBase, trackIDField: nil) },
             socket: { _, _ in sending([]) })
-        base.url = service.socketBase
         let sink = RecordingSink()
         let failing = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
         #expect(await failing.connect() == .failed)
@@ -81,8 +74,8 @@ struct StreamServiceConnectionTests {
     /// An ArcGIS error object or a non-JSON answer fails with the server's words.
     @Test func descriptionErrorsAreReadable() async throws {
         let service = try await ScriptedStreamService.start(
-            description: { index, _ in
-                index == 0
+            description: { call in
+                call.index == 0
                     ? HTTPServerResponse(text: #"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#)
                     : HTTPServerResponse(contentType: "text/html", text: "<html>login</html>")
             },
@@ -99,10 +92,8 @@ struct StreamServiceConnectionTests {
 
     /// The filter given at connect travels as subscribe parameters.
     @Test func filterAtConnectIsInTheSubscribeURL() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url) }, socket: { _, _ in sending([]) })
-        base.url = service.socketBase
+            description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         var connectOptions = options()
         connectOptions.filter = StreamFilter(whereClause: "speed > 0", geometry: Envelope(xmin: -112.11, ymin: 40.53, xmax: -111.81, ymax: 40.72, wkid: 4326),
                                              outFields: ["vehiclename", "speed"], outSpatialReference: 3857)
@@ -120,10 +111,8 @@ struct StreamServiceConnectionTests {
 
     /// A where clause naming an unknown field fails before the socket opens, with its position.
     @Test func invalidWhereFailsBeforeSubscribing() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url) }, socket: { _, _ in sending([]) })
-        base.url = service.socketBase
+            description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         var connectOptions = options()
         connectOptions.filter.whereClause = "sped > 0"
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: connectOptions, sink: RecordingSink())
@@ -136,9 +125,8 @@ struct StreamServiceConnectionTests {
 
     /// Filter changes on an open socket resolve as applied, rejected, or timed out after 10 s.
     @Test func filterChangesAreAppliedRejectedOrTimedOut() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url) },
+            description: { describe($0.socketBase) },
             socket: { _, _ in
                 .accept { socket in
                     var replies = 0
@@ -157,7 +145,6 @@ struct StreamServiceConnectionTests {
                     } catch {}
                 }
             })
-        base.url = service.socketBase
         let clock = ManualClock()
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
@@ -191,9 +178,8 @@ struct StreamServiceConnectionTests {
 
     /// A dropped socket is retried twice at once, then every 10 s; the status sequence is exact.
     @Test func reconnectsWithPolicyTiming() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url) },
+            description: { describe($0.socketBase) },
             socket: { index, _ in
                 switch index {
                 case 0: return .accept { socket in
@@ -205,7 +191,6 @@ struct StreamServiceConnectionTests {
                 default: return sending([ScriptedStreamService.feature("TRUCK 1", speed: 4)])
                 }
             })
-        base.url = service.socketBase
         let clock = ManualClock()
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
@@ -231,13 +216,11 @@ struct StreamServiceConnectionTests {
 
     /// Each reconnect tries the next of the description's socket URLs: a dead first URL is skipped for the live second.
     @Test func reconnectRotatesThroughStreamURLs() async throws {
-        let base = Base()
-        let dead = try await ScriptedStreamService.start(description: { _, _ in describe("") }, socket: { _, _ in .reject(status: 503, body: "down") })
+        let dead = try await ScriptedStreamService.start(description: { _ in describe("") }, socket: { _, _ in .reject(status: 503, body: "down") })
         let deadBase = dead.socketBase
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBases: [deadBase, base.url])) },
+            description: { HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBases: [deadBase, $0.socketBase])) },
             socket: { _, _ in sending([ScriptedStreamService.feature("TRUCK 1", speed: 3)]) })
-        base.url = service.socketBase
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
         _ = await connection.connect()
@@ -254,11 +237,9 @@ struct StreamServiceConnectionTests {
 
     /// Close code 4400 is final: no retry, status failed with the code and reason.
     @Test func closeCode4400FailsWithoutRetry() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url) },
+            description: { describe($0.socketBase) },
             socket: { _, _ in .accept { socket in await socket.close(code: 4400, reason: "Invalid filter") } })
-        base.url = service.socketBase
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
         #expect(await connection.connect() == .connected)
@@ -271,13 +252,11 @@ struct StreamServiceConnectionTests {
 
     /// The description, and so the token, is fetched again before every reconnect.
     @Test func tokenIsRefreshedOnReconnect() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { index, _ in describe(base.url, token: "t\(index)") },
+            description: { describe($0.socketBase, token: "t\($0.index)") },
             socket: { index, _ in
                 index == 0 ? .accept { socket in socket.abort() } : sending([ScriptedStreamService.feature("A", speed: 1)])
             })
-        base.url = service.socketBase
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
         #expect(await connection.connect() == .connected)
@@ -290,14 +269,12 @@ struct StreamServiceConnectionTests {
 
     /// After 4401 the client retries once if a fresh description brings a new token, and fails if not.
     @Test func unauthorizedRetriesOnlyWithNewToken() async throws {
-        let base = Base()
         let rotating = try await ScriptedStreamService.start(
-            description: { index, _ in describe(base.url, token: "t\(index)") },
+            description: { describe($0.socketBase, token: "t\($0.index)") },
             socket: { index, _ in
                 index == 0 ? .accept { socket in await socket.close(code: 4401, reason: "token expired") }
                            : sending([ScriptedStreamService.feature("A", speed: 1)])
             })
-        base.url = rotating.socketBase
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: rotating.serviceURL, options: options(), sink: sink)
         _ = await connection.connect()
@@ -306,11 +283,9 @@ struct StreamServiceConnectionTests {
         await connection.disconnect()
         await rotating.shutdown()
 
-        let fixedBase = Base()
         let fixed = try await ScriptedStreamService.start(
-            description: { _, _ in describe(fixedBase.url, token: "same") },
+            description: { describe($0.socketBase, token: "same") },
             socket: { _, _ in .accept { socket in await socket.close(code: 4401, reason: "token expired") } })
-        fixedBase.url = fixed.socketBase
         let fixedSink = RecordingSink()
         let failing = StreamServiceConnection(serviceURL: fixed.serviceURL, options: options(), sink: fixedSink)
         _ = await failing.connect()
@@ -323,11 +298,9 @@ struct StreamServiceConnectionTests {
 
     /// Malformed frames between good ones: every good one arrives, every bad one is counted and reported with its byte offset.
     @Test func malformedFramesAreCountedAndSkipped() async throws {
-        let base = Base()
         let frames = [ScriptedStreamService.feature("A", speed: 1), "{\"geometry\":", ScriptedStreamService.feature("B", speed: 2),
                       "42", ScriptedStreamService.feature("C", speed: 3), "[1,2", ScriptedStreamService.feature("D", speed: 4)]
-        let service = try await ScriptedStreamService.start(description: { _, _ in describe(base.url) }, socket: { _, _ in sending(frames) })
-        base.url = service.socketBase
+        let service = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending(frames) })
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
         _ = await connection.connect()
@@ -343,14 +316,12 @@ struct StreamServiceConnectionTests {
     /// disconnect() while the description is still loading ends connecting at once.
     @Test func disconnectWhileConnecting() async throws {
         let gate = AsyncStreamBox<Void>()
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in
+            description: { call in
                 _ = await gate.next()
-                return describe(base.url)
+                return describe(call.socketBase)
             },
             socket: { _, _ in sending([]) })
-        base.url = service.socketBase
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
         let connecting = Task { await connection.connect() }
@@ -366,11 +337,9 @@ struct StreamServiceConnectionTests {
 
     /// disconnect() during a reconnect wait stops reconnecting for good.
     @Test func disconnectDuringReconnectWait() async throws {
-        let base = Base()
         let service = try await ScriptedStreamService.start(
-            description: { _, _ in describe(base.url) },
+            description: { describe($0.socketBase) },
             socket: { index, _ in index == 0 ? .accept { socket in socket.abort() } : .reject(status: 503, body: "busy") })
-        base.url = service.socketBase
         let clock = ManualClock()
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
