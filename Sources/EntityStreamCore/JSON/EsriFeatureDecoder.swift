@@ -95,18 +95,11 @@ public struct EsriFeatureDecoder: Sendable {
     public mutating func decode(_ bytes: [UInt8], range: Range<Int>, receivedAt: Int64, into output: inout [StreamMessage]) throws(JSONError) {
         let result = bytes.withUnsafeBytes { all in
             let message = UnsafeRawBufferPointer(rebasing: all[range])
-            sourceOwner = Self.isSingleLine(message) ? (bytes, range.lowerBound) : nil
+            sourceOwner = message.containsLineBreak ? nil : (bytes, range.lowerBound)
             defer { sourceOwner = nil }
             return Result { () throws(JSONError) in try decode(message, receivedAt: receivedAt, into: &output) }
         }
         try result.get()
-    }
-
-    /// True when `message` holds no line feed or carriage return.
-    private static func isSingleLine(_ message: UnsafeRawBufferPointer) -> Bool {
-        guard let base = message.baseAddress, message.count > 0 else { return true }
-        return memchr(base, Int32(ASCII.newline), message.count) == nil
-            && memchr(base, Int32(ASCII.carriageReturn), message.count) == nil
     }
 
     /// Decodes one message given as a String (its UTF-8).

@@ -47,6 +47,21 @@ public struct JSONWriter: Sendable {
         buffer.append(byte)
     }
 
+    /// Appends bytes that are already valid JSON text, verbatim.
+    public mutating func appendRaw(_ raw: [UInt8]) {
+        buffer.append(raw)
+    }
+
+    /// Appends bytes that are already valid JSON text, verbatim.
+    public mutating func appendRaw(_ raw: UnsafeBufferPointer<UInt8>) {
+        buffer.append(raw)
+    }
+
+    /// Appends bytes that are already valid JSON text, verbatim.
+    public mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
+        buffer.append(raw.assumingMemoryBound(to: UInt8.self))
+    }
+
     /// Appends `s` as a quoted, escaped JSON string.
     public mutating func appendString(_ s: String) {
         let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendString(utf8: $0) }

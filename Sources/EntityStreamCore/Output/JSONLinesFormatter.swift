@@ -330,15 +330,3 @@ public struct JSONLinesFormatter: Sendable {
         }
     }
 }
-
-extension JSONWriter {
-    /// Appends bytes that are already valid JSON text.
-    public mutating func appendRaw(_ raw: [UInt8]) {
-        buffer.append(raw)
-    }
-
-    /// Appends bytes that are already valid JSON text.
-    public mutating func appendRaw(_ raw: UnsafeBufferPointer<UInt8>) {
-        buffer.append(raw)
-    }
-}

@@ -10,8 +10,9 @@
 ///
 /// ``init(bytes:)`` throws ``RecordingError`` naming the line when the layout
 /// cannot be recognised or a recording line is malformed. Lines are not
-/// decoded here; each ``Entry`` is the raw message text, so malformed
-/// messages reach the decoder (and are reported there) like on a live socket.
+/// decoded here; each ``Entry`` is the message's bytes exactly as they stand
+/// in the file (as the service sent them), so malformed messages reach the
+/// decoder (and are reported there) like on a live socket.
 public struct RecordingFile: Sendable {
     public enum Layout: String, Sendable, Hashable {
         case recording = "entitystream recording"
@@ -52,14 +53,16 @@ public struct RecordingFile: Sendable {
         guard let first = lines.first else { throw RecordingError(line: nil, "the file is empty") }
 
         if bytes[first.range.lowerBound] == UInt8(ascii: "[") {
-            let value: JSONValue
-            do { value = try JSONParser.parse(bytes) } catch { throw RecordingError(line: nil, "the JSON array is invalid: \(error)") }
-            guard let array = value.arrayValue else { throw RecordingError(line: 1, "expected a JSON array of features") }
-            var writer = JSONWriter(capacity: 512)
-            entries = array.map { element in
-                writer.removeAll()
-                writer.append(element)
-                return Entry(offsetMilliseconds: nil, message: writer.bytes, line: 1)
+            let ranges: [Range<Int>]
+            do { ranges = try JSONParser.elementRanges(ofArray: bytes) } catch {
+                throw RecordingError(line: Self.lineNumber(of: error.offset, in: bytes), "the JSON array is invalid: \(error)")
+            }
+            var line = 1
+            var scanned = 0
+            entries = ranges.map { range in
+                line += bytes[scanned..<range.lowerBound].count { $0 == UInt8(ascii: "\n") }
+                scanned = range.lowerBound
+                return Entry(offsetMilliseconds: nil, message: Array(bytes[range]), line: line)
             }
             layout = .featureArray
             header = nil
@@ -83,23 +86,29 @@ public struct RecordingFile: Sendable {
         layout = .featureLines
     }
 
-    /// `{"t":<ms>,"message":<json>}` or `{"t":<ms>,"text":"<string>"}`.
+    /// `{"t":<ms>,"message":<json>}` or `{"t":<ms>,"text":"<string>"}`. The
+    /// message is taken byte for byte as it stands in the file.
     private static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) throws(RecordingError) -> Entry {
-        let value: JSONValue
-        do { value = try JSONParser.parse(Array(line)) } catch {
+        let bytes = Array(line)
+        let members: [(key: String, value: Range<Int>)]
+        do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
             throw RecordingError(line: number, "not a recording line: \(error)")
         }
-        guard let offset = value["t"]?.intValue else {
+        func member(_ key: String) -> ArraySlice<UInt8>? { members.last { $0.key == key }.map { bytes[$0.value] } }
+        guard let offset = member("t").flatMap({ try? JSONParser.parse(Array($0)).intValue }) else {
             throw RecordingError(line: number, "a recording line needs \"t\" (milliseconds since the start)")
         }
-        if let text = value["text"]?.stringValue {
+        if let text = member("text").flatMap({ try? JSONParser.parse(Array($0)).stringValue }) {
             return Entry(offsetMilliseconds: offset, message: Array(text.utf8), line: number)
         }
-        guard let message = value["message"] else {
+        guard let message = member("message") else {
             throw RecordingError(line: number, "a recording line needs \"message\" or \"text\"")
         }
-        var writer = JSONWriter(capacity: line.count)
-        writer.append(message)
-        return Entry(offsetMilliseconds: offset, message: writer.bytes, line: number)
+        return Entry(offsetMilliseconds: offset, message: Array(message), line: number)
+    }
+
+    /// The 1-based line of byte `offset`.
+    private static func lineNumber(of offset: Int, in bytes: [UInt8]) -> Int {
+        1 + bytes[..<min(offset, bytes.count)].count { $0 == UInt8(ascii: "\n") }
     }
 }

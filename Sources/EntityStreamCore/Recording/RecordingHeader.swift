@@ -23,13 +23,19 @@ public struct RecordingHeader: Sendable, Hashable {
         do { value = try JSONParser.parse(line) } catch { throw RecordingError(line: lineNumber, "invalid recording header: \(error)") }
         guard value["recording"]?.stringValue == Self.formatName else { return nil }
         guard let version = value["version"]?.intValue, version == Self.version else {
-            throw RecordingError(line: lineNumber, "unsupported recording version \(value["version"].map { "\($0)" } ?? "(none)") (this program reads version \(Self.version))")
+            throw RecordingError(line: lineNumber, "unsupported recording version \(value["version"]?.description ?? "(none)") (this program reads version \(Self.version))")
         }
         guard let description = value["description"], description.objectValue != nil else {
             throw RecordingError(line: lineNumber, "the recording header has no service description")
         }
-        service = value["service"]?.stringValue ?? ""
-        startedAt = value["startedAt"]?.intValue ?? 0
+        guard let service = value["service"]?.stringValue else {
+            throw RecordingError(line: lineNumber, "the recording header has no \"service\" (the URL that was recorded)")
+        }
+        guard let startedAt = value["startedAt"]?.intValue else {
+            throw RecordingError(line: lineNumber, "the recording header has no \"startedAt\" (epoch milliseconds)")
+        }
+        self.service = service
+        self.startedAt = startedAt
         self.description = description
     }
 

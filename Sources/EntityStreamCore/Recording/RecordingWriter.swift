@@ -19,11 +19,9 @@ public struct RecordingWriter: Sendable {
         writer.removeAll()
         writer.appendRaw("{\"t\":")
         writer.appendInt(offsetMilliseconds)
-        let isSingleLineJSON = !message.contains(UInt8(ascii: "\n")) && !message.contains(UInt8(ascii: "\r"))
-            && (try? JSONParser.validate(message)) != nil
-        if isSingleLineJSON {
+        if !message.containsLineBreak, (try? JSONParser.validate(message)) != nil {
             writer.appendRaw(",\"message\":")
-            writer.appendRaw(Array(message))
+            writer.appendRaw(message)
         } else {
             writer.appendRaw(",\"text\":")
             writer.appendString(String(decoding: message, as: UTF8.self))
