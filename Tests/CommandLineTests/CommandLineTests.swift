@@ -92,7 +92,7 @@ struct CommandLineTests {
         let plain = try temporaryFile([feature("A", speed: 1, x: 0)])
         let noTrack = try CommandLineTool.run("entitystream", ["replay", plain])
         #expect(noTrack.status == 1)
-        #expect(noTrack.standardError.contains("--track-field (fields seen: name, speed)"))
+        #expect(noTrack.standardError.contains("--track-field (fields: name, speed)"))
         let refused = try CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:1/arcgis/rest/services/X/StreamServer", "--reconnect-attempts", "0"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("connection refused by 127.0.0.1:1"))

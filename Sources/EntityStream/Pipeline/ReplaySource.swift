@@ -16,61 +16,31 @@ public struct ReplaySource: Sendable {
     public let pacing: ReplayPacing
     public let loop: Bool
     private let baseSchema: Schema
-    private var filter: StreamFilter
+    private let spatialReference: Int?
+    private let filter: StreamFilter
 
     public static func prepare(path: String, trackIDField: String?, filter: StreamFilter, pacing: ReplayPacing,
                                loop: Bool) throws(ReplayError) -> ReplaySource {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReplayError("cannot read '\(path)'")
         }
-        let file: RecordingFile
-        do { file = try RecordingFile(bytes: Array(data)) } catch { throw ReplayError("'\(path)' \(error)") }
-        if case .recordedTiming = pacing, file.layout != .recording {
-            throw ReplayError("--speed needs a recording made by 'entitystream record' (this file is \(file.layout.rawValue), without times); use --interval")
+        let stream: RecordedStream
+        do { stream = try RecordedStream(bytes: Array(data), trackIDField: trackIDField, trackFieldRequired: true) } catch {
+            throw ReplayError("'\(path)' \(error)")
         }
-        let schema = try Self.schema(of: file, trackIDField: trackIDField, path: path)
-        do { _ = try LocalFilter(filter, schema: schema) } catch { throw ReplayError("filter: \(error)") }
-        return ReplaySource(file: file, path: path, pacing: pacing, loop: loop, baseSchema: schema, filter: filter)
+        if case .recordedTiming = pacing, stream.file.layout != .recording {
+            throw ReplayError("--speed needs a recording made by 'entitystream record' (this file is \(stream.file.layout.rawValue), without times); use --interval")
+        }
+        let source = ReplaySource(file: stream.file, path: path, pacing: pacing, loop: loop, baseSchema: stream.schema,
+                                  spatialReference: stream.spatialReference, filter: filter)
+        if let problem = source.problem(with: filter) { throw ReplayError("filter: \(problem)") }
+        return source
     }
-
-    /// The schema the recording's messages decode with.
-    private static func schema(of file: RecordingFile, trackIDField: String?, path: String) throws(ReplayError) -> Schema {
-        if let header = file.header {
-            var writer = JSONWriter(capacity: 4096)
-            writer.append(header.description)
-            do {
-                let description = try ServiceDescription(json: writer.bytes)
-                return try description.schema(trackIDFieldOverride: trackIDField)
-            } catch {
-                throw ReplayError("'\(path)': \(error)")
-            }
-        }
-        // Plain features carry no description: learn the fields from the first
-        // feature that decodes, and key entities by the named field.
-        var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
-        var scratch: [StreamMessage] = []
-        for entry in file.entries.prefix(1000) {
-            if (try? decoder.decode(entry.message, receivedAt: 0, into: &scratch)) != nil, !scratch.isEmpty { break }
-        }
-        var schema = decoder.schema
-        let seen = schema.fields.map(\.name).joined(separator: ", ")
-        guard let trackIDField else {
-            throw ReplayError("'\(path)' has plain features without a service description; name the track-id field with --track-field (fields seen: \(seen))")
-        }
-        guard let index = schema.index(ofField: trackIDField) else {
-            throw ReplayError("--track-field '\(trackIDField)' is not a field of '\(path)' (fields seen: \(seen))")
-        }
-        schema.trackIDIndex = index
-        return schema
-    }
-
-    /// The filter applied locally at the start.
-    public var initialFilter: StreamFilter { filter }
 
     /// Why `filter` cannot be applied to this recording, or nil when it can.
     public func problem(with filter: StreamFilter) -> String? {
         do {
-            _ = try LocalFilter(filter, schema: baseSchema)
+            _ = try LocalFilter(filter, schema: baseSchema, spatialReference: spatialReference)
             return nil
         } catch {
             return error.description
@@ -82,8 +52,8 @@ public struct ReplaySource: Sendable {
     /// while running (`set-filter`); they apply from the next batch on.
     public func run(into pipeline: StreamPipeline, filterUpdates: FilterBox? = nil) async {
         let clock = pipeline.clock
-        guard var batch = try? Batch(schema: baseSchema, filter: filter) else { return }
-        await pipeline.schemaChanged(batch.local.schema)
+        guard var batch = try? Batch(schema: baseSchema, spatialReference: spatialReference, filter: filter) else { return }
+        await pipeline.schemaChanged(baseSchema)
         var errorCount = 0
         let batchSize = pacing == .asFastAsPossible ? 4096 : 1
         let start = clock.now()
@@ -97,9 +67,7 @@ public struct ReplaySource: Sendable {
                 if let pause = pauseBefore(entries[index], pass: pass, start: start, clock: clock) {
                     do { try await clock.sleep(until: pause) } catch { return }
                 }
-                if let requested = filterUpdates?.take() {
-                    await batch.apply(requested, pipeline: pipeline)
-                }
+                if let requested = filterUpdates?.take() { batch.apply(requested) }
                 let now = clock.now()
                 for entryIndex in index..<end {
                     let entry = entries[entryIndex]
@@ -120,37 +88,42 @@ public struct ReplaySource: Sendable {
     }
 
     /// The decoding state of a running replay, and its hand-over to the pipeline.
+    ///
+    /// The filter never changes the schema (``LocalFilter/masked(_:)`` keeps
+    /// its alignment); only fields learned while decoding grow it, so
+    /// everything downstream can take a newer schema for older observations.
     private struct Batch {
         var decoder: EsriFeatureDecoder
+        let spatialReference: Int?
         var activeFilter: StreamFilter
         var local: LocalFilter
         var decoded: [StreamMessage] = []
         var accepted: [StreamMessage] = []
-        var knownFields: Int
+        /// The schema the pipeline was last told about.
+        var announced: Schema
 
-        init(schema: Schema, filter: StreamFilter) throws {
+        init(schema: Schema, spatialReference: Int?, filter: StreamFilter) throws {
             decoder = EsriFeatureDecoder(schema: schema)
+            announced = schema
+            self.spatialReference = spatialReference
             activeFilter = filter
-            local = try LocalFilter(filter, schema: schema)
-            knownFields = schema.fields.count
+            local = try LocalFilter(filter, schema: schema, spatialReference: spatialReference)
         }
 
         /// Adopts a filter set while running (already validated by the control command).
-        mutating func apply(_ requested: StreamFilter, pipeline: StreamPipeline) async {
-            guard requested != activeFilter, let rebuilt = try? LocalFilter(requested, schema: decoder.schema) else { return }
+        mutating func apply(_ requested: StreamFilter) {
+            guard requested != activeFilter,
+                  let rebuilt = try? LocalFilter(requested, schema: decoder.schema, spatialReference: spatialReference) else { return }
             activeFilter = requested
             local = rebuilt
-            await pipeline.schemaChanged(local.schema)
         }
 
-        /// Hands over what was decoded so far (after any schema change it brought).
+        /// Hands over what was decoded so far (after any fields it taught the decoder).
         mutating func handOver(to pipeline: StreamPipeline) async {
-            if decoder.schema.fields.count != knownFields {
-                knownFields = decoder.schema.fields.count
-                if let rebuilt = try? LocalFilter(activeFilter, schema: decoder.schema) {
-                    local = rebuilt
-                    await pipeline.schemaChanged(local.schema)
-                }
+            if decoder.schema != announced {
+                announced = decoder.schema
+                if let rebuilt = try? LocalFilter(activeFilter, schema: decoder.schema, spatialReference: spatialReference) { local = rebuilt }
+                await pipeline.schemaChanged(decoder.schema)
             }
             if local.isPassThrough {
                 swap(&accepted, &decoded)
@@ -158,9 +131,9 @@ public struct ReplaySource: Sendable {
                 for message in decoded {
                     switch message {
                     case .observation(let observation):
-                        if local.accepts(observation) { accepted.append(.observation(local.project(observation))) }
+                        if local.accepts(observation) { accepted.append(.observation(local.masked(observation))) }
                     case .nonPointGeometry(let kind, let observation):
-                        accepted.append(.nonPointGeometry(kind: kind, local.project(observation)))
+                        accepted.append(.nonPointGeometry(kind: kind, local.masked(observation)))
                     case .delete, .filterReply:
                         accepted.append(message)
                     }

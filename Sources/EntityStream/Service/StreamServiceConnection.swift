@@ -255,7 +255,7 @@ public actor StreamServiceConnection {
         do {
             response = try await http.get(url)
         } catch {
-            throw .httpStatus(0, excerpt: error.description)
+            throw .requestFailed(detail: error.description)
         }
         guard response.status == 200 else {
             // ArcGIS answers some errors as its JSON error object with a non-200 status: report its words.
@@ -277,21 +277,20 @@ public actor StreamServiceConnection {
                 let now = clock.now()
                 await sink.rawBatch(batch, receivedAt: now)
                 messages.removeAll(keepingCapacity: true)
-                var knownFields = decoder.schema.fields.count
                 var start = 0
                 for end in batch.ends {
                     do {
-                        try batchDecode(&decoder, batch.bytes, start..<end, now, &messages)
+                        try decoder.decode(batch.bytes, range: start..<end, receivedAt: now, into: &messages)
                     } catch {
                         // Keep the error in its place: hand over what came before it first.
-                        await handOver(&messages, decoder: decoder, knownFields: &knownFields)
+                        await handOver(&messages, decoder: decoder)
                         undecodableMessageCount += 1
                         await sink.publish(StreamEvent(time: now, payload: .error(StreamErrorReport(
                             source: .message, message: "message skipped: \(error)", count: undecodableMessageCount))))
                     }
                     start = end
                 }
-                await handOver(&messages, decoder: decoder, knownFields: &knownFields)
+                await handOver(&messages, decoder: decoder)
             }
         } catch {
             return .failed(error.description, closeCode: nil, final: false)
@@ -302,16 +301,10 @@ public actor StreamServiceConnection {
         }
     }
 
-    private func batchDecode(_ decoder: inout EsriFeatureDecoder, _ bytes: [UInt8], _ range: Range<Int>, _ now: Int64,
-                             _ messages: inout [StreamMessage]) throws(JSONError) {
-        try decoder.decode(bytes, range: range, receivedAt: now, into: &messages)
-    }
-
     /// Passes decoded messages on: schema first if it grew, filter replies to
     /// their waiting requests, the rest to the sink.
-    private func handOver(_ messages: inout [StreamMessage], decoder: EsriFeatureDecoder, knownFields: inout Int) async {
-        if decoder.schema.fields.count != knownFields {
-            knownFields = decoder.schema.fields.count
+    private func handOver(_ messages: inout [StreamMessage], decoder: EsriFeatureDecoder) async {
+        if decoder.schema != schema {
             schema = decoder.schema
             await sink.schemaChanged(decoder.schema)
         }

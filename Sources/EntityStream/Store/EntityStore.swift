@@ -30,11 +30,10 @@ public actor EntityStore {
     public var observationCount: Int { state.observationCount }
     public var options: PurgeOptions { state.options }
 
-    /// Adopts a grown schema (e.g. fields learned while decoding).
+    /// Adopts a grown schema (e.g. fields learned while decoding). Schemas
+    /// only grow by appended fields, so stored observations stay aligned.
     public func updateSchema(_ schema: Schema) {
-        if schema.fields.count != state.schema.fields.count || schema.trackIDIndex != state.schema.trackIDIndex {
-            state.updateSchema(schema)
-        }
+        if schema != state.schema { state.updateSchema(schema) }
     }
 
     /// Stores a batch of decoded messages and publishes what happened, in order.

@@ -32,9 +32,11 @@ struct StreamOptions {
             let text = try arguments.value(for: flag)
             do { filter.geometry = try StreamFilter.parseEnvelope(text) } catch { throw UsageError("--\(error)") }
         case "--out-fields":
-            let fields = try arguments.value(for: flag).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard !fields.isEmpty else { throw UsageError("--out-fields expects a comma-separated list of field names") }
-            filter.outFields = fields == ["*"] ? nil : fields
+            let names = try arguments.value(for: flag).split(separator: ",").map(String.init)
+            guard names.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+                throw UsageError("--out-fields expects a comma-separated list of field names")
+            }
+            filter.outFields = StreamFilter.parseOutFields(names)
         case "--out-sr":
             filter.outSpatialReference = try arguments.integer(for: flag, minimum: 1)
         case "--track-field":

@@ -14,8 +14,18 @@ public struct Envelope: Sendable, Hashable {
         self.wkid = wkid
     }
 
-    /// True when `point` lies inside or on the boundary (the SDK's "intersects").
+    /// True when `point` lies inside or on the boundary (the SDK's "intersects"),
+    /// comparing the coordinates as they are.
     @inlinable public func contains(_ point: Point) -> Bool {
         point.x >= xmin && point.x <= xmax && point.y >= ymin && point.y <= ymax
+    }
+
+    /// ``contains(_:)`` after converting `point` into this envelope's spatial
+    /// reference (WGS84 ↔ Web Mercator; a point without a wkid is in
+    /// `assumed`). Coordinates are compared as they are when either reference
+    /// is unknown or the pair cannot be converted.
+    public func contains(_ point: Point, assuming assumed: Int?) -> Bool {
+        guard let wkid, let converted = WebMercator.convert(point, to: wkid, assuming: assumed) else { return contains(point) }
+        return contains(converted)
     }
 }

@@ -32,6 +32,32 @@ public enum WebMercator {
         return wkids.contains(wkid)
     }
 
+    /// True when points can be converted to and from `wkid` here: 4326 or a Web Mercator id.
+    public static func canConvert(to wkid: Int) -> Bool {
+        wkid == 4326 || wkids.contains(wkid)
+    }
+
+    /// `point` in spatial reference `target`. A point without a wkid is taken
+    /// to be in `assumed`. WGS84 and Web Mercator convert into each other (a
+    /// Web Mercator point asked for under another Web Mercator id is only
+    /// relabelled); a point already in `target` is returned with that wkid.
+    /// Nil when the point's reference is unknown or the pair cannot be converted.
+    public static func convert(_ point: Point, to target: Int, assuming assumed: Int? = nil) -> Point? {
+        guard let source = point.wkid ?? assumed else { return nil }
+        var result: Point
+        if source == target || (isWebMercator(source) && isWebMercator(target)) {
+            result = point
+        } else if source == 4326 && isWebMercator(target) {
+            result = project(point)
+        } else if isWebMercator(source) && target == 4326 {
+            result = unproject(point)
+        } else {
+            return nil
+        }
+        result.wkid = target
+        return result
+    }
+
     /// Longitude/latitude in degrees → Web Mercator metres (wkid 3857); keeps z and m.
     public static func project(_ point: Point) -> Point {
         let (x, y) = projectXY(x: point.x, y: point.y)

@@ -47,7 +47,7 @@ public struct JSONLinesFormatter: Sendable {
 
     /// Adopts a grown schema.
     public mutating func updateSchema(_ schema: Schema) {
-        guard schema.fields.count != self.schema.fields.count || schema.trackIDIndex != self.schema.trackIDIndex else { return }
+        guard schema != self.schema else { return }
         self.schema = schema
         rebuildKeys()
     }
@@ -156,7 +156,7 @@ public struct JSONLinesFormatter: Sendable {
         }
         writer.appendRaw(",\"geometry\":")
         if let point = observation?.geometry, point.x.isFinite, point.y.isFinite {
-            let wgs84 = point.wkid.map { WebMercator.wkids.contains($0) } == true ? WebMercator.unproject(point) : point
+            let wgs84 = WebMercator.convert(point, to: 4326) ?? point
             writer.appendRaw("{\"type\":\"Point\",\"coordinates\":[")
             writer.appendDouble(wgs84.x)
             writer.appendRaw(",")

@@ -2,22 +2,41 @@
 /// themselves (replays) and for the simulator's per-subscriber filters.
 ///
 /// Compiling checks everything up front: the where clause against the
-/// schema (``WhereClauseError`` with its position) and the `outFields` names
-/// (``FilterError`` naming an unknown field). ``accepts(_:)`` applies the
-/// where clause and the envelope (a point intersects when inside or on the
-/// boundary); ``project(_:)`` keeps only the `outFields` (and the track id).
+/// schema (``WhereClauseError`` with its position), the `outFields` names
+/// (``FilterError`` naming an unknown field) and the `outSR` (only WGS84 and
+/// Web Mercator can be converted here). ``accepts(_:)`` applies the where
+/// clause and the envelope (a point intersects when inside or on the
+/// boundary, converted into the envelope's spatial reference). Two shapes of
+/// result, both with the geometry in `outSR`:
+/// - ``masked(_:)`` keeps the source schema's alignment and sets the fields
+///   outside `outFields` to null, so the schema never changes with the
+///   filter (what a store and its output need);
+/// - ``projected(_:)`` keeps only the `outFields` (and the track id), aligned
+///   to ``projectedSchema`` (what a service sends).
 /// A value type.
 public struct LocalFilter: Sendable {
     public let filter: StreamFilter
-    public let sourceSchema: Schema
-    /// The schema of projected observations.
-    public let schema: Schema
+    /// The schema of ``projected(_:)`` observations: the kept fields in source order.
+    public let projectedSchema: Schema
     private let whereClause: WhereClause?
     private let keptFields: [Int]?
+    /// The spatial reference of points that carry none.
+    private let assumedReference: Int?
+    private let outputReference: Int?
 
-    public init(_ filter: StreamFilter, schema: Schema) throws(LocalFilterError) {
+    /// `spatialReference` is the source's (the service's) spatial reference,
+    /// for points that do not name theirs.
+    public init(_ filter: StreamFilter, schema: Schema, spatialReference: Int? = nil) throws(LocalFilterError) {
         self.filter = filter
-        self.sourceSchema = schema
+        assumedReference = spatialReference
+        if let outSR = filter.outSpatialReference {
+            guard WebMercator.canConvert(to: outSR) else {
+                throw .filter(FilterError("outSR \(outSR) cannot be applied here (only 4326 and Web Mercator: 3857, 102100, 102113, 900913)"))
+            }
+            outputReference = outSR == spatialReference ? nil : outSR
+        } else {
+            outputReference = nil
+        }
         if let text = filter.effectiveWhereClause {
             do { whereClause = try WhereClause(text, schema: schema) } catch { throw .whereClause(error) }
         } else {
@@ -25,7 +44,7 @@ public struct LocalFilter: Sendable {
         }
         guard let outFields = filter.outFields else {
             keptFields = nil
-            self.schema = schema
+            projectedSchema = schema
             return
         }
         var kept = Set<Int>()
@@ -40,35 +59,45 @@ public struct LocalFilter: Sendable {
         keptFields = ordered
         var projected = Schema(fields: ordered.map { schema.fields[$0] })
         if let track = schema.trackIDIndex { projected.trackIDIndex = ordered.firstIndex(of: track) }
-        self.schema = projected
+        projectedSchema = projected
     }
 
-    /// True when nothing is filtered or projected.
-    public var isPassThrough: Bool { whereClause == nil && filter.geometry == nil && keptFields == nil }
+    /// True when every observation passes unchanged.
+    public var isPassThrough: Bool { whereClause == nil && filter.geometry == nil && keptFields == nil && outputReference == nil }
 
     /// True when `observation` passes the where clause and the envelope.
     public func accepts(_ observation: Observation) -> Bool {
         if let envelope = filter.geometry {
-            guard let point = observation.geometry, envelope.contains(Self.inEnvelopeReference(point, envelope)) else { return false }
+            guard let point = observation.geometry, envelope.contains(point, assuming: assumedReference) else { return false }
         }
         if let whereClause, !whereClause.matches(observation) { return false }
         return true
     }
 
-    /// `observation` with only the kept fields (unchanged without `outFields`).
-    public func project(_ observation: Observation) -> Observation {
-        guard let keptFields else { return observation }
-        var projected = observation
-        projected.attributes = keptFields.map { observation.attribute($0) }
-        return projected
+    /// `observation` in the source schema's alignment, with the fields
+    /// outside `outFields` null and the geometry in `outSR`.
+    public func masked(_ observation: Observation) -> Observation {
+        var result = converted(observation)
+        guard let keptFields else { return result }
+        var attributes = [AttributeValue](repeating: .null, count: observation.attributes.count)
+        for index in keptFields where index < attributes.count { attributes[index] = observation.attributes[index] }
+        result.attributes = attributes
+        return result
     }
 
-    /// The point in the envelope's spatial reference when one is WGS84 and
-    /// the other Web Mercator; unchanged otherwise.
-    static func inEnvelopeReference(_ point: Point, _ envelope: Envelope) -> Point {
-        guard let pointWKID = point.wkid, let envelopeWKID = envelope.wkid, pointWKID != envelopeWKID else { return point }
-        if envelopeWKID == 4326 && WebMercator.wkids.contains(pointWKID) { return WebMercator.unproject(point) }
-        if pointWKID == 4326 && WebMercator.wkids.contains(envelopeWKID) { return WebMercator.project(point) }
-        return point
+    /// `observation` with only the kept fields (aligned to ``projectedSchema``)
+    /// and the geometry in `outSR`.
+    public func projected(_ observation: Observation) -> Observation {
+        var result = converted(observation)
+        if let keptFields { result.attributes = keptFields.map { observation.attribute($0) } }
+        return result
+    }
+
+    private func converted(_ observation: Observation) -> Observation {
+        guard let outputReference, let point = observation.geometry,
+              let converted = WebMercator.convert(point, to: outputReference, assuming: assumedReference) else { return observation }
+        var result = observation
+        result.geometry = converted
+        return result
     }
 }

@@ -48,6 +48,11 @@ public struct ServiceDescription: Sendable, Hashable {
             throw .notJSON(detail: error.description, excerpt: Self.excerpt(bytes))
         }
         guard let object = value.objectValue else { throw .notJSON(detail: "the answer is JSON but not an object", excerpt: Self.excerpt(bytes)) }
+        try self.init(object: object)
+    }
+
+    /// A description already parsed (e.g. the one a recording holds).
+    public init(object: JSONObject) throws(ServiceDescriptionError) {
         if let error = object["error"], !error.isNull {
             throw .arcGISError(code: error["code"]?.intValue.map(Int.init), message: error["message"]?.stringValue ?? "no message",
                                details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
@@ -88,7 +93,7 @@ public struct ServiceDescription: Sendable, Hashable {
 
     /// The `ws` transport entry (the first with URLs).
     public var webSocketEntry: StreamURLs? {
-        streamURLs.first { $0.transport.lowercased() == "ws" } ?? streamURLs.first
+        streamURLs.first { $0.transport.lowercased() == "ws" }
     }
 
     /// The WebSocket base URLs, `wss://` ones first, otherwise in the given order.

@@ -12,6 +12,8 @@ public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConv
     case unknownTrackIDField(name: String, available: [String])
     /// The request for the description failed with this HTTP status.
     case httpStatus(Int, excerpt: String)
+    /// The request for the description got no answer (refused, DNS, TLS, timeout).
+    case requestFailed(detail: String)
     /// Something else in the description is malformed.
     case invalid(String)
 
@@ -23,13 +25,15 @@ public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConv
             let codeText = code.map { " \($0)" } ?? ""
             return "the service answered with ArcGIS error\(codeText): \(message)" + (details.isEmpty ? "" : " (\(details.joined(separator: "; ")))")
         case .missingStreamURLs:
-            return "the service description has no WebSocket 'streamUrls'; is this a StreamServer URL?"
+            return "the service description has no WebSocket ('ws') entry with URLs in 'streamUrls'; is this a StreamServer URL?"
         case .noTrackIDField(let available):
             return "the service has no timeInfo.trackIdField; name one with --track-field (fields: \(available.joined(separator: ", ")))"
         case .unknownTrackIDField(let name, let available):
             return "track field '\(name)' is not a field of the service (fields: \(available.joined(separator: ", ")))"
         case .httpStatus(let status, let excerpt):
             return "the service description request returned HTTP \(status): \(excerpt)"
+        case .requestFailed(let detail):
+            return "the service description could not be fetched: \(detail)"
         case .invalid(let detail):
             return "the service description is malformed: \(detail)"
         }

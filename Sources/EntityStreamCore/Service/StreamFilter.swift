@@ -143,6 +143,13 @@ public struct StreamFilter: Sendable, Hashable {
         return envelope
     }
 
+    /// The `outFields` a list of names asks for: names trimmed, empty ones
+    /// dropped; nil (every field) for `*` or nothing.
+    public static func parseOutFields(_ names: [String]) -> [String]? {
+        let fields = names.map(\.trimmingSpaces).filter { !$0.isEmpty }
+        return fields.isEmpty || fields == ["*"] ? nil : fields
+    }
+
     /// Parses the `filter` member of a `{"filter":…}` message (or a
     /// `set-filter` command): `null` clears; `where`, `geometry` (JSON string,
     /// object, or `xmin,ymin,xmax,ymax`), `outFields` (comma list or array).
@@ -150,6 +157,7 @@ public struct StreamFilter: Sendable, Hashable {
         if value.isNull { return StreamFilter() }
         guard let object = value.objectValue else { throw FilterError("filter must be an object or null") }
         var filter = StreamFilter()
+        var inputReference: Int?
         for member in object {
             switch member.key {
             case "where":
@@ -166,28 +174,46 @@ public struct StreamFilter: Sendable, Hashable {
             case "outFields":
                 if member.value.isNull { continue }
                 if let text = member.value.stringValue {
-                    let fields = text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
-                    filter.outFields = fields == ["*"] || fields.isEmpty ? nil : fields
+                    filter.outFields = parseOutFields(text.split(separator: ",").map(String.init))
                 } else if let array = member.value.arrayValue {
-                    var fields: [String] = []
+                    var names: [String] = []
                     for element in array {
-                        guard let name = element.stringValue else { throw FilterError("filter 'outFields' must list field names") }
-                        fields.append(name)
+                        guard let name = element.stringValue else { throw FilterError("filter 'outFields' must list field names, not \(element)") }
+                        names.append(name)
                     }
-                    filter.outFields = fields == ["*"] || fields.isEmpty ? nil : fields
+                    filter.outFields = parseOutFields(names)
                 } else {
                     throw FilterError("filter 'outFields' must be a comma-separated string or an array")
                 }
             case "outSR":
-                guard let wkid = member.value.intValue ?? member.value.stringValue.flatMap({ Int64($0) }) else {
-                    throw FilterError("filter 'outSR' must be a WKID number")
+                guard let wkid = member.value.intValue ?? member.value.stringValue.flatMap({ Int64($0) }), wkid > 0 else {
+                    throw FilterError("filter 'outSR' must be a WKID number, not \(member.value)")
                 }
                 filter.outSpatialReference = Int(wkid)
-            case "spatialRel", "geometryType", "inSR":
-                continue
+            case "spatialRel":
+                // Only "intersects" can be evaluated; anything else would be silently widened.
+                guard member.value.isNull || member.value.stringValue == "esriSpatialRelIntersects" else {
+                    throw FilterError("filter 'spatialRel' \(member.value) is not supported (only esriSpatialRelIntersects)")
+                }
+            case "geometryType":
+                guard member.value.isNull || member.value.stringValue == "esriGeometryEnvelope" else {
+                    throw FilterError("filter 'geometryType' \(member.value) is not supported (only esriGeometryEnvelope)")
+                }
+            case "inSR":
+                if member.value.isNull { continue }
+                guard let wkid = member.value.intValue ?? member.value.stringValue.flatMap({ Int64($0) }), wkid > 0 else {
+                    throw FilterError("filter 'inSR' must be a WKID number, not \(member.value)")
+                }
+                inputReference = Int(wkid)
             default:
-                throw FilterError("unknown filter member '\(member.key)' (expected where, geometry, outFields)")
+                throw FilterError("unknown filter member '\(member.key)' (expected where, geometry, outFields, outSR, inSR, spatialRel, geometryType)")
             }
+        }
+        if let inputReference, filter.geometry != nil {
+            if let wkid = filter.geometry?.wkid, wkid != inputReference {
+                throw FilterError("filter 'inSR' \(inputReference) contradicts the geometry's spatial reference \(wkid)")
+            }
+            filter.geometry?.wkid = inputReference
         }
         return filter
     }

@@ -3,6 +3,8 @@
 /// entity's latest observation. Conditions combine with AND; nil means "any".
 public struct EntityQuery: Sendable {
     public var whereClause: WhereClause?
+    /// Entities whose latest point intersects it; WGS84 and Web Mercator
+    /// points are converted into the envelope's spatial reference.
     public var envelope: Envelope?
     public var trackIDs: Set<AttributeValue>?
 

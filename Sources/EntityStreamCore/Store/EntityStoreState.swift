@@ -264,7 +264,7 @@ public struct EntityStoreState: Sendable {
         for entity in entities where entity.isLive {
             if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
             if let envelope = query.envelope {
-                guard let point = entity.latest.geometry, envelope.contains(point) else { continue }
+                guard let point = entity.latest.geometry, envelope.contains(point, assuming: nil) else { continue }
             }
             if let whereClause = query.whereClause, !whereClause.matches(entity.latest) { continue }
             result.append(EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,

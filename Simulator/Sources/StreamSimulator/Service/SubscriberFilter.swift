@@ -4,46 +4,24 @@ import EntityStreamCore
 /// envelope and `outFields` (a ``LocalFilter``) plus the output spatial
 /// reference (WGS84 or Web Mercator).
 struct SubscriberFilter: Sendable {
-    static let supportedOutputReferences: Set<Int> = Set([4326]).union(WebMercator.wkids)
-
     let filter: StreamFilter
     let local: LocalFilter
-    let serviceReference: Int
 
     /// Throws a message for a where clause, outFields or outSR the service cannot apply.
     init(_ filter: StreamFilter, schema: Schema, serviceReference: Int) throws(SimulatorError) {
-        if let outSR = filter.outSpatialReference, !Self.supportedOutputReferences.contains(outSR) {
-            throw SimulatorError("outSR \(outSR) is not supported (use 4326 or 3857)")
-        }
-        do { local = try LocalFilter(filter, schema: schema) } catch { throw SimulatorError(error.description) }
+        do { local = try LocalFilter(filter, schema: schema, spatialReference: serviceReference) } catch { throw SimulatorError(error.description) }
         self.filter = filter
-        self.serviceReference = serviceReference
     }
 
     /// True when everything passes unchanged (raw messages can be forwarded as they are).
-    var passesEverything: Bool {
-        local.isPassThrough && (filter.outSpatialReference == nil || filter.outSpatialReference == serviceReference)
-    }
+    var passesEverything: Bool { local.isPassThrough }
 
     /// The schema of what is sent.
-    var schema: Schema { local.schema }
+    var schema: Schema { local.projectedSchema }
 
     /// The observation as this subscriber receives it, or nil when filtered out.
     func apply(_ observation: Observation) -> Observation? {
-        guard local.accepts(observation) else { return nil }
-        var result = local.project(observation)
-        if let outSR = filter.outSpatialReference, var point = result.geometry {
-            let source = point.wkid ?? serviceReference
-            if point.wkid == nil { point.wkid = source }
-            if WebMercator.wkids.contains(outSR) && source == 4326 {
-                point = WebMercator.project(point)
-                point.wkid = outSR
-            } else if outSR == 4326 && WebMercator.wkids.contains(source) {
-                point = WebMercator.unproject(point)
-            }
-            result.geometry = point
-        }
-        return result
+        local.accepts(observation) ? local.projected(observation) : nil
     }
 
     /// `{"filter":{…}}` with the filter now in effect (geometry as a JSON string,
@@ -71,8 +49,7 @@ struct SubscriberFilter: Sendable {
                 guard !value.isEmpty else { continue }
                 do { filter.geometry = try StreamFilter.parseEnvelope(value) } catch { throw SimulatorError(error.description) }
             case "outFields":
-                let fields = value.split(separator: ",").map(String.init).filter { !$0.isEmpty }
-                filter.outFields = fields.isEmpty || fields == ["*"] ? nil : fields
+                filter.outFields = StreamFilter.parseOutFields(value.split(separator: ",").map(String.init))
             case "outSR":
                 guard let wkid = Int(value), wkid > 0 else { throw SimulatorError("outSR '\(value)' is not a WKID") }
                 filter.outSpatialReference = wkid

@@ -1,0 +1,67 @@
+import EntityStream
+import EntityStreamCore
+import Foundation
+import Testing
+
+/// Writes Esri feature lines for track T1 (speed = 10·i, heading = i) to a temporary file.
+private func featureFile(count: Int) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).json").path
+    let lines = (0..<count).map { index in
+        #"{"geometry":{"x":-111.86,"y":40.57,"spatialReference":{"wkid":4326}},"attributes":{"id":"T1","speed":\#(10 * index),"heading":\#(index)}}"#
+    }
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+private func observations(_ subscriber: Subscriber, count: Int) async -> [Observation] {
+    var result: [Observation] = []
+    while result.count < count, let batch = await subscriber.next() { result += batch.compactMap(\.observation) }
+    return result
+}
+
+@Suite("Replay source")
+struct ReplaySourceTests {
+    /// A filter changed while replaying never reshapes the schema: values stay under their own fields.
+    @Test func filterChangeKeepsValuesUnderTheirFields() async throws {
+        let path = try featureFile(count: 4)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = ManualClock()
+        let source = try ReplaySource.prepare(path: path, trackIDField: "id", filter: StreamFilter(outFields: ["speed"]),
+                                              pacing: .interval(milliseconds: 100), loop: false)
+        let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
+        let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observation]))
+        await pipeline.bus.subscribe(subscriber)
+        let filters = FilterBox()
+        let run = Task { await source.run(into: pipeline, filterUpdates: filters) }
+
+        // Every message, the first included, waits its interval on the clock.
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: 100)
+        let first = await observations(subscriber, count: 1)
+        let schema = pipeline.schema.schema
+        #expect(schema.fields.map(\.name) == ["id", "speed", "heading"])
+        #expect(first.map(\.attributes) == [[.string("T1"), .int(0), .null]])
+
+        filters.set(StreamFilter(outFields: ["heading"], outSpatialReference: 3857))
+        for _ in 0..<3 {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: 100)
+        }
+        let rest = await observations(subscriber, count: 3)
+        await run.value
+        #expect(pipeline.schema.schema == schema)
+        #expect(rest.map(\.attributes) == (1...3).map { [.string("T1"), .null, .int(Int64($0))] })
+        #expect(rest.allSatisfy { $0.geometry?.wkid == 3857 })
+        await pipeline.close()
+    }
+
+    /// An outSR that cannot be converted locally is refused before anything plays.
+    @Test func unsupportedOutSRIsRefused() throws {
+        let path = try featureFile(count: 1)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ReplayError.self) {
+            try ReplaySource.prepare(path: path, trackIDField: "id", filter: StreamFilter(outSpatialReference: 2230),
+                                     pacing: .asFastAsPossible, loop: false)
+        }
+    }
+}
