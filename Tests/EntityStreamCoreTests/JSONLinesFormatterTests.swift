@@ -38,6 +38,16 @@ struct JSONLinesFormatterTests {
         #expect(attributes["time"] as? Int64 == 1_700_000_000_000)
     }
 
+    /// Every field of the schema appears in every line (null when not carried), so the columns are stable.
+    @Test func attributesAlwaysCoverTheSchema() throws {
+        let short = Observation(geometry: nil, attributes: [.string("TRUCK 7")], receivedAt: 0)
+        let object = try line(StreamEvent(time: 0, payload: .store(.observation(entity, observationID: 1, short))), schema: schema)
+        let attributes = try #require(object["attributes"] as? [String: Any])
+        #expect(Set(attributes.keys) == ["name", "speed", "time"])
+        #expect(attributes["speed"] is NSNull && attributes["time"] is NSNull)
+        #expect(object["geometry"] is NSNull)
+    }
+
     /// A decoded observation's geometry and attributes are copied verbatim from the message.
     @Test func decodedObservationPassesSourceTextThrough() throws {
         let message = #"{"attributes":{"NAME":"TRUCK 7","speed":12.50,"extra":true},"geometry":{"y":40.6,"x":-111.9}}"#

@@ -43,9 +43,7 @@ public struct ControlCommandHandler: Sendable {
                     return ControlResponse(id: id, command: command.name, ok: false, error: "invalid where clause: \(error)")
                 }
             }
-            if let trackIDs {
-                query.trackIDs = Set(trackIDs.compactMap(Self.attributeValue))
-            }
+            if let trackIDs { query.trackIDs = Set(trackIDs) }
             let snapshots = await pipeline.store.query(query)
             var entities: [JSONValue] = []
             for snapshot in snapshots {
@@ -78,17 +76,6 @@ public struct ControlCommandHandler: Sendable {
         }
     }
 
-    /// A track id given in JSON as an attribute value.
-    static func attributeValue(_ value: JSONValue) -> AttributeValue? {
-        switch value {
-        case .string(let text): return .string(text)
-        case .int(let number): return .int(number)
-        case .double(let number): return number == number.rounded() && abs(number) < 9e15 ? .int(Int64(number)) : .double(number)
-        case .bool(let flag): return .bool(flag)
-        default: return nil
-        }
-    }
-
     static func json(_ value: AttributeValue) -> JSONValue {
         switch value {
         case .null: return .null
@@ -100,24 +87,16 @@ public struct ControlCommandHandler: Sendable {
         }
     }
 
+    /// The observation as its id, receive time, and the Esri feature the
+    /// output lines carry (``JSONWriter/appendFeature(_:fields:)``).
     static func json(_ observation: Observation, id: Int64, schema: Schema) -> JSONValue {
-        var object = JSONObject()
-        object.append(key: "observation", value: .int(id))
-        object.append(key: "received", value: .int(observation.receivedAt))
-        if let point = observation.geometry {
-            var geometry = JSONObject([("x", json(.double(point.x))), ("y", json(.double(point.y)))])
-            if let z = point.z { geometry.append(key: "z", value: json(.double(z))) }
-            if let m = point.m { geometry.append(key: "m", value: json(.double(m))) }
-            if let wkid = point.wkid { geometry.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
-            object.append(key: "geometry", value: .object(geometry))
-        } else {
-            object.append(key: "geometry", value: .null)
+        var writer = JSONWriter(capacity: 256)
+        writer.appendFeature(observation, fields: schema.fields)
+        var object = JSONObject([("observation", .int(id)), ("received", .int(observation.receivedAt))])
+        // appendFeature always writes valid JSON; parsing it back cannot fail.
+        for member in (try? JSONParser.parse(writer.bytes))?.objectValue ?? JSONObject() {
+            object.append(key: member.key, value: member.value)
         }
-        var attributes = JSONObject()
-        for (index, field) in schema.fields.enumerated() where index < observation.attributes.count {
-            attributes.append(key: field.name, value: json(observation.attributes[index]))
-        }
-        object.append(key: "attributes", value: .object(attributes))
         return .object(object)
     }
 }

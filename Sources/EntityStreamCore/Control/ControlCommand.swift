@@ -11,7 +11,7 @@
 /// ``parse(line:)`` throws ``ControlCommandError`` (carrying the `id` when
 /// one could be read) for anything that is not such a command.
 public enum ControlCommand: Sendable {
-    case queryEntities(id: JSONValue, whereClause: String?, envelope: Envelope?, trackIDs: [JSONValue]?, includeObservations: Int)
+    case queryEntities(id: JSONValue, whereClause: String?, envelope: Envelope?, trackIDs: [AttributeValue]?, includeObservations: Int)
     case purgeAll(id: JSONValue)
     case setFilter(id: JSONValue, filter: StreamFilter)
     case status(id: JSONValue)
@@ -60,20 +60,20 @@ public enum ControlCommand: Sendable {
             }
             var envelope: Envelope?
             if let geometry = object["geometry"], !geometry.isNull {
-                do {
-                    if let text = geometry.stringValue {
-                        envelope = try StreamFilter.parseEnvelope(text)
-                    } else {
-                        envelope = try StreamFilter.parseEnvelope(json: geometry)
-                    }
-                } catch {
+                do { envelope = try StreamFilter.parseGeometry(geometry) } catch {
                     throw ControlCommandError(id: id, command: name, message: error.description)
                 }
             }
-            var trackIDs: [JSONValue]?
+            var trackIDs: [AttributeValue]?
             if let tracks = object["trackIds"], !tracks.isNull {
                 guard let array = tracks.arrayValue else { throw ControlCommandError(id: id, command: name, message: "\"trackIds\" must be an array") }
-                trackIDs = array
+                trackIDs = []
+                for (index, element) in array.enumerated() {
+                    guard let trackID = trackIDValue(element) else {
+                        throw ControlCommandError(id: id, command: name, message: "trackIds[\(index)] must be a string or a number, not \(element)")
+                    }
+                    trackIDs?.append(trackID)
+                }
             }
             var history = 0
             if let count = object["observations"], !count.isNull {
@@ -104,6 +104,19 @@ public enum ControlCommand: Sendable {
             throw ControlCommandError(id: id, command: name, message: "unknown member '\(unknown)' for \(name)")
         }
         return command
+    }
+}
+
+/// A track id given in JSON, as the attribute value it is stored under
+/// (whole numbers as integers, whatever their JSON spelling); nil for
+/// anything that cannot be a track id.
+private func trackIDValue(_ value: JSONValue) -> AttributeValue? {
+    switch value {
+    case .string(let text): return .string(text)
+    case .int(let number): return .int(number)
+    case .double(let number): return number == number.rounded() && abs(number) < 9e15 ? .int(Int64(number)) : .double(number)
+    case .bool(let flag): return .bool(flag)
+    default: return nil
     }
 }
 

@@ -9,28 +9,7 @@ extension JSONWriter {
     /// and apart from float/int typing where a value contradicts its field type).
     public mutating func appendFeature(_ observation: Observation, fields: [Field]) {
         appendRaw("{\"geometry\":")
-        if let point = observation.geometry {
-            appendRaw("{\"x\":")
-            appendDouble(point.x)
-            appendRaw(",\"y\":")
-            appendDouble(point.y)
-            if let z = point.z {
-                appendRaw(",\"z\":")
-                appendDouble(z)
-            }
-            if let m = point.m {
-                appendRaw(",\"m\":")
-                appendDouble(m)
-            }
-            if let wkid = point.wkid {
-                appendRaw(",\"spatialReference\":{\"wkid\":")
-                appendInt(Int64(wkid))
-                appendRaw(ASCII.closeBrace)
-            }
-            appendRaw(ASCII.closeBrace)
-        } else {
-            appendNull()
-        }
+        appendEsriGeometry(observation.geometry)
         appendRaw(",\"attributes\":{")
         for index in fields.indices {
             if index > 0 { appendRaw(ASCII.comma) }
@@ -38,5 +17,30 @@ extension JSONWriter {
             append(observation.attribute(index))
         }
         appendRaw("}}")
+    }
+
+    /// Appends `point` as an Esri JSON point,
+    /// `{"x":…,"y":…[,"z":…][,"m":…][,"spatialReference":{"wkid":…}]}`, or
+    /// `null` when there is none.
+    public mutating func appendEsriGeometry(_ point: Point?) {
+        guard let point else { return appendNull() }
+        appendRaw("{\"x\":")
+        appendDouble(point.x)
+        appendRaw(",\"y\":")
+        appendDouble(point.y)
+        if let z = point.z {
+            appendRaw(",\"z\":")
+            appendDouble(z)
+        }
+        if let m = point.m {
+            appendRaw(",\"m\":")
+            appendDouble(m)
+        }
+        if let wkid = point.wkid {
+            appendRaw(",\"spatialReference\":{\"wkid\":")
+            appendInt(Int64(wkid))
+            appendRaw(ASCII.closeBrace)
+        }
+        appendRaw(ASCII.closeBrace)
     }
 }

@@ -109,39 +109,19 @@ public struct JSONLinesFormatter: Sendable {
             return
         }
         writer.appendRaw(",\"geometry\":")
-        if let point = observation.geometry {
-            writer.appendRaw("{\"x\":")
-            writer.appendDouble(point.x)
-            writer.appendRaw(",\"y\":")
-            writer.appendDouble(point.y)
-            if let z = point.z {
-                writer.appendRaw(",\"z\":")
-                writer.appendDouble(z)
-            }
-            if let m = point.m {
-                writer.appendRaw(",\"m\":")
-                writer.appendDouble(m)
-            }
-            if let wkid = point.wkid {
-                writer.appendRaw(",\"spatialReference\":{\"wkid\":")
-                writer.appendInt(Int64(wkid))
-                writer.appendRaw("}")
-            }
-            writer.appendRaw("}")
-        } else {
-            writer.appendNull()
-        }
+        writer.appendEsriGeometry(observation.geometry)
         writer.appendRaw(",\"attributes\":{")
         appendAttributes(observation, keys: keys, to: &writer)
         writer.appendRaw("}")
     }
 
+    /// Every field of the schema, in order (null for values the observation
+    /// does not carry), as ``JSONWriter/appendFeature(_:fields:)`` writes them.
     private func appendAttributes(_ observation: Observation, keys: [[UInt8]], to writer: inout JSONWriter) {
-        let count = min(observation.attributes.count, keys.count)
-        for index in 0..<count {
+        for index in keys.indices {
             if index > 0 { writer.appendRaw(UInt8(ascii: ",")) }
             writer.appendRaw(keys[index])
-            writer.append(observation.attributes[index])
+            writer.append(observation.attribute(index))
         }
     }
 

@@ -143,6 +143,14 @@ public struct StreamFilter: Sendable, Hashable {
         return envelope
     }
 
+    /// An envelope given in JSON either way ArcGIS clients send it: as a
+    /// string (`xmin,ymin,xmax,ymax[,wkid]` or an envelope's JSON text) or as
+    /// an Esri envelope object.
+    public static func parseGeometry(_ value: JSONValue) throws(FilterError) -> Envelope {
+        if let text = value.stringValue { return try parseEnvelope(text) }
+        return try parseEnvelope(json: value)
+    }
+
     /// The `outFields` a list of names asks for: names trimmed, empty ones
     /// dropped; nil (every field) for `*` or nothing.
     public static func parseOutFields(_ names: [String]) -> [String]? {
@@ -166,11 +174,7 @@ public struct StreamFilter: Sendable, Hashable {
                 filter.whereClause = text
             case "geometry":
                 if member.value.isNull { continue }
-                if let text = member.value.stringValue {
-                    filter.geometry = try parseEnvelope(text)
-                } else {
-                    filter.geometry = try parseEnvelope(json: member.value)
-                }
+                filter.geometry = try parseGeometry(member.value)
             case "outFields":
                 if member.value.isNull { continue }
                 if let text = member.value.stringValue {
