@@ -67,6 +67,20 @@ struct JSONLinesFormatterTests {
         #expect(projected.source == nil)
     }
 
+    /// A create/update message keeps its feature's own text too; a value spanning lines is formatted instead.
+    @Test func wrappedFeaturesPassTheirTextThrough() throws {
+        var decoder = EsriFeatureDecoder(schema: schema)
+        var messages: [StreamMessage] = []
+        let wrapped = #"{"type":"update","feature":{"geometry":{"x":-111.90,"y":40.6},"attributes":{"name":"TRUCK 7","speed":12.50}}}"#
+        try decoder.decode(Array(wrapped.utf8), receivedAt: 5, into: &messages)
+        let source = try #require(messages.first?.carriedObservation?.source)
+        #expect(source.attributes.map { String(decoding: source.bytes[$0], as: UTF8.self) } == #"{"name":"TRUCK 7","speed":12.50}"#)
+        #expect(source.geometry.map { String(decoding: source.bytes[$0], as: UTF8.self) } == #"{"x":-111.90,"y":40.6}"#)
+        messages.removeAll()
+        try decoder.decode(Array("{\"attributes\":{\"name\":\"T\",\n\"speed\":1},\"geometry\":{\"x\":1,\"y\":2}}".utf8), receivedAt: 5, into: &messages)
+        #expect(messages.first?.carriedObservation?.source == nil)
+    }
+
     /// Purge events carry the reason and the purged observation's receive time; purge-all is flagged.
     @Test func purgeLines() throws {
         let purged = try line(StreamEvent(time: 2_000, payload: .store(.observationPurged(entity, observationID: 3, receivedAt: 1_000, reason: .maximumObservationsPerTrack))), schema: schema)

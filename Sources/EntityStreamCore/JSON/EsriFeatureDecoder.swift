@@ -95,7 +95,7 @@ public struct EsriFeatureDecoder: Sendable {
     public mutating func decode(_ bytes: [UInt8], range: Range<Int>, receivedAt: Int64, into output: inout [StreamMessage]) throws(JSONError) {
         let result = bytes.withUnsafeBytes { all in
             let message = UnsafeRawBufferPointer(rebasing: all[range])
-            sourceOwner = message.containsLineBreak ? nil : (bytes, range.lowerBound)
+            sourceOwner = (bytes, range.lowerBound)
             defer { sourceOwner = nil }
             return Result { () throws(JSONError) in try decode(message, receivedAt: receivedAt, into: &output) }
         }
@@ -212,13 +212,7 @@ public struct EsriFeatureDecoder: Sendable {
         guard feature.hasGeometry || feature.hasAttributes else {
             throw EsriFeatureDecoder.notAMessage(at: objectStart)
         }
-        var observation = makeObservation(feature, receivedAt: receivedAt)
-        if let owner = sourceOwner {
-            let shift = owner.offset
-            observation.source = SourceText(bytes: owner.bytes,
-                                            geometry: feature.geometryRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) },
-                                            attributes: feature.attributesRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) })
-        }
+        let observation = makeObservation(feature, receivedAt: receivedAt)
         return EsriFeatureDecoder.message(for: observation, geometry: feature.geometry)
     }
 
@@ -233,9 +227,16 @@ public struct EsriFeatureDecoder: Sendable {
         var feature = FeatureParts()
         if scanner.enterObject() {
             repeat {
-                switch scanner.withDecodedBytes(try scanner.scanKey(), MessageKey.init(classifying:)) {
-                case .geometry: try readGeometry(&scanner, depth: depth + 1, into: &feature)
-                case .attributes: try readAttributes(&scanner, depth: depth + 1, into: &feature)
+                let key = scanner.withDecodedBytes(try scanner.scanKey(), MessageKey.init(classifying:))
+                _ = scanner.skipWhitespace()
+                let valueStart = scanner.position
+                switch key {
+                case .geometry:
+                    try readGeometry(&scanner, depth: depth + 1, into: &feature)
+                    feature.geometryRange = valueStart..<scanner.position
+                case .attributes:
+                    try readAttributes(&scanner, depth: depth + 1, into: &feature)
+                    feature.attributesRange = valueStart..<scanner.position
                 default: try scanner.skipValue(depth: depth + 1, maxDepth: maxDepth)
                 }
             } while try scanner.nextMember()
@@ -280,7 +281,22 @@ public struct EsriFeatureDecoder: Sendable {
         }
         var geometry: Point?
         if case .point(let point) = feature.geometry { geometry = point }
-        return Observation(geometry: geometry, attributes: values, receivedAt: receivedAt)
+        return Observation(geometry: geometry, attributes: values, receivedAt: receivedAt, source: sourceText(of: feature))
+    }
+
+    /// The feature's own geometry and attributes text, when decoding from an
+    /// owned buffer and neither holds a line break (so it can stand in one
+    /// output line).
+    private func sourceText(of feature: FeatureParts) -> SourceText? {
+        guard let owner = sourceOwner else { return nil }
+        let shift = owner.offset
+        let geometry = feature.geometryRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) }
+        let attributes = feature.attributesRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) }
+        let breaks = owner.bytes.withUnsafeBytes { all in
+            func hasBreak(_ range: Range<Int>?) -> Bool { range.map { UnsafeRawBufferPointer(rebasing: all[$0]).containsLineBreak } ?? false }
+            return hasBreak(geometry) || hasBreak(attributes)
+        }
+        return breaks ? nil : SourceText(bytes: owner.bytes, geometry: geometry, attributes: attributes)
     }
 
     private static func message(for observation: Observation, geometry: GeometryResult) -> StreamMessage {
