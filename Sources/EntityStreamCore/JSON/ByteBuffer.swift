@@ -62,10 +62,6 @@ struct ByteBuffer: @unchecked Sendable {
         bytes.withUnsafeBufferPointer { append($0) }
     }
 
-    mutating func append<S: Sequence>(contentsOf sequence: S) where S.Element == UInt8 {
-        for byte in sequence { append(byte) }
-    }
-
     /// Empties the buffer, keeping its capacity.
     mutating func removeAll() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }

@@ -57,10 +57,7 @@ extension EsriFeatureDecoder {
         let next = scanner.skipWhitespace()
         switch next {
         case ASCII.minus, ASCII.zero...ASCII.nine:
-            switch try scanner.scanNumber() {
-            case .double(let d): return .value(d)
-            case .int(let i): return .value(Double(i))
-            }
+            return .value(try scanner.scanNumber().doubleValue)
         case ASCII.n:
             _ = try scanner.scanLiteral(next)
             return .empty

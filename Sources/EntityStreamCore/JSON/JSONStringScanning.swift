@@ -62,14 +62,7 @@ extension JSONScanner {
     /// only the lowest flag is meaningful.
     @inline(__always)
     static func specialByteMask(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* UInt64(ASCII.quote))
-        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
-        let isQuote = (quotes &- ones) & ~quotes
-        let isBackslash = (backslashes &- ones) & ~backslashes
-        let isControl = (word &- ones &* 0x20) & ~word
-        return (isQuote | isBackslash | isControl | word) & highs
+        JSONWriter.escapeMask(word) | (word & 0x8080_8080_8080_8080)
     }
 
     /// Validates the escape whose backslash is at `index`; returns the index after it.

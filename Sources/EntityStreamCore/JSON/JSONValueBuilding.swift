@@ -4,76 +4,72 @@ extension JSONScanner {
     /// already open around it (see ``skipValue(depth:maxDepth:)``). Iterative,
     /// so deep input cannot exhaust the stack.
     mutating func parseValue(depth: Int, maxDepth: Int) throws(JSONError) -> JSONValue {
+        /// An open container and what it holds so far (an object also its pending key).
+        enum Frame {
+            case array([JSONValue])
+            case object([JSONObject.Member], key: String)
+        }
         var next = skipWhitespace()
         if next != ASCII.openBracket && next != ASCII.openBrace {
             return try parseScalar(next)
         }
-        var stack = JSONContainerStack()
-        var openArrays: [[JSONValue]] = []
-        var openObjects: [[JSONObject.Member]] = []
-        var pendingKeys: [String] = []
+        var frames: [Frame] = []
         var value: JSONValue
         valueLoop: while true {
             if next == ASCII.openBracket || next == ASCII.openBrace {
-                guard depth + stack.depth < maxDepth else {
+                guard depth + frames.count < maxDepth else {
                     throw JSONScanner.depthError(maxDepth: maxDepth, at: position)
                 }
                 let isObject = next == ASCII.openBrace
-                stack.push(isObject: isObject)
                 position += 1
                 next = skipWhitespace()
-                if isObject {
-                    if next == ASCII.closeBrace {
-                        position += 1
-                        stack.pop()
-                        value = .object(JSONObject())
-                    } else {
-                        pendingKeys.append(try parseKeyAndColon(next))
-                        openObjects.append([])
-                        next = skipWhitespace()
-                        continue valueLoop
-                    }
+                if isObject && next == ASCII.closeBrace {
+                    position += 1
+                    value = .object(JSONObject())
+                } else if !isObject && next == ASCII.closeBracket {
+                    position += 1
+                    value = .array([])
                 } else {
-                    if next == ASCII.closeBracket {
-                        position += 1
-                        stack.pop()
-                        value = .array([])
+                    if isObject {
+                        frames.append(.object([], key: try parseKeyAndColon(next)))
+                        next = skipWhitespace()
                     } else {
-                        openArrays.append([])
-                        continue valueLoop
+                        frames.append(.array([]))
                     }
+                    continue valueLoop
                 }
             } else {
                 value = try parseScalar(next)
             }
             // `value` is complete: add it to its container, closing containers
-            // until one continues with ','.
-            while !stack.isEmpty {
-                let isObject = stack.topIsObject
-                if isObject {
-                    openObjects[openObjects.count - 1].append(JSONObject.Member(key: pendingKeys.removeLast(), value: value))
-                } else {
-                    openArrays[openArrays.count - 1].append(value)
-                }
+            // until one continues with ','. (Frames are moved out and back, so
+            // their arrays are never copied.)
+            while let frame = frames.popLast() {
                 next = skipWhitespace()
-                if next == ASCII.comma {
-                    position += 1
-                    next = skipWhitespace()
-                    if isObject {
-                        pendingKeys.append(try parseKeyAndColon(next))
+                switch frame {
+                case .array(var elements):
+                    elements.append(value)
+                    if next == ASCII.comma {
+                        position += 1
                         next = skipWhitespace()
+                        frames.append(.array(elements))
+                        continue valueLoop
                     }
-                    continue valueLoop
-                }
-                if isObject {
-                    guard next == ASCII.closeBrace else { throw expected("',' or '}' after object member") }
-                    value = .object(JSONObject(members: openObjects.removeLast()))
-                } else {
                     guard next == ASCII.closeBracket else { throw expected("',' or ']' after array element") }
-                    value = .array(openArrays.removeLast())
+                    value = .array(elements)
+                case .object(var members, let key):
+                    members.append(JSONObject.Member(key: key, value: value))
+                    if next == ASCII.comma {
+                        position += 1
+                        next = skipWhitespace()
+                        frames.append(.object(members, key: try parseKeyAndColon(next)))
+                        next = skipWhitespace()
+                        continue valueLoop
+                    }
+                    guard next == ASCII.closeBrace else { throw expected("',' or '}' after object member") }
+                    value = .object(JSONObject(members: members))
                 }
                 position += 1
-                stack.pop()
             }
             return value
         }

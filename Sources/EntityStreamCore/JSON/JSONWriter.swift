@@ -64,11 +64,8 @@ public struct JSONWriter: Sendable {
 
     /// Appends `s` as a quoted, escaped JSON string.
     public mutating func appendString(_ s: String) {
-        let done: Void? = s.utf8.withContiguousStorageIfAvailable { appendString(utf8: $0) }
-        if done == nil {
-            var contiguous = s
-            contiguous.withUTF8 { appendString(utf8: $0) }
-        }
+        var text = s   // withUTF8 is free for native strings; it makes others contiguous once.
+        text.withUTF8 { appendString(utf8: $0) }
     }
 
     /// Appends `utf8` as a quoted, escaped JSON string. The bytes must be
@@ -153,9 +150,8 @@ public struct JSONWriter: Sendable {
             return
         }
         if appendShortDecimal(d) { return }
-        let text = d.description
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { buffer.append($0) }
-        if done == nil { buffer.append(contentsOf: text.utf8) }
+        var text = d.description
+        text.withUTF8 { buffer.append($0) }
     }
 
     /// Fast path for the common case of a value with at most six decimals

@@ -29,10 +29,11 @@ public struct JSONLinesFormatter: Sendable {
             scratch.appendISO8601(milliseconds: time)
             scratch.appendRaw(epochKey)
             scratch.appendInt(time)
+            let text = scratch.bytes
             milliseconds[next] = time
-            texts[next] = scratch.bytes
+            texts[next] = text
             next = (next + 1) & 3
-            writer.appendRaw(scratch.bytes)
+            writer.appendRaw(text)
         }
     }
 
@@ -85,11 +86,7 @@ public struct JSONLinesFormatter: Sendable {
         case .store(let storeEvent):
             appendStoreFields(storeEvent, to: &writer)
             appendTimes(event.time, to: &writer)
-            if case .observation(_, _, let observation) = storeEvent {
-                appendEsriGeometryAndAttributes(observation, to: &writer)
-            } else if case .entityReceived(_, _, let observation) = storeEvent {
-                appendEsriGeometryAndAttributes(observation, to: &writer)
-            }
+            if let observation = event.observation { appendEsriGeometryAndAttributes(observation, to: &writer) }
         default:
             appendOtherFields(event.payload, to: &writer)
             appendTimes(event.time, to: &writer)
@@ -214,14 +211,8 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendString(change.status.rawValue)
             writer.appendRaw(",\"attempt\":")
             writer.appendInt(Int64(change.attempt))
-            if let url = change.url {
-                writer.appendRaw(",\"url\":")
-                writer.appendString(url)
-            }
-            if let error = change.error {
-                writer.appendRaw(",\"error\":")
-                writer.appendString(error)
-            }
+            writer.appendOptionalMember(",\"url\":", change.url)
+            writer.appendOptionalMember(",\"error\":", change.error)
         case .filter(let outcome):
             writer.appendRaw(",\"result\":")
             writer.appendString(outcome.result.rawValue)
@@ -231,10 +222,7 @@ public struct JSONLinesFormatter: Sendable {
                 writer.appendRaw(",\"reply\":")
                 writer.append(reply)
             }
-            if let error = outcome.error {
-                writer.appendRaw(",\"error\":")
-                writer.appendString(error)
-            }
+            writer.appendOptionalMember(",\"error\":", outcome.error)
         case .error(let report):
             writer.appendRaw(",\"source\":")
             writer.appendString(report.source.rawValue)
@@ -253,10 +241,7 @@ public struct JSONLinesFormatter: Sendable {
                 writer.appendRaw(",\"result\":")
                 writer.append(result)
             }
-            if let error = response.error {
-                writer.appendRaw(",\"error\":")
-                writer.appendString(error)
-            }
+            writer.appendOptionalMember(",\"error\":", response.error)
         case .dropped(let count, let total):
             writer.appendRaw(",\"count\":")
             writer.appendInt(Int64(count))
@@ -281,7 +266,7 @@ public struct JSONLinesFormatter: Sendable {
         if let geometry = filter.geometry {
             separator(&writer)
             writer.appendKey("geometry")
-            writer.appendRaw(Array(StreamFilter.envelopeJSON(geometry).utf8))
+            StreamFilter.appendEnvelope(geometry, to: &writer)
         }
         if let outFields = filter.outFields {
             separator(&writer)
@@ -308,5 +293,15 @@ public struct JSONLinesFormatter: Sendable {
         case .response: return "response"
         case .dropped: return "dropped"
         }
+    }
+}
+
+extension JSONWriter {
+    /// Appends `key` (a raw `,"name":` prefix) and `value` as a string, or
+    /// nothing when `value` is nil.
+    mutating func appendOptionalMember(_ key: StaticString, _ value: String?) {
+        guard let value else { return }
+        appendRaw(key)
+        appendString(value)
     }
 }

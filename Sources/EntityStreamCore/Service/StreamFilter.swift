@@ -77,6 +77,12 @@ public struct StreamFilter: Sendable, Hashable {
     /// `{"xmin":…,"ymin":…,"xmax":…,"ymax":…,"spatialReference":{"wkid":…}}`.
     public static func envelopeJSON(_ envelope: Envelope) -> String {
         var writer = JSONWriter(capacity: 128)
+        appendEnvelope(envelope, to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Appends `envelope` as an Esri envelope object (see ``envelopeJSON(_:)``).
+    public static func appendEnvelope(_ envelope: Envelope, to writer: inout JSONWriter) {
         writer.appendRaw("{\"xmin\":")
         writer.appendDouble(envelope.xmin)
         writer.appendRaw(",\"ymin\":")
@@ -91,7 +97,6 @@ public struct StreamFilter: Sendable, Hashable {
             writer.appendRaw("}")
         }
         writer.appendRaw("}")
-        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// Parses `xmin,ymin,xmax,ymax[,wkid]` or an Esri envelope JSON object.
