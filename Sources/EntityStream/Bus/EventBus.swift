@@ -70,6 +70,4 @@ public actor EventBus {
             subscribers.finishAll()
         }
     }
-
-    public var subscriberCount: Int { subscribers.count }
 }

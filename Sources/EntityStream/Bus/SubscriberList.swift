@@ -7,7 +7,6 @@ final class SubscriberList: Sendable {
     private let members = LockedState<[Subscriber]>([])
 
     var all: [Subscriber] { members.withLock { $0 } }
-    var count: Int { members.withLock { $0.count } }
 
     func add(_ subscriber: Subscriber) { members.withLock { $0.append(subscriber) } }
 
