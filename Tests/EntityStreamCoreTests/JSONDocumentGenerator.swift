@@ -4,10 +4,10 @@
 /// escapes, Unicode and number spellings, plus invalid variants of them.
 /// Deterministic for a given seed.
 struct JSONDocumentGenerator {
-    var rng: JSONTestRandom
+    var rng: SplitMix64
     var maxDepth = 5
 
-    init(seed: UInt64) { rng = JSONTestRandom(seed: seed) }
+    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
     mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < probability }
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }

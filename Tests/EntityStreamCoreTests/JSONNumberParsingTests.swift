@@ -6,7 +6,7 @@ import Testing
 struct JSONNumberParsingTests {
     /// Random finite doubles (random bit patterns) printed with `description` parse back bit-exactly.
     @Test func shortestDescriptionsRoundTrip() throws {
-        var rng = JSONTestRandom(seed: 0xD0B1E)
+        var rng = SplitMix64(seed: 0xD0B1E)
         var checked = 0
         while checked < 20_000 {
             let d = Double(bitPattern: rng.next())
@@ -19,7 +19,7 @@ struct JSONNumberParsingTests {
 
     /// Random finite doubles printed with 17 significant digits (%.17g) parse back bit-exactly.
     @Test func seventeenDigitFormsRoundTrip() throws {
-        var rng = JSONTestRandom(seed: 0x17D1)
+        var rng = SplitMix64(seed: 0x17D1)
         var checked = 0
         while checked < 20_000 {
             let d = Double(bitPattern: rng.next())
@@ -34,7 +34,7 @@ struct JSONNumberParsingTests {
 
     /// Random decimal strings (1–30 digits, exponents across the whole range, incl. the fast path's) round exactly like strtod.
     @Test func randomDecimalsMatchCorrectlyRoundedConversion() throws {
-        var rng = JSONTestRandom(seed: 0xDEC1)
+        var rng = SplitMix64(seed: 0xDEC1)
         for _ in 0..<30_000 {
             let digitCount = Int.random(in: 1...30, using: &rng)
             var digits = String(Int.random(in: 1...9, using: &rng))
@@ -63,7 +63,7 @@ struct JSONNumberParsingTests {
 
     /// Integers of every magnitude up to 19 digits parse exactly as Int64.
     @Test func randomIntegersAreExact() throws {
-        var rng = JSONTestRandom(seed: 0x1A7)
+        var rng = SplitMix64(seed: 0x1A7)
         for _ in 0..<20_000 {
             let i = Int64(bitPattern: rng.next()) >> Int64.random(in: 0...63, using: &rng)
             #expect(try JSONParser.parse(String(i)) == .int(i))

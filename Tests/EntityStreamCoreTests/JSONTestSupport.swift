@@ -2,21 +2,6 @@ import EntityStreamTestSupport
 import Foundation
 @testable import EntityStreamCore
 
-/// Deterministic 64-bit generator (SplitMix64) so every generated test input is reproducible.
-struct JSONTestRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum JSONTestData {
     static var aisRecording: URL { URL(fileURLWithPath: SharedData.path(SharedData.ais)) }
     static var aisRecordingExists: Bool { SharedData.has(SharedData.ais) }

@@ -22,7 +22,7 @@ struct JSONWriterTests {
 
     /// Random strings (controls, quotes, backslashes, non-ASCII, emoji) round-trip through the parser.
     @Test func stringsRoundTrip() throws {
-        var rng = JSONTestRandom(seed: 0x57)
+        var rng = SplitMix64(seed: 0x57)
         let pool: [Unicode.Scalar] = ["\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "a", "Z", " ", "é", "中", "😀", "\u{FEFF}", "\u{10FFFF}", "\u{301}"]
         for _ in 0..<3000 {
             var scalars = String.UnicodeScalarView()
@@ -68,7 +68,7 @@ struct JSONWriterTests {
 
     /// Random finite doubles round-trip bit-exactly and use the fewest significant digits that do.
     @Test func doublesRoundTripInShortestForm() throws {
-        var rng = JSONTestRandom(seed: 0x5407)
+        var rng = SplitMix64(seed: 0x5407)
         var checked = 0
         while checked < 20_000 {
             let d = Double(bitPattern: rng.next())

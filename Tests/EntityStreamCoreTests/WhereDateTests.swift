@@ -85,7 +85,7 @@ struct WhereDateTests {
     @Test func agreesWithFoundation() throws {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        var generator = WhereSeededGenerator(seed: 0xDA7E)
+        var generator = SplitMix64(seed: 0xDA7E)
         for _ in 0..<400 {
             let year = Int.random(in: 1601...9999, using: &generator)
             let month = Int.random(in: 1...12, using: &generator)
@@ -150,15 +150,3 @@ struct WhereDateTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so randomized tests are reproducible.
-struct WhereSeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -40,7 +40,7 @@ struct WhereFuzzTests {
 
     /// A few thousand random token soups only ever compile or throw WhereClauseError.
     @Test func randomTokenSoups() {
-        var generator = WhereSeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var compiled = 0
         for _ in 0..<4000 {
             let length = Int.random(in: 0...14, using: &generator)
@@ -61,7 +61,7 @@ struct WhereFuzzTests {
             "NOT (UPPER(vehicletype) = 'PLOW' OR \"speed limit\" - speed >= -1.5e2) AND payload IS NOT NULL",
             "vehiclename LIKE 'a!%b' ESCAPE '!' OR agency NOT IN (1, NULL, -2) AND ABS(point_x / 0) IS NULL",
         ]
-        var generator = WhereSeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for _ in 0..<3000 {
             var scalars = Array(seeds.randomElement(using: &generator)!.unicodeScalars)
             for _ in 0..<Int.random(in: 1...4, using: &generator) where !scalars.isEmpty {
@@ -78,7 +78,7 @@ struct WhereFuzzTests {
 
     /// Random strings of arbitrary scalars (ASCII-heavy, plus controls and non-ASCII) never crash.
     @Test func randomStrings() {
-        var generator = WhereSeededGenerator(seed: 1234)
+        var generator = SplitMix64(seed: 1234)
         let extra: [Unicode.Scalar] = ["\u{0}", "\u{7F}", "\u{301}", "\u{FEFF}", "\u{2028}", "日", "😀", "\u{10FFFF}"]
         for _ in 0..<4000 {
             var text = String.UnicodeScalarView()

@@ -1,4 +1,4 @@
-import StreamSimulator
+import EntityStreamCore
 import Testing
 
 @Suite("SplitMix64")

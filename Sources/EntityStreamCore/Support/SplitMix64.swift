@@ -1,13 +1,14 @@
 /// SplitMix64 (Steele, Lea & Flood 2014): a tiny, fast, statistically sound
 /// pseudo-random generator whose output depends only on its seed.
 ///
-/// The simulator uses it instead of the system generator so that a seed
-/// reproduces the same run on every platform and Swift version: the helpers
+/// The simulator and the randomized tests use it instead of the system
+/// generator so that a seed reproduces the same run on every platform and
+/// Swift version: the helpers
 /// below (``nextDouble()``, ``next(below:)``, ``uniform(_:_:)``) are written
 /// out here rather than taken from the standard library, whose
 /// `random(in:using:)` algorithms are not promised to stay the same.
 /// A value type: copying it forks the sequence.
-public struct SplitMix64: Sendable, Hashable {
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     /// The internal state; the next output is a function of it alone.
     public private(set) var state: UInt64
 
