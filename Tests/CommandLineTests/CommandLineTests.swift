@@ -119,6 +119,16 @@ struct CommandLineTests {
         #expect(result.standardError.isEmpty)
     }
 
+    /// An output that cannot be written (a full disk) is a runtime failure naming the error, not a quiet success.
+    @Test func unwritableOutputExitsWithOne() throws {
+        let path = try temporaryFile([feature("A", speed: 1, x: 0)])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let command = "'\(CommandLineTool.path("entitystream"))' replay '\(path)' --track-field name > /dev/full"
+        let result = try ProcessRunner.run("/bin/bash", ["-c", command])
+        #expect(result.status == 1)
+        #expect(result.standardError == "entitystream: cannot write to stdout: No space left on device\n")
+    }
+
     /// Control commands on stdin are answered by response events with their ids, errors included.
     @Test func controlCommandsAreAnswered() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: -112), feature("B", speed: 9, x: -111.9)])

@@ -1,8 +1,5 @@
 import EntityStreamCore
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writes a subscriber's events as JSON lines to a file descriptor
 /// (standard output by default).
@@ -10,22 +7,25 @@ import Glibc
 /// Each batch is formatted into one reusable buffer and written at the end
 /// of the batch (and whenever the buffer passes 256 KiB), so a downstream
 /// reader sees events promptly. ``run()`` returns when the subscription
-/// ends, when the observation limit is reached, or — quietly — when the
-/// reader has gone away (EPIPE, e.g. `| head`).
+/// ends, when the observation limit is reached, when the reader has gone
+/// away (EPIPE, e.g. `| head`), or when the output cannot be written (a full
+/// disk, an I/O error: see ``FileDescriptorOutput``).
 public final class JSONLinesWriter: Sendable {
     public enum Ending: Sendable, Hashable {
         /// The subscription ended.
         case finished
         /// `limit` observation events were written.
         case limitReached
-        /// The output was closed by the reader.
+        /// The output was closed by the reader (EPIPE).
         case outputClosed
+        /// The output could not be written, for another reason.
+        case outputFailed(FileDescriptorOutput.Failure)
     }
 
     private let subscriber: Subscriber
     private let schema: SchemaBox
     private let format: OutputFormat
-    private let fileDescriptor: Int32
+    private let output: FileDescriptorOutput
     private let observationLimit: Int?
     private let counters: Counters
 
@@ -47,7 +47,7 @@ public final class JSONLinesWriter: Sendable {
         self.subscriber = subscriber
         self.schema = schema
         self.format = format
-        self.fileDescriptor = fileDescriptor
+        output = FileDescriptorOutput(fileDescriptor: fileDescriptor)
         self.observationLimit = observationLimit
         self.counters = counters
     }
@@ -76,30 +76,18 @@ public final class JSONLinesWriter: Sendable {
                     }
                 }
                 if writer.count >= 256 * 1024 {
-                    guard writer.withUnsafeBytes(write) else { return .outputClosed }
+                    do { try output.write(writer) } catch { return Self.ending(for: error) }
                     writer.removeAll()
                 }
             }
-            guard writer.withUnsafeBytes(write) else { return .outputClosed }
+            do { try output.write(writer) } catch { return Self.ending(for: error) }
             counters.add(observations: observationsInBatch, events: eventsInBatch)
             if reachedLimit { return .limitReached }
         }
         return .finished
     }
 
-    /// Writes all of `bytes`; false when the reader has gone (EPIPE) or the
-    /// descriptor fails.
-    private func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        guard let base = buffer.baseAddress else { return true }
-        var offset = 0
-        while offset < buffer.count {
-            let written = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
+    private static func ending(for failure: FileDescriptorOutput.Failure) -> Ending {
+        failure.isClosedOutput ? .outputClosed : .outputFailed(failure)
     }
 }

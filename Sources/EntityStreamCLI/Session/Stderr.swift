@@ -1,14 +1,16 @@
+import EntityStream
 import Foundation
 
 /// Writing to standard error: logs, banners and progress (stdout carries
-/// only JSON lines).
+/// only JSON lines). A closed or failing stderr is ignored: there is nowhere
+/// left to report it, and the program's work goes on.
 enum Stderr {
     static func line(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        write(text + "\n")
     }
 
     static func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        try? FileDescriptorOutput.standardError.write(text)
     }
 
     static var isTerminal: Bool { isatty(2) == 1 }

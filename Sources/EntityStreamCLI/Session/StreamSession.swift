@@ -5,13 +5,15 @@ import Foundation
 /// Runs one streaming command: the pipeline, the stdout writer, control
 /// commands on stdin, progress on a terminal's stderr, and every way of
 /// stopping (source ended or failed, `--limit`, `--duration`, closed stdout,
-/// SIGINT/SIGTERM). Returns the exit status: 0, or 1 when the source failed.
+/// SIGINT/SIGTERM). Returns the exit status: 0, or 1 when the source failed
+/// or stdout could not be written (other than closed by its reader).
 struct StreamSession {
     enum StopReason: Sendable {
         case sourceEnded
         case sourceFailed(String)
         case limitReached
         case outputClosed
+        case outputFailed
         case durationElapsed
         case interrupted
     }
@@ -35,6 +37,7 @@ struct StreamSession {
             switch ending {
             case .limitReached: stop.yield(.limitReached)
             case .outputClosed: stop.yield(.outputClosed)
+            case .outputFailed: stop.yield(.outputFailed)
             case .finished: break
             }
             return ending
@@ -68,17 +71,24 @@ struct StreamSession {
         for task in background { task.cancel() }
         if case .limitReached = reason { subscriber.finish() }
         if case .outputClosed = reason { subscriber.finish() }
+        if case .outputFailed = reason { subscriber.finish() }
         await source.stop()
         sourceTask.cancel()
         await sourceTask.value
         await pipeline.close()
-        _ = await writerTask.value
+        let ending = await writerTask.value
         for task in background { await task.value }
         ProgressReporter.clearLine()
+        var status: Int32 = 0
         if case .sourceFailed(let message) = reason {
             Stderr.line("entitystream: \(message)")
-            return 1
+            status = 1
         }
-        return 0
+        // Also when the source ended first and the writer failed on what was left.
+        if case .outputFailed(let failure) = ending {
+            Stderr.line("entitystream: cannot write to stdout: \(failure)")
+            status = 1
+        }
+        return status
     }
 }
