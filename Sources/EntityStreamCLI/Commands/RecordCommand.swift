@@ -59,24 +59,13 @@ struct RecordCommand {
             Stderr.line("entitystream: record: cannot create '\(outputPath)'")
             return 1
         }
-        let (stops, stop) = AsyncStream.makeStream(of: String?.self)
-        let sink = RecordingSink(file: file, service: serviceURL, limit: limit) { stop.yield(nil) }
+        let stops = StopTriggers<String?>(interrupted: nil, durationSeconds: durationSeconds, durationElapsed: nil)
+        let sink = RecordingSink(file: file, service: serviceURL, limit: limit) { stops.stop(nil) }
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         options.clock = SystemClock()
         let live = LiveSource(connection: StreamServiceConnection(serviceURL: serviceURL, options: options, sink: sink))
-        let runner = Task { _ = stop.yield(await live.run() ?? nil) }
-        let signals = SignalWatcher { stop.yield(nil) }
-        var timer: Task<Void, Never>?
-        if let durationSeconds {
-            timer = Task {
-                try? await Task.sleep(for: .milliseconds(Int64(durationSeconds * 1000)))
-                stop.yield(nil)
-            }
-        }
-        var iterator = stops.makeAsyncIterator()
-        let failure = await iterator.next() ?? nil
-        signals.cancel()
-        timer?.cancel()
+        let runner = Task { stops.stop(await live.run()) }
+        let failure = await stops.firstReason()
         await live.stop()
         await runner.value
         try? file.close()

@@ -6,7 +6,8 @@ import Foundation
 /// commands on stdin, progress on a terminal's stderr, and every way of
 /// stopping (source ended or failed, `--limit`, `--duration`, closed stdout,
 /// SIGINT/SIGTERM). Returns the exit status: 0, or 1 when the source failed
-/// or stdout could not be written (other than closed by its reader).
+/// or stdout could not be written (other than closed by its reader). Every
+/// task it starts has ended when it returns.
 struct StreamSession {
     enum StopReason: Sendable {
         case sourceEnded
@@ -30,29 +31,23 @@ struct StreamSession {
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: options.format,
                                      observationLimit: options.limit)
-        let (stops, stop) = AsyncStream.makeStream(of: StopReason.self)
+        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: options.durationSeconds,
+                                             durationElapsed: .durationElapsed, clock: clock)
 
         let writerTask = Task {
             let ending = await writer.run()
             switch ending {
-            case .limitReached: stop.yield(.limitReached)
-            case .outputClosed: stop.yield(.outputClosed)
-            case .outputFailed: stop.yield(.outputFailed)
+            case .limitReached: stops.stop(.limitReached)
+            case .outputClosed: stops.stop(.outputClosed)
+            case .outputFailed: stops.stop(.outputFailed)
             case .finished: break
             }
             return ending
         }
         let sourceTask = Task {
-            _ = stop.yield(await source.run().map { .sourceFailed($0) } ?? .sourceEnded)
+            stops.stop(await source.run().map { .sourceFailed($0) } ?? .sourceEnded)
         }
-        let signals = SignalWatcher { stop.yield(.interrupted) }
         var background: [Task<Void, Never>] = []
-        if let seconds = options.durationSeconds {
-            background.append(Task {
-                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                if !Task.isCancelled { stop.yield(.durationElapsed) }
-            })
-        }
         if readsControlCommands {
             let handler = ControlCommandHandler(pipeline: pipeline, target: source.controlTarget)
             background.append(Task {
@@ -65,13 +60,12 @@ struct StreamSession {
             background.append(Task { await progress.run() })
         }
 
-        var iterator = stops.makeAsyncIterator()
-        let reason = await iterator.next() ?? .interrupted
-        signals.cancel()
+        let reason = await stops.firstReason()
         for task in background { task.cancel() }
-        if case .limitReached = reason { subscriber.finish() }
-        if case .outputClosed = reason { subscriber.finish() }
-        if case .outputFailed = reason { subscriber.finish() }
+        switch reason {
+        case .limitReached, .outputClosed, .outputFailed: subscriber.finish()
+        case .sourceEnded, .sourceFailed, .durationElapsed, .interrupted: break
+        }
         await source.stop()
         sourceTask.cancel()
         await sourceTask.value
