@@ -29,16 +29,13 @@ public final class JSONLinesWriter: Sendable {
     private let observationLimit: Int?
     private let counters: Counters
 
-    /// Events written so far, for progress reports.
+    /// Observation events written so far, for progress reports. Thread-safe.
     public final class Counters: Sendable {
         private let observations = Atomic<Int>(0)
-        private let events = Atomic<Int>(0)
         public init() {}
         public var observationsWritten: Int { observations.load(ordering: .relaxed) }
-        public var eventsWritten: Int { events.load(ordering: .relaxed) }
-        func add(observations count: Int, events eventCount: Int) {
+        func add(observations count: Int) {
             observations.add(count, ordering: .relaxed)
-            events.add(eventCount, ordering: .relaxed)
         }
     }
 
@@ -61,12 +58,10 @@ public final class JSONLinesWriter: Sendable {
         while let batch = await subscriber.next() {
             formatter.updateSchema(schema.schema)
             writer.removeAll()
-            var eventsInBatch = 0
             var observationsInBatch = 0
             var reachedLimit = false
             for event in batch {
                 formatter.append(event, to: &writer)
-                eventsInBatch += 1
                 if event.kind == .observation {
                     observations += 1
                     observationsInBatch += 1
@@ -81,7 +76,7 @@ public final class JSONLinesWriter: Sendable {
                 }
             }
             do { try output.write(writer) } catch { return Self.ending(for: error) }
-            counters.add(observations: observationsInBatch, events: eventsInBatch)
+            counters.add(observations: observationsInBatch)
             if reachedLimit { return .limitReached }
         }
         return .finished

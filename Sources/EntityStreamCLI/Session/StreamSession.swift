@@ -21,7 +21,6 @@ struct StreamSession {
 
     let options: StreamOptions
     var clock: any EntityClock = SystemClock()
-    var readsControlCommands = true
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -48,14 +47,12 @@ struct StreamSession {
             stops.stop(await source.run().map { .sourceFailed($0) } ?? .sourceEnded)
         }
         var background: [Task<Void, Never>] = []
-        if readsControlCommands {
-            let handler = ControlCommandHandler(pipeline: pipeline, target: source.controlTarget)
-            background.append(Task {
-                for await line in StandardInputLines.stream() {
-                    await handler.handle(line: line)
-                }
-            })
-        }
+        let handler = ControlCommandHandler(pipeline: pipeline, target: source.controlTarget)
+        background.append(Task {
+            for await line in StandardInputLines.stream() {
+                await handler.handle(line: line)
+            }
+        })
         if let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: source.controlTarget) {
             background.append(Task { await progress.run() })
         }
