@@ -8,13 +8,13 @@ struct RecordingFileTests {
     /// What `record` writes reads back as the same messages, byte for byte, with their offsets.
     @Test func recordingRoundTripsMessagesByteForByte() throws {
         let messages = [#"{"geometry":{"x":-111.90,"y":4.06E1},"attributes":{"speed":21.30,"name":"A\/B"}}"#, "not json", #"{"a":1}"#]
-        var writer = RecordingWriter()
-        var file = writer.header(RecordingHeader(service: "http://h/StreamServer", startedAt: 1_000, description: .object(JSONObject([("fields", .array([]))]))))
+        var file = JSONWriter()
+        RecordingWriter.appendHeader(RecordingHeader(service: "http://h/StreamServer", startedAt: 1_000, description: .object(JSONObject([("fields", .array([]))]))), to: &file)
         for (index, message) in messages.enumerated() {
             var message = message
-            file += message.withUTF8 { writer.line(offsetMilliseconds: Int64(index * 10), message: UnsafeRawBufferPointer($0)) }
+            message.withUTF8 { RecordingWriter.appendLine(offsetMilliseconds: Int64(index * 10), message: UnsafeRawBufferPointer($0), to: &file) }
         }
-        let recording = try RecordingFile(bytes: file)
+        let recording = try RecordingFile(bytes: file.bytes)
         #expect(recording.layout == .recording)
         #expect(recording.header?.service == "http://h/StreamServer")
         #expect(recording.entries.map { String(decoding: $0.message, as: UTF8.self) } == messages)

@@ -83,7 +83,8 @@ struct RecordCommand {
 /// and error events as JSON lines.
 final class RecordingSink: StreamConnectionSink {
     private struct State {
-        var writer = RecordingWriter()
+        /// The lines of one batch (or the header), reused.
+        var buffer = JSONWriter(capacity: 64 * 1024)
         var startedAt: Int64?
         var messages = 0
         var stopped = false
@@ -105,25 +106,27 @@ final class RecordingSink: StreamConnectionSink {
     var messageCount: Int { state.withLock { $0.messages } }
 
     func descriptionLoaded(_ description: ServiceDescription) async {
-        let header: [UInt8]? = state.withLock { state in
-            guard state.startedAt == nil else { return nil }
+        state.withLock { state in
+            guard state.startedAt == nil else { return }
             let now = SystemClock().now()
             state.startedAt = now
-            return state.writer.header(RecordingHeader(service: ServiceURLs.redacted(service), startedAt: now,
-                                                       description: .object(description.raw)))
+            state.buffer.removeAll()
+            RecordingWriter.appendHeader(RecordingHeader(service: ServiceURLs.redacted(service), startedAt: now,
+                                                         description: .object(description.raw)), to: &state.buffer)
+            state.buffer.withUnsafeBytes { file.write(Data($0)) }
         }
-        if let header { file.write(Data(header)) }
     }
 
     func rawBatch(_ batch: MessageBatch, receivedAt: Int64) async {
-        var bytes: [UInt8] = []
-        var reachedLimit = false
-        state.withLock { state in
-            guard !state.stopped, let startedAt = state.startedAt else { return }
+        let reachedLimit = state.withLock { state in
+            guard !state.stopped, let startedAt = state.startedAt else { return false }
+            state.buffer.removeAll()
+            var reachedLimit = false
             batch.bytes.withUnsafeBytes { all in
                 var start = 0
                 for end in batch.ends {
-                    bytes += state.writer.line(offsetMilliseconds: receivedAt - startedAt, message: UnsafeRawBufferPointer(rebasing: all[start..<end]))
+                    RecordingWriter.appendLine(offsetMilliseconds: receivedAt - startedAt,
+                                               message: UnsafeRawBufferPointer(rebasing: all[start..<end]), to: &state.buffer)
                     start = end
                     state.messages += 1
                     if let limit, state.messages >= limit {
@@ -133,8 +136,9 @@ final class RecordingSink: StreamConnectionSink {
                     }
                 }
             }
+            if state.buffer.count > 0 { state.buffer.withUnsafeBytes { file.write(Data($0)) } }
+            return reachedLimit
         }
-        if !bytes.isEmpty { file.write(Data(bytes)) }
         if reachedLimit { onLimit() }
     }
 
