@@ -20,6 +20,27 @@ private func withoutTimes(_ line: Substring) -> String {
         .replacing(/"received":"[^"]*","receivedEpoch":\d+/, with: #""received":T"#)
 }
 
+/// Runs `name` with its stdout a pipe whose reader has already gone (as in
+/// `| true` once `true` has exited): every write to stdout fails with EPIPE.
+private func runWithClosedOutput(_ name: String, _ arguments: [String]) throws -> (status: Int32, standardError: String) {
+    var ends: [Int32] = [0, 0]
+    try #require(pipe(&ends) == 0)
+    close(ends[0])
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLineTool.path(name))
+    process.arguments = arguments
+    let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+    process.standardOutput = writeEnd
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    try writeEnd.close()
+    let standardError = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: standardError, as: UTF8.self))
+}
+
 @Suite("entitystream command line")
 struct CommandLineTests {
     /// `replay` of a small recording prints exactly the expected lines, in order.
@@ -226,6 +247,39 @@ struct CommandLineTests {
             let replayedGap = epochs[index] - epochs[index - 1]
             #expect(abs(recordedGap - replayedGap) <= 50, "gap \(index): recorded \(recordedGap) ms, replayed \(replayedGap) ms")
         }
+    }
+
+    /// The recording is the job: with stdout closed by its reader (`| true`), `record`
+    /// stops printing status lines, records everything asked for and exits 0.
+    @Test func recordKeepsRecordingWhenStdoutCloses() throws {
+        let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "20", "--port", "0"])
+        defer { fleet.stop() }
+        let port = try #require(fleet.waitForPort())
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("closed-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let record = try runWithClosedOutput("entitystream", [
+            "record", "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer", "-o", path, "--limit", "20"])
+        #expect(record.status == 0, "\(record.standardError)")
+        #expect(record.standardError == "entitystream: recorded 20 messages to \(path)\n")
+        let recording = try RecordingFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(recording.layout == .recording)
+        #expect(recording.entries.count == 20)
+    }
+
+    /// A recording that records nothing (the service is unreachable) leaves an existing
+    /// file byte for byte as it was, and no partial file behind.
+    @Test func failedRecordingLeavesExistingFileUntouched() throws {
+        let original = Data("{\"recording\":\"precious\"}\n".utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("existing-\(UUID().uuidString).json").path
+        try original.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let record = try CommandLineTool.run("entitystream", [
+            "record", "http://127.0.0.1:1/arcgis/rest/services/X/StreamServer", "-o", path, "--reconnect-attempts", "0"])
+        #expect(record.status == 1)
+        #expect(record.standardError.contains("nothing recorded; '\(path)' left as it was"))
+        #expect(record.standardError.contains("connection refused by 127.0.0.1:1"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
     }
 
     /// One simulator serves a generated fleet and a CSV side by side; `connect` to each gets that service's entities.

@@ -1,11 +1,15 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
-import Locking
-import Transport
 
 /// `entitystream record URL -o FILE`: save a live stream with its service
 /// description and every message's receive time, for exact replays.
+///
+/// Writes FILE.partial and renames it onto FILE when recording ends having
+/// recorded a header (see ``PartialRecordingFile``); keeps recording when
+/// stdout closes (see ``RecordingSink``). Exit status 0, or 1 when the
+/// connection failed, the file could not be written, or it could not be
+/// created or renamed.
 struct RecordCommand {
     var serviceURL = ""
     var outputPath = ""
@@ -20,8 +24,17 @@ struct RecordCommand {
     Connects like `connect` and writes every message the service sends, with
     its receive time, after a header holding the service description. The
     file replays with `entitystream replay FILE --speed 1` or
-    `stream-simulator --recording FILE`. Status and error events are printed
-    as JSON lines on stdout.
+    `stream-simulator --recording FILE`.
+
+    While recording, the file is written as FILE.partial next to FILE; when
+    recording ends (--limit, --duration, Ctrl-C, or a connection that fails
+    later) it replaces FILE, keeping what was recorded. If nothing was
+    recorded (e.g. the service is unreachable), FILE is left as it was. A
+    write error (a full disk) stops the recording with exit status 1; the
+    whole lines written so far are kept.
+
+    Status and error events are printed as JSON lines on stdout. If stdout is
+    closed (`| head`), they are no longer printed and recording goes on.
 
     Options:
       -o, --output FILE           where to write the recording (required)
@@ -53,103 +66,55 @@ struct RecordCommand {
         guard !outputPath.isEmpty else { throw UsageError("record: missing -o FILE") }
     }
 
+    /// Why recording ended.
+    enum StopReason: Sendable {
+        case interrupted
+        case durationElapsed
+        case limitReached
+        case disconnected
+        case connectionFailed(String)
+        case writeFailed(String)
+    }
+
     func run() async throws -> Int32 {
-        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-              let file = FileHandle(forWritingAtPath: outputPath) else {
-            Stderr.line("entitystream: record: cannot create '\(outputPath)'")
+        let file: PartialRecordingFile
+        do { file = try PartialRecordingFile(path: outputPath) } catch {
+            Stderr.line("entitystream: record: \(error)")
             return 1
         }
-        let stops = StopTriggers<String?>(interrupted: nil, durationSeconds: durationSeconds, durationElapsed: nil)
-        let sink = RecordingSink(file: file, service: serviceURL, limit: limit) { stops.stop(nil) }
+        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: durationSeconds,
+                                             durationElapsed: .durationElapsed)
+        let sink = RecordingSink(file: file, service: serviceURL, limit: limit) { stops.stop($0) }
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         options.clock = SystemClock()
         let live = LiveSource(connection: StreamServiceConnection(serviceURL: serviceURL, options: options, sink: sink))
-        let runner = Task { stops.stop(await live.run()) }
-        let failure = await stops.firstReason()
+        let runner = Task { stops.stop(await live.run().map { .connectionFailed($0) } ?? .disconnected) }
+        let reason = await stops.firstReason()
         await live.stop()
         await runner.value
-        try? file.close()
-        let count = sink.messageCount
-        Stderr.line("entitystream: recorded \(count) message\(count == 1 ? "" : "s") to \(outputPath)")
-        if let failure {
-            Stderr.line("entitystream: \(failure)")
-            return 1
-        }
-        return 0
-    }
-}
 
-/// Writes what a connection receives as a recording, and prints its status
-/// and error events as JSON lines.
-final class RecordingSink: StreamConnectionSink {
-    private struct State {
-        /// The lines of one batch (or the header), reused.
-        var buffer = JSONWriter(capacity: 64 * 1024)
-        var startedAt: Int64?
-        var messages = 0
-        var stopped = false
-    }
-
-    private let file: FileHandle
-    private let service: String
-    private let limit: Int?
-    private let onLimit: @Sendable () -> Void
-    private let state = LockedState(State())
-
-    init(file: FileHandle, service: String, limit: Int?, onLimit: @escaping @Sendable () -> Void) {
-        self.file = file
-        self.service = service
-        self.limit = limit
-        self.onLimit = onLimit
-    }
-
-    var messageCount: Int { state.withLock { $0.messages } }
-
-    func descriptionLoaded(_ description: ServiceDescription) async {
-        state.withLock { state in
-            guard state.startedAt == nil else { return }
-            let now = SystemClock().now()
-            state.startedAt = now
-            state.buffer.removeAll()
-            RecordingWriter.appendHeader(RecordingHeader(service: ServiceURLs.redacted(service), startedAt: now,
-                                                         description: .object(description.raw)), to: &state.buffer)
-            state.buffer.withUnsafeBytes { file.write(Data($0)) }
-        }
-    }
-
-    func rawBatch(_ batch: MessageBatch, receivedAt: Int64) async {
-        let reachedLimit = state.withLock { state in
-            guard !state.stopped, let startedAt = state.startedAt else { return false }
-            state.buffer.removeAll()
-            var reachedLimit = false
-            batch.bytes.withUnsafeBytes { all in
-                var start = 0
-                for end in batch.ends {
-                    RecordingWriter.appendLine(offsetMilliseconds: receivedAt - startedAt,
-                                               message: UnsafeRawBufferPointer(rebasing: all[start..<end]), to: &state.buffer)
-                    start = end
-                    state.messages += 1
-                    if let limit, state.messages >= limit {
-                        state.stopped = true
-                        reachedLimit = true
-                        return
-                    }
-                }
+        var status: Int32 = 0
+        var (recording, count) = sink.finish()
+        let existed = FileManager.default.fileExists(atPath: outputPath)
+        do {
+            if try recording.finish() {
+                Stderr.line("entitystream: recorded \(count) message\(count == 1 ? "" : "s") to \(outputPath)")
+            } else {
+                Stderr.line("entitystream: record: nothing recorded; '\(outputPath)' \(existed ? "left as it was" : "not created")")
             }
-            if state.buffer.count > 0 { state.buffer.withUnsafeBytes { file.write(Data($0)) } }
-            return reachedLimit
+        } catch {
+            Stderr.line("entitystream: record: \(error)")
+            status = 1
         }
-        if reachedLimit { onLimit() }
-    }
-
-    func schemaChanged(_ schema: Schema) async {}
-    func receive(_ messages: [StreamMessage]) async {}
-
-    func publish(_ event: StreamEvent) async {
-        guard event.kind == .status || event.kind == .error || event.kind == .filter else { return }
-        var writer = JSONWriter(capacity: 512)
-        var formatter = JSONLinesFormatter(format: .esri, schema: Schema(fields: []))
-        formatter.append(event, to: &writer)
-        FileHandle.standardOutput.write(Data(writer.bytes))
+        switch reason {
+        case .connectionFailed(let message):
+            Stderr.line("entitystream: \(message)")
+            return 1
+        case .writeFailed(let message):
+            Stderr.line("entitystream: record: \(message)")
+            return 1
+        case .interrupted, .durationElapsed, .limitReached, .disconnected:
+            return status
+        }
     }
 }
