@@ -9,8 +9,7 @@ import StreamSimulator
 /// duration), printing JSON lines until interrupted or `--limit`.
 struct DemoCommand {
     var stream = StreamOptions()
-    var vehicles = 25
-    var fleet = FleetConfiguration()
+    var fleet = FleetConfiguration(vehicles: 25)
 
     static let help = """
     Usage: entitystream [demo] [options]
@@ -19,6 +18,10 @@ struct DemoCommand {
     the built-in stream-service simulator on a free loopback port, streamed through
     the same connection, store and output as a live service, with the settings of
     Esri's sample: --where "speed > 0" --max-duration 300.
+
+    Unlike connect, the demo's --where defaults to "speed > 0" and its
+    --max-duration to 300 seconds (not off); --where "1=1" and
+    --max-duration 0 turn them off.
 
     Options:
       --vehicles N                fleet size (default 25)
@@ -34,7 +37,7 @@ struct DemoCommand {
         while let word = arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
-            case "--vehicles": vehicles = try arguments.integer(for: word, minimum: 1)
+            case "--vehicles": fleet.vehicles = try arguments.integer(for: word, minimum: 1)
             case "--seed":
                 let text = try arguments.value(for: word)
                 guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
@@ -45,7 +48,6 @@ struct DemoCommand {
                 throw UsageError("demo: unknown option '\(word)' (see entitystream demo --help)")
             }
         }
-        fleet.vehicles = vehicles
         try stream.validate()
     }
 
@@ -63,15 +65,15 @@ struct DemoCommand {
         Stderr.line("""
         entitystream demo: \(fleet.vehicles) simulated snowplows near Sandy, Utah, served on loopback at
           \(url)
-        streaming JSON lines (where "\(stream.filter.whereClause ?? "1=1")", max duration \(Int(stream.purge.maximumDuration)) s); Ctrl-C to stop.
+        streaming JSON lines (where "\(stream.filter.whereClause ?? "1=1")", max duration \(stream.purge.maximumDuration > 0 ? "\(Int(stream.purge.maximumDuration)) s" : "off")); Ctrl-C to stop.
         For a live service:  entitystream connect https://realtimegis2016.esri.com:6443/arcgis/rest/services/SandyVehicles/StreamServer --where "speed > 0"
         """)
-        var options = StreamConnectionOptions()
-        options.filter = stream.filter
-        options.trackIDField = stream.trackIDField
+        var options = ConnectionOptions().connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
+        let session = StreamSession(options: stream)
+        options.clock = session.clock
         let status: Int32
         do {
-            status = try await StreamSession(options: stream).run { pipeline in
+            status = try await session.run { pipeline in
                 LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
             }
         } catch {
