@@ -105,6 +105,17 @@ struct CommandLineTests {
         #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 
+    /// `--speed` replays a recording's own timing; asking it of a file without times is a
+    /// usage error (status 2), with the way out.
+    @Test func speedOnAFileWithoutTimesIsAUsageError() throws {
+        let path = try temporaryFile([feature("A", speed: 1, x: 0)])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--speed", "2"])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError == "entitystream: replay: --speed needs a recording made by 'entitystream record' (this file is Esri feature JSON lines, without times); use --interval\n")
+    }
+
     /// Runtime failures exit with status 1 and say why.
     @Test func runtimeFailuresExitWithOne() throws {
         let missing = try CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])

@@ -4,9 +4,10 @@ import Foundation
 /// Plays a recording file into a ``StreamPipeline`` with no network, applying
 /// the stream filter locally (the role a server plays for a live stream).
 ///
-/// ``prepare(path:trackIDField:filter:)`` reads and checks the file and the
-/// options before anything runs, throwing ``ReplayError`` with a clear reason
-/// (unreadable file, unknown layout, no track field, invalid where clause…).
+/// ``prepare(path:trackIDField:filter:pacing:loop:)`` reads and checks the
+/// file and the options before anything runs, throwing ``ReplayError`` with a
+/// clear reason (unreadable file, unknown layout, no track field, invalid
+/// where clause…; `--speed` on a file without times is a usage error).
 /// ``run(into:)`` then decodes in batches (each line a message, as on a
 /// socket); lines that cannot be decoded are reported as `error` events
 /// naming the line and byte offset, and the replay goes on.
@@ -29,7 +30,8 @@ public struct ReplaySource: Sendable {
             throw ReplayError("'\(path)' \(error)")
         }
         if case .recordedTiming = pacing, stream.file.layout != .recording {
-            throw ReplayError("--speed needs a recording made by 'entitystream record' (this file is \(stream.file.layout.rawValue), without times); use --interval")
+            throw ReplayError("--speed needs a recording made by 'entitystream record' (this file is \(stream.file.layout.rawValue), without times); use --interval",
+                              isUsageError: true)
         }
         let source = ReplaySource(file: stream.file, path: path, pacing: pacing, loop: loop, baseSchema: stream.schema,
                                   spatialReference: stream.spatialReference, filter: filter)

@@ -61,6 +61,8 @@ struct ReplayCommand {
         do {
             source = try ReplaySource.prepare(path: path, trackIDField: stream.trackIDField, filter: stream.filter,
                                               pacing: pacing, loop: loop)
+        } catch where error.isUsageError {
+            throw UsageError("replay: \(error)")
         } catch {
             Stderr.line("entitystream: replay: \(error)")
             return 1
