@@ -86,6 +86,7 @@ struct StreamOptions {
                                     status, observation, entity-received, observation-purged,
                                     entity-purged, filter, error, response, dropped
         --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
+                                    (for a GIS import, add --events observation)
         --limit N                   stop after N observation events
         --duration S                stop after S seconds
         --drop-when-slow            if stdout is slower than the stream, drop the oldest

@@ -19,7 +19,8 @@ struct ReplayCommand {
     JSON array of features. Filters are applied locally.
 
     Example:
-      entitystream replay AIS_MarineCadastre_SelectedVessels_CustomDataSource.json --track-field MMSI --limit 20
+      entitystream replay ../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json \\
+          --track-field MMSI --limit 20
 
     Options:
       Pacing:
