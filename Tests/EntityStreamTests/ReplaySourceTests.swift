@@ -55,6 +55,35 @@ struct ReplaySourceTests {
         await pipeline.close()
     }
 
+    /// However slow --speed is, a timed replay waits (a very long time) instead of
+    /// overflowing the clock: the first message plays, the next is due far ahead.
+    @Test func tinySpeedWaitsInsteadOfOverflowing() async throws {
+        var file = JSONWriter()
+        let description = try JSONParser.parse(Array(#"{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}"#.utf8))
+        RecordingWriter.appendHeader(RecordingHeader(service: "http://h/StreamServer", startedAt: 0, description: description), to: &file)
+        for (offset, x) in [(0, -111.9), (1000, -111.8)] {
+            var message = #"{"geometry":{"x":\#(x),"y":40.6},"attributes":{"id":"T1"}}"#
+            message.withUTF8 { RecordingWriter.appendLine(offsetMilliseconds: Int64(offset), message: UnsafeRawBufferPointer($0), to: &file) }
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("slow-\(UUID().uuidString).json").path
+        try Data(file.bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = ManualClock()
+        let source = try ReplaySource.prepare(path: path, trackIDField: nil, filter: StreamFilter(),
+                                              pacing: .recordedTiming(speed: 1e-300), loop: false)
+        let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
+        let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observation]))
+        await pipeline.bus.subscribe(subscriber)
+        let start = clock.now()
+        let run = Task { await source.run(into: pipeline) }
+        #expect(await observations(subscriber, count: 1).count == 1)
+        await clock.sleepers(atLeast: 1)
+        #expect(clock.nextDeadline == start + 1_000_000_000_000_000)
+        run.cancel()
+        await run.value
+        await pipeline.close()
+    }
+
     /// An outSR that cannot be converted locally is refused before anything plays.
     @Test func unsupportedOutSRIsRefused() throws {
         let path = try featureFile(count: 1)

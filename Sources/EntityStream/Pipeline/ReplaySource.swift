@@ -158,7 +158,8 @@ public struct ReplaySource: Sendable {
             guard let offset = entry.offsetMilliseconds else { return nil }
             let span = (file.entries.last?.offsetMilliseconds ?? 0) + 1
             let scaled = Double(offset + Int64(pass) * span) / speed
-            return start + Int64(scaled.rounded())
+            // A tiny speed can scale past Int64: wait "forever" (31,000 years) instead of trapping.
+            return start + Int64(min(scaled.rounded(), 1e15))
         }
     }
 }

@@ -24,20 +24,36 @@ struct ArgumentList {
         return value
     }
 
-    mutating func integer(for flag: String, minimum: Int) throws(UsageError) -> Int {
+    /// The most seconds a time flag accepts (about 31 years): longer times
+    /// would overflow the millisecond clock.
+    static let maximumSeconds: Double = 1_000_000_000
+
+    mutating func integer(for flag: String, minimum: Int, maximum: Int = .max) throws(UsageError) -> Int {
         let text = try value(for: flag)
         guard let number = Int(text), number >= minimum else {
             throw UsageError("\(flag) expects a whole number ≥ \(minimum), not '\(text)'")
         }
+        guard number <= maximum else { throw UsageError("\(flag) expects a whole number ≤ \(maximum), not '\(text)'") }
         return number
     }
 
-    mutating func number(for flag: String, minimum: Double, inclusive: Bool = true) throws(UsageError) -> Double {
+    mutating func number(for flag: String, minimum: Double, inclusive: Bool = true,
+                         maximum: Double = .greatestFiniteMagnitude) throws(UsageError) -> Double {
         let text = try value(for: flag)
         guard let number = Double(text), number.isFinite, inclusive ? number >= minimum : number > minimum else {
-            throw UsageError("\(flag) expects a number \(inclusive ? "≥" : ">") \(minimum == minimum.rounded() ? String(Int(minimum)) : String(minimum)), not '\(text)'")
+            throw UsageError("\(flag) expects a number \(inclusive ? "≥" : ">") \(Self.format(minimum)), not '\(text)'")
         }
+        guard number <= maximum else { throw UsageError("\(flag) expects a number ≤ \(Self.format(maximum)), not '\(text)'") }
         return number
+    }
+
+    /// Seconds for a time flag: at least `minimum`, at most ``maximumSeconds``.
+    mutating func seconds(for flag: String, minimum: Double, inclusive: Bool = true) throws(UsageError) -> Double {
+        try number(for: flag, minimum: minimum, inclusive: inclusive, maximum: Self.maximumSeconds)
+    }
+
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
     /// Splits `--flag=value` words into two, keeping everything else.

@@ -44,7 +44,7 @@ struct StreamOptions {
             guard !name.isEmpty else { throw UsageError("--track-field expects a field name") }
             trackIDField = name
         case "--max-duration":
-            purge.maximumDuration = try arguments.number(for: flag, minimum: 0)
+            purge.maximumDuration = try arguments.seconds(for: flag, minimum: 0)
         case "--max-observations":
             purge.maximumObservations = try arguments.integer(for: flag, minimum: 0)
         case "--max-observations-per-track":
@@ -59,7 +59,7 @@ struct StreamOptions {
         case "--limit":
             limit = try arguments.integer(for: flag, minimum: 1)
         case "--duration":
-            durationSeconds = try arguments.number(for: flag, minimum: 0, inclusive: false)
+            durationSeconds = try arguments.seconds(for: flag, minimum: 0, inclusive: false)
         case "--drop-when-slow":
             dropWhenSlow = true
         default:

@@ -84,7 +84,7 @@ struct ConnectionOptions {
         case "--reconnect-attempts":
             reconnect.maximumAttempts = try arguments.integer(for: flag, minimum: 0)
         case "--reconnect-interval":
-            let seconds = try arguments.number(for: flag, minimum: 0)
+            let seconds = try arguments.seconds(for: flag, minimum: 0)
             reconnect.intervalMilliseconds = Int64(seconds * 1000)
             reconnect.stableAfterMilliseconds = max(reconnect.intervalMilliseconds, 1000)
         default:

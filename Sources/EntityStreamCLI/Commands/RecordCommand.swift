@@ -52,7 +52,7 @@ struct RecordCommand {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "-o", "--output": outputPath = try arguments.value(for: word)
             case "--limit": limit = try arguments.integer(for: word, minimum: 1)
-            case "--duration": durationSeconds = try arguments.number(for: word, minimum: 0, inclusive: false)
+            case "--duration": durationSeconds = try arguments.seconds(for: word, minimum: 0, inclusive: false)
             case "--where", "--geometry", "--out-fields", "--out-sr", "--track-field":
                 _ = try stream.parse(word, from: &arguments)
             default:

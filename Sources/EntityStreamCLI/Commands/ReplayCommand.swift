@@ -38,7 +38,8 @@ struct ReplayCommand {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--interval":
-                pacing = .interval(milliseconds: Int64(try arguments.integer(for: word, minimum: 0)))
+                pacing = .interval(milliseconds: Int64(try arguments.integer(for: word, minimum: 0,
+                                                                           maximum: Int(ArgumentList.maximumSeconds) * 1000)))
                 sawInterval = true
             case "--speed":
                 pacing = .recordedTiming(speed: try arguments.number(for: word, minimum: 0, inclusive: false))
