@@ -97,6 +97,8 @@ struct CommandLineTests {
         (["replay"], "missing the FILE"),
         (["record", "http://h/StreamServer"], "missing -o FILE"),
         (["demo", "--vehicles", "0"], "--vehicles expects a whole number ≥ 1"),
+        (["demo", "--vehicles", "200000"], "--vehicles expects a whole number ≤ 100000, not '200000'"),
+        (["demo", "--rate", "5000"], "--rate expects a number ≤ 1000"),
         (["bogus"], "unknown command 'bogus'"),
     ])
     func badFlagsAreUsageErrors(arguments: [String], message: String) throws {

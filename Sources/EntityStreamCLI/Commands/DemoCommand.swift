@@ -24,9 +24,9 @@ struct DemoCommand {
     --max-duration 0 turn them off.
 
     Options:
-      --vehicles N                fleet size (default 25)
+      --vehicles N                fleet size (default 25, at most 100000)
       --seed S                    fleet random seed (default 1)
-      --rate R                    observations per second per vehicle (default 1)
+      --rate R                    observations per second per vehicle (default 1; 0.001 to 1000)
     \(StreamOptions.help)
       -h, --help                  show this help
     """
@@ -37,12 +37,12 @@ struct DemoCommand {
         while let word = arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
-            case "--vehicles": fleet.vehicles = try arguments.integer(for: word, minimum: 1)
+            case "--vehicles": fleet.vehicles = try arguments.integer(for: word, minimum: 1, maximum: 100_000)
             case "--seed":
                 let text = try arguments.value(for: word)
                 guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
                 fleet.seed = seed
-            case "--rate": fleet.ratePerVehicle = try arguments.number(for: word, minimum: 0, inclusive: false)
+            case "--rate": fleet.ratePerVehicle = try arguments.number(for: word, minimum: 0.001, maximum: 1000)
             default:
                 if try stream.parse(word, from: &arguments) { continue }
                 throw UsageError("demo: unknown option '\(word)' (see entitystream demo --help)")
