@@ -54,7 +54,7 @@ struct EntityStoreStateTests {
                                    "purged 1 #3 maximumDuration", "gone 1 lastObservationPurged"])
         #expect(store.entityCount == 0)
         #expect(store.observationCount == 0)
-        #expect(store.nextExpiry == nil)
+        #expect(store.nextExpiry() == nil)
     }
 
     /// Durations below one second become one second; zero is off.
@@ -150,6 +150,32 @@ struct EntityStoreStateTests {
         store.ingest(observation("B", at: 2), now: 2, into: &events)
         store.ingest(observation("C", at: 3), now: 3, into: &events)
         #expect(labels(events).suffix(2) == ["obs 3 #4", "purged 2 #2 maximumObservations"])
+    }
+
+    /// Deleting the track that holds the oldest observations moves the next
+    /// expiry to the oldest remaining one, and age purges then remove exactly
+    /// the remaining observations, oldest first.
+    @Test func expiryAfterDeleteFollowsRemainingObservations() {
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 10, maximumObservations: 0))
+        var events: [StoreEvent] = []
+        store.ingest(observation("A", at: 0), now: 0, into: &events)        // #1
+        store.ingest(observation("A", at: 1_000), now: 1_000, into: &events) // #2
+        store.ingest(observation("B", at: 2_000), now: 2_000, into: &events) // #3
+        store.ingest(observation("C", at: 3_000), now: 3_000, into: &events) // #4
+        #expect(store.nextExpiry() == 10_001)
+        events = []
+        store.delete(trackID: .string("A"), into: &events)
+        #expect(store.nextExpiry() == 12_001)
+        #expect(store.nextExpiry() == 12_001, "asking again changes nothing")
+        store.purgeExpired(now: 12_000, into: &events)
+        #expect(labels(events) == ["gone 1 deleted"])
+        store.purgeExpired(now: 12_001, into: &events)
+        #expect(labels(events) == ["gone 1 deleted", "purged 2 #3 maximumDuration", "gone 2 lastObservationPurged"])
+        #expect(store.nextExpiry() == 13_001)
+        store.purgeExpired(now: 13_001, into: &events)
+        #expect(labels(events).suffix(2) == ["purged 3 #4 maximumDuration", "gone 3 lastObservationPurged"])
+        #expect(store.nextExpiry() == nil)
+        #expect(store.observationCount == 0)
     }
 
     /// Observations without a track id are refused, not stored.

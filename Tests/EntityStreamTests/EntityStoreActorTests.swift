@@ -141,6 +141,45 @@ struct EntityStoreActorTests {
         await store.stop()
     }
 
+    /// After a delete removes the track holding the oldest observations, the
+    /// age-purge timer sleeps until the next live observation expires and then
+    /// purges exactly that one.
+    @Test func timerAfterDeleteTargetsNextLiveObservation() async {
+        let clock = ManualClock()
+        let start = clock.now()
+        let bus = EventBus()
+        let subscriber = Subscriber(name: "purges", filter: EventFilter(kinds: [.observationPurged, .entityPurged]), clock: clock)
+        await bus.subscribe(subscriber)
+        let store = EntityStore(schema: schema, options: PurgeOptions(maximumDuration: 5), bus: bus, clock: clock)
+        await store.ingest([message("A", at: start), message("A", at: start)])
+        clock.advance(by: 1_000)
+        await store.ingest([message("B", at: start + 1_000)])
+        await clock.sleepers(atLeast: 1)
+        #expect(clock.nextDeadline == start + 5_001)
+        await store.ingest([.delete(Observation(geometry: nil, attributes: [.string("A"), .null], receivedAt: start + 1_000))])
+        await clock.sleepers(atLeast: 1)
+        #expect(clock.nextDeadline == start + 6_001)
+        clock.advance(to: start + 6_000)
+        #expect(await store.observationCount == 1)
+        clock.advance(by: 1)
+        let events = await collect(subscriber) { $0.count >= 3 }
+        let described = events.map { event -> String in
+            guard case .store(let change) = event.payload else { return "other" }
+            switch change {
+            case .observationPurged(let entity, _, let receivedAt, let reason):
+                return "purged \(entity.trackID) at \(receivedAt - start) \(reason.rawValue)"
+            case .entityPurged(let entity, let cause): return "gone \(entity.trackID) \(cause.rawValue)"
+            default: return "other"
+            }
+        }
+        #expect(described == ["gone \(AttributeValue.string("A")) deleted",
+                              "purged \(AttributeValue.string("B")) at 1000 maximumDuration",
+                              "gone \(AttributeValue.string("B")) lastObservationPurged"])
+        #expect(await store.entityCount == 0)
+        #expect(clock.sleeperCount == 0)
+        await store.stop()
+    }
+
     /// A bus released without close() still delivers what was published, then ends its subscriptions (and is freed).
     @Test func releasedBusDeliversThenEndsSubscriptions() async {
         let subscriber = Subscriber(name: "last")

@@ -132,7 +132,7 @@ public actor EntityStore {
 
     /// Keeps one timer task sleeping until the next observation expires.
     private func scheduleTimer() {
-        let deadline = state.nextExpiry
+        let deadline = state.nextExpiry()
         guard deadline != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = deadline

@@ -167,10 +167,13 @@ public struct EntityStoreState: Sendable {
         }
     }
 
-    /// When the next observation will be old enough to purge (epoch ms), if any.
-    public var nextExpiry: Int64? {
-        guard let maximumAge = options.maximumAgeMilliseconds, let oldest = peekOldestReceivedAt() else { return nil }
-        return oldest + maximumAge + 1
+    /// When the next observation will be old enough to purge (epoch ms), if
+    /// any. Mutating only because it drops the stale arrival entries it
+    /// passes over (work ``purgeExpired(now:into:)`` would do anyway); what
+    /// is stored does not change.
+    public mutating func nextExpiry() -> Int64? {
+        guard let maximumAge = options.maximumAgeMilliseconds, let oldest = globallyOldest() else { return nil }
+        return oldest.receivedAt + maximumAge + 1
     }
 
     /// Empties the store without observation-purged events: one
@@ -221,11 +224,6 @@ public struct EntityStoreState: Sendable {
             arrivals.staleEntryPopped()
         }
         return nil
-    }
-
-    private func peekOldestReceivedAt() -> Int64? {
-        var copy = self
-        return copy.globallyOldest()?.receivedAt
     }
 
     private mutating func purgeGloballyOldest<Sink: StoreEventSink>(reason: PurgeReason, into events: inout Sink) -> Bool {
