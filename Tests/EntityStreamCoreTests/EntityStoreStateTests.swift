@@ -178,6 +178,50 @@ struct EntityStoreStateTests {
         #expect(store.observationCount == 0)
     }
 
+    /// Deletes whose stale arrival entries cross the compaction threshold
+    /// (one of 2,000 observations, then hundreds of small ones, mixed with
+    /// per-track purges) leave age purges removing exactly the observations
+    /// still stored, oldest first.
+    @Test func manyDeletesKeepAgePurgesExact() {
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 10, maximumObservations: 0,
+                                                                           maximumObservationsPerTrack: 2_000))
+        var events: [StoreEvent] = []
+        var idsByTrack: [String: [Int64]] = [:]
+        var time: Int64 = 0
+        func add(_ track: String) {
+            store.ingest(observation(track, at: time), now: time, into: &events)
+            time += 1
+            idsByTrack[track, default: []].append(time)   // ids count from 1, one per ingest
+        }
+        for index in 0..<2_500 {
+            add("BIG")
+            if index < 1_800 { add("S\(index % 600)") }
+        }
+        idsByTrack["BIG"] = Array(idsByTrack["BIG"]!.suffix(2_000))   // the per-track limit kept the newest
+        let deleted = ["BIG"] + (0..<600).filter { $0 % 2 == 0 }.map { "S\($0)" }
+        for track in deleted {
+            #expect(store.delete(trackID: .string(track), into: &events))
+            idsByTrack[track] = nil
+        }
+        let remaining = idsByTrack.values.flatMap { $0 }.sorted()
+        #expect(store.observationCount == remaining.count)
+
+        func purgedIDs(at now: Int64) -> [Int64] {
+            events = []
+            store.purgeExpired(now: now, into: &events)
+            return events.compactMap { event -> Int64? in
+                if case .observationPurged(_, let id, _, .maximumDuration) = event { return id }
+                return nil
+            }
+        }
+        // Observation #id was received at id - 1: at 12,000 those received before 2,000 have expired.
+        #expect(purgedIDs(at: 12_000) == remaining.filter { $0 - 1 < 2_000 })
+        #expect(store.nextExpiry() == remaining.first { $0 - 1 >= 2_000 }.map { $0 - 1 + 10_001 })
+        #expect(purgedIDs(at: 100_000) == remaining.filter { $0 - 1 >= 2_000 })
+        #expect(store.observationCount == 0)
+        #expect(store.entityCount == 0)
+    }
+
     /// Observations without a track id are refused, not stored.
     @Test func missingTrackIDIsRefused() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions())

@@ -38,10 +38,11 @@ struct ArrivalQueue {
         }
     }
 
-    /// Notes that one entry went stale; true when more than half are and
-    /// the caller should ``compact(keeping:)``.
-    mutating func noteStale() -> Bool {
-        staleCount += 1
+    /// Notes that `count` entries went stale; true when more than half are
+    /// and the caller should ``compact(keeping:)`` (once, after noting all
+    /// the entries that went stale together).
+    mutating func noteStale(count: Int = 1) -> Bool {
+        staleCount += count
         return staleCount > 1024 && staleCount * 2 > storedCount
     }
 

@@ -99,7 +99,7 @@ public struct EntityStoreState: Sendable {
         if perTrack > 0 {
             while entities[slot].isLive && entities[slot].history.count > perTrack {
                 purgeOldest(ofSlot: slot, reason: .maximumObservationsPerTrack, into: &events)
-                noteStaleArrival()
+                noteStaleArrivals()
             }
         }
         let total = options.maximumObservations
@@ -199,13 +199,15 @@ public struct EntityStoreState: Sendable {
         observationCount -= removed
         entities[slot].history.releaseAll(strings: &strings)
         removeEntity(slot: slot)
-        for _ in 0..<removed { noteStaleArrival() }
+        noteStaleArrivals(count: removed)
         events.append(.entityPurged(reference, cause: .deleted))
         return true
     }
 
-    private mutating func noteStaleArrival() {
-        guard arrivals.noteStale() else { return }
+    /// Notes `count` arrival entries gone stale, compacting the queue (at
+    /// most once) when stale entries outnumber live ones.
+    private mutating func noteStaleArrivals(count: Int = 1) {
+        guard arrivals.noteStale(count: count) else { return }
         let entities = self.entities
         arrivals.compact { slot, id in
             guard slot < entities.count, entities[slot].isLive, let oldest = entities[slot].history.oldest else { return false }
