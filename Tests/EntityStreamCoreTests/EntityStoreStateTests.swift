@@ -222,6 +222,34 @@ struct EntityStoreStateTests {
         #expect(store.entityCount == 0)
     }
 
+    /// The bus-event forms report the same events as the plain ones, each
+    /// observation at its receive time and everything else at `now`.
+    @Test func busEventFormsMatchStoreEvents() {
+        let options = PurgeOptions(maximumDuration: 10, maximumObservations: 0)
+        var plain = EntityStoreState(schema: schema, options: options)
+        var bus = EntityStoreState(schema: schema, options: options)
+        var storeEvents: [StoreEvent] = []
+        var streamEvents: [StreamEvent] = []
+        for (track, time) in [("A", Int64(0)), ("B", 1_000), ("C", 2_000), ("A", 3_000)] {
+            plain.ingest(observation(track, at: time), now: time + 5, into: &storeEvents)
+            bus.ingest(observation(track, at: time), now: time + 5, into: &streamEvents)
+        }
+        plain.delete(trackID: .string("B"), into: &storeEvents)
+        bus.delete(trackID: .string("B"), now: 4_000, into: &streamEvents)
+        plain.purgeExpired(now: 10_001, into: &storeEvents)
+        bus.purgeExpired(now: 10_001, into: &streamEvents)
+        plain.purgeAll(into: &storeEvents)
+        bus.purgeAll(now: 20_000, into: &streamEvents)
+
+        #expect(labels(storeEvents) == ["received 1 #1", "obs 1 #1", "received 2 #2", "obs 2 #2", "received 3 #3", "obs 3 #3",
+                                        "obs 1 #4", "gone 2 deleted", "purged 1 #1 maximumDuration",
+                                        "gone 1 purgeAll", "gone 3 purgeAll"])
+        #expect(labels(streamEvents.compactMap { event -> StoreEvent? in
+            if case .store(let change) = event.payload { return change } else { return nil }
+        }) == labels(storeEvents))
+        #expect(streamEvents.map(\.time) == [0, 0, 1_000, 1_000, 2_000, 2_000, 3_000, 4_000, 10_001, 20_000, 20_000])
+    }
+
     /// Observations without a track id are refused, not stored.
     @Test func missingTrackIDIsRefused() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions())

@@ -17,7 +17,6 @@ public actor EntityStore {
     private var missingTrackIDCount = 0
     private var nonPointCount = 0
     private var events: [StreamEvent] = []
-    private var storeEvents: [StoreEvent] = []
 
     public init(schema: Schema, options: PurgeOptions, bus: EventBus, clock: any EntityClock = SystemClock()) {
         self.state = EntityStoreState(schema: schema, options: options)
@@ -46,9 +45,7 @@ public actor EntityStore {
                 store(observation, now: now)
             case .delete(let observation):
                 if let index = state.schema.trackIDIndex {
-                    storeEvents.removeAll(keepingCapacity: true)
-                    state.delete(trackID: observation.attribute(index), into: &storeEvents)
-                    appendStoreEvents(now: now)
+                    state.delete(trackID: observation.attribute(index), now: now, into: &events)
                 }
             case .nonPointGeometry(let kind, let observation):
                 nonPointCount += 1
@@ -75,17 +72,6 @@ public actor EntityStore {
         }
     }
 
-    private func appendStoreEvents(now: Int64) {
-        for event in storeEvents {
-            let time: Int64
-            switch event {
-            case .observation(_, _, let observation), .entityReceived(_, _, let observation): time = observation.receivedAt
-            default: time = now
-            }
-            events.append(StreamEvent(time: time, payload: .store(event)))
-        }
-    }
-
     private func trackText(_ observation: Observation) -> String {
         guard let index = state.schema.trackIDIndex else { return "unknown" }
         switch observation.attribute(index) {
@@ -99,10 +85,8 @@ public actor EntityStore {
     /// entity, flagged purge-all. Returns how many entities were purged.
     @discardableResult
     public func purgeAll() async -> Int {
-        storeEvents.removeAll(keepingCapacity: true)
-        state.purgeAll(into: &storeEvents)
-        let now = clock.now()
-        let batch = storeEvents.map { StreamEvent(time: now, payload: .store($0)) }
+        var batch: [StreamEvent] = []
+        state.purgeAll(now: clock.now(), into: &batch)
         await bus.publish(batch)
         scheduleTimer()
         return batch.count
@@ -120,13 +104,9 @@ public actor EntityStore {
 
     /// Purges what has expired by now and publishes it (the timer calls this).
     public func purgeExpired() async {
-        storeEvents.removeAll(keepingCapacity: true)
-        let now = clock.now()
-        state.purgeExpired(now: now, into: &storeEvents)
-        if !storeEvents.isEmpty {
-            let batch = storeEvents.map { StreamEvent(time: now, payload: .store($0)) }
-            await bus.publish(batch)
-        }
+        var batch: [StreamEvent] = []
+        state.purgeExpired(now: clock.now(), into: &batch)
+        if !batch.isEmpty { await bus.publish(batch) }
         scheduleTimer()
     }
 

@@ -5,9 +5,11 @@
 /// Every mutating method appends what happened to an events array, in order:
 /// for a new observation `entityReceived` (when it starts an entity), then
 /// `observation`, then any `observationPurged` it caused, then any
-/// `entityPurged`. Time is passed in (`now`, epoch ms), never read, so tests
-/// drive it directly. Not thread-safe on its own; the `EntityStore` actor
-/// owns one.
+/// `entityPurged`. Each has two forms: plain ``StoreEvent``s, or bus
+/// ``StreamEvent``s written directly (observations stamped with their
+/// receive time, everything else with `now`). Time is passed in (`now`,
+/// epoch ms), never read, so tests drive it directly. Not thread-safe on its
+/// own; the `EntityStore` actor owns one.
 public struct EntityStoreState: Sendable {
     /// One slot of the entity table; slots are reused after their entity is purged.
     private struct Entity {
@@ -53,22 +55,15 @@ public struct EntityStoreState: Sendable {
 
     // MARK: Ingest
 
+    /// Stores `observation` and applies the purge limits at `now`.
     @discardableResult
     public mutating func ingest(_ observation: Observation, now: Int64, into events: inout [StoreEvent]) -> IngestOutcome {
-        var sink = StoreEventList()
-        swap(&sink.events, &events)
-        defer { swap(&sink.events, &events) }
-        return ingest(observation, now: now, sink: &sink)
+        writing(&events, to: StoreEventList()) { $0.ingest(observation, now: now, sink: &$1) }
     }
 
-    /// ``ingest(_:now:into:)`` writing bus events directly (observations at
-    /// their receive time, purges at `now`), without an intermediate list.
     @discardableResult
     public mutating func ingest(_ observation: Observation, now: Int64, into events: inout [StreamEvent]) -> IngestOutcome {
-        var sink = StreamEventList(now: now)
-        swap(&sink.events, &events)
-        defer { swap(&sink.events, &events) }
-        return ingest(observation, now: now, sink: &sink)
+        writing(&events, to: StreamEventList(now: now)) { $0.ingest(observation, now: now, sink: &$1) }
     }
 
     private mutating func ingest<Sink: StoreEventSink>(_ observation: Observation, now: Int64, sink events: inout Sink) -> IngestOutcome {
@@ -154,10 +149,11 @@ public struct EntityStoreState: Sendable {
 
     /// Purges every observation older than ``PurgeOptions/maximumDuration`` at `now`.
     public mutating func purgeExpired(now: Int64, into events: inout [StoreEvent]) {
-        var sink = StoreEventList()
-        swap(&sink.events, &events)
-        defer { swap(&sink.events, &events) }
-        purgeExpired(now: now, sink: &sink)
+        writing(&events, to: StoreEventList()) { $0.purgeExpired(now: now, sink: &$1) }
+    }
+
+    public mutating func purgeExpired(now: Int64, into events: inout [StreamEvent]) {
+        writing(&events, to: StreamEventList(now: now)) { $0.purgeExpired(now: now, sink: &$1) }
     }
 
     private mutating func purgeExpired<Sink: StoreEventSink>(now: Int64, sink events: inout Sink) {
@@ -179,8 +175,16 @@ public struct EntityStoreState: Sendable {
     /// Empties the store without observation-purged events: one
     /// `entityPurged(…, cause: .purgeAll)` per entity, in entity-id order.
     public mutating func purgeAll(into events: inout [StoreEvent]) {
+        writing(&events, to: StoreEventList()) { $0.purgeAll(sink: &$1) }
+    }
+
+    public mutating func purgeAll(now: Int64, into events: inout [StreamEvent]) {
+        writing(&events, to: StreamEventList(now: now)) { $0.purgeAll(sink: &$1) }
+    }
+
+    private mutating func purgeAll<Sink: StoreEventSink>(sink events: inout Sink) {
         let references = entities.filter(\.isLive).map(\.reference).sorted { $0.entityID < $1.entityID }
-        for reference in references { events.append(.entityPurged(reference, cause: .purgeAll)) }
+        for reference in references { events.append(.entityPurged(reference, cause: .purgeAll), time: nil) }
         slotsByTrack = [:]
         entities = []
         freeSlots = []
@@ -193,6 +197,15 @@ public struct EntityStoreState: Sendable {
     /// false when no such entity exists.
     @discardableResult
     public mutating func delete(trackID: AttributeValue, into events: inout [StoreEvent]) -> Bool {
+        writing(&events, to: StoreEventList()) { $0.delete(trackID: trackID, sink: &$1) }
+    }
+
+    @discardableResult
+    public mutating func delete(trackID: AttributeValue, now: Int64, into events: inout [StreamEvent]) -> Bool {
+        writing(&events, to: StreamEventList(now: now)) { $0.delete(trackID: trackID, sink: &$1) }
+    }
+
+    private mutating func delete<Sink: StoreEventSink>(trackID: AttributeValue, sink events: inout Sink) -> Bool {
         guard let slot = slotsByTrack[trackID], entities[slot].isLive else { return false }
         let removed = entities[slot].history.count
         let reference = entities[slot].reference
@@ -200,7 +213,7 @@ public struct EntityStoreState: Sendable {
         entities[slot].history.releaseAll(strings: &strings)
         removeEntity(slot: slot)
         noteStaleArrivals(count: removed)
-        events.append(.entityPurged(reference, cause: .deleted))
+        events.append(.entityPurged(reference, cause: .deleted), time: nil)
         return true
     }
 
@@ -256,6 +269,17 @@ public struct EntityStoreState: Sendable {
         freeSlots.append(slot)
     }
 
+    /// Runs `body` with a `sink` writing to `events` (moved in and back out, never copied).
+    @inline(__always)
+    private mutating func writing<Sink: StoreEventSink, Result>(
+        _ events: inout [Sink.Event], to sink: Sink, _ body: (inout EntityStoreState, inout Sink) -> Result
+    ) -> Result {
+        var sink = sink
+        swap(&sink.events, &events)
+        defer { swap(&sink.events, &events) }
+        return body(&self, &sink)
+    }
+
     // MARK: Reading
 
     /// Entities matching `query`, by entity id.
@@ -290,26 +314,4 @@ public struct EntityStoreState: Sendable {
 
     /// Distinct interned strings (for memory diagnostics).
     public var internedStringCount: Int { strings.count }
-}
-
-/// Where ``EntityStoreState`` writes what happened; `time` is the event's
-/// own time when it has one (an observation's receive time), nil for "now".
-protocol StoreEventSink {
-    mutating func append(_ event: StoreEvent, time: Int64?)
-}
-
-/// Collects plain store events.
-struct StoreEventList: StoreEventSink {
-    var events: [StoreEvent] = []
-    mutating func append(_ event: StoreEvent, time: Int64?) { events.append(event) }
-}
-
-/// Collects bus events, stamping purges with the current time.
-struct StreamEventList: StoreEventSink {
-    let now: Int64
-    var events: [StreamEvent] = []
-    init(now: Int64) { self.now = now }
-    mutating func append(_ event: StoreEvent, time: Int64?) {
-        events.append(StreamEvent(time: time ?? now, payload: .store(event)))
-    }
 }
