@@ -135,7 +135,7 @@ public struct EntityStoreState: Sendable {
         }
         for index in attributes.indices {
             let value = attributes[index]
-            if case .string = value, index < previousCount, PackedValue.isString(packed[index]),
+            if case .string = value, index < previousCount, PackedValue.tag(packed[index]) == PackedValue.stringTag,
                entities[slot].latest.attribute(index) == value {
                 strings.retain(id: PackedValue.stringID(packed[index]))
             } else {

@@ -63,7 +63,7 @@ struct HistoryChunk {
         let attributesBase = base + 4 + (layout.hasZM ? 2 : 0)
         for offset in attributesBase..<(attributesBase + layout.attributeCount) {
             let word = words[offset]
-            if PackedValue.isString(word) { strings.release(PackedValue.stringID(word)) }
+            if PackedValue.isInterned(word) { strings.release(PackedValue.stringID(word)) }
         }
         let info = (Int64(bitPattern: words[base]), Int64(bitPattern: words[base + 1]))
         start += 1

@@ -3,7 +3,9 @@
 /// Doubles are stored as their bit patterns (any NaN becomes the canonical
 /// quiet NaN); everything else lives in the negative-NaN space, tagged by
 /// the top 16 bits: null, bool, 48-bit integers, dates (48-bit epoch ms),
-/// interned string ids, and integers too wide for 48 bits (interned as text).
+/// then the interned kinds, which hold a ``StringTable`` id: strings, and
+/// integers and dates too wide for 48 bits (interned as their decimal
+/// text). Every value unpacks to what was packed, type included.
 enum PackedValue {
     private static let canonicalNaN: UInt64 = 0x7FF8_0000_0000_0000
     private static let tagShift: UInt64 = 48
@@ -11,19 +13,21 @@ enum PackedValue {
     static let nullTag: UInt64 = 0xFFF9
     static let boolTag: UInt64 = 0xFFFA
     static let intTag: UInt64 = 0xFFFB
-    static let stringTag: UInt64 = 0xFFFC
-    static let dateTag: UInt64 = 0xFFFD
+    static let dateTag: UInt64 = 0xFFFC
+    // The interned kinds come last, so one comparison recognises them.
+    static let stringTag: UInt64 = 0xFFFD
     static let wideIntTag: UInt64 = 0xFFFE
+    static let wideDateTag: UInt64 = 0xFFFF
 
     static let null: UInt64 = nullTag << tagShift
 
     @inline(__always)
     static func tag(_ word: UInt64) -> UInt64 { word >> tagShift }
 
+    /// True when `word` holds a ``StringTable`` id (a string, or a wide integer or date).
     @inline(__always)
-    static func isString(_ word: UInt64) -> Bool {
-        let tag = word >> tagShift
-        return tag == stringTag || tag == wideIntTag
+    static func isInterned(_ word: UInt64) -> Bool {
+        word >> tagShift >= stringTag
     }
 
     @inline(__always)
@@ -45,7 +49,7 @@ enum PackedValue {
             return wideIntTag << tagShift | UInt64(strings.retain(String(number)))
         case .date(let milliseconds):
             if let packed = signed48(milliseconds, tag: dateTag) { return packed }
-            return double(Double(milliseconds))
+            return wideDateTag << tagShift | UInt64(strings.retain(String(milliseconds)))
         case .string(let text):
             return stringTag << tagShift | UInt64(strings.retain(text))
         }
@@ -60,6 +64,7 @@ enum PackedValue {
         case dateTag: return .date(milliseconds: signExtend(word))
         case stringTag: return .string(strings.string(stringID(word)))
         case wideIntTag: return .int(Int64(strings.string(stringID(word))) ?? 0)
+        case wideDateTag: return .date(milliseconds: Int64(strings.string(stringID(word))) ?? 0)
         default: return .double(Double(bitPattern: word))
         }
     }
