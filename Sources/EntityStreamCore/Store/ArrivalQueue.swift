@@ -2,10 +2,10 @@
 /// id) packed into one word, so the globally oldest observation is found in
 /// O(1) for the total and age limits.
 ///
-/// Observations purged by the per-track limit are not removed here at once
-/// (that would be O(n)); their entries go stale and are skipped when they
-/// reach the front, and the queue compacts itself when stale entries
-/// outnumber live ones.
+/// Observations purged by the per-track limit or deleted with their track
+/// are not removed here at once (that would be O(n)); their entries go
+/// stale and are skipped when they reach the front, and the queue compacts
+/// itself when stale entries outnumber live ones.
 struct ArrivalQueue {
     private static let idBits: UInt64 = 40
     private static let idMask: UInt64 = (1 << idBits) - 1
@@ -14,7 +14,6 @@ struct ArrivalQueue {
     private var head = 0
     private(set) var staleCount = 0
 
-    var isEmpty: Bool { head == entries.count }
     var storedCount: Int { entries.count - head }
 
     mutating func append(slot: Int, id: Int64) {

@@ -309,7 +309,7 @@ public struct EntityStoreState: Sendable {
     /// (-1 = all), as the SDK's `observations(maximum:)`; empty when not stored.
     public func observations(trackID: AttributeValue, maximum: Int = -1) -> [(id: Int64, observation: Observation)] {
         guard let slot = slotsByTrack[trackID] else { return [] }
-        return entities[slot].history.observations(maximum: maximum, schemaWidth: schema.fields.count, strings: strings)
+        return entities[slot].history.observations(maximum: maximum, strings: strings)
     }
 
     /// Distinct interned strings (for memory diagnostics).

@@ -67,7 +67,6 @@ struct HistoryChunk {
         }
         let info = (Int64(bitPattern: words[base]), Int64(bitPattern: words[base + 1]))
         start += 1
-        if start == end && isFull { words = [] }
         return info
     }
 }

@@ -69,7 +69,7 @@ struct TrackHistory {
     }
 
     /// Up to `maximum` observations, newest first (-1 = all), rebuilt from records.
-    func observations(maximum: Int, schemaWidth: Int, strings: StringTable) -> [(id: Int64, observation: Observation)] {
+    func observations(maximum: Int, strings: StringTable) -> [(id: Int64, observation: Observation)] {
         var result: [(Int64, Observation)] = []
         let limit = maximum < 0 ? count : min(maximum, count)
         result.reserveCapacity(limit)

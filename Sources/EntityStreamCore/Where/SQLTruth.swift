@@ -43,7 +43,4 @@ public enum SQLTruth: Sendable, Hashable {
         case .unknown: return .unknown
         }
     }
-
-    /// True only for ``true`` (SQL `WHERE` semantics).
-    @inlinable public var isTrue: Bool { self == .true }
 }

@@ -33,14 +33,6 @@ struct WhereExpression: Sendable, Hashable {
     var position: Int
     /// 1 for leaves; 1 + the deepest child otherwise.
     var height: Int
-
-    /// True for nodes that produce a truth value rather than a value.
-    var isCondition: Bool {
-        switch kind {
-        case .comparison, .inList, .between, .like, .isNull, .and, .or, .not: return true
-        default: return false
-        }
-    }
 }
 
 /// `= <> < <= > >=` (`!=` is read as `<>`).
