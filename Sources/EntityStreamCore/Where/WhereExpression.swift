@@ -35,7 +35,8 @@ struct WhereExpression: Sendable, Hashable {
     var height: Int
 }
 
-/// `= <> < <= > >=` (`!=` is read as `<>`).
+/// `= <> < <= > >=` (`!=` is read as `<>`). The raw values are the
+/// ``WhereSymbol`` spellings: the parser maps a symbol by its raw value.
 enum WhereComparisonOperator: String, Sendable, Hashable {
     case equal = "="
     case notEqual = "<>"

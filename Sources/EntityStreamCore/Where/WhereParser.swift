@@ -123,7 +123,7 @@ struct WhereParser {
     private mutating func parsePredicate() throws(WhereClauseError) -> WhereExpression {
         let lhs = try parseSum()
         let token = current
-        if case .symbol(let symbol) = token.kind, let op = Self.comparison(symbol) {
+        if case .symbol(let symbol) = token.kind, let op = WhereComparisonOperator(rawValue: symbol.rawValue) {
             _ = advance()
             let rhs = try parseSum()
             return try node(.comparison(op, lhs, rhs), at: lhs.position, children: [lhs, rhs])
@@ -171,18 +171,6 @@ struct WhereParser {
             return try node(.isNull(lhs, negated: isNegated), at: lhs.position, children: [lhs])
         }
         return lhs
-    }
-
-    private static func comparison(_ symbol: WhereSymbol) -> WhereComparisonOperator? {
-        switch symbol {
-        case .equal: return .equal
-        case .notEqual: return .notEqual
-        case .less: return .less
-        case .lessOrEqual: return .lessOrEqual
-        case .greater: return .greater
-        case .greaterOrEqual: return .greaterOrEqual
-        default: return nil
-        }
     }
 
     private mutating func parseInList(_ lhs: WhereExpression, negated: Bool, keyword: WhereToken) throws(WhereClauseError) -> WhereExpression {
