@@ -172,8 +172,8 @@ struct WhereCompiler {
         switch e.kind {
         case .field(let name):
             guard let index = schema.index(ofField: name) else {
-                let folded = WhereLexer.asciiUppercased(name)
-                let hint = folded == "TRUE" || folded == "FALSE"
+                let folded = Schema.fold(name)
+                let hint = folded == "true" || folded == "false"
                     ? " (boolean literals are not supported; compare with 1 or 0)" : ""
                 throw error("unknown field '\(name)'\(hint)", at: e.position)
             }

@@ -61,9 +61,15 @@ enum WhereFunction: String, Sendable, Hashable, CaseIterable {
     case charLength = "CHAR_LENGTH"
     case abs = "ABS"
 
-    /// Looks up an ASCII-uppercased function name; `CHARACTER_LENGTH` is an alias.
+    /// Looks up a function name folded by ``Schema/fold(_:)`` (lowercase);
+    /// `CHARACTER_LENGTH` is an alias of `CHAR_LENGTH`.
     init?(folded name: String) {
-        if name == "CHARACTER_LENGTH" { self = .charLength; return }
-        self.init(rawValue: name)
+        switch name {
+        case "upper": self = .upper
+        case "lower": self = .lower
+        case "char_length", "character_length": self = .charLength
+        case "abs": self = .abs
+        default: return nil
+        }
     }
 }

@@ -62,7 +62,7 @@ struct WhereLexer {
             index += 1
             while let c = peek(), Self.isIdentifierContinue(c) { index += 1 }
             let name = text(start, index)
-            return WhereToken(kind: .identifier(name: name, folded: Self.asciiUppercased(name)),
+            return WhereToken(kind: .identifier(name: name, folded: Schema.fold(name)),
                               position: position, text: name)
         }
         switch s {
@@ -189,12 +189,5 @@ struct WhereLexer {
             throw error("empty quoted identifier", at: start + 1)
         }
         return WhereToken(kind: .quotedIdentifier(String(content)), position: start + 1, text: text(start, index))
-    }
-
-    /// ASCII uppercase (keywords are ASCII; other scalars are kept as is).
-    static func asciiUppercased(_ s: String) -> String {
-        var bytes = Array(s.utf8)
-        for i in bytes.indices where bytes[i] >= 97 && bytes[i] <= 122 { bytes[i] -= 32 }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

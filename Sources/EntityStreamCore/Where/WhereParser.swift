@@ -93,7 +93,7 @@ struct WhereParser {
 
     private mutating func parseOr() throws(WhereClauseError) -> WhereExpression {
         var items = [try parseAnd()]
-        while current.isKeyword("OR") {
+        while current.isKeyword("or") {
             _ = advance()
             items.append(try parseAnd())
         }
@@ -103,7 +103,7 @@ struct WhereParser {
 
     private mutating func parseAnd() throws(WhereClauseError) -> WhereExpression {
         var items = [try parseNot()]
-        while current.isKeyword("AND") {
+        while current.isKeyword("and") {
             _ = advance()
             items.append(try parseNot())
         }
@@ -112,7 +112,7 @@ struct WhereParser {
     }
 
     private mutating func parseNot() throws(WhereClauseError) -> WhereExpression {
-        guard current.isKeyword("NOT") else { return try parsePredicate() }
+        guard current.isKeyword("not") else { return try parsePredicate() }
         let not = advance()
         try enter(at: not.position)
         let operand = try parseNot()
@@ -129,41 +129,41 @@ struct WhereParser {
             return try node(.comparison(op, lhs, rhs), at: lhs.position, children: [lhs, rhs])
         }
         var negated = false
-        if token.isKeyword("NOT") {
+        if token.isKeyword("not") {
             let next = peek(1)
-            guard next.isKeyword("IN") || next.isKeyword("BETWEEN") || next.isKeyword("LIKE") else {
+            guard next.isKeyword("in") || next.isKeyword("between") || next.isKeyword("like") else {
                 throw error("expected IN, BETWEEN or LIKE after '\(token.text)', found \(next.quoted)", at: next.position)
             }
             _ = advance()
             negated = true
         }
         let keyword = current
-        if keyword.isKeyword("IN") {
+        if keyword.isKeyword("in") {
             _ = advance()
             return try parseInList(lhs, negated: negated, keyword: keyword)
         }
-        if keyword.isKeyword("BETWEEN") {
+        if keyword.isKeyword("between") {
             _ = advance()
             let low = try parseSum()
-            guard current.isKeyword("AND") else {
+            guard current.isKeyword("and") else {
                 throw error("expected AND to complete BETWEEN, found \(current.quoted)", at: current.position)
             }
             _ = advance()
             let high = try parseSum()
             return try node(.between(lhs, low: low, high: high, negated: negated), at: lhs.position, children: [lhs, low, high])
         }
-        if keyword.isKeyword("LIKE") {
+        if keyword.isKeyword("like") {
             _ = advance()
             return try parseLike(lhs, negated: negated)
         }
-        if keyword.isKeyword("IS") {
+        if keyword.isKeyword("is") {
             _ = advance()
             var isNegated = false
-            if current.isKeyword("NOT") {
+            if current.isKeyword("not") {
                 _ = advance()
                 isNegated = true
             }
-            guard current.isKeyword("NULL") else {
+            guard current.isKeyword("null") else {
                 let after = isNegated ? "IS NOT" : "IS"
                 throw error("expected NULL after \(after), found \(current.quoted)", at: current.position)
             }
@@ -201,7 +201,7 @@ struct WhereParser {
         switch patternToken.kind {
         case .string(let text, let positions):
             var escape: Unicode.Scalar?
-            if current.isKeyword("ESCAPE") {
+            if current.isKeyword("escape") {
                 _ = advance()
                 let escapeToken = advance()
                 guard case .string(let escapeText, _) = escapeToken.kind else {
@@ -220,7 +220,7 @@ struct WhereParser {
                 let position = offset < positions.count ? positions[offset] : patternToken.position
                 throw self.error(error.message, at: position)
             }
-        case .identifier(_, let folded) where folded == "NULL":
+        case .identifier(_, let folded) where folded == "null":
             pattern = nil
         default:
             throw error("LIKE pattern must be a string literal, found \(patternToken.quoted)", at: patternToken.position)
@@ -283,12 +283,12 @@ struct WhereParser {
             _ = advance()
             return leaf(.field(name: name), at: token.position)
         case .identifier(let name, let folded):
-            if folded == "NULL" {
+            if folded == "null" {
                 _ = advance()
                 return leaf(.null, at: token.position)
             }
             if whereReservedWords.contains(folded) { break }
-            if folded == "DATE" || folded == "TIMESTAMP", case .string(let text, _) = peek(1).kind {
+            if folded == "date" || folded == "timestamp", case .string(let text, _) = peek(1).kind {
                 _ = advance()
                 let literal = advance()
                 do {
@@ -300,7 +300,7 @@ struct WhereParser {
                     if case .string(_, let positions) = literal.kind, error.offset < positions.count {
                         position = positions[error.offset]
                     }
-                    let word = folded == "DATE" ? "date" : "timestamp"
+                    let word = folded == "date" ? "date" : "timestamp"
                     throw self.error("invalid \(word) literal \(literal.text): \(error.message)", at: position)
                 }
             }

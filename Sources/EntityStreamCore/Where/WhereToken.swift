@@ -3,7 +3,8 @@
 struct WhereToken: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
         /// An unquoted name: a field, a function, or a keyword. `folded` is
-        /// the ASCII-uppercased spelling used for keyword matching.
+        /// the spelling ASCII case-folded by ``Schema/fold(_:)`` (lowercase),
+        /// used for keyword and function matching.
         case identifier(name: String, folded: String)
         /// A `"double quoted"` field name (may contain spaces; `""` escapes `"`).
         case quotedIdentifier(String)
@@ -25,7 +26,7 @@ struct WhereToken: Sendable, Hashable {
     /// The token as written.
     var text: String
 
-    /// True when this is the unquoted keyword `keyword` (given uppercased).
+    /// True when this is the unquoted keyword `keyword` (given folded, i.e. lowercase).
     func isKeyword(_ keyword: String) -> Bool {
         if case .identifier(_, let folded) = kind { return folded == keyword }
         return false
@@ -68,7 +69,8 @@ enum WhereSymbol: String, Sendable, Hashable {
     case comma = ","
 }
 
-/// Keywords that can never be field names unless double-quoted. `DATE`,
-/// `TIMESTAMP` and `ESCAPE` are contextual (only special where the grammar
-/// expects them), so fields with those names work unquoted.
-let whereReservedWords: Set<String> = ["AND", "OR", "NOT", "IN", "IS", "NULL", "LIKE", "BETWEEN"]
+/// Keywords that can never be field names unless double-quoted, folded
+/// (lowercase). `DATE`, `TIMESTAMP` and `ESCAPE` are contextual (only
+/// special where the grammar expects them), so fields with those names work
+/// unquoted.
+let whereReservedWords: Set<String> = ["and", "or", "not", "in", "is", "null", "like", "between"]
