@@ -15,7 +15,7 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
     public static func parseList(_ text: String) throws(EventKindError) -> Set<EventKind> {
         var kinds: Set<EventKind> = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let name = part.trimmingCharacters(in: " ")
+            let name = part.trimmingSpaces
             if name == "all" {
                 kinds.formUnion(EventKind.allCases)
             } else if let kind = EventKind(rawValue: name) {
@@ -33,11 +33,5 @@ public struct EventKindError: Error, Sendable, Hashable, CustomStringConvertible
     public var name: String
     public var description: String {
         "unknown event kind '\(name)' (expected \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")) or all)"
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in character: Character) -> String {
-        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
     }
 }

@@ -227,11 +227,3 @@ public struct StreamFilter: Sendable, Hashable {
         return filter
     }
 }
-
-extension String {
-    /// Without leading and trailing spaces, tabs and line breaks.
-    var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-    }
-}
