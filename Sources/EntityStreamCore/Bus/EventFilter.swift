@@ -1,9 +1,12 @@
-/// Which events one subscriber wants: by kind, and — for events about
-/// entities — by where clause (on the event's observation, or the entity's
-/// latest one for purge events when given) and by track id.
+/// Which events one subscriber wants: by kind, by track id for events about
+/// an entity, and by where clause for events that carry an observation
+/// (`observation`, `entity-received`), tested on that observation.
 ///
-/// Events not about an entity (status, filter, error, response, dropped)
-/// pass whenever their kind is wanted. A value type.
+/// Purge events (`observation-purged`, `entity-purged`) carry no
+/// observation, so the where clause lets them all through; the kind and
+/// track-id filters still apply to them. Events not about an entity
+/// (status, filter, error, response, dropped) pass whenever their kind is
+/// wanted. A value type.
 public struct EventFilter: Sendable {
     public var kinds: Set<EventKind>
     public var whereClause: WhereClause?
