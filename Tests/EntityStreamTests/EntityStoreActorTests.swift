@@ -104,7 +104,8 @@ struct EntityStoreActorTests {
         await store.stop()
     }
 
-    /// Non-point features and observations without a track id are not stored; each is reported as a counted error event.
+    /// Non-point features and observations without a track id are not stored; each is reported as an error
+    /// of source `store`, counted in one sequence.
     @Test func unusableFeaturesAreReportedNotStored() async {
         let bus = EventBus()
         let subscriber = Subscriber(name: "all", filter: EventFilter(kinds: [.error, .entityReceived]))
@@ -117,7 +118,8 @@ struct EntityStoreActorTests {
         let errors = events.compactMap { event -> StreamErrorReport? in
             if case .error(let report) = event.payload { return report } else { return nil }
         }
-        #expect(errors.map(\.count) == [1, 1, 2])
+        #expect(errors.map(\.source) == [.store, .store, .store])
+        #expect(errors.map(\.count) == [1, 2, 3], "one count per source")
         #expect(errors[0].message.contains("polygon") && errors[0].message.contains("track P"))
         #expect(errors[1].message.contains("'id'"))
         #expect(events.last?.kind == .entityReceived)

@@ -14,8 +14,8 @@ public actor EntityStore {
     private let clock: any EntityClock
     private var timer: Task<Void, Never>?
     private var timerDeadline: Int64?
-    private var missingTrackIDCount = 0
-    private var nonPointCount = 0
+    /// Errors reported under source `store` so far (one count per source).
+    private var storeErrorCount = 0
     private var events: [StreamEvent] = []
 
     public init(schema: Schema, options: PurgeOptions, bus: EventBus, clock: any EntityClock = SystemClock()) {
@@ -48,10 +48,10 @@ public actor EntityStore {
                     state.delete(trackID: observation.attribute(index), now: now, into: &events)
                 }
             case .nonPointGeometry(let kind, let observation):
-                nonPointCount += 1
+                storeErrorCount += 1
                 events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(
-                    source: .message, message: "a \(kind) feature was received; only point geometries become observations (track \(trackText(observation)))",
-                    count: nonPointCount))))
+                    source: .store, message: "a \(kind) feature was received; only point geometries become observations (track \(trackText(observation)))",
+                    count: storeErrorCount))))
             case .filterReply:
                 break
             }
@@ -64,11 +64,11 @@ public actor EntityStore {
 
     private func store(_ observation: Observation, now: Int64) {
         if state.ingest(observation, now: now, into: &events) == .missingTrackID {
-            missingTrackIDCount += 1
+            storeErrorCount += 1
             let field = state.schema.trackIDField?.name ?? "(none)"
             events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(
                 source: .store, message: "observation without a track id (field '\(field)' missing or null); not stored",
-                count: missingTrackIDCount))))
+                count: storeErrorCount))))
         }
     }
 

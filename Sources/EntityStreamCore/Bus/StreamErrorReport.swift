@@ -5,7 +5,7 @@ public struct StreamErrorReport: Sendable {
         case message
         /// The connection or the service description.
         case connection
-        /// An observation the store could not take (e.g. no track id).
+        /// A feature the store could not take (no track id, not a point).
         case store
         /// A control command on stdin.
         case control
@@ -15,7 +15,8 @@ public struct StreamErrorReport: Sendable {
 
     public var source: Source
     public var message: String
-    /// How many errors from this source so far, this one included.
+    /// How many errors from this source so far, this one included (each
+    /// source is counted in exactly one place).
     public var count: Int
 
     public init(source: Source, message: String, count: Int) {
