@@ -1,0 +1,67 @@
+/// A time extent as ArcGIS queries use it: a start and an end in epoch
+/// milliseconds (UTC), either of which may be open (nil).
+///
+/// Semantics are ArcGIS's default time relation, `esriTimeRelationOverlaps`:
+/// both boundaries are inclusive. An instant feature at `t` matches when
+/// `start ≤ t ≤ end`; an interval feature `[s, e]` matches when
+/// `s ≤ end && e ≥ start`. A start equal to the end is an instant. An end
+/// before the start is refused when the extent is made. A value type.
+public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
+    public let start: Int64?
+    public let end: Int64?
+
+    /// Throws when `end` is before `start`.
+    public init(start: Int64?, end: Int64?) throws(TimeExtentError) {
+        if let start, let end, end < start { throw TimeExtentError("the end \(end) is before the start \(start)") }
+        self.start = start
+        self.end = end
+    }
+
+    /// No bounds: every time matches (also features without a time).
+    public static let unbounded = try! TimeExtent(start: nil, end: nil)
+
+    public var isUnbounded: Bool { start == nil && end == nil }
+
+    /// True when instant `t` lies in the extent (boundaries included).
+    @inlinable public func contains(_ t: Int64) -> Bool {
+        (start.map { t >= $0 } ?? true) && (end.map { t <= $0 } ?? true)
+    }
+
+    /// True when the interval `[from, to]` overlaps the extent (boundaries included).
+    @inlinable public func overlaps(from: Int64, to: Int64) -> Bool {
+        (end.map { from <= $0 } ?? true) && (start.map { to >= $0 } ?? true)
+    }
+
+    /// Parses a REST `time` parameter: `<ms>` (an instant) or `<start>,<end>`,
+    /// each epoch milliseconds or `null`. The command line also accepts ISO-8601
+    /// instants (``Instant/parse(_:)``) on either side.
+    public static func parse(_ text: String) throws(TimeExtentError) -> TimeExtent {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        func bound(_ part: String) throws(TimeExtentError) -> Int64? {
+            if part.isEmpty || part.lowercased() == "null" { return nil }
+            do { return try Instant.parse(part) } catch { throw TimeExtentError(error.description) }
+        }
+        switch parts.count {
+        case 1:
+            guard let instant = try bound(parts[0]) else { return .unbounded }
+            return try TimeExtent(start: instant, end: instant)
+        case 2:
+            return try TimeExtent(start: try bound(parts[0]), end: try bound(parts[1]))
+        default:
+            throw TimeExtentError("a time extent is START,END or one instant, not '\(text)'")
+        }
+    }
+
+    /// The REST `time` parameter: `start,end` with `null` for an open end.
+    public var restParameter: String {
+        "\(start.map(String.init) ?? "null"),\(end.map(String.init) ?? "null")"
+    }
+
+    public var description: String { restParameter }
+}
+
+/// A time extent that could not be made, with the reason.
+public struct TimeExtentError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
