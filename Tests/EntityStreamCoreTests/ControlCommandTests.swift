@@ -8,7 +8,7 @@ private func parse(_ line: String) throws(ControlCommandError) -> ControlCommand
 @Suite("Control commands")
 struct ControlCommandTests {
     /// query-entities takes the geometry as text or an envelope object, and track ids as the values they are stored under.
-    @Test func queryEntitiesMembers() throws {
+    @Test(.timeLimit(.minutes(1))) func queryEntitiesMembers() throws {
         guard case .queryEntities(let id, let whereClause, let envelope, let trackIDs, let history) = try parse(
             #"{"id":"q","command":"query-entities","where":"speed > 5","geometry":{"xmin":-112,"ymin":40,"xmax":-111,"ymax":41},"trackIds":["TRUCK 3",7,7.0,8.5],"observations":-1}"#)
         else { Issue.record("not a query"); return }
@@ -23,7 +23,7 @@ struct ControlCommandTests {
     }
 
     /// Each bad command is refused with its id and a message naming the problem; nothing is silently dropped.
-    @Test(arguments: [
+    @Test(.timeLimit(.minutes(1)), arguments: [
         (#"{"id":1,"command":"query-entities","trackIds":["A",null]}"#, "trackIds[1] must be a string or a number, not null"),
         (#"{"id":1,"command":"query-entities","trackIds":[{"a":1}]}"#, #"trackIds[0] must be a string or a number, not {"a":1}"#),
         (#"{"id":1,"command":"query-entities","trackIds":"A"}"#, "\"trackIds\" must be an array"),

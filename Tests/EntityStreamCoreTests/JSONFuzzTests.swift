@@ -4,7 +4,7 @@ import Testing
 /// Random bytes never make the readers trap, and validate/parse/decode agree on validity.
 struct JSONFuzzTests {
     /// Random byte strings (biased towards JSON punctuation) and random splices of valid documents.
-    @Test func randomBytesNeverTrap() throws {
+    @Test(.timeLimit(.minutes(1))) func randomBytesNeverTrap() throws {
         var rng = SplitMix64(seed: 0xF022)
         var generator = JSONDocumentGenerator(seed: 0xF023)
         let alphabet = Array(#"{}[]":,-+.eE0123456789tfnrulsa\ "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF0, 0xFF, 0x0A]
@@ -32,7 +32,7 @@ struct JSONFuzzTests {
     }
 
     /// Features with random edits: the decoder never traps, and on failure leaves output untouched.
-    @Test func mutatedFeaturesNeverTrap() {
+    @Test(.timeLimit(.minutes(1))) func mutatedFeaturesNeverTrap() {
         var generator = JSONDocumentGenerator(seed: 0xFEA7)
         let template = Array(#"[{"geometry":{"x":-122.5,"y":47.1,"z":3,"spatialReference":{"wkid":4326}},"attributes":{"MMSI":"367","SOG":1.5,"n":7,"b":true,"q":null}},{"type":"delete","feature":{"attributes":{"MMSI":"1"}}},{"filter":{"where":"1=1"},"error":null}]"#.utf8)
         var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "MMSI", type: .string)]))

@@ -4,7 +4,7 @@ import Testing
 @Suite("Reconnect policy")
 struct ReconnectStateTests {
     /// Defaults follow the Maps SDK: 12 attempts, the first two at once, then 10 s apart, then give up.
-    @Test func sdkDefaults() {
+    @Test(.timeLimit(.minutes(1))) func sdkDefaults() {
         var state = ReconnectState(policy: ReconnectPolicy())
         state.start()
         var decisions: [ReconnectState.Decision] = []
@@ -17,13 +17,13 @@ struct ReconnectStateTests {
     }
 
     /// Final close codes stop at once; 4401/4403 earn exactly one retry with a fresh token.
-    @Test(arguments: [UInt16(1001), 4400, 4404])
+    @Test(.timeLimit(.minutes(1)), arguments: [UInt16(1001), 4400, 4404])
     func finalCodesGiveUp(code: UInt16) {
         var state = ReconnectState(policy: ReconnectPolicy())
         #expect(state.next(closeCode: code) == .giveUp)
     }
 
-    @Test(arguments: [UInt16(4401), 4403])
+    @Test(.timeLimit(.minutes(1)), arguments: [UInt16(4401), 4403])
     func authorizationCodesRetryOnceWithNewToken(code: UInt16) {
         var state = ReconnectState(policy: ReconnectPolicy())
         #expect(state.next(closeCode: code) == .retryIfTokenChanged(attempt: 1))
@@ -31,13 +31,13 @@ struct ReconnectStateTests {
     }
 
     /// Other codes (e.g. 1006, 1011) are retried.
-    @Test func otherCodesRetry() {
+    @Test(.timeLimit(.minutes(1))) func otherCodesRetry() {
         var state = ReconnectState(policy: ReconnectPolicy())
         #expect(state.next(closeCode: 1011) == .retry(attempt: 1, delayMilliseconds: 0))
     }
 
     /// A connection that stayed up long enough resets the count; a brief one does not.
-    @Test func stableConnectionResetsCount() {
+    @Test(.timeLimit(.minutes(1))) func stableConnectionResetsCount() {
         var state = ReconnectState(policy: ReconnectPolicy())
         _ = state.next(closeCode: nil)
         _ = state.next(closeCode: nil)
@@ -48,7 +48,7 @@ struct ReconnectStateTests {
     }
 
     /// A token that worked (the upgrade succeeded) earns a fresh token retry on the next 4401.
-    @Test func establishedConnectionRenewsTokenRetry() {
+    @Test(.timeLimit(.minutes(1))) func establishedConnectionRenewsTokenRetry() {
         var state = ReconnectState(policy: ReconnectPolicy())
         #expect(state.next(closeCode: 4401) == .retryIfTokenChanged(attempt: 1))
         state.connectionEstablished()

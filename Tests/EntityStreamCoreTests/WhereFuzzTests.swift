@@ -39,7 +39,7 @@ struct WhereFuzzTests {
     }
 
     /// A few thousand random token soups only ever compile or throw WhereClauseError.
-    @Test func randomTokenSoups() {
+    @Test(.timeLimit(.minutes(1))) func randomTokenSoups() {
         var generator = SplitMix64(seed: 42)
         var compiled = 0
         for _ in 0..<4000 {
@@ -54,7 +54,7 @@ struct WhereFuzzTests {
     }
 
     /// Mutations of valid clauses (deleted, duplicated, swapped characters) never crash.
-    @Test func mutatedValidClauses() {
+    @Test(.timeLimit(.minutes(1))) func mutatedValidClauses() {
         let seeds = [
             "speed > 0 AND agency IN (3,4) AND vehiclename LIKE 'TRUCK%'",
             "lastupdate BETWEEN date '2024-01-01' AND timestamp '2024-12-31 23:59:59.999'",
@@ -77,7 +77,7 @@ struct WhereFuzzTests {
     }
 
     /// Random strings of arbitrary scalars (ASCII-heavy, plus controls and non-ASCII) never crash.
-    @Test func randomStrings() {
+    @Test(.timeLimit(.minutes(1))) func randomStrings() {
         var generator = SplitMix64(seed: 1234)
         let extra: [Unicode.Scalar] = ["\u{0}", "\u{7F}", "\u{301}", "\u{FEFF}", "\u{2028}", "日", "😀", "\u{10FFFF}"]
         for _ in 0..<4000 {

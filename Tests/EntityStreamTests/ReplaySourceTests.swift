@@ -22,7 +22,7 @@ private func observations(_ subscriber: Subscriber, count: Int) async -> [Observ
 @Suite("Replay source")
 struct ReplaySourceTests {
     /// A filter changed while replaying never reshapes the schema: values stay under their own fields.
-    @Test func filterChangeKeepsValuesUnderTheirFields() async throws {
+    @Test(.timeLimit(.minutes(1))) func filterChangeKeepsValuesUnderTheirFields() async throws {
         let path = try featureFile(count: 4)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let clock = ManualClock()
@@ -57,7 +57,7 @@ struct ReplaySourceTests {
 
     /// However slow --speed is, a timed replay waits (a very long time) instead of
     /// overflowing the clock: the first message plays, the next is due far ahead.
-    @Test func tinySpeedWaitsInsteadOfOverflowing() async throws {
+    @Test(.timeLimit(.minutes(1))) func tinySpeedWaitsInsteadOfOverflowing() async throws {
         var file = JSONWriter()
         let description = try JSONParser.parse(Array(#"{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}"#.utf8))
         RecordingWriter.appendHeader(RecordingHeader(service: "http://h/StreamServer", startedAt: 0, description: description), to: &file)
@@ -85,7 +85,7 @@ struct ReplaySourceTests {
     }
 
     /// An outSR that cannot be converted locally is refused before anything plays.
-    @Test func unsupportedOutSRIsRefused() throws {
+    @Test(.timeLimit(.minutes(1))) func unsupportedOutSRIsRefused() throws {
         let path = try featureFile(count: 1)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ReplayError.self) {

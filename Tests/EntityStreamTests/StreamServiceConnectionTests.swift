@@ -29,7 +29,7 @@ private func sending(_ features: [String]) -> WebSocketUpgradeDecision {
 struct StreamServiceConnectionTests {
     /// The description is fetched with the user's token, its trackIdField keys the
     /// schema, and the socket subscribes with the description's token.
-    @Test func fetchesDescriptionAndPassesTokens() async throws {
+    @Test(.timeLimit(.minutes(1))) func fetchesDescriptionAndPassesTokens() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, token: "socket-token") },
             socket: { _, _ in sending([ScriptedStreamService.feature("TRUCK 1", speed: 10), ScriptedStreamService.feature("TRUCK 2", speed: 0)]) })
@@ -52,7 +52,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Without a trackIdField the user must name one; otherwise connecting fails with a clear error.
-    @Test func missingTrackIDFieldNeedsAnOption() async throws {
+    @Test(.timeLimit(.minutes(1))) func missingTrackIDFieldNeedsAnOption() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, trackIDField: nil) },
             socket: { _, _ in sending([]) })
@@ -72,7 +72,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// An ArcGIS error object or a non-JSON answer fails with the server's words.
-    @Test func descriptionErrorsAreReadable() async throws {
+    @Test(.timeLimit(.minutes(1))) func descriptionErrorsAreReadable() async throws {
         let service = try await ScriptedStreamService.start(
             description: { call in
                 call.index == 0
@@ -91,7 +91,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// The filter given at connect travels as subscribe parameters.
-    @Test func filterAtConnectIsInTheSubscribeURL() async throws {
+    @Test(.timeLimit(.minutes(1))) func filterAtConnectIsInTheSubscribeURL() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         var connectOptions = options()
@@ -110,7 +110,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// A where clause naming an unknown field fails before the socket opens, with its position.
-    @Test func invalidWhereFailsBeforeSubscribing() async throws {
+    @Test(.timeLimit(.minutes(1))) func invalidWhereFailsBeforeSubscribing() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         var connectOptions = options()
@@ -124,7 +124,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Filter changes on an open socket resolve as applied, rejected, or timed out after 10 s.
-    @Test func filterChangesAreAppliedRejectedOrTimedOut() async throws {
+    @Test(.timeLimit(.minutes(1))) func filterChangesAreAppliedRejectedOrTimedOut() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { _, _ in
@@ -177,7 +177,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// A dropped socket is retried twice at once, then every 10 s; the status sequence is exact.
-    @Test func reconnectsWithPolicyTiming() async throws {
+    @Test(.timeLimit(.minutes(1))) func reconnectsWithPolicyTiming() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in
@@ -215,7 +215,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Each reconnect tries the next of the description's socket URLs: a dead first URL is skipped for the live second.
-    @Test func reconnectRotatesThroughStreamURLs() async throws {
+    @Test(.timeLimit(.minutes(1))) func reconnectRotatesThroughStreamURLs() async throws {
         let dead = try await ScriptedStreamService.start(description: { _ in describe("") }, socket: { _, _ in .reject(status: 503, body: "down") })
         let deadBase = dead.socketBase
         let service = try await ScriptedStreamService.start(
@@ -236,7 +236,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Close code 4400 is final: no retry, status failed with the code and reason.
-    @Test func closeCode4400FailsWithoutRetry() async throws {
+    @Test(.timeLimit(.minutes(1))) func closeCode4400FailsWithoutRetry() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { _, _ in .accept { socket in await socket.close(code: 4400, reason: "Invalid filter") } })
@@ -251,7 +251,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// The description, and so the token, is fetched again before every reconnect.
-    @Test func tokenIsRefreshedOnReconnect() async throws {
+    @Test(.timeLimit(.minutes(1))) func tokenIsRefreshedOnReconnect() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, token: "t\($0.index)") },
             socket: { index, _ in
@@ -268,7 +268,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// After 4401 the client retries once if a fresh description brings a new token, and fails if not.
-    @Test func unauthorizedRetriesOnlyWithNewToken() async throws {
+    @Test(.timeLimit(.minutes(1))) func unauthorizedRetriesOnlyWithNewToken() async throws {
         let rotating = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, token: "t\($0.index)") },
             socket: { index, _ in
@@ -297,7 +297,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Malformed frames between good ones: every good one arrives, every bad one is counted and reported with its byte offset.
-    @Test func malformedFramesAreCountedAndSkipped() async throws {
+    @Test(.timeLimit(.minutes(1))) func malformedFramesAreCountedAndSkipped() async throws {
         let frames = [ScriptedStreamService.feature("A", speed: 1), "{\"geometry\":", ScriptedStreamService.feature("B", speed: 2),
                       "42", ScriptedStreamService.feature("C", speed: 3), "[1,2", ScriptedStreamService.feature("D", speed: 4)]
         let service = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending(frames) })
@@ -314,7 +314,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// disconnect() while the description is still loading ends connecting at once.
-    @Test func disconnectWhileConnecting() async throws {
+    @Test(.timeLimit(.minutes(1))) func disconnectWhileConnecting() async throws {
         let gate = AsyncStreamBox<Void>()
         let service = try await ScriptedStreamService.start(
             description: { call in
@@ -336,7 +336,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// disconnect() during a reconnect wait stops reconnecting for good.
-    @Test func disconnectDuringReconnectWait() async throws {
+    @Test(.timeLimit(.minutes(1))) func disconnectDuringReconnectWait() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in index == 0 ? .accept { socket in socket.abort() } : .reject(status: 503, body: "busy") })

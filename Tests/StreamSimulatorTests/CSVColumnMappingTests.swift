@@ -4,7 +4,7 @@ import Testing
 @Suite("CSVColumnMapping")
 struct CSVColumnMappingTests {
     /// The four keys parse in any order, with spaces and any key case.
-    @Test(arguments: [
+    @Test(.timeLimit(.minutes(1)), arguments: [
         "id=vehicle_id,time=timestamp,x=longitude,y=latitude",
         "y=latitude,x=longitude,time=timestamp,id=vehicle_id",
         " ID = vehicle_id , Time=timestamp,X=longitude ,y= latitude ",
@@ -16,13 +16,13 @@ struct CSVColumnMappingTests {
     }
 
     /// A column name may contain '=' (only the first '=' splits a pair).
-    @Test func columnNameWithEquals() throws {
+    @Test(.timeLimit(.minutes(1))) func columnNameWithEquals() throws {
         let mapping = try CSVColumnMapping(parsing: "id=a=b,time=t,x=x,y=y")
         #expect(mapping.id == "a=b")
     }
 
     /// Each malformed mapping throws an error whose message names the problem.
-    @Test(arguments: [
+    @Test(.timeLimit(.minutes(1)), arguments: [
         ("", "empty column mapping"),
         ("   ", "empty column mapping"),
         ("id=a,time=t,x=x", "missing key 'y'"),
@@ -48,14 +48,14 @@ struct CSVColumnMappingTests {
     }
 
     /// validate() rejects an empty column given through the memberwise initializer.
-    @Test func validateRejectsEmptyColumn() {
+    @Test(.timeLimit(.minutes(1))) func validateRejectsEmptyColumn() {
         #expect(throws: CSVTrackError.self) {
             try CSVColumnMapping(id: "a", time: " ", x: "x", y: "y").validate()
         }
     }
 
     /// An error's description carries the line number when there is one.
-    @Test func errorDescription() {
+    @Test(.timeLimit(.minutes(1))) func errorDescription() {
         #expect(CSVTrackError("bad", line: 7).description == "line 7: bad")
         #expect(CSVTrackError("bad").description == "bad")
     }

@@ -5,7 +5,7 @@ import Transport
 @Suite("Connection outcomes")
 struct ConnectionFailureTests {
     /// A server close with code 4400 and a reason reaches the client as both.
-    @Test func serverCloseCodeAndReasonReachClient() async throws {
+    @Test(.timeLimit(.minutes(1))) func serverCloseCodeAndReasonReachClient() async throws {
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in
                 .accept { socket in await socket.close(code: 4400, reason: "invalid filter") }
@@ -18,7 +18,7 @@ struct ConnectionFailureTests {
     }
 
     /// An upgrade refused with HTTP 401 surfaces as a handshake error naming 401.
-    @Test(arguments: [401, 404, 503])
+    @Test(.timeLimit(.minutes(1)), arguments: [401, 404, 503])
     func refusedUpgradeNamesTheStatus(status: Int) async throws {
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in .reject(status: status, body: "no") }
@@ -31,7 +31,7 @@ struct ConnectionFailureTests {
     }
 
     /// Connecting where nothing listens is a connection-refused error.
-    @Test func nothingListeningIsConnectionRefused() async throws {
+    @Test(.timeLimit(.minutes(1))) func nothingListeningIsConnectionRefused() async throws {
         let server = try await startEchoServer()
         let port = server.port
         await server.shutdown()
@@ -41,7 +41,7 @@ struct ConnectionFailureTests {
     }
 
     /// A host name that does not resolve is a DNS error, not a refused connection.
-    @Test func unknownHostIsDNSFailure() async throws {
+    @Test(.timeLimit(.minutes(1))) func unknownHostIsDNSFailure() async throws {
         do {
             _ = try await WebSocketClient.connect(to: "ws://no-such-host.invalid/x")
             Issue.record("expected a DNS failure")
@@ -55,7 +55,7 @@ struct ConnectionFailureTests {
     }
 
     /// Malformed URLs are rejected before anything connects, naming the problem.
-    @Test(arguments: ["127.0.0.1:80/x", "ftp://host/x", "ws://host:99999/x", "ws:///x", "ws://user@host/x"])
+    @Test(.timeLimit(.minutes(1)), arguments: ["127.0.0.1:80/x", "ftp://host/x", "ws://host:99999/x", "ws:///x", "ws://user@host/x"])
     func malformedURLIsRejected(url: String) async throws {
         do {
             _ = try await WebSocketClient.connect(to: url)
@@ -75,7 +75,7 @@ struct ConnectionFailureTests {
 struct TLSTests {
     /// A wss:// server with a self-signed certificate is accepted only when the
     /// client allows self-signed certificates; otherwise it is a TLS error.
-    @Test func selfSignedCertificateAcceptedOnlyWhenAllowed() async throws {
+    @Test(.timeLimit(.minutes(1))) func selfSignedCertificateAcceptedOnlyWhenAllowed() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in

@@ -7,7 +7,7 @@ struct FlowAndLifecycleTests {
     /// A consumer slower than the server still receives all 100,000 messages in
     /// order, while the client's unconsumed buffer and the server's queue stay
     /// bounded (reading pauses instead of buffering everything).
-    @Test func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
+    @Test(.timeLimit(.minutes(1))) func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
         let total = 100_000
         let padding = String(repeating: "p", count: 280)
         let serverQueueLimit = 256 * 1024
@@ -62,7 +62,7 @@ struct FlowAndLifecycleTests {
 
     /// When the peer stops answering pings, the client drops the connection and
     /// reports the peer as unresponsive.
-    @Test func unansweredPingsDetectDeadPeer() async throws {
+    @Test(.timeLimit(.minutes(1))) func unansweredPingsDetectDeadPeer() async throws {
         let server = try await startEchoServer { configuration in
             // The server stops reading after one byte is buffered, so it never sees the pings.
             configuration.receiveBufferLimit = 1
@@ -83,7 +83,7 @@ struct FlowAndLifecycleTests {
 
     /// Shutting down the client loop and the server while messages stream ends
     /// both sides cleanly and their service threads exit.
-    @Test func shutdownWhileMessagesAreInFlight() async throws {
+    @Test(.timeLimit(.minutes(1))) func shutdownWhileMessagesAreInFlight() async throws {
         let threadsBefore = ProcessStatus.threadNames().filter { $0.hasPrefix("entitystream") }.count
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in
@@ -120,7 +120,7 @@ struct FlowAndLifecycleTests {
 
     /// Server shutdown returns only when no handler is running: one waiting on
     /// something else entirely is cancelled and awaited.
-    @Test func shutdownEndsEveryHandler() async throws {
+    @Test(.timeLimit(.minutes(1))) func shutdownEndsEveryHandler() async throws {
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: Bool.self)
         let server = try await startEchoServer { configuration in
