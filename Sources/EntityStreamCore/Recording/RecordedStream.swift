@@ -34,7 +34,7 @@ public struct RecordedStream: Sendable {
                 schema = try description.schema(trackIDFieldOverride: trackIDField)
             } catch {
                 guard case .noTrackIDField = error, !trackFieldRequired else { throw RecordingError(line: 1, error.description) }
-                schema = Schema(fields: description.fields)
+                schema = Schema(fields: description.fields, startTimeField: description.startTimeField, endTimeField: description.endTimeField)
             }
             self.description = description
             spatialReference = description.spatialReference

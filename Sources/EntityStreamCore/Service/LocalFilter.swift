@@ -59,6 +59,8 @@ public struct LocalFilter: Sendable {
         keptFields = ordered
         var projected = Schema(fields: ordered.map { schema.fields[$0] })
         if let track = schema.trackIDIndex { projected.trackIDIndex = ordered.firstIndex(of: track) }
+        if let start = schema.startTimeIndex { projected.startTimeIndex = ordered.firstIndex(of: start) }
+        if let end = schema.endTimeIndex { projected.endTimeIndex = ordered.firstIndex(of: end) }
         projectedSchema = projected
     }
 

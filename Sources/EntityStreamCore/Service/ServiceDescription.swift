@@ -102,10 +102,11 @@ public struct ServiceDescription: Sendable, Hashable {
         return urls.filter { $0.lowercased().hasPrefix("wss://") } + urls.filter { !$0.lowercased().hasPrefix("wss://") }
     }
 
-    /// The schema observations are decoded with: the declared fields and the
-    /// track-id field — the service's, or `override` when given.
+    /// The schema observations are decoded with: the declared fields, the
+    /// track-id field — the service's, or `override` when given — and the
+    /// start/end time fields of `timeInfo` when they are declared fields.
     public func schema(trackIDFieldOverride override: String? = nil) throws(ServiceDescriptionError) -> Schema {
-        var schema = Schema(fields: fields)
+        var schema = Schema(fields: fields, startTimeField: startTimeField, endTimeField: endTimeField)
         let available = fields.map(\.name)
         if let name = override ?? trackIDField {
             if let index = schema.index(ofField: name) {
