@@ -310,4 +310,17 @@ struct EntityStoreStateTests {
         #expect(store.observationCount == 30)
         #expect(store.internedStringCount == 3 + 30)
     }
+
+    /// A track alternating between points and null geometries (a layout change per observation) purges without trapping.
+    @Test(.timeLimit(.minutes(1))) func alternatingLayoutsPurgeCleanly() {
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 5, maximumObservationsPerTrack: 3))
+        var events: [StoreEvent] = []
+        for time in 0..<200 {
+            let geometry = time % 2 == 0 ? Point(x: 1, y: 2, wkid: 4326) : nil
+            store.ingest(Observation(geometry: geometry, attributes: [.string(time % 3 == 0 ? "A" : "B"), .double(1)], receivedAt: Int64(time)),
+                         now: Int64(time), into: &events)
+        }
+        #expect(store.observationCount == 5)
+        #expect(store.observations(trackID: .string("A")).count + store.observations(trackID: .string("B")).count == 5)
+    }
 }

@@ -12,7 +12,7 @@
 /// own; the `EntityStore` actor owns one.
 public struct EntityStoreState: Sendable {
     /// One slot of the entity table; slots are reused after their entity is purged.
-    private struct Entity {
+    struct Entity {
         var isLive: Bool
         var reference: EntityReference
         var latest: Observation
@@ -30,11 +30,11 @@ public struct EntityStoreState: Sendable {
 
     public let options: PurgeOptions
     public private(set) var schema: Schema
-    private var slotsByTrack: [AttributeValue: Int] = [:]
-    private var entities: [Entity] = []
+    private(set) var slotsByTrack: [AttributeValue: Int] = [:]
+    private(set) var entities: [Entity] = []
     private var freeSlots: [Int] = []
     private var arrivals = ArrivalQueue()
-    private var strings = StringTable()
+    private(set) var strings = StringTable()
     private var nextEntityID: Int64 = 1
     private var nextObservationID: Int64 = 1
     /// Observations currently stored, across all tracks.
@@ -81,7 +81,11 @@ public struct EntityStoreState: Sendable {
             events.append(.entityReceived(entities[slot].reference, observationID: id, observation), time: observation.receivedAt)
         }
         pack(observation, slot: slot)
-        entities[slot].history.append(id: id, observation: observation, packedAttributes: entities[slot].latestPacked)
+        let timeFields = HistoryChunk.TimeFields(start: schema.startTimeIndex, end: schema.endTimeIndex)
+        let start = timeFields.start.flatMap { Self.milliseconds(observation.attribute($0)) }
+        let end = timeFields.end.flatMap { Self.milliseconds(observation.attribute($0)) }
+        entities[slot].history.append(id: id, observation: observation, packedAttributes: entities[slot].latestPacked,
+                                      timeFields: timeFields, start: start, end: end)
         var latest = observation
         latest.source = nil   // the store must not pin received buffers
         entities[slot].latest = latest
@@ -103,6 +107,21 @@ public struct EntityStoreState: Sendable {
         }
         purgeExpired(now: now, sink: &events)
         return .stored
+    }
+
+    /// A time attribute as epoch ms (dates and integers as they are, finite
+    /// doubles truncated), nil when absent or outside ``Instant/range``;
+    /// the same rule the scan applies to stored words.
+    static func milliseconds(_ value: AttributeValue) -> Int64? {
+        switch value {
+        case .date(let milliseconds), .int(let milliseconds):
+            return Instant.range.contains(milliseconds) ? milliseconds : nil
+        case .double(let number):
+            guard number.isFinite, number >= Double(Instant.range.lowerBound), number <= Double(Instant.range.upperBound) else { return nil }
+            return Int64(number)
+        case .null, .bool, .string:
+            return nil
+        }
     }
 
     private mutating func makeEntity(trackID: AttributeValue, observation: Observation, id: Int64) -> Int {

@@ -4,7 +4,8 @@
 ///
 /// All records of a chunk share its layout (attribute count, z/m presence,
 /// spatial reference); an observation that needs a different layout starts
-/// a new chunk, so schemas can grow without rewriting history.
+/// a new chunk, so schemas can grow without rewriting history. Its
+/// ``ZoneMap`` bounds what the records span, so scans skip whole chunks.
 struct HistoryChunk {
     struct Layout: Hashable {
         var attributeCount: Int
@@ -21,9 +22,21 @@ struct HistoryChunk {
     private(set) var start = 0
     /// Number of records appended (live or purged).
     private(set) var end = 0
+    /// The ranges the records span (times, coordinates).
+    private(set) var zone = ZoneMap()
+    /// The time fields (schema indices) the zone map's start/end bounds were
+    /// built from; a scan on other fields cannot use them.
+    let timeFields: TimeFields
 
-    init(layout: Layout, reserving: Bool = true) {
+    /// Schema indices of the start and end time fields, when the schema has them.
+    struct TimeFields: Hashable {
+        var start: Int?
+        var end: Int?
+    }
+
+    init(layout: Layout, timeFields: TimeFields, reserving: Bool = true) {
         self.layout = layout
+        self.timeFields = timeFields
         words = []
         if reserving { words.reserveCapacity(layout.stride * Self.capacity) }
     }
@@ -31,8 +44,13 @@ struct HistoryChunk {
     var isFull: Bool { end == Self.capacity }
     var liveCount: Int { end - start }
 
-    /// Appends one record; `attributes` are already packed.
-    mutating func append(id: Int64, receivedAt: Int64, x: UInt64, y: UInt64, z: UInt64, m: UInt64, attributes: [UInt64]) {
+    /// Appends one record; `attributes` are already packed; `start`/`end` are
+    /// its own times from ``timeFields`` (nil when absent).
+    mutating func append(id: Int64, receivedAt: Int64, x: UInt64, y: UInt64, z: UInt64, m: UInt64, attributes: [UInt64],
+                         start: Int64?, end recordEnd: Int64?) {
+        let hasPoint = PackedValue.tag(x) != PackedValue.nullTag
+        zone.add(receivedAt: receivedAt, start: start, end: recordEnd,
+                 x: hasPoint ? Double(bitPattern: x) : nil, y: hasPoint ? Double(bitPattern: y) : nil)
         words.append(UInt64(bitPattern: id))
         words.append(UInt64(bitPattern: receivedAt))
         words.append(x)
@@ -50,6 +68,11 @@ struct HistoryChunk {
     func id(at record: Int) -> Int64 { Int64(bitPattern: words[record * layout.stride]) }
     func receivedAt(at record: Int) -> Int64 { Int64(bitPattern: words[record * layout.stride + 1]) }
     func word(at record: Int, _ offset: Int) -> UInt64 { words[record * layout.stride + offset] }
+
+    /// Runs `body` with the chunk's words (valid only during the call).
+    func withWords<Result>(_ body: (UnsafeBufferPointer<UInt64>) throws -> Result) rethrows -> Result {
+        try words.withUnsafeBufferPointer(body)
+    }
 
     /// The packed attribute words of `record`.
     func attributeWords(at record: Int) -> ArraySlice<UInt64> {

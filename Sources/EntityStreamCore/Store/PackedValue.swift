@@ -69,6 +69,46 @@ enum PackedValue {
         }
     }
 
+    /// ``unpack(_:strings:)`` reading interned strings from the table's storage.
+    static func unpack(_ word: UInt64, strings: UnsafeBufferPointer<String>) -> AttributeValue {
+        switch word >> tagShift {
+        case nullTag: return .null
+        case boolTag: return .bool(word & 1 == 1)
+        case intTag: return .int(signExtend(word))
+        case dateTag: return .date(milliseconds: signExtend(word))
+        case stringTag: return .string(strings[Int(stringID(word))])
+        case wideIntTag: return .int(Int64(strings[Int(stringID(word))]) ?? 0)
+        case wideDateTag: return .date(milliseconds: Int64(strings[Int(stringID(word))]) ?? 0)
+        default: return .double(Double(bitPattern: word))
+        }
+    }
+
+    /// `word` with the one value that has two encodings, -0.0, mapped onto
+    /// 0.0: equal identities mean equal values within one string table.
+    @inline(__always)
+    static func identity(_ word: UInt64) -> UInt64 {
+        word == (-0.0 as Double).bitPattern ? 0 : word
+    }
+
+    /// The instant a time attribute holds, epoch ms: dates and integers as
+    /// they are, finite doubles truncated; nil for null, strings, booleans
+    /// and values beyond ``Instant/range``.
+    static func milliseconds(_ word: UInt64, strings: UnsafeBufferPointer<String>) -> Int64? {
+        switch word >> tagShift {
+        case intTag, dateTag:
+            let value = signExtend(word)
+            return Instant.range.contains(value) ? value : nil
+        case nullTag, boolTag, stringTag: return nil
+        case wideIntTag, wideDateTag:
+            guard let value = Int64(strings[Int(stringID(word))]), Instant.range.contains(value) else { return nil }
+            return value
+        default:
+            let value = Double(bitPattern: word)
+            guard value.isFinite, value >= Double(Instant.range.lowerBound), value <= Double(Instant.range.upperBound) else { return nil }
+            return Int64(value)
+        }
+    }
+
     private static func signed48(_ value: Int64, tag: UInt64) -> UInt64? {
         guard value >= -(1 << 47), value < (1 << 47) else { return nil }
         return tag << tagShift | (UInt64(bitPattern: value) & payloadMask)

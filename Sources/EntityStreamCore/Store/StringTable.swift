@@ -48,6 +48,11 @@ struct StringTable {
 
     func string(_ id: UInt32) -> String { strings[Int(id)] }
 
+    /// Runs `body` with the strings indexed by id (valid only during the call).
+    func withStrings<Result>(_ body: (UnsafeBufferPointer<String>) throws -> Result) rethrows -> Result {
+        try strings.withUnsafeBufferPointer(body)
+    }
+
     mutating func removeAll() {
         self = StringTable()
     }

@@ -8,11 +8,13 @@ struct TrackHistory {
     private var head = 0
     private(set) var count = 0
 
-    mutating func append(id: Int64, observation: Observation, packedAttributes: [UInt64]) {
+    mutating func append(id: Int64, observation: Observation, packedAttributes: [UInt64], timeFields: HistoryChunk.TimeFields,
+                         start: Int64?, end: Int64?) {
         let geometry = observation.geometry
         let hasZM = geometry.map { $0.z != nil || $0.m != nil } ?? false
         let layout = HistoryChunk.Layout(attributeCount: packedAttributes.count, hasZM: hasZM, wkid: geometry?.wkid)
-        if head == chunks.count || chunks[chunks.count - 1].isFull || !Self.fits(layout, in: chunks[chunks.count - 1].layout) {
+        if head == chunks.count || chunks[chunks.count - 1].isFull || !Self.fits(layout, in: chunks[chunks.count - 1].layout)
+            || chunks[chunks.count - 1].timeFields != timeFields {
             var widened = layout
             if head < chunks.count {
                 let last = chunks[chunks.count - 1].layout
@@ -21,14 +23,14 @@ struct TrackHistory {
                     widened.hasZM = last.hasZM || layout.hasZM
                 }
             }
-            chunks.append(HistoryChunk(layout: widened))
+            chunks.append(HistoryChunk(layout: widened, timeFields: timeFields))
         }
         let x = geometry.map { PackedValue.double($0.x) } ?? PackedValue.null
         let y = geometry.map { PackedValue.double($0.y) } ?? PackedValue.null
         let z = geometry?.z.map(PackedValue.double) ?? PackedValue.null
         let m = geometry?.m.map(PackedValue.double) ?? PackedValue.null
         chunks[chunks.count - 1].append(id: id, receivedAt: observation.receivedAt, x: x, y: y, z: z, m: m,
-                                        attributes: packedAttributes)
+                                        attributes: packedAttributes, start: start, end: end)
         count += 1
     }
 
@@ -49,8 +51,10 @@ struct TrackHistory {
         guard head < chunks.count else { return nil }
         let info = chunks[head].popOldest(strings: &strings)
         count -= 1
-        if chunks[head].liveCount == 0 && (chunks[head].isFull || count == 0) {
-            chunks[head] = HistoryChunk(layout: chunks[head].layout, reserving: false)
+        // An emptied chunk goes unless it is the last one and still open for appends
+        // (chunks before the last are closed: a layout change started a new one).
+        if chunks[head].liveCount == 0 && (chunks[head].isFull || head < chunks.count - 1 || count == 0) {
+            chunks[head] = HistoryChunk(layout: chunks[head].layout, timeFields: chunks[head].timeFields, reserving: false)
             head += 1
             if head == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
@@ -62,6 +66,10 @@ struct TrackHistory {
         }
         return info
     }
+
+    /// The chunks holding live records, oldest first (the first and last may
+    /// be partly purged or partly filled: use their `start..<end`).
+    var liveChunks: ArraySlice<HistoryChunk> { chunks[head...] }
 
     /// Releases every observation's strings (the track is being dropped).
     mutating func releaseAll(strings: inout StringTable) {

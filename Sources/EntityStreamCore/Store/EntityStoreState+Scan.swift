@@ -1,0 +1,106 @@
+/// Scans of the stored history: every observation (not only an entity's
+/// latest) matching an ``ObservationScan``, visited in place.
+extension EntityStoreState {
+    /// Visits every stored observation matching `scan`, entity by entity (by
+    /// entity id), oldest first within an entity, until `visit` returns false.
+    ///
+    /// Whole chunks are skipped when their zone maps cannot match the time
+    /// extent or envelope (an index: work follows what can match, not the
+    /// store's size, when the data's times are roughly in order per track);
+    /// the rest are checked record by record on the packed words, without
+    /// rebuilding observations. The ``StoredObservation`` handed to `visit`
+    /// is valid only during that call. Returns the number of observations
+    /// visited.
+    @discardableResult
+    public func scan(_ scan: ObservationScan, _ visit: (StoredObservation) throws -> Bool) rethrows -> Int {
+        var slots: [Int] = []
+        if let trackIDs = scan.trackIDs {
+            for trackID in trackIDs { if let slot = slot(of: trackID) { slots.append(slot) } }
+        } else {
+            for slot in entities.indices where entities[slot].isLive { slots.append(slot) }
+        }
+        slots.sort { entities[$0].reference.entityID < entities[$1].reference.entityID }
+        var visited = 0
+        try strings.withStrings { strings in
+            for slot in slots {
+                let entity = entities[slot]
+                for chunk in entity.history.liveChunks {
+                    guard Self.mayMatch(chunk, scan) else { continue }
+                    let keepGoing = try chunk.withWords { words -> Bool in
+                        try Self.scanChunk(chunk, words: words, entity: entity.reference, strings: strings, scan: scan) { record in
+                            visited += 1
+                            return try visit(record)
+                        }
+                    }
+                    if !keepGoing { return }
+                }
+            }
+        }
+        return visited
+    }
+
+    /// Counts the stored observations matching `scan` (`returnCountOnly`).
+    public func count(_ scan: ObservationScan) -> Int {
+        self.scan(scan) { _ in true }
+    }
+
+    private func slot(of trackID: AttributeValue) -> Int? {
+        guard let slot = slotsByTrack[trackID], entities[slot].isLive else { return nil }
+        return slot
+    }
+
+    private static func mayMatch(_ chunk: HistoryChunk, _ scan: ObservationScan) -> Bool {
+        if !scan.timeExtent.isUnbounded {
+            switch scan.timeKey {
+            case .received:
+                if !chunk.zone.mayMatch(scan.timeExtent, key: .received) { return false }
+            case .field(let start, let end):
+                if chunk.timeFields.start == start, end == nil || chunk.timeFields.end == end,
+                   !chunk.zone.mayMatch(scan.timeExtent, key: scan.timeKey) { return false }
+            }
+        }
+        if let envelope = scan.envelope, envelope.wkid == nil || chunk.layout.wkid == nil || envelope.wkid == chunk.layout.wkid {
+            if !chunk.zone.mayContain(envelope) { return false }
+        }
+        return true
+    }
+
+    /// Checks the chunk's live records one by one; false when `visit` asked to stop.
+    private static func scanChunk(_ chunk: HistoryChunk, words: UnsafeBufferPointer<UInt64>, entity: EntityReference,
+                                  strings: UnsafeBufferPointer<String>, scan: ObservationScan,
+                                  _ visit: (StoredObservation) throws -> Bool) rethrows -> Bool {
+        guard let base = words.baseAddress else { return true }
+        let layout = chunk.layout
+        let stride = layout.stride
+        let attributeBase = 4 + (layout.hasZM ? 2 : 0)
+        let extent = scan.timeExtent
+        let checksTime = !extent.isUnbounded
+        for index in chunk.start..<chunk.end {
+            let record = base + index * stride
+            if checksTime {
+                switch scan.timeKey {
+                case .received:
+                    if !extent.contains(Int64(bitPattern: record[1])) { continue }
+                case .field(let start, let end):
+                    guard start < layout.attributeCount,
+                          let from = PackedValue.milliseconds(record[attributeBase + start], strings: strings) else { continue }
+                    var to = from
+                    if let end, end < layout.attributeCount,
+                       let until = PackedValue.milliseconds(record[attributeBase + end], strings: strings) { to = max(until, from) }
+                    if !extent.overlaps(from: from, to: to) { continue }
+                }
+            }
+            if let envelope = scan.envelope {
+                guard PackedValue.tag(record[2]) != PackedValue.nullTag else { continue }
+                let point = Point(x: Double(bitPattern: record[2]), y: Double(bitPattern: record[3]), wkid: layout.wkid)
+                if !envelope.contains(point, assuming: nil) { continue }
+            }
+            let row = StoredObservation(entity: entity, id: Int64(bitPattern: record[0]), receivedAt: Int64(bitPattern: record[1]),
+                                        record: record, attributeBase: attributeBase, attributeCount: layout.attributeCount,
+                                        hasZM: layout.hasZM, wkid: layout.wkid, strings: strings)
+            if let whereClause = scan.whereClause, !whereClause.matches(row) { continue }
+            if try !visit(row) { return false }
+        }
+        return true
+    }
+}
