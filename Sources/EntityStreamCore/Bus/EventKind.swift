@@ -9,6 +9,7 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
     case error
     case response
     case dropped
+    case analysis
 
     /// Parses a comma-separated list such as `observation,status` (`all` for
     /// every kind). Throws a message naming the unknown kind.

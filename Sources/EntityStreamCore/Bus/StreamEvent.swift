@@ -1,5 +1,6 @@
 /// One event on the bus: what the command line prints as a JSON line and
-/// what subscribers receive, in order.
+/// what subscribers receive, in order (stream events, control responses and
+/// analysis reports interleaved as they were published).
 public struct StreamEvent: Sendable {
     /// When it happened, epoch ms (for observations: when received).
     public var time: Int64
@@ -13,6 +14,8 @@ public struct StreamEvent: Sendable {
         case response(ControlResponse)
         /// A slow subscriber dropped `count` events (`total` so far).
         case dropped(count: Int, total: Int)
+        /// An on-demand analysis reports (accepted, progress, a result, its end).
+        case analysis(AnalysisEvent)
     }
 
     public init(time: Int64, payload: Payload) {
@@ -34,6 +37,7 @@ public struct StreamEvent: Sendable {
         case .error: return .error
         case .response: return .response
         case .dropped: return .dropped
+        case .analysis: return .analysis
         }
     }
 

@@ -87,6 +87,15 @@ public struct JSONLinesFormatter: Sendable {
             appendStoreFields(storeEvent, to: &writer)
             appendTimes(event.time, to: &writer)
             if let observation = event.observation { appendEsriGeometryAndAttributes(observation, to: &writer) }
+        case .analysis(let analysis):
+            appendAnalysisFields(analysis, to: &writer)
+            appendTimes(event.time, to: &writer)
+            if let feature = analysis.feature {
+                writer.appendRaw(",\"geometry\":")
+                if let geometry = feature.geometry { Self.appendEsriGeometry(geometry, to: &writer) } else { writer.appendNull() }
+                writer.appendRaw(",\"attributes\":")
+                writer.append(.object(feature.attributes))
+            }
         default:
             appendOtherFields(event.payload, to: &writer)
             appendTimes(event.time, to: &writer)
@@ -125,6 +134,10 @@ public struct JSONLinesFormatter: Sendable {
     // MARK: GeoJSON
 
     private mutating func appendGeoJSON(_ event: StreamEvent, to writer: inout JSONWriter) {
+        if case .analysis(let analysis) = event.payload {
+            appendGeoJSONAnalysis(analysis, time: event.time, to: &writer)
+            return
+        }
         writer.appendRaw("{\"type\":\"Feature\"")
         let observation = event.observation
         if case .store(let storeEvent) = event.payload, case .observation(_, let id, _) = storeEvent {
@@ -213,6 +226,7 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendInt(Int64(change.attempt))
             writer.appendOptionalMember(",\"url\":", change.url)
             writer.appendOptionalMember(",\"error\":", change.error)
+            writer.appendOptionalMember(",\"source\":", change.source)
         case .filter(let outcome):
             writer.appendRaw(",\"result\":")
             writer.appendString(outcome.result.rawValue)
@@ -247,6 +261,126 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendInt(Int64(count))
             writer.appendRaw(",\"total\":")
             writer.appendInt(Int64(total))
+        case .analysis(let analysis):
+            appendAnalysisFields(analysis, to: &writer)
+        }
+    }
+
+    // MARK: Analyses
+
+    /// `,"id":…,"command":…,"phase":…` and the event's members, in order.
+    private func appendAnalysisFields(_ analysis: AnalysisEvent, to writer: inout JSONWriter) {
+        writer.appendRaw(",\"id\":")
+        writer.append(analysis.job)
+        writer.appendRaw(",\"command\":")
+        writer.appendString(analysis.command)
+        writer.appendRaw(",\"phase\":\"")
+        writer.appendRaw(phaseNameBytes(analysis.phase))
+        writer.appendRaw("\"")
+        for member in analysis.members {
+            writer.appendRaw(",")
+            writer.appendKey(member.key)
+            writer.append(member.value)
+        }
+    }
+
+    /// An analysis line as a GeoJSON Feature: its geometry (WGS84 when it was
+    /// Web Mercator), the line's own members and the feature's attributes as
+    /// properties (attributes named like a member get an `attribute_` prefix).
+    private mutating func appendGeoJSONAnalysis(_ analysis: AnalysisEvent, time: Int64, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"type\":\"Feature\",\"geometry\":")
+        if let geometry = analysis.feature?.geometry { Self.appendGeoJSONGeometry(geometry, to: &writer) } else { writer.appendNull() }
+        writer.appendRaw(",\"properties\":{\"event\":\"analysis\"")
+        appendAnalysisFields(analysis, to: &writer)
+        appendTimes(time, to: &writer)
+        if let attributes = analysis.feature?.attributes {
+            var taken = Self.reservedPropertyNames.union(["id", "command", "phase"])
+            for member in analysis.members { taken.insert(member.key) }
+            for member in attributes {
+                writer.appendRaw(",")
+                writer.appendKey(taken.contains(member.key) ? "attribute_\(member.key)" : member.key)
+                writer.append(member.value)
+            }
+        }
+        writer.appendRaw("}}")
+    }
+
+    /// Esri JSON: `{"x":…,"y":…,"spatialReference":{"wkid":…}}` or `{"rings":[[[x,y],…]],…}`.
+    static func appendEsriGeometry(_ geometry: AnalysisGeometry, to writer: inout JSONWriter) {
+        switch geometry {
+        case .point(let point):
+            writer.appendEsriGeometry(point)
+        case .polygon(let rings, let wkid):
+            writer.appendRaw("{\"rings\":[")
+            for (ringIndex, ring) in rings.enumerated() {
+                if ringIndex > 0 { writer.appendRaw(",") }
+                writer.appendRaw("[")
+                for (index, coordinate) in ring.enumerated() {
+                    if index > 0 { writer.appendRaw(",") }
+                    writer.appendRaw("[")
+                    writer.appendDouble(coordinate.x)
+                    writer.appendRaw(",")
+                    writer.appendDouble(coordinate.y)
+                    writer.appendRaw("]")
+                }
+                writer.appendRaw("]")
+            }
+            writer.appendRaw("]")
+            if let wkid {
+                writer.appendRaw(",\"spatialReference\":{\"wkid\":")
+                writer.appendInt(Int64(wkid))
+                writer.appendRaw("}")
+            }
+            writer.appendRaw("}")
+        }
+    }
+
+    /// RFC 7946 geometry; Web Mercator coordinates are converted to WGS84,
+    /// others are written as they are (see README).
+    static func appendGeoJSONGeometry(_ geometry: AnalysisGeometry, to writer: inout JSONWriter) {
+        switch geometry {
+        case .point(let point):
+            guard point.x.isFinite, point.y.isFinite else { return writer.appendNull() }
+            let wgs84 = WebMercator.convert(point, to: 4326) ?? point
+            writer.appendRaw("{\"type\":\"Point\",\"coordinates\":[")
+            writer.appendDouble(wgs84.x)
+            writer.appendRaw(",")
+            writer.appendDouble(wgs84.y)
+            if let z = point.z {
+                writer.appendRaw(",")
+                writer.appendDouble(z)
+            }
+            writer.appendRaw("]}")
+        case .polygon(let rings, let wkid):
+            writer.appendRaw("{\"type\":\"Polygon\",\"coordinates\":[")
+            for (ringIndex, ring) in rings.enumerated() {
+                if ringIndex > 0 { writer.appendRaw(",") }
+                writer.appendRaw("[")
+                // GeoJSON exterior rings are counter-clockwise: Esri's clockwise rings reversed.
+                for (index, coordinate) in ring.reversed().enumerated() {
+                    if index > 0 { writer.appendRaw(",") }
+                    let point = Point(x: coordinate.x, y: coordinate.y, wkid: wkid)
+                    let wgs84 = WebMercator.convert(point, to: 4326) ?? point
+                    writer.appendRaw("[")
+                    writer.appendDouble(wgs84.x)
+                    writer.appendRaw(",")
+                    writer.appendDouble(wgs84.y)
+                    writer.appendRaw("]")
+                }
+                writer.appendRaw("]")
+            }
+            writer.appendRaw("]}")
+        }
+    }
+
+    private func phaseNameBytes(_ phase: AnalysisPhase) -> StaticString {
+        switch phase {
+        case .accepted: return "accepted"
+        case .progress: return "progress"
+        case .result: return "result"
+        case .summary: return "summary"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
         }
     }
 
@@ -292,6 +426,7 @@ public struct JSONLinesFormatter: Sendable {
         case .error: return "error"
         case .response: return "response"
         case .dropped: return "dropped"
+        case .analysis: return "analysis"
         }
     }
 }

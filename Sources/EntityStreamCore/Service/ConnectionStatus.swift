@@ -21,12 +21,16 @@ public struct ConnectionStatusChange: Sendable, Hashable {
     public var error: String?
     /// When it happened, epoch ms.
     public var time: Int64
+    /// Which connection this is about when it is not the stream's own: an
+    /// analysis's remote service (e.g. `layer https://…/MapServer/0`).
+    public var source: String?
 
-    public init(status: ConnectionStatus, attempt: Int, url: String?, error: String?, time: Int64) {
+    public init(status: ConnectionStatus, attempt: Int, url: String?, error: String?, time: Int64, source: String? = nil) {
         self.status = status
         self.attempt = attempt
         self.url = url
         self.error = error
         self.time = time
+        self.source = source
     }
 }
