@@ -35,13 +35,27 @@ public final class StreamPipeline: StreamConnectionSink {
         self.store = store
         let work = self.work
         worker = Task {
+            var events: [StreamEvent] = []
             while let items = await work.next() {
                 for item in items {
+                    if case .event(let event) = item {
+                        // Consecutive events (an analysis's results) reach the bus as one batch.
+                        events.append(event)
+                        continue
+                    }
+                    if !events.isEmpty {
+                        await bus.publish(events)
+                        events = []
+                    }
                     switch item {
                     case .messages(let messages): await store.ingest(messages)
-                    case .event(let event): await bus.publish(event)
                     case .schema(let schema): await store.updateSchema(schema)
+                    case .event: break
                     }
+                }
+                if !events.isEmpty {
+                    await bus.publish(events)
+                    events = []
                 }
             }
         }
@@ -58,6 +72,12 @@ public final class StreamPipeline: StreamConnectionSink {
 
     public func publish(_ event: StreamEvent) async {
         await work.send([.event(event)])
+    }
+
+    /// Publishes several events, in order with everything else.
+    public func publish(_ events: [StreamEvent]) async {
+        guard !events.isEmpty else { return }
+        await work.send(events.map { .event($0) })
     }
 
     /// Publishes an error report, in order with everything else.

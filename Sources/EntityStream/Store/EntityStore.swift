@@ -92,6 +92,12 @@ public actor EntityStore {
         return batch.count
     }
 
+    /// A consistent copy of the store as of now, for analyses that read it
+    /// while ingestion goes on (see ``StoreSnapshot``).
+    public func snapshot() -> StoreSnapshot {
+        StoreSnapshot(state: state, asOf: clock.now())
+    }
+
     /// Entities matching `query` (on their latest observations).
     public func query(_ query: EntityQuery) -> [EntitySnapshot] {
         state.query(query)

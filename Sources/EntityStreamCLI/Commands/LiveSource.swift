@@ -32,6 +32,10 @@ struct LiveSource: SessionSource, ControlTarget {
         await connection.setFilter(filter)
     }
 
+    func streamStatus() async -> String {
+        await connection.status.rawValue
+    }
+
     func statusFacts() async -> JSONObject {
         var facts = JSONObject()
         facts.append(key: "status", value: .string(await connection.status.rawValue))

@@ -102,6 +102,8 @@ struct ReplayRun: SessionSource, ControlTarget {
         return outcome
     }
 
+    func streamStatus() async -> String { "replaying" }
+
     func statusFacts() async -> JSONObject {
         JSONObject([("status", .string("replaying")), ("file", .string(source.path)), ("layout", .string(source.file.layout.rawValue))])
     }

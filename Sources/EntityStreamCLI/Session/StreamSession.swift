@@ -21,6 +21,8 @@ struct StreamSession {
 
     let options: StreamOptions
     var clock: any EntityClock = SystemClock()
+    /// Options for analyses that reach remote ArcGIS services.
+    var remote = RemoteServiceOptions()
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -47,7 +49,12 @@ struct StreamSession {
             stops.stop(await source.run().map { .sourceFailed($0) } ?? .sourceEnded)
         }
         var background: [Task<Void, Never>] = []
-        let handler = ControlCommandHandler(pipeline: pipeline, target: source.controlTarget)
+        let target = source.controlTarget
+        let environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
+                                              remote: remote)
+        let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
+        let analyses = Task { await runtime.run() }
+        let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
         background.append(Task {
             for await line in StandardInputLines.stream() {
                 await handler.handle(line: line)
@@ -63,6 +70,14 @@ struct StreamSession {
         case .limitReached, .outputClosed, .outputFailed: subscriber.finish()
         case .sourceEnded, .sourceFailed, .durationElapsed, .interrupted: break
         }
+        // Running analyses finish when the source simply ended (their results
+        // are what was asked for); any other stop cancels them.
+        await runtime.close()
+        switch reason {
+        case .sourceEnded: break
+        default: analyses.cancel()
+        }
+        await analyses.value
         await source.stop()
         sourceTask.cancel()
         await sourceTask.value

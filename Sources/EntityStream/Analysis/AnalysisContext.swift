@@ -1,0 +1,65 @@
+import EntityStreamCore
+
+/// What a running ``AnalysisJob`` reports through: its results and progress
+/// (published as `analysis` events, in order with the stream), the status of
+/// a remote service it uses, and a snapshot of the entity store.
+///
+/// Every method may wait under back-pressure (results reach stdout at the
+/// pace it is read). Reports after the job has ended are refused by the
+/// runtime. Sendable: a job may report from any of its tasks.
+public struct AnalysisContext: Sendable {
+    /// The job's id (the `id` of the command that started it).
+    public let job: JSONValue
+    /// The command's name, e.g. `query-observations`.
+    public let command: String
+    /// Resources the session offers (the store, remote-service options, …).
+    public let environment: AnalysisEnvironment
+    let runtime: AnalysisRuntime
+
+    /// Publishes features as `result` lines, in order.
+    public func emit(_ features: [AnalysisFeature], members: (AnalysisFeature) -> JSONObject = { _ in JSONObject() }) async {
+        let events = features.map { AnalysisEvent(job: job, command: command, phase: .result, members: members($0), feature: $0) }
+        await runtime.report(events, for: job)
+    }
+
+    /// Publishes result lines that are not features (e.g. statistics records),
+    /// each with its members.
+    public func emit(records: [JSONObject]) async {
+        await runtime.report(records.map { AnalysisEvent(job: job, command: command, phase: .result, members: $0) }, for: job)
+    }
+
+    /// Publishes already built result events (members and feature set by the job).
+    public func emit(results: [(members: JSONObject, feature: AnalysisFeature?)]) async {
+        await runtime.report(results.map { AnalysisEvent(job: job, command: command, phase: .result, members: $0.members, feature: $0.feature) },
+                             for: job)
+    }
+
+    /// Publishes a `progress` line (e.g. `fraction`, `pages`, a job status).
+    public func progress(_ members: JSONObject) async {
+        await runtime.report([AnalysisEvent(job: job, command: command, phase: .progress, members: members)], for: job)
+    }
+
+    /// Publishes a `status` event about a remote service this job uses, in
+    /// the shape the stream connection uses, with `source` naming it.
+    public func status(_ change: ConnectionStatusChange) async {
+        await runtime.publishStatus(change, for: job)
+    }
+
+    /// A consistent copy of the entity store as of now (the stream goes on
+    /// while the job reads it); its stream status and as-of time go into the
+    /// job's summary. Throws ``AnalysisFailure`` when the session has no store.
+    public func snapshot() async throws -> StoreSnapshot {
+        guard let store = environment.store else {
+            throw AnalysisFailure("\(command) needs a running stream's entity store (use it as a control command of connect, replay or the demo)")
+        }
+        var snapshot = await store.snapshot()
+        snapshot.streamStatus = await environment.streamStatus?()
+        await runtime.noteSnapshot(snapshot, for: job)
+        return snapshot
+    }
+
+    /// Throws `CancellationError` when the job has been cancelled.
+    public func checkCancellation() throws {
+        try Task.checkCancellation()
+    }
+}

@@ -1,0 +1,21 @@
+import EntityStreamCore
+
+/// `{"id":4,"command":"status"}`: the connection's facts, the store's
+/// counts and the analyses running now.
+public struct StatusCommand: ControlCommand {
+    public static let name = "status"
+    public static let members: Set<String> = []
+    public let id: JSONValue
+
+    public init(members: CommandMembers) throws(ControlCommandError) {
+        id = members.id
+    }
+
+    public func start(in session: ControlSession) async -> ControlCommandOutcome {
+        var facts = await session.target.statusFacts()
+        facts.append(key: "entities", value: .int(Int64(await session.pipeline.store.entityCount)))
+        facts.append(key: "observations", value: .int(Int64(await session.pipeline.store.observationCount)))
+        facts.append(key: "analyses", value: .array(await session.runtime.runningJobs.sorted { "\($0)" < "\($1)" }))
+        return response(ok: true, result: .object(facts))
+    }
+}

@@ -1,0 +1,27 @@
+import EntityStreamCore
+
+/// What control commands act on: the pipeline (store, bus, clock), the
+/// running source (filter changes, status facts) and the analysis runtime.
+public struct ControlSession: Sendable {
+    public let pipeline: StreamPipeline
+    public let target: any ControlTarget
+    public let runtime: AnalysisRuntime
+
+    public init(pipeline: StreamPipeline, target: any ControlTarget, runtime: AnalysisRuntime) {
+        self.pipeline = pipeline
+        self.target = target
+        self.runtime = runtime
+    }
+}
+
+/// What control commands act on that the running mode (live connection or
+/// replay) provides.
+public protocol ControlTarget: Sendable {
+    /// Applies a new filter; returns the outcome (applied, rejected, timed out).
+    func setFilter(_ filter: StreamFilter) async -> FilterOutcome
+    /// Facts for the `status` command (connection status, URL, counters…).
+    func statusFacts() async -> JSONObject
+    /// The stream's status in one word (`connected`, `replaying`, …), which
+    /// every analysis result carries.
+    func streamStatus() async -> String
+}

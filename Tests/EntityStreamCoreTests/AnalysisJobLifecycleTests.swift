@@ -1,0 +1,51 @@
+import EntityStreamCore
+import Testing
+
+@Suite("Analysis job lifecycle")
+struct AnalysisJobLifecycleTests {
+    /// A job publishes accepted, its reports, then exactly one summary; nothing after it.
+    @Test(.timeLimit(.minutes(1))) func completes() {
+        var job = AnalysisJobLifecycle()
+        #expect(job.report() == .refuse(reason: "the job has not started"))
+        #expect(job.start() == .publishAccepted)
+        #expect(job.report() == .publish)
+        let summary = JSONObject([("count", .int(2))])
+        #expect(job.finish(.completed(summary: summary)) == .publishFinal(.summary, members: summary))
+        #expect(job.report() == .refuse(reason: "the job has finished"))
+        #expect(job.cancel() == .refuse(reason: "the job has already finished"))
+        #expect(job.finish(.cancelled) == .refuse(reason: "the job is not running"))
+    }
+
+    /// Cancelling a running job cancels the work once; its end is reported as cancelled, even when it failed because of it.
+    @Test(.timeLimit(.minutes(1))) func cancelWhileRunning() {
+        var job = AnalysisJobLifecycle()
+        _ = job.start()
+        #expect(job.cancel() == .cancelWork)
+        #expect(job.cancel() == .none)
+        #expect(job.report() == .publish, "results already on their way still go out in order")
+        #expect(job.finish(.failed(reason: "request cancelled")) == .publishFinal(.cancelled, members: JSONObject()))
+        #expect(job.state == .finished(.cancelled))
+    }
+
+    /// Work that completed before it noticed the cancel reports its summary: the answer is whole.
+    @Test(.timeLimit(.minutes(1))) func completionWinsOverALateCancel() {
+        var job = AnalysisJobLifecycle()
+        _ = job.start()
+        _ = job.cancel()
+        #expect(job.finish(.completed(summary: JSONObject())) == .publishFinal(.summary, members: JSONObject()))
+    }
+
+    /// A job cancelled before it started ends at once as cancelled, without an accepted line.
+    @Test(.timeLimit(.minutes(1))) func cancelBeforeStart() {
+        var job = AnalysisJobLifecycle()
+        #expect(job.cancel() == .publishFinal(.cancelled, members: JSONObject()))
+        #expect(job.start() == .refuse(reason: "the job has already started"))
+    }
+
+    /// A failure outside cancellation is reported with its reason.
+    @Test(.timeLimit(.minutes(1))) func failureCarriesItsReason() {
+        var job = AnalysisJobLifecycle()
+        _ = job.start()
+        #expect(job.finish(.failed(reason: "unknown field 'x'")) == .publishFinal(.failed, members: JSONObject([("error", .string("unknown field 'x'"))])))
+    }
+}

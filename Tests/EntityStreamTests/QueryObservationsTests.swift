@@ -1,0 +1,179 @@
+import EntityStream
+import EntityStreamCore
+import EntityStreamTestSupport
+import Testing
+
+private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double)],
+                            trackIDField: "id", startTimeField: "t")
+
+/// A replay-like control target: filters are not used here.
+private struct FixedTarget: ControlTarget {
+    func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
+    func statusFacts() async -> JSONObject { JSONObject() }
+    func streamStatus() async -> String { "connected" }
+}
+
+/// A pipeline with a subscriber, a runtime and a command handler, as a session wires them.
+private struct Harness {
+    let clock = ManualClock()
+    let pipeline: StreamPipeline
+    let subscriber: Subscriber
+    let runtime: AnalysisRuntime
+    let handler: ControlCommandHandler
+    let running: Task<Void, Never>
+
+    init(options: PurgeOptions = PurgeOptions(maximumDuration: 0, maximumObservations: 0)) async {
+        pipeline = StreamPipeline(purgeOptions: options, clock: clock)
+        subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.analysis, .response]), clock: clock)
+        await pipeline.bus.subscribe(subscriber)
+        let store = pipeline.store
+        runtime = AnalysisRuntime(environment: AnalysisEnvironment(store: store, streamStatus: { "connected" }, clock: clock)) { [pipeline] in
+            await pipeline.publish($0)
+        }
+        let runtime = self.runtime
+        running = Task { await runtime.run() }
+        handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: FixedTarget(), runtime: runtime))
+        await pipeline.schemaChanged(schema)
+    }
+
+    func ingest(_ rows: [(String, Int64, Double)]) async {
+        await pipeline.receive(rows.map { row in
+            .observation(Observation(geometry: Point(x: 1, y: 2, wkid: 4326),
+                                     attributes: [.string(row.0), .date(milliseconds: row.1), .double(row.2)], receivedAt: clock.now()))
+        })
+    }
+
+    /// Waits until everything handed to the pipeline so far has been processed
+    /// (a marker published after it comes out of the bus).
+    func settle() async {
+        await pipeline.publish(StreamEvent(time: 0, payload: .response(ControlResponse(id: .string("settle"), command: "settle", ok: true))))
+        while let batch = await subscriber.next() {
+            if batch.contains(where: { if case .response(let r) = $0.payload { return r.id == .string("settle") }; return false }) { return }
+        }
+    }
+
+    /// Sends a command and collects its analysis events until the final one (or its refusal).
+    func run(_ line: String) async -> [StreamEvent] {
+        await settle()
+        await handler.handle(line: Array(line.utf8))
+        var events: [StreamEvent] = []
+        while let batch = await subscriber.next() {
+            events += batch
+            if events.contains(where: { event in
+                if case .analysis(let analysis) = event.payload { return analysis.phase.isFinal }
+                return event.kind == .response
+            }) { break }
+        }
+        return events
+    }
+
+    func close() async {
+        await runtime.close()
+        await running.value
+        await pipeline.close()
+    }
+}
+
+private func analyses(_ events: [StreamEvent]) -> [AnalysisEvent] {
+    events.compactMap { event in
+        if case .analysis(let analysis) = event.payload { return analysis }
+        return nil
+    }
+}
+
+@Suite("query-observations over the store")
+struct QueryObservationsTests {
+    /// The extent selects by the service's time field, inclusive at both ends; order and limit apply; the summary says what matched.
+    @Test(.timeLimit(.minutes(1))) func extentOrderAndLimit() async throws {
+        let harness = await Harness()
+        await harness.ingest([("A", 100, 1), ("B", 200, 2), ("A", 300, 3), ("C", 150, 4), ("B", 301, 5)])
+        let events = analyses(await harness.run(#"{"id":1,"command":"query-observations","timeExtent":{"start":100,"end":300},"orderBy":"time DESC","limit":3}"#))
+        #expect(events.map(\.phase) == [.accepted, .result, .result, .result, .summary])
+        let speeds = events.compactMap { $0.feature?.attributes["speed"]?.doubleValue }
+        #expect(speeds == [3, 2, 4])
+        let summary = try #require(events.last)
+        #expect(summary.members["matched"] == .int(4) && summary.members["count"] == .int(3) && summary.members["exceededLimit"] == .bool(true))
+        #expect(summary.members["timeField"] == .string("t"))
+        #expect(summary.members["stream"]?["status"] == .string("connected"))
+        #expect(summary.members["stream"]?["observations"] == .int(5))
+        #expect(events[1].members["track"] == .string("A"))
+        await harness.close()
+    }
+
+    /// Where, track ids, out fields, count only and the receive time all work through the command.
+    @Test(.timeLimit(.minutes(1))) func filtersAndCount() async throws {
+        let harness = await Harness()
+        await harness.ingest([("A", 100, 10), ("B", 200, 20)])
+        harness.clock.advance(by: 1_000)
+        await harness.ingest([("A", 300, 30), ("C", 400, 40)])
+        let late = harness.clock.now()
+        let filtered = analyses(await harness.run(
+            #"{"id":2,"command":"query-observations","where":"speed >= 20","trackIds":["A","B"],"outFields":"speed"}"#))
+        #expect(filtered.compactMap { $0.feature?.attributes["speed"]?.doubleValue } == [20, 30])
+        #expect(filtered.compactMap { $0.feature?.attributes.keys } == [["speed"], ["speed"]])
+        let received = analyses(await harness.run(
+            #"{"id":3,"command":"query-observations","timeField":"received","timeExtent":{"start":\#(late)},"returnCountOnly":true}"#))
+        #expect(received.last?.members["count"] == .int(2))
+        #expect(received.filter { $0.phase == .result }.isEmpty)
+        await harness.close()
+    }
+
+    /// Errors found against the schema end the job as failed, naming the field; a refused command is a response.
+    @Test(.timeLimit(.minutes(1))) func errorsAreReadable() async throws {
+        let harness = await Harness()
+        await harness.ingest([("A", 100, 10)])
+        let unknown = analyses(await harness.run(#"{"id":4,"command":"query-observations","where":"heading > 3"}"#))
+        #expect(unknown.map(\.phase) == [.accepted, .failed])
+        #expect(unknown.last?.members["error"]?.stringValue?.contains("heading") == true)
+        let badTime = analyses(await harness.run(#"{"id":5,"command":"query-observations","timeField":"speed2"}"#))
+        #expect(badTime.last?.members["error"]?.stringValue?.contains("unknown field 'speed2'") == true)
+        let refused = await harness.run(#"{"id":6,"command":"query-observations","limit":-1}"#)
+        guard case .response(let response) = refused.last?.payload else { Issue.record("no response"); return }
+        #expect(!response.ok && response.id == .int(6))
+        await harness.close()
+    }
+
+    /// Purged observations are gone: the query answers from what the store holds.
+    @Test(.timeLimit(.minutes(1))) func purgedObservationsAreNotAnswered() async throws {
+        let harness = await Harness(options: PurgeOptions(maximumDuration: 0, maximumObservations: 0, maximumObservationsPerTrack: 2))
+        await harness.ingest((0..<10).map { ("A", Int64($0), Double($0)) })
+        let events = analyses(await harness.run(#"{"id":7,"command":"query-observations"}"#))
+        #expect(events.compactMap { $0.feature?.attributes["speed"]?.doubleValue } == [8, 9])
+        await harness.close()
+    }
+}
+
+/// A job that takes a snapshot, waits while the test ingests more, then scans its snapshot.
+private struct SnapshotProbe: AnalysisJob {
+    let taken: AsyncStreamBox<Int>
+    let proceed: AsyncStreamBox<Void>
+    func run(in context: AnalysisContext) async throws -> JSONObject {
+        let snapshot = try await context.snapshot()
+        taken.yield(snapshot.state.observationCount)
+        _ = await proceed.next()
+        return JSONObject([("scanned", .int(Int64(snapshot.state.count(ObservationScan()))))])
+    }
+}
+
+@Suite("Analyses beside the stream")
+struct AnalysisSnapshotTests {
+    /// An analysis reads one consistent snapshot while the stream keeps ingesting.
+    @Test(.timeLimit(.minutes(1))) func snapshotIsConsistentWhileIngesting() async throws {
+        let harness = await Harness()
+        await harness.ingest((0..<500).map { ("T\($0 % 7)", Int64($0), 1) })
+        await harness.settle()
+        let taken = AsyncStreamBox<Int>(), proceed = AsyncStreamBox<Void>()
+        try await harness.runtime.start(SnapshotProbe(taken: taken, proceed: proceed), id: .int(1), command: "probe")
+        let countAtSnapshot = await taken.next()
+        for round in 0..<20 { await harness.ingest((0..<100).map { ("T\($0 % 11)", Int64(round * 100 + $0), 2) }) }
+        proceed.yield(())
+        var summary: AnalysisEvent?
+        while summary == nil, let batch = await harness.subscriber.next() {
+            summary = analyses(batch).first { $0.phase == .summary }
+        }
+        #expect(countAtSnapshot == 500)
+        #expect(summary?.members["scanned"] == .int(500))
+        #expect(await harness.pipeline.store.observationCount == 2_500)
+        await harness.close()
+    }
+}
