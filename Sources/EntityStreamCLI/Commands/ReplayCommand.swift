@@ -1,5 +1,6 @@
 import EntityStream
 import EntityStreamCore
+import Synchronization
 
 /// `entitystream replay FILE …`: run a recording through the same store and
 /// output, with no network.
@@ -8,6 +9,7 @@ struct ReplayCommand {
     var stream = StreamOptions()
     var pacing = ReplayPacing.asFastAsPossible
     var loop = false
+    var hold = false
 
     static let help = """
     Usage: entitystream replay FILE [options]
@@ -27,6 +29,8 @@ struct ReplayCommand {
         --interval MS               pause MS milliseconds between messages (Esri's samples use 10)
         --speed X                   a recording's own timing, X times faster (0.5 = half speed)
         --loop                      start again at the end (stop with --limit, --duration or Ctrl-C)
+        --hold                      after the end, keep the store and answer control commands
+                                    (queries, analyses) until stdin ends or Ctrl-C
     \(StreamOptions.help)
       -h, --help                  show this help
     """
@@ -46,6 +50,8 @@ struct ReplayCommand {
                 sawSpeed = true
             case "--loop":
                 loop = true
+            case "--hold":
+                hold = true
             default:
                 if try stream.parse(word, from: &arguments) { continue }
                 if word.hasPrefix("-") { throw UsageError("replay: unknown option '\(word)' (see entitystream replay --help)") }
@@ -69,7 +75,9 @@ struct ReplayCommand {
             Stderr.line("entitystream: replay: \(error)")
             return 1
         }
-        return try await StreamSession(options: stream).run { pipeline in
+        var session = StreamSession(options: stream)
+        session.holdAfterSourceEnds = hold
+        return try await session.run { pipeline in
             ReplayRun(source: source, pipeline: pipeline)
         }
     }
@@ -80,11 +88,20 @@ struct ReplayRun: SessionSource, ControlTarget {
     let source: ReplaySource
     let pipeline: StreamPipeline
     let filters = FilterBox()
+    let ended = EndedFlag()
+
+    /// Set once the file has been played (`replay --hold` goes on answering commands).
+    final class EndedFlag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .relaxed) }
+        var isSet: Bool { value.load(ordering: .relaxed) }
+    }
 
     var controlTarget: any ControlTarget { self }
 
     func run() async -> String? {
         await source.run(into: pipeline, filterUpdates: filters)
+        ended.set()
         return nil
     }
 
@@ -102,9 +119,9 @@ struct ReplayRun: SessionSource, ControlTarget {
         return outcome
     }
 
-    func streamStatus() async -> String { "replaying" }
+    func streamStatus() async -> String { ended.isSet ? "ended" : "replaying" }
 
     func statusFacts() async -> JSONObject {
-        JSONObject([("status", .string("replaying")), ("file", .string(source.path)), ("layout", .string(source.file.layout.rawValue))])
+        JSONObject([("status", .string(await streamStatus())), ("file", .string(source.path)), ("layout", .string(source.file.layout.rawValue))])
     }
 }

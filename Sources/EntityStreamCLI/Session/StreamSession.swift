@@ -11,6 +11,8 @@ import Foundation
 struct StreamSession {
     enum StopReason: Sendable {
         case sourceEnded
+        /// Standard input ended while holding the store after the source ended (`replay --hold`).
+        case inputEnded
         case sourceFailed(String)
         case limitReached
         case outputClosed
@@ -23,6 +25,9 @@ struct StreamSession {
     var clock: any EntityClock = SystemClock()
     /// Options for analyses that reach remote ArcGIS services.
     var remote = RemoteServiceOptions()
+    /// Keep the store and answer control commands after the source ends,
+    /// until standard input ends (`replay --hold`).
+    var holdAfterSourceEnds = false
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -45,8 +50,10 @@ struct StreamSession {
             }
             return ending
         }
+        let hold = holdAfterSourceEnds
         let sourceTask = Task {
-            stops.stop(await source.run().map { .sourceFailed($0) } ?? .sourceEnded)
+            let failure = await source.run()
+            if let failure { stops.stop(.sourceFailed(failure)) } else if !hold { stops.stop(.sourceEnded) }
         }
         var background: [Task<Void, Never>] = []
         let target = source.controlTarget
@@ -59,6 +66,7 @@ struct StreamSession {
             for await line in StandardInputLines.stream() {
                 await handler.handle(line: line)
             }
+            if hold { stops.stop(.inputEnded) }
         })
         if let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: source.controlTarget) {
             background.append(Task { await progress.run() })
@@ -68,13 +76,13 @@ struct StreamSession {
         for task in background { task.cancel() }
         switch reason {
         case .limitReached, .outputClosed, .outputFailed: subscriber.finish()
-        case .sourceEnded, .sourceFailed, .durationElapsed, .interrupted: break
+        case .sourceEnded, .inputEnded, .sourceFailed, .durationElapsed, .interrupted: break
         }
         // Running analyses finish when the source simply ended (their results
         // are what was asked for); any other stop cancels them.
         await runtime.close()
         switch reason {
-        case .sourceEnded: break
+        case .sourceEnded, .inputEnded: break
         default: analyses.cancel()
         }
         await analyses.value
