@@ -95,7 +95,7 @@ public actor EntityStore {
     /// A consistent copy of the store as of now, for analyses that read it
     /// while ingestion goes on (see ``StoreSnapshot``).
     public func snapshot() -> StoreSnapshot {
-        StoreSnapshot(state: state, asOf: clock.now())
+        StoreSnapshot(contents: state.contents, asOf: clock.now())
     }
 
     /// Entities matching `query` (on their latest observations).

@@ -7,7 +7,8 @@
 /// or the values you need, never the view itself.
 public struct StoredObservation: AttributeRow {
     /// The entity it belongs to.
-    public let entity: EntityReference
+    public var entity: EntityReference { entityReference.pointee }
+    let entityReference: UnsafePointer<EntityReference>
     /// The store's observation id (arrival order).
     public let id: Int64
     /// When it was received, epoch ms.

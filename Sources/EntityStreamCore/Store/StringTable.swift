@@ -4,6 +4,10 @@
 struct StringTable {
     private var idsByString: [String: UInt32] = [:]
     private var strings: [String] = []
+
+    /// The strings by id (a freed id holds an empty string until reused).
+    var storage: [String] { strings }
+
     private var referenceCounts: [UInt32] = []
     private var freeIDs: [UInt32] = []
 

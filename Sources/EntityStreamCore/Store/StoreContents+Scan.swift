@@ -1,6 +1,6 @@
 /// Scans of the stored history: every observation (not only an entity's
 /// latest) matching an ``ObservationScan``, visited in place.
-extension EntityStoreState {
+extension StoreContents {
     /// Visits every stored observation matching `scan`, entity by entity (by
     /// entity id), oldest first within an entity, until `visit` returns false.
     ///
@@ -21,19 +21,24 @@ extension EntityStoreState {
         }
         slots.sort { entities[$0].reference.entityID < entities[$1].reference.entityID }
         var visited = 0
-        try strings.withStrings { strings in
+        try strings.withUnsafeBufferPointer { strings in
+            let predicate = scan.whereClause.flatMap { $0.isTautology ? nil : PackedPredicate($0, strings: strings) }
             for slot in slots {
                 let entity = entities[slot]
-                for chunk in entity.history.liveChunks {
-                    guard Self.mayMatch(chunk, scan) else { continue }
-                    let keepGoing = try chunk.withWords { words -> Bool in
-                        try Self.scanChunk(chunk, words: words, entity: entity.reference, strings: strings, scan: scan) { record in
-                            visited += 1
-                            return try visit(record)
+                let stop = try withUnsafePointer(to: entity.reference) { reference -> Bool in
+                    for chunk in entity.history.liveChunks {
+                        guard Self.mayMatch(chunk, scan) else { continue }
+                        let keepGoing = try chunk.withWords { words -> Bool in
+                            try Self.scanChunk(chunk, words: words, entity: reference, strings: strings, scan: scan, predicate: predicate) { record in
+                                visited += 1
+                                return try visit(record)
+                            }
                         }
+                        if !keepGoing { return true }
                     }
-                    if !keepGoing { return }
+                    return false
                 }
+                if stop { break }
             }
         }
         return visited
@@ -66,8 +71,8 @@ extension EntityStoreState {
     }
 
     /// Checks the chunk's live records one by one; false when `visit` asked to stop.
-    private static func scanChunk(_ chunk: HistoryChunk, words: UnsafeBufferPointer<UInt64>, entity: EntityReference,
-                                  strings: UnsafeBufferPointer<String>, scan: ObservationScan,
+    private static func scanChunk(_ chunk: HistoryChunk, words: UnsafeBufferPointer<UInt64>, entity: UnsafePointer<EntityReference>,
+                                  strings: UnsafeBufferPointer<String>, scan: ObservationScan, predicate: PackedPredicate?,
                                   _ visit: (StoredObservation) throws -> Bool) rethrows -> Bool {
         guard let base = words.baseAddress else { return true }
         let layout = chunk.layout
@@ -95,10 +100,10 @@ extension EntityStoreState {
                 let point = Point(x: Double(bitPattern: record[2]), y: Double(bitPattern: record[3]), wkid: layout.wkid)
                 if !envelope.contains(point, assuming: nil) { continue }
             }
-            let row = StoredObservation(entity: entity, id: Int64(bitPattern: record[0]), receivedAt: Int64(bitPattern: record[1]),
+            if let predicate, !predicate.matches(record + attributeBase, count: layout.attributeCount) { continue }
+            let row = StoredObservation(entityReference: entity, id: Int64(bitPattern: record[0]), receivedAt: Int64(bitPattern: record[1]),
                                         record: record, attributeBase: attributeBase, attributeCount: layout.attributeCount,
                                         hasZM: layout.hasZM, wkid: layout.wkid, strings: strings)
-            if let whereClause = scan.whereClause, !whereClause.matches(row) { continue }
             if try !visit(row) { return false }
         }
         return true
