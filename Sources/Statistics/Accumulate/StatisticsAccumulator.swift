@@ -122,9 +122,15 @@ public struct StatisticsAccumulator: Sendable {
         let count = inputs.count
         let base = group &* count
         var ignored = 0
-        for i in 0..<count {
-            let input = inputs[i]
-            ignored &+= summaries[base &+ i].add(row.value(at: input.fieldIndex), input)
+        inputs.withUnsafeBufferPointer { inputs in
+            summaries.withUnsafeMutableBufferPointer { summaries in
+                // Checked once here, so the loop needs no bounds checks.
+                guard base >= 0, base &+ count <= summaries.count else { return }
+                for i in 0..<count {
+                    let input = inputs[i]
+                    ignored &+= summaries[base &+ i].add(row.value(at: input.fieldIndex), input)
+                }
+            }
         }
         ignoredValueCount &+= ignored
     }
