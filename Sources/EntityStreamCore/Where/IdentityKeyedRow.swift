@@ -1,8 +1,8 @@
 /// A row that can also hand out, per field, an 8-byte identity word whose
 /// equality implies equality of the values: within one source, two rows
 /// whose words for a field are equal hold equal values in that field
-/// (the entity store's packed words, where equal strings share one interned
-/// id, are such words). The converse need not hold (`0.0` and `-0.0` may
+/// (strings equal by Swift `==`; the entity store's packed words, where
+/// equal strings share one interned id, are such words). The converse need not hold (`0.0` and `-0.0` may
 /// have different words), and words from two different sources are not
 /// comparable. Consumers that group rows (grouped statistics) key groups by
 /// these words instead of hashing values, and fall back to

@@ -3,11 +3,14 @@ import EntityStreamCore
 /// When two group-by values fall in one group, and a hash consistent with
 /// that, so plain rows can be grouped without building a key per row.
 ///
-/// SQL's GROUP BY rules, with the where engine's comparisons: all NULLs
-/// (and NaN, which SQLite stores as NULL) form one group; numbers
-/// (integers, doubles, booleans as 0/1, dates as epoch ms) are one group
-/// when equal by value (`1` and `1.0`, `0.0` and `-0.0`); strings when
-/// their UTF-8 bytes are equal (binary, no Unicode normalization).
+/// SQL's GROUP BY rules: all NULLs (and NaN, which SQLite stores as NULL)
+/// form one group; numbers (integers, doubles, booleans as 0/1, dates as
+/// epoch ms) are one group when equal by value, as the where engine
+/// compares them (`1` and `1.0`, `0.0` and `-0.0`); strings when Swift's
+/// `==` says so (canonical equivalence: `"é"` precomposed or decomposed is
+/// one group), which is exactly when the entity store interns them to one
+/// id, so plain and identity-keyed rows always form the same groups.
+/// Ordering (``compare(_:_:)``) is the where engine's: binary UTF-8.
 @usableFromInline
 enum GroupValueRules {
     /// The value a group stores for display: NaN becomes NULL.
@@ -31,6 +34,10 @@ enum GroupValueRules {
     static func sameGroup(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
         let aNull = isNullish(a), bNull = isNullish(b)
         if aNull || bNull { return aNull && bNull }
+        if case .string(let x) = a {
+            if case .string(let y) = b { return x == y }
+            return false
+        }
         return WhereValueOrder.compare(a, b) == .equal
     }
 
@@ -42,8 +49,7 @@ enum GroupValueRules {
             hasher.combine(0 as UInt8)
         case .string(let text):
             hasher.combine(1 as UInt8)
-            var copy = text
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(text)
         case .int(let i), .date(let i):
             hasher.combine(2 as UInt8)
             hasher.combine(i)

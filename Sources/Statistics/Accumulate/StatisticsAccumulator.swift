@@ -4,9 +4,10 @@ import EntityStreamCore
 /// and produces the records with ``finish()``.
 ///
 /// - ``add(_:)-(AttributeRow)`` reads a plain row: group values are hashed
-///   as ``AttributeValue``s (SQL grouping: one NULL group, numbers by value,
-///   strings binary). ``add(_:)-(IdentityKeyedRow)`` is the fast path for
-///   sources that hand out identity words (the entity store's packed
+///   as ``AttributeValue``s (SQL grouping, see `GroupValueRules`: one NULL
+///   group, numbers by value, strings by Swift `==`).
+///   ``add(_:)-(IdentityKeyedRow)`` is the fast path for sources that hand
+///   out identity words (the entity store's packed
 ///   words): up to four group fields are keyed by their words, and values
 ///   are looked at only when a new word combination appears. All identity
 ///   rows given to one accumulator must come from one source (one word

@@ -136,8 +136,15 @@ public struct StatisticsPlan: Sendable, Hashable {
         StatisticsAccumulator(plan: self, maximumGroups: maximumGroups)
     }
 
-    /// Aggregates `rows` in one pass and finishes: the convenience for small inputs.
+    /// Aggregates `rows` in one pass and finishes (plain rows).
     public func compute<Rows: Sequence>(_ rows: Rows) -> StatisticsResult where Rows.Element: AttributeRow {
+        var accumulator = makeAccumulator()
+        for row in rows { accumulator.add(row) }
+        return accumulator.finish()
+    }
+
+    /// Aggregates identity-keyed `rows` (one source) in one pass and finishes.
+    public func compute<Rows: Sequence>(_ rows: Rows) -> StatisticsResult where Rows.Element: IdentityKeyedRow {
         var accumulator = makeAccumulator()
         for row in rows { accumulator.add(row) }
         return accumulator.finish()
