@@ -55,7 +55,8 @@ public struct StatisticsAccumulator: Sendable {
         self.plan = plan
         groupFields = plan.groupFieldIndices
         inputs = plan.inputs
-        self.maximumGroups = Swift.max(1, maximumGroups)
+        // Group numbers are stored as Int32 in the hash indexes.
+        self.maximumGroups = Swift.min(Swift.max(1, maximumGroups), Int(Int32.max) - 1)
         identityIndex = IdentityKeyIndex(seed: UInt64.random(in: .min ... .max))
         scratch = Array(repeating: .null, count: plan.groupFieldIndices.count)
         if groupFields.isEmpty {

@@ -130,8 +130,8 @@ public struct StatisticsPlan: Sendable, Hashable {
     }
 
     /// A fresh accumulator for this plan. Rows that would open a group beyond
-    /// `maximumGroups` are not aggregated; they are counted in
-    /// ``StatisticsResult/rowsOverGroupLimit``.
+    /// `maximumGroups` (clamped to 1…2³¹−2) are not aggregated; they are
+    /// counted in ``StatisticsResult/rowsOverGroupLimit``.
     public func makeAccumulator(maximumGroups: Int = StatisticsLimits.defaultMaximumGroups) -> StatisticsAccumulator {
         StatisticsAccumulator(plan: self, maximumGroups: maximumGroups)
     }
