@@ -2,7 +2,7 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query] [--count N] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics] [--count N] [--runs R] [--no-peers] [--ais PATH]
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -49,6 +49,9 @@ do {
     case "query":
         for line in try await QueryBenchmark.run(count: option("--count", default: 1_000_000), peers: !arguments.contains("--no-peers"),
                                                  ingestion: !arguments.contains("--no-ingestion")) { report(line) }
+    case "statistics":
+        for line in try StatisticsBenchmark.run(count: option("--count", default: 1_000_000), runs: option("--runs", default: 7),
+                                                 peers: !arguments.contains("--no-peers")) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "all":
@@ -63,8 +66,9 @@ do {
             skip("json, replay, memory and simulator benchmarks")
         }
         for line in try await QueryBenchmark.run(count: 1_000_000) { report(line) }
+        for line in try StatisticsBenchmark.run(count: 1_000_000, runs: 7, peers: true) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics)\n".utf8))
         exit(2)
     }
 } catch {
