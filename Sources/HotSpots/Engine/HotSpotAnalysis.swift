@@ -153,14 +153,15 @@ public struct HotSpotAnalysis: Sendable {
                 report(0.1 + 0.55 * $0, .choosingDistanceBand)
             }
         }
-        report(0.65, .computingGiStar)
+        report(0.65, .indexing)
 
         // 4. Gi*, p, bins.
+        let grid = SiteGrid(sites: sites, cellSize: decision.band / 2)
+        report(0.66, .computingGiStar)
         var siteSums = [Double](repeating: 0, count: sites.count)
         for i in 0..<n { siteSums[Int(sites.siteOfFeature[i])] += values[i] - mean }
-        let grid = SiteGrid(sites: sites, cellSize: decision.band / 2)
         let sums = try GiStar.bandSums(grid: grid, siteDeviationSums: siteSums, band: decision.band, monitor: monitor) {
-            report(0.65 + 0.3 * $0, .computingGiStar)
+            report(0.66 + 0.29 * $0, .computingGiStar)
         }
         var zScores = [Double](repeating: .nan, count: n)
         var pValues = [Double](repeating: .nan, count: n)

@@ -40,24 +40,47 @@ struct CoincidentGroups: Sendable {
         // Within each cell: sort by (x, y) and number runs of equal coordinates.
         var provisional = [Int32](repeating: 0, count: count)
         var groups: Int32 = 0
-        for c in 0..<grid.cellCount {
-            if c % 65_536 == 0, monitor.shouldStop() { throw CancellationError() }
-            let lower = Int(start[c]), upper = Int(start[c + 1])
-            guard upper > lower else { continue }
-            if upper - lower > 1 {
-                order[lower..<upper].sort { a, b in
-                    let xa = x[Int(a)], xb = x[Int(b)]
-                    return xa < xb || (xa == xb && y[Int(a)] < y[Int(b)])
+        try x.withUnsafeBufferPointer { x in
+            try y.withUnsafeBufferPointer { y in
+                try order.withUnsafeMutableBufferPointer { order in
+                    try provisional.withUnsafeMutableBufferPointer { provisional in
+                        @inline(__always) func before(_ a: Int32, _ b: Int32) -> Bool {
+                            let xa = x[Int(a)], xb = x[Int(b)]
+                            return xa < xb || (xa == xb && y[Int(a)] < y[Int(b)])
+                        }
+                        for c in 0..<grid.cellCount {
+                            if c % 65_536 == 0, monitor.shouldStop() { throw CancellationError() }
+                            let lower = Int(start[c]), upper = Int(start[c + 1])
+                            guard upper > lower else { continue }
+                            // Insertion sort: cells hold about two points.
+                            if upper - lower <= 16 {
+                                var i = lower + 1
+                                while i < upper {
+                                    let item = order[i]
+                                    var j = i
+                                    while j > lower && before(item, order[j - 1]) {
+                                        order[j] = order[j - 1]
+                                        j -= 1
+                                    }
+                                    order[j] = item
+                                    i += 1
+                                }
+                            } else {
+                                var segment = UnsafeMutableBufferPointer(rebasing: order[lower..<upper])
+                                segment.sort(by: before)
+                            }
+                            var k = lower
+                            while k < upper {
+                                let first = Int(order[k])
+                                var m = k + 1
+                                while m < upper, x[Int(order[m])] == x[first], y[Int(order[m])] == y[first] { m += 1 }
+                                for j in k..<m { provisional[Int(order[j])] = groups }
+                                groups += 1
+                                k = m
+                            }
+                        }
+                    }
                 }
-            }
-            var k = lower
-            while k < upper {
-                let first = Int(order[k])
-                var m = k + 1
-                while m < upper, x[Int(order[m])] == x[first], y[Int(order[m])] == y[first] { m += 1 }
-                for j in k..<m { provisional[Int(order[j])] = groups }
-                groups += 1
-                k = m
             }
         }
         // Renumber groups by first appearance.

@@ -4,7 +4,8 @@
 /// Each slot holds `(e, n, u, multiplicity)`; ``siteOfSlot`` maps a slot
 /// back to its site. ``forEachNeighbor(of:radius:_:)`` visits every slot
 /// whose 3-D distance to a point is at most the radius (boundary included),
-/// scanning only grid rows within reach: O(candidates), no allocation. The
+/// scanning, in each grid row within reach, only the columns the circle
+/// reaches: O(candidates), no allocation. The
 /// grid has at most four cells per site. A value type; read-only after
 /// construction.
 struct SiteGrid: Sendable {
@@ -57,8 +58,7 @@ struct SiteGrid: Sendable {
         let r2 = radius * radius
         let reachDouble = (radius / g.cellSize).rounded(.up)
         let reach = reachDouble < Double(max(g.columns, g.rows)) ? Int(reachDouble) : max(g.columns, g.rows)
-        let qc = g.column(point.x), qr = g.row(point.y)
-        let c0 = max(0, qc - reach), c1 = min(g.columns - 1, qc + reach)
+        let qr = g.row(point.y)
         let r0 = max(0, qr - reach), r1 = min(g.rows - 1, qr + reach)
         cellStart.withUnsafeBufferPointer { start in
             slots.withUnsafeBufferPointer { slots in
@@ -67,6 +67,9 @@ struct SiteGrid: Sendable {
                     let rowLow = g.minN + Double(row) * g.cellSize
                     let dy = point.y < rowLow ? rowLow - point.y : max(0, point.y - (rowLow + g.cellSize))
                     if dy * dy > r2 { continue }
+                    // Only the columns the circle reaches in this row.
+                    let halfWidth = (r2 - dy * dy).squareRoot()
+                    let c0 = g.column(point.x - halfWidth), c1 = g.column(point.x + halfWidth)
                     let base = row * g.columns
                     let lower = Int(start[base + c0]), upper = Int(start[base + c1 + 1])
                     var k = lower

@@ -13,27 +13,60 @@
 enum GiStar {
     /// Per-site neighbour sums within `band`: `count` = features within the
     /// band (the site's own included), `deviationSum` = Σ(x − x̄) over them.
+    /// The hot loop of the engine: the grid rows in reach of each site are
+    /// contiguous runs of slots, scanned with unchecked pointers.
     static func bandSums(grid: SiteGrid, siteDeviationSums: [Double], band: Double, monitor: HotSpotMonitor,
                          progress: (Double) -> Void) throws -> (count: [Double], deviationSum: [Double]) {
         let slotSums = grid.slotOrdered(siteDeviationSums)
         var count = [Double](repeating: 0, count: grid.count)
         var sum = [Double](repeating: 0, count: grid.count)
         let poll = monitor.pollInterval
+        let g = grid.geometry
+        let r2 = band * band
+        let reachDouble = (band / g.cellSize).rounded(.up)
+        let reach = reachDouble < Double(max(g.columns, g.rows)) ? Int(reachDouble) : max(g.columns, g.rows)
         try slotSums.withUnsafeBufferPointer { slotSums in
             try grid.slots.withUnsafeBufferPointer { slots in
-                for slot in 0..<slots.count {
-                    if slot % poll == 0 {
-                        if monitor.shouldStop() { throw CancellationError() }
-                        progress(Double(slot) / Double(max(slots.count, 1)))
+                try grid.cellStart.withUnsafeBufferPointer { start in
+                    try grid.siteOfSlot.withUnsafeBufferPointer { siteOfSlot in
+                        try count.withUnsafeMutableBufferPointer { count in
+                            try sum.withUnsafeMutableBufferPointer { sum in
+                                for slot in 0..<slots.count {
+                                    if slot % poll == 0 {
+                                        if monitor.shouldStop() { throw CancellationError() }
+                                        progress(Double(slot) / Double(max(slots.count, 1)))
+                                    }
+                                    let q = slots[slot]
+                                    let qr = g.row(q.y)
+                                    let r0 = max(0, qr - reach), r1 = min(g.rows - 1, qr + reach)
+                                    var w = 0.0, s = 0.0
+                                    for row in r0...r1 {
+                                        let rowLow = g.minN + Double(row) * g.cellSize
+                                        let dy = q.y < rowLow ? rowLow - q.y : max(0, q.y - (rowLow + g.cellSize))
+                                        if dy * dy > r2 { continue }
+                                        // Only the columns the circle reaches in this row.
+                                        let halfWidth = (r2 - dy * dy).squareRoot()
+                                        let c0 = g.column(q.x - halfWidth), c1 = g.column(q.x + halfWidth)
+                                        let base = row * g.columns
+                                        var k = Int(start[base + c0])
+                                        let upper = Int(start[base + c1 + 1])
+                                        while k < upper {
+                                            let p = slots[k]
+                                            let dx = p.x - q.x, dn = p.y - q.y, du = p.z - q.z
+                                            if dx * dx + dn * dn + du * du <= r2 {
+                                                w += p.w
+                                                s += slotSums[k]
+                                            }
+                                            k += 1
+                                        }
+                                    }
+                                    let site = Int(siteOfSlot[slot])
+                                    count[site] = w
+                                    sum[site] = s
+                                }
+                            }
+                        }
                     }
-                    var w = 0.0, s = 0.0
-                    grid.forEachNeighbor(of: slots[slot], radius: band) { t, _ in
-                        w += slots[t].w
-                        s += slotSums[t]
-                    }
-                    let site = Int(grid.siteOfSlot[slot])
-                    count[site] = w
-                    sum[site] = s
                 }
             }
         }
