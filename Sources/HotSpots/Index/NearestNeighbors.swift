@@ -20,8 +20,8 @@ enum NearestNeighbors {
         let grid = SiteGrid(sites: sites, cellSize: GridGeometry.cellSize(forOccupancy: 2, count: sites.count, bounds: bounds))
         let g = grid.geometry
         var result = [Double](repeating: 0, count: sites.count)
-        var candidateD2 = [Double](repeating: 0, count: k + 1)
-        var candidateM = [Double](repeating: 0, count: k + 1)
+        var best = KBest(capacity: k + 1)
+        defer { best.deallocate() }
         let poll = monitor.pollInterval
         try grid.cellStart.withUnsafeBufferPointer { start in
             try grid.slots.withUnsafeBufferPointer { slots in
@@ -31,45 +31,12 @@ enum NearestNeighbors {
                         progress(Double(slot) / Double(max(slots.count, 1)))
                     }
                     let q = slots[slot]
-                    let own = q.w - 1
-                    let needed = Double(k) - own
+                    let needed = Double(k) - (q.w - 1)
                     if needed <= 0 {
                         result[Int(grid.siteOfSlot[slot])] = 0
                         continue
                     }
-                    var held = 0
-                    var heldWeight = 0.0
-                    var bound = Double.infinity   // squared distance at which `needed` is reached
-                    @inline(__always) func consider(_ t: Int) {
-                        guard t != slot else { return }
-                        let d = slots[t] - q
-                        let d2 = d.x * d.x + d.y * d.y + d.z * d.z
-                        guard d2 < bound || (bound == .infinity) else { return }
-                        // Insert in order.
-                        var i = held
-                        while i > 0 && candidateD2[i - 1] > d2 {
-                            candidateD2[i] = candidateD2[i - 1]
-                            candidateM[i] = candidateM[i - 1]
-                            i -= 1
-                        }
-                        candidateD2[i] = d2
-                        candidateM[i] = slots[t].w
-                        held += 1
-                        heldWeight += slots[t].w
-                        // Keep the shortest prefix that reaches `needed`.
-                        var cumulative = 0.0
-                        var j = 0
-                        while j < held {
-                            cumulative += candidateM[j]
-                            if cumulative >= needed { break }
-                            j += 1
-                        }
-                        if j < held {
-                            held = j + 1
-                            heldWeight = cumulative
-                            bound = candidateD2[j]
-                        }
-                    }
+                    best.reset(needed: needed)
                     let qc = g.column(q.x), qr = g.row(q.y)
                     var ring = 0
                     while true {
@@ -78,13 +45,13 @@ enum NearestNeighbors {
                             let base = row * g.columns
                             if row == r0 || row == r1 {
                                 let lower = Int(start[base + max(c0, 0)]), upper = Int(start[base + min(c1, g.columns - 1) + 1])
-                                for t in lower..<upper { consider(t) }
+                                for t in lower..<upper where t != slot { best.consider(slots[t], from: q) }
                             } else {
                                 if c0 >= 0 {
-                                    for t in Int(start[base + c0])..<Int(start[base + c0 + 1]) { consider(t) }
+                                    for t in Int(start[base + c0])..<Int(start[base + c0 + 1]) where t != slot { best.consider(slots[t], from: q) }
                                 }
                                 if c1 < g.columns {
-                                    for t in Int(start[base + c1])..<Int(start[base + c1 + 1]) { consider(t) }
+                                    for t in Int(start[base + c1])..<Int(start[base + c1 + 1]) where t != slot { best.consider(slots[t], from: q) }
                                 }
                             }
                         }
@@ -95,15 +62,71 @@ enum NearestNeighbors {
                         if r0 > 0 { gap = min(gap, q.y - (g.minN + Double(r0) * g.cellSize)) }
                         if r1 < g.rows - 1 { gap = min(gap, g.minN + Double(r1 + 1) * g.cellSize - q.y) }
                         if gap == .infinity { break }
-                        if bound < .infinity && bound <= gap * gap { break }
+                        if best.bound < .infinity && best.bound <= gap * gap { break }
                         ring += 1
                     }
-                    let answer = bound < .infinity ? bound : (held > 0 ? candidateD2[held - 1] : 0)
-                    result[Int(grid.siteOfSlot[slot])] = answer.squareRoot()
-                    _ = heldWeight
+                    result[Int(grid.siteOfSlot[slot])] = best.answer.squareRoot()
                 }
             }
         }
         return result
+    }
+}
+
+/// The nearest candidates of one search, sorted by squared distance, trimmed
+/// to the shortest prefix whose multiplicities reach `needed` (fixed storage,
+/// reused for every search).
+struct KBest {
+    private let d2: UnsafeMutablePointer<Double>
+    private let weight: UnsafeMutablePointer<Double>
+    private var held = 0
+    private var needed = 1.0
+    /// The squared distance at which `needed` is reached (∞ until then).
+    private(set) var bound = Double.infinity
+
+    init(capacity: Int) {
+        d2 = .allocate(capacity: capacity)
+        weight = .allocate(capacity: capacity)
+    }
+
+    func deallocate() {
+        d2.deallocate()
+        weight.deallocate()
+    }
+
+    mutating func reset(needed: Double) {
+        held = 0
+        self.needed = needed
+        bound = .infinity
+    }
+
+    /// The answer: the bound, or the farthest candidate when fewer features exist.
+    var answer: Double { bound < .infinity ? bound : (held > 0 ? d2[held - 1] : 0) }
+
+    @inline(__always)
+    mutating func consider(_ p: SIMD4<Double>, from q: SIMD4<Double>) {
+        let dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z
+        let distance = dx * dx + dy * dy + dz * dz
+        guard distance < bound else { return }
+        var i = held
+        while i > 0 && d2[i - 1] > distance {
+            d2[i] = d2[i - 1]
+            weight[i] = weight[i - 1]
+            i -= 1
+        }
+        d2[i] = distance
+        weight[i] = p.w
+        held += 1
+        var cumulative = 0.0
+        var j = 0
+        while j < held {
+            cumulative += weight[j]
+            if cumulative >= needed { break }
+            j += 1
+        }
+        if j < held {
+            held = j + 1
+            bound = d2[j]
+        }
     }
 }

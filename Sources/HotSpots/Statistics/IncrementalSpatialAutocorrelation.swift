@@ -57,9 +57,12 @@ enum IncrementalSpatialAutocorrelation {
             y2[slot] += v * v
         }
 
+        let squaredBuffer = UnsafeMutablePointer<Double>.allocate(capacity: bands)
+        defer { squaredBuffer.deallocate() }
+        for b in 0..<bands { squaredBuffer[b] = squared[b] }
         @inline(__always) func firstBand(_ d2: Double) -> Int {
             var b = 0
-            while d2 > squared[b] { b += 1 }
+            while d2 > squaredBuffer[b] { b += 1 }
             return b
         }
 
@@ -69,17 +72,18 @@ enum IncrementalSpatialAutocorrelation {
         let budget = maximumAverageNeighbors * featureCount
         try grid.slots.withUnsafeBufferPointer { slots in
             try within.withUnsafeMutableBufferPointer { within in
+                guard let counts = within.baseAddress else { return }
                 for slot in 0..<slotCount {
                     if slot % poll == 0 {
                         if monitor.shouldStop() { throw CancellationError() }
                         progress(0.4 * Double(slot) / Double(max(slotCount, 1)))
                     }
-                    let row = slot * bands
+                    let row = counts + slot * bands
                     grid.forEachNeighbor(of: slots[slot], radius: largest) { t, d2 in
-                        within[row + firstBand(d2)] += slots[t].w
+                        row[firstBand(d2)] += slots[t].w
                     }
-                    for b in 1..<max(bands, 1) { within[row + b] += within[row + b - 1] }
-                    pairs += slots[slot].w * (within[row + bands - 1] - 1)
+                    for b in 1..<max(bands, 1) { row[b] += row[b - 1] }
+                    pairs += slots[slot].w * (row[bands - 1] - 1)
                 }
             }
         }
@@ -108,54 +112,58 @@ enum IncrementalSpatialAutocorrelation {
                 sum4[b] += dev2 * dev2
             }
         }
+        // From here on `within` holds 1/c (c = neighbours, the feature itself
+        // excluded), 0 where a site has none: pass 2 multiplies instead of dividing.
+        for k in within.indices {
+            let c = within[k] - 1
+            within[k] = c >= 1 ? 1 / c : 0
+        }
 
         // Pass 2: the cross-products, S1 and S2.
         var numerator = [Double](repeating: 0, count: bands)
         var s1 = [Double](repeating: 0, count: bands)
         var s2 = [Double](repeating: 0, count: bands)
-        var neighborSum = [Double](repeating: 0, count: bands)
-        var inverseSum = [Double](repeating: 0, count: bands)
-        var inverseSquareSum = [Double](repeating: 0, count: bands)
+        let scratch = UnsafeMutablePointer<Double>.allocate(capacity: 3 * bands)
+        defer { scratch.deallocate() }
+        let neighborSum = scratch, inverseSum = scratch + bands, inverseSquareSum = scratch + 2 * bands
         try grid.slots.withUnsafeBufferPointer { slots in
-            try within.withUnsafeBufferPointer { within in
-                for slot in 0..<slotCount {
-                    if slot % poll == 0 {
-                        if monitor.shouldStop() { throw CancellationError() }
-                        progress(0.4 + 0.6 * Double(slot) / Double(max(slotCount, 1)))
-                    }
-                    let row = slot * bands
-                    guard within[row + bands - 1] - 1 >= 1 else { continue }
-                    for b in 0..<bands {
-                        neighborSum[b] = 0
-                        inverseSum[b] = 0
-                        inverseSquareSum[b] = 0
-                    }
-                    grid.forEachNeighbor(of: slots[slot], radius: largest) { t, d2 in
-                        let mt = slots[t].w, yt = y1[t], rowT = t * bands
-                        var b = firstBand(d2)
-                        while b < bands {
-                            let c = within[rowT + b] - 1
-                            if c >= 1 {
-                                let inverse = 1 / c
-                                neighborSum[b] += yt
-                                inverseSum[b] += mt * inverse
-                                inverseSquareSum[b] += mt * inverse * inverse
-                            }
-                            b += 1
+            try within.withUnsafeBufferPointer { inverses in
+                try y1.withUnsafeBufferPointer { y1 in
+                    guard let inverses = inverses.baseAddress else { return }
+                    for slot in 0..<slotCount {
+                        if slot % poll == 0 {
+                            if monitor.shouldStop() { throw CancellationError() }
+                            progress(0.4 + 0.6 * Double(slot) / Double(max(slotCount, 1)))
                         }
-                    }
-                    let m = slots[slot].w
-                    for b in 0..<bands {
-                        let c = within[row + b] - 1
-                        guard c >= 1 else { continue }
-                        let inverse = 1 / c
-                        // The features of this site see their own site's other features, not themselves.
-                        let t = inverseSum[b] - inverse
-                        let q = inverseSquareSum[b] - inverse * inverse
-                        let k = neighborSum[b] - c * mean[b]
-                        numerator[b] += (k * (y1[slot] - mean[b] * m) - (y2[slot] - mean[b] * y1[slot])) * inverse
-                        s1[b] += 0.5 * m * (inverse + 2 * t * inverse + q)
-                        s2[b] += m * (1 + t) * (1 + t)
+                        let own = inverses + slot * bands
+                        guard own[bands - 1] > 0 else { continue }
+                        scratch.update(repeating: 0, count: 3 * bands)
+                        grid.forEachNeighbor(of: slots[slot], radius: largest) { t, d2 in
+                            let mt = slots[t].w, yt = y1[t], other = inverses + t * bands
+                            var b = firstBand(d2)
+                            while b < bands {
+                                let inverse = other[b]
+                                if inverse > 0 {
+                                    neighborSum[b] += yt
+                                    inverseSum[b] += mt * inverse
+                                    inverseSquareSum[b] += mt * inverse * inverse
+                                }
+                                b += 1
+                            }
+                        }
+                        let m = slots[slot].w
+                        for b in 0..<bands {
+                            let inverse = own[b]
+                            guard inverse > 0 else { continue }
+                            let c = (1 / inverse).rounded()
+                            // The features of this site see their own site's other features, not themselves.
+                            let t = inverseSum[b] - inverse
+                            let q = inverseSquareSum[b] - inverse * inverse
+                            let k = neighborSum[b] - c * mean[b]
+                            numerator[b] += (k * (y1[slot] - mean[b] * m) - (y2[slot] - mean[b] * y1[slot])) * inverse
+                            s1[b] += 0.5 * m * (inverse + 2 * t * inverse + q)
+                            s2[b] += m * (1 + t) * (1 + t)
+                        }
                     }
                 }
             }
