@@ -6,7 +6,9 @@ public struct HotSpotOptions: Sendable, Hashable {
     public var aggregation: HotSpotAggregation
     /// The fixed distance band (input's linear unit; metres for geographic
     /// input). `nil` chooses it as Optimized Hot Spot Analysis does (see
-    /// ``DistanceBandChoice``). Pairs exactly at the band are neighbours.
+    /// ``DistanceBandChoice``). Pairs exactly at the band are neighbours
+    /// (`d ≤ band`: libpysal's `DistanceBand` rule, which esda's doctest
+    /// needs; ArcGIS does not document its own).
     public var distanceBand: Double?
     /// False Discovery Rate correction of `Gi_Bin` (Benjamini–Hochberg step-up
     /// at 90/95/99 %). `false` gives the plain Hot Spot Analysis bins. z and p
