@@ -55,16 +55,26 @@ enum HotSpotBenchmark {
     }
 
     /// One engine run: (index build, Gi* with p and bins, total) seconds and the z-scores.
-    static func engineRun(_ input: HotSpotInput, band: Double) throws -> (index: Double, gi: Double, total: Double, z: [Double], neighbours: Double) {
+    static func engineRun(_ input: HotSpotInput, band: Double) throws
+        -> (index: Double, gi: Double, total: Double, cpu: Double, z: [Double], neighbours: Double) {
         let stages = StageClock()
         let monitor = HotSpotMonitor(progress: { _, stage in stages.seen(stage) })
         let clock = ContinuousClock()
         let start = clock.now
+        let cpuStart = cpuSeconds()
         let result = try HotSpotAnalysis(options: HotSpotOptions(distanceBand: band, fdr: false)).run(input, monitor: monitor)
+        let cpu = cpuSeconds() - cpuStart
         let total = (clock.now - start).seconds
         let giStart = stages.at(.computingGiStar)
         let neighbours = result.features.reduce(0.0) { $0 + Double($1.neighborCount) } / Double(result.features.count)
-        return (giStart, total - giStart, total, result.features.map { $0.zScore ?? .nan }, neighbours)
+        return (giStart, total - giStart, total, cpu, result.features.map { $0.zScore ?? .nan }, neighbours)
+    }
+
+    /// CPU time of this process (the machine is shared: wall time varies with load).
+    static func cpuSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -100,14 +110,14 @@ enum HotSpotBenchmark {
             FileHandle.standardError.write(Data("python3 lacks esda/libpysal (pip install esda libpysal): comparison skipped\n".utf8))
         }
 
-        var ours: [(index: Double, gi: Double, total: Double)] = []
-        var theirs: [(weights: Double, glocal: Double)] = []
+        var ours: [(index: Double, gi: Double, total: Double, cpu: Double)] = []
+        var theirs: [(weights: Double, glocal: Double, cpu: Double)] = []
         var ourZ: [Double] = []
         var meanNeighbours = 0.0
         _ = try engineRun(input, band: band)   // warm-up (page faults, caches)
         for round in 0..<max(rounds, 1) {
             let run = try engineRun(input, band: band)
-            ours.append((run.index, run.gi, run.total))
+            ours.append((run.index, run.gi, run.total, run.cpu))
             if round == 0 {
                 ourZ = run.z
                 meanNeighbours = run.neighbours
@@ -124,10 +134,11 @@ enum HotSpotBenchmark {
                 process.waitUntilExit()
                 guard process.terminationStatus == 0,
                       let json = try? JSONParser.parse(Array(answer)),
-                      let weights = json["weights"]?.doubleValue, let glocal = json["glocal"]?.doubleValue else {
+                      let weights = json["weights"]?.doubleValue, let glocal = json["glocal"]?.doubleValue,
+                      let cpu = json["cpu"]?.doubleValue else {
                     throw BenchmarkError("esda peer failed: \(String(decoding: answer, as: UTF8.self))")
                 }
-                theirs.append((weights, glocal))
+                theirs.append((weights, glocal, cpu))
                 FileHandle.standardError.write(Data(String(format: ", esda %.2f s", weights + glocal).utf8))
             }
             FileHandle.standardError.write(Data("\n".utf8))
@@ -136,13 +147,17 @@ enum HotSpotBenchmark {
         let index = median(ours.map(\.index)), gi = median(ours.map(\.gi)), total = median(ours.map(\.total))
         lines.append(String(format: "hotspots: Gi* on %d weighted points, band %.3f (%.1f neighbours on average), median of %d runs",
                             count, band, meanNeighbours, ours.count))
-        lines.append(String(format: "  entitystream HotSpots: %.1f ms (index %.1f ms + Gi*/p/bins %.1f ms)", total * 1e3, index * 1e3, gi * 1e3))
+        let cpu = median(ours.map(\.cpu))
+        lines.append(String(format: "  entitystream HotSpots: %.1f ms (index %.1f ms + Gi*/p/bins %.1f ms); CPU %.1f ms",
+                            total * 1e3, index * 1e3, gi * 1e3, cpu * 1e3))
         if !theirs.isEmpty {
             let weights = median(theirs.map(\.weights)), glocal = median(theirs.map(\.glocal))
             let peerTotal = median(theirs.map { $0.weights + $0.glocal })
-            lines.append(String(format: "  PySAL esda: %.0f ms (DistanceBand %.0f ms + G_Local %.0f ms)", peerTotal * 1e3, weights * 1e3, glocal * 1e3))
-            lines.append(String(format: "  speed-up: %.0f× overall (index vs DistanceBand %.0f×, Gi* vs G_Local %.0f×)",
-                                peerTotal / total, weights / index, glocal / gi))
+            let peerCPU = median(theirs.map(\.cpu))
+            lines.append(String(format: "  PySAL esda: %.0f ms (DistanceBand %.0f ms + G_Local %.0f ms); CPU %.0f ms",
+                                peerTotal * 1e3, weights * 1e3, glocal * 1e3, peerCPU * 1e3))
+            lines.append(String(format: "  speed-up: %.0f× overall, %.0f× in CPU time (index vs DistanceBand %.0f×, Gi* vs G_Local %.0f×)",
+                                peerTotal / total, peerCPU / cpu, weights / index, glocal / gi))
             // Equal z: compare where both are defined.
             let bytes = try Data(contentsOf: zFile)
             let esdaZ = bytes.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
@@ -188,12 +203,14 @@ enum HotSpotBenchmark {
         let band = band(count: count, neighbours: neighbours)
         let clock = ContinuousClock()
         let start = clock.now
+        let cpuStart = cpuSeconds()
         let result = try HotSpotAnalysis(options: HotSpotOptions(distanceBand: chooseBand ? nil : band)).run(input)
         let seconds = (clock.now - start).seconds
+        let cpu = cpuSeconds() - cpuStart
         let peak = residentKilobytes(field: "VmHWM:")
         let decision = result.summary.distanceBand
-        return String(format: "%d points, band %@ %.3f: %.2f s, peak RSS %.0f MB (%.0f MB before the input, %.0f MB with input and coordinates; %.0f bytes per point above that)",
-                      count, chooseBand ? "chosen (\(decision.choice.name))" : "given", decision.band, seconds,
+        return String(format: "%d points, band %@ %.3f: %.2f s (CPU %.2f s), peak RSS %.0f MB (%.0f MB before the input, %.0f MB with input and coordinates; %.0f bytes per point above that)",
+                      count, chooseBand ? "chosen (\(decision.choice.name))" : "given", decision.band, seconds, cpu,
                       Double(peak) / 1024, Double(baseline) / 1024, Double(loaded) / 1024,
                       Double(peak - loaded) * 1024 / Double(count))
     }
