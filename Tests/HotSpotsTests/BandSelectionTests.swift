@@ -104,3 +104,24 @@ struct BandSelectionTests {
         #expect(ring == [[0, 0], [0, 20], [20, 20], [20, 0], [0, 0]])
     }
 }
+
+@Suite("Incremental Spatial Autocorrelation: bounded work")
+struct ISABudgetTests {
+    /// More neighbours per feature than the budget at the largest distance abandons ISA (nil), as ArcGIS's stopMax.
+    @Test(.timeLimit(.minutes(1))) func budgetExceeded() throws {
+        var x: [Double] = [], y: [Double] = [], values: [Double] = []
+        for r in 0..<20 {
+            for c in 0..<20 {
+                x.append(Double(c)); y.append(Double(r)); values.append(Double((r * 3 + c) % 5))
+            }
+        }
+        let sites = Sites(distinctE: x, n: y, u: [])
+        // At distance 3.5 an interior lattice point has 36 neighbours.
+        let within = try IncrementalSpatialAutocorrelation.run(sites: sites, values: values, distances: [1.5, 2.5, 3.5],
+                                                               maximumAverageNeighbors: 40, monitor: .none, progress: { _ in })
+        #expect(within?.count == 3)
+        let over = try IncrementalSpatialAutocorrelation.run(sites: sites, values: values, distances: [1.5, 2.5, 3.5],
+                                                             maximumAverageNeighbors: 20, monitor: .none, progress: { _ in })
+        #expect(over == nil)
+    }
+}

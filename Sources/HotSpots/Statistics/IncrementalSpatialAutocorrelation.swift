@@ -31,7 +31,9 @@ public struct MoransIStep: Sendable, Hashable {
 enum IncrementalSpatialAutocorrelation {
     /// The steps, or nil when the average number of neighbours at the
     /// largest distance exceeds `maximumAverageNeighbors` (ArcGIS passes
-    /// `stopMax = 500` and then falls back to nearest neighbours).
+    /// `stopMax = 500` and then falls back to nearest neighbours). The first
+    /// pass stops as soon as the budget is exceeded, so the work is bounded
+    /// by about 500 pairs per feature whatever the distances.
     static func run(sites: Sites, values y: [Double], distances: [Double], maximumAverageNeighbors: Double,
                     monitor: HotSpotMonitor, progress: (Double) -> Void) throws -> [MoransIStep]? {
         let bands = distances.count
@@ -84,6 +86,7 @@ enum IncrementalSpatialAutocorrelation {
                     }
                     for b in 1..<max(bands, 1) { row[b] += row[b - 1] }
                     pairs += slots[slot].w * (row[bands - 1] - 1)
+                    if pairs > budget { return }   // bounded work: give up early
                 }
             }
         }
