@@ -2,9 +2,11 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics] [--count N] [--runs R] [--no-peers] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics|hotspots] [--count N] [--runs R] [--no-peers] [--ais PATH]
+///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
 ///
-/// `transport-server --count N` is the server process the transport benchmark starts.
+/// `transport-server --count N` is the server process the transport benchmark starts;
+/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
@@ -52,6 +54,13 @@ do {
     case "statistics":
         for line in try StatisticsBenchmark.run(count: option("--count", default: 1_000_000), runs: option("--runs", default: 7),
                                                  peers: !arguments.contains("--no-peers")) { report(line) }
+    case "hotspots":
+        for line in try HotSpotBenchmark.run(count: option("--count", default: 100_000), neighbours: option("--neighbours", default: 30),
+                                             rounds: option("--rounds", default: 3), millionCount: option("--million", default: 1_000_000),
+                                             executable: executable) { report(line) }
+    case "hotspots-memory":
+        report(try HotSpotBenchmark.memory(count: option("--count", default: 1_000_000), neighbours: option("--neighbours", default: 30),
+                                           chooseBand: stringOption("--band", default: "given") == "chosen"))
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "all":
@@ -67,8 +76,10 @@ do {
         }
         for line in try await QueryBenchmark.run(count: 1_000_000) { report(line) }
         for line in try StatisticsBenchmark.run(count: 1_000_000, runs: 7, peers: true) { report(line) }
+        for line in try HotSpotBenchmark.run(count: 100_000, neighbours: 30, rounds: 3, millionCount: 1_000_000,
+                                             executable: executable) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics, hotspots)\n".utf8))
         exit(2)
     }
 } catch {
