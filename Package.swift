@@ -15,6 +15,9 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        .systemLibrary(name: "CLibTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CLibGeoTIFF", providers: [.apt(["libgeotiff-dev"])]),
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .target(name: "Locking"),
         .target(name: "Transport", dependencies: ["CLibWebSockets", "Locking"]),
         .target(name: "EntityStreamCore", dependencies: ["Locking"]),
