@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "Locking"),
         .target(name: "Transport", dependencies: ["CLibWebSockets", "Locking"]),
         .target(name: "EntityStreamCore", dependencies: ["Locking"]),
+        .target(name: "Raster", dependencies: ["CLibTIFF", "CLibGeoTIFF", "CPROJ", "EntityStreamCore"]),
         .target(name: "EntityStream", dependencies: ["EntityStreamCore", "Transport", "Locking"]),
         .target(name: "StreamSimulator", dependencies: ["EntityStreamCore", "Transport", "Locking"], path: "Simulator/Sources/StreamSimulator"),
         .executableTarget(name: "EntityStreamCLI", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "StreamSimulator", "Locking"]),
