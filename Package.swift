@@ -29,6 +29,7 @@ let package = Package(
                           path: "Simulator/Sources/stream-simulator"),
         .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream"], exclude: ["Peers"]),
         .target(name: "EntityStreamTestSupport", dependencies: ["EntityStreamCore", "EntityStream", "Transport", "Locking"]),
+        .testTarget(name: "RasterTests", dependencies: ["Raster", "EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "EntityStreamTestSupport"]),
         .testTarget(name: "StreamSimulatorTests", dependencies: ["StreamSimulator", "EntityStreamCore", "EntityStream", "Transport", "EntityStreamTestSupport", "Locking"]),

@@ -7,11 +7,11 @@ public struct GeoTIFFWriteOptions: Sendable, Hashable {
     public enum Georeferencing: Sendable, Hashable {
         /// No georeferencing tags.
         case none
-        /// ModelTiepointTag (column, row, 0, x, y, 0) and ModelPixelScaleTag
-        /// (scaleX, scaleY, 0), written as given (a negative scaleY included).
-        case tiepointAndScale(column: Double, row: Double, x: Double, y: Double, scaleX: Double, scaleY: Double)
-        /// ModelTransformationTag: a 4×4 row-major matrix, written as given (any count).
-        case transformation(matrix: [Double])
+        /// The raw tags, each written as given when present: ModelTiepointTag
+        /// (I J K X Y Z …), ModelPixelScaleTag (Sx Sy Sz; a negative Sy
+        /// included) and ModelTransformationTag (a 4×4 row-major matrix, any
+        /// count) — all three together if asked, to test which one wins.
+        case tags(tiepoints: [Double]?, pixelScale: [Double]?, transformation: [Double]?)
         /// A geotransform written as GDAL writes one: tiepoint and scale when
         /// it is north-up and axis-aligned, the transformation matrix
         /// otherwise; for PixelIsPoint the tags name the top-left cell's

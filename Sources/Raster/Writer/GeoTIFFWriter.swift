@@ -43,6 +43,10 @@ public enum GeoTIFFWriter {
             if options.predictor == .floatingPoint && !image.pixelType.isFloatingPoint {
                 throw invalid("the floating-point predictor needs a float pixel type, not \(image.pixelType.rawValue)")
             }
+            if options.predictor == .floatingPoint && options.bigEndian {
+                // libtiff 4.5 (Debian 12) writes these wrongly: GDAL's own files read back as garbage.
+                throw invalid("big-endian files with the floating-point predictor are not written (libtiff 4.5 writes them wrongly)")
+            }
         }
         guard TIFFIsCODECConfigured(options.compression.rawValue) == 1 else { throw invalid("libtiff cannot encode \(options.compression)") }
 
@@ -118,11 +122,10 @@ public enum GeoTIFFWriter {
         }
         switch options.georeferencing {
         case .none: break
-        case .tiepointAndScale(let column, let row, let x, let y, let scaleX, let scaleY):
-            try setDoubles(ES_TIFFTAG_GEOTIEPOINTS, [column, row, 0, x, y, 0])
-            try setDoubles(ES_TIFFTAG_GEOPIXELSCALE, [scaleX, scaleY, 0])
-        case .transformation(let matrix):
-            try setDoubles(ES_TIFFTAG_GEOTRANSMATRIX, matrix)
+        case .tags(let tiepoints, let pixelScale, let transformation):
+            if let tiepoints { try setDoubles(ES_TIFFTAG_GEOTIEPOINTS, tiepoints) }
+            if let pixelScale { try setDoubles(ES_TIFFTAG_GEOPIXELSCALE, pixelScale) }
+            if let transformation { try setDoubles(ES_TIFFTAG_GEOTRANSMATRIX, transformation) }
         case .geoTransform(let transform):
             // PixelIsPoint: the tags name the top-left cell's centre (GDAL's write side).
             let written = options.rasterType == .pixelIsPoint ? (transform.shifted(columns: 0.5, rows: 0.5) ?? transform) : transform
