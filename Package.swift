@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "EntityStreamCLI", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "StreamSimulator", "Locking"]),
         .executableTarget(name: "StreamSimulatorCLI", dependencies: ["StreamSimulator", "EntityStreamCore", "Transport"],
                           path: "Simulator/Sources/stream-simulator"),
-        .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream"], exclude: ["Peers"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream", "Raster"], exclude: ["Peers"]),
         .target(name: "EntityStreamTestSupport", dependencies: ["EntityStreamCore", "EntityStream", "Transport", "Locking"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster", "EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport"]),

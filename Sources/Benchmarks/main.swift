@@ -2,7 +2,8 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages] [--count N] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|identify] [--count N] [--ais PATH]
+///                        [--raster PATH] [--runs N] [--rasterio-count N]
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -18,6 +19,9 @@ let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
 let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
 let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
 let haveAIS = FileManager.default.fileExists(atPath: ais)
+
+let raster = stringOption("--raster", default: "../shared/data/rasters/riotiler__cog.tif")
+let haveRaster = FileManager.default.fileExists(atPath: raster)
 
 func report(_ line: String) { print(line) }
 func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
@@ -48,6 +52,13 @@ do {
         if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("simulator") }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
+    case "identify":
+        if haveRaster {
+            for line in try IdentifyBenchmark.run(path: raster, count: option("--count", default: 1_000_000), runs: option("--runs", default: 3),
+                                                  rasterioCount: option("--rasterio-count", default: 100_000)) { report(line) }
+        } else {
+            report("identify: skipped (no raster at \(raster); the shared data is absent)")
+        }
     case "all":
         report("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB")
         try await runTransport()
@@ -59,8 +70,13 @@ do {
         } else {
             skip("json, replay, memory and simulator benchmarks")
         }
+        if haveRaster {
+            for line in try IdentifyBenchmark.run(path: raster, count: 1_000_000, runs: 3, rasterioCount: 100_000) { report(line) }
+        } else {
+            report("identify: skipped (no raster at \(raster); the shared data is absent)")
+        }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, identify)\n".utf8))
         exit(2)
     }
 } catch {

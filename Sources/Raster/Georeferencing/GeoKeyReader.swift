@@ -1,4 +1,5 @@
 import CLibGeoTIFF
+import CPROJ
 import Foundation
 
 /// Reads a GeoTIFF's GeoKeys with libgeotiff: the raster type
@@ -62,8 +63,15 @@ enum GeoKeyReader {
         return Keys(rasterType: rasterType, crs: userDefinedCRS(gtif))
     }
 
-    /// libgeotiff's normalisation of user-defined keys into a PROJ string.
+    /// libgeotiff's normalisation of user-defined keys into a PROJ string,
+    /// with a PROJ context of our own attached (network off, PROJ's messages
+    /// kept off stderr) rather than the one libgeotiff would create.
     private static func userDefinedCRS(_ gtif: OpaquePointer) -> RasterCRS {
+        let messages = UnsafeMutablePointer<es_proj_messages>.allocate(capacity: 1)
+        defer { messages.deallocate() }
+        guard let context = es_proj_context_create(messages) else { return .unknown(reason: "PROJ could not create a context") }
+        defer { proj_context_destroy(context) }
+        GTIFAttachPROJContext(gtif, UnsafeMutableRawPointer(context))
         guard let definition = GTIFAllocDefn() else { return .unknown(reason: "out of memory") }
         defer { GTIFFreeDefn(definition) }
         guard GTIFGetDefn(gtif, definition) != 0 else {

@@ -13,8 +13,6 @@
 /// edge maps to that cell's whole column/row; rotated or sheared transforms
 /// use the general 2×2 inverse. Pure value type; `Sendable`.
 public struct GeoTransform: Sendable, Hashable {
-    /// The six coefficients in GDAL's order.
-    public let coefficients: [Double]
     private let c0, c1, c2, c3, c4, c5: Double
     private let determinant: Double
     /// c[2] == 0 && c[4] == 0.
@@ -26,11 +24,13 @@ public struct GeoTransform: Sendable, Hashable {
         guard coefficients.count == 6, coefficients.allSatisfy(\.isFinite) else { return nil }
         let determinant = coefficients[1] * coefficients[5] - coefficients[2] * coefficients[4]
         guard determinant != 0, determinant.isFinite else { return nil }
-        self.coefficients = coefficients
         (c0, c1, c2, c3, c4, c5) = (coefficients[0], coefficients[1], coefficients[2], coefficients[3], coefficients[4], coefficients[5])
         self.determinant = determinant
         self.isAxisAligned = coefficients[2] == 0 && coefficients[4] == 0
     }
+
+    /// The six coefficients in GDAL's order.
+    public var coefficients: [Double] { [c0, c1, c2, c3, c4, c5] }
 
     /// A north-up transform: top-left corner (`originX`, `originY`), cells
     /// `cellWidth` wide and `cellHeight` tall (both positive; y decreases

@@ -35,11 +35,11 @@ public final class GeoTIFFRaster {
     private let pixelType: PixelType
     private let noData: NoDataMatcher?
     private let options: RasterOpenOptions
+    private let geoTransform: GeoTransform?
     private var transformers: [Int: CoordinateTransformer] = [:]
     private var transformerOrder: [Int] = []
     private var lastTransformerWKID = -1
     private var lastTransformer: CoordinateTransformer?
-    private var lookups = 0
 
     /// Opens the GeoTIFF at `path`. Throws ``RasterError``: ``RasterError/cannotOpen(path:reason:)``,
     /// ``RasterError/notTIFF(path:detail:)``, ``RasterError/unreadableTIFF(path:detail:)`` (truncated
@@ -71,6 +71,7 @@ public final class GeoTIFFRaster {
         self.pixelType = directory.pixelType
         self.noData = directory.noData?.matcher(for: directory.pixelType)
         self.options = options
+        self.geoTransform = geoTransform
         self.cache = BlockCache(blockCount: directory.layout.blockCount, blockByteCount: directory.layout.blockByteCount,
                                 byteLimit: options.cacheBytes)
     }
@@ -135,7 +136,7 @@ public final class GeoTIFFRaster {
     /// The point's cell in pixel coordinates, or nil when it has none.
     @inline(__always) private func locate(x: Double, y: Double, in spatialReference: SpatialReference?) throws(RasterError) -> Located? {
         guard x.isFinite && y.isFinite else { throw RasterError.invalidPoint(x: x, y: y) }
-        guard let geoTransform = info.geoTransform else {
+        guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
         let transformer = try transformer(for: spatialReference)
@@ -184,19 +185,26 @@ public final class GeoTIFFRaster {
     /// Every band of cell (`column`, `row`), which is inside the raster.
     @inline(__always) private func readSample(column: Int, row: Int) throws(RasterError) -> RasterSample {
         let bands = layout.bandCount
-        var values: [Double?] = []
-        values.reserveCapacity(bands)
+        let values: [Double?]
         if layout.isPlanarSeparate {
+            var read: [Double?] = []
+            read.reserveCapacity(bands)
             for band in 0..<bands {
                 let memory = try block(layout.block(column: column, row: row, band: band))
-                values.append(checked(pixelType.load(from: memory, at: layout.byteOffset(column: column, row: row, band: band))))
+                read.append(checked(pixelType.load(from: memory, at: layout.byteOffset(column: column, row: row, band: band))))
             }
+            values = read
         } else {
             let memory = try block(layout.block(column: column, row: row, band: 0))
-            var offset = layout.byteOffset(column: column, row: row, band: 0)
-            for _ in 0..<bands {
-                values.append(checked(pixelType.load(from: memory, at: offset)))
-                offset &+= layout.bytesPerSample
+            let first = layout.byteOffset(column: column, row: row, band: 0)
+            let step = layout.bytesPerSample
+            values = [Double?](unsafeUninitializedCapacity: bands) { buffer, initialized in
+                var offset = first
+                for band in 0..<bands {
+                    buffer.initializeElement(at: band, to: checked(pixelType.load(from: memory, at: offset)))
+                    offset &+= step
+                }
+                initialized = bands
             }
         }
         return RasterSample(column: column, row: row, pixelType: pixelType, values: values)
@@ -247,7 +255,7 @@ public final class GeoTIFFRaster {
     /// The envelope of the cell's four corners, transformed back into the
     /// point's spatial reference when a transformer is given.
     private func cellExtent(column: Int, row: Int, transformer: CoordinateTransformer?, wkid: Int?) throws(RasterError) -> Envelope {
-        guard let geoTransform = info.geoTransform else {
+        guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
         let left = Double(column), top = Double(row)
