@@ -7,28 +7,28 @@
 /// (edge tiles are padded; the last strip may hold fewer rows). The
 /// initialiser checks every size for overflow, so the arithmetic of the
 /// lookups cannot trap for any cell inside the image. Pure; `Sendable`.
-public struct BlockLayout: Sendable, Hashable {
-    public let width: Int
-    public let height: Int
-    public let bandCount: Int
-    public let bytesPerSample: Int
-    public let blockWidth: Int
-    public let blockHeight: Int
-    public let isTiled: Bool
-    public let isPlanarSeparate: Bool
-    public let blocksAcross: Int
-    public let blocksDown: Int
+struct BlockLayout: Sendable, Hashable {
+    let width: Int
+    let height: Int
+    let bandCount: Int
+    let bytesPerSample: Int
+    let blockWidth: Int
+    let blockHeight: Int
+    let isTiled: Bool
+    let isPlanarSeparate: Bool
+    let blocksAcross: Int
+    let blocksDown: Int
     /// Blocks in one plane (all blocks unless planar-separate).
-    public let blocksPerPlane: Int
+    let blocksPerPlane: Int
     /// Every block of the image.
-    public let blockCount: Int
+    let blockCount: Int
     /// Bytes of one decoded full block.
-    public let blockByteCount: Int
+    let blockByteCount: Int
     /// Samples per pixel inside one block: the band count, or 1 when planar-separate.
-    public let samplesPerBlockPixel: Int
+    let samplesPerBlockPixel: Int
 
     /// Nil when a size is not positive or the totals overflow.
-    public init?(width: Int, height: Int, bandCount: Int, bytesPerSample: Int,
+    init?(width: Int, height: Int, bandCount: Int, bytesPerSample: Int,
                  blockWidth: Int, blockHeight: Int, isTiled: Bool, isPlanarSeparate: Bool) {
         guard width > 0, height > 0, bandCount > 0, bytesPerSample > 0, blockWidth > 0, blockHeight > 0 else { return nil }
         let across = width / blockWidth + (width % blockWidth == 0 ? 0 : 1)
@@ -58,26 +58,26 @@ public struct BlockLayout: Sendable, Hashable {
     }
 
     /// The block holding band `band` of cell (`column`, `row`), which must be inside the image.
-    @inline(__always) public func block(column: Int, row: Int, band: Int) -> Int {
+    @inline(__always) func block(column: Int, row: Int, band: Int) -> Int {
         let inPlane = (row / blockHeight) * blocksAcross + column / blockWidth
         return isPlanarSeparate ? band * blocksPerPlane + inPlane : inPlane
     }
 
     /// The byte offset of band `band` of cell (`column`, `row`) inside its block.
-    @inline(__always) public func byteOffset(column: Int, row: Int, band: Int) -> Int {
+    @inline(__always) func byteOffset(column: Int, row: Int, band: Int) -> Int {
         let pixel = (row % blockHeight) * blockWidth + column % blockWidth
         return (pixel * samplesPerBlockPixel + (isPlanarSeparate ? 0 : band)) * bytesPerSample
     }
 
     /// Rows the block really holds (the last strip may be short; tiles are always full).
-    public func rowsInBlock(_ block: Int) -> Int {
+    func rowsInBlock(_ block: Int) -> Int {
         if isTiled { return blockHeight }
         let stripInPlane = block % blocksPerPlane
         return min(blockHeight, height - stripInPlane * blockHeight)
     }
 
     /// Bytes of decoded data the block really holds.
-    public func byteCount(ofBlock block: Int) -> Int {
+    func byteCount(ofBlock block: Int) -> Int {
         rowsInBlock(block) * blockWidth * samplesPerBlockPixel * bytesPerSample
     }
 }
