@@ -70,45 +70,47 @@ enum IdentifyBenchmark {
         if gdal == nil { lines.append("identify: gdallocationinfo not found (apt-get install gdal-bin): comparison skipped") }
         if !haveRasterio { lines.append("identify: python3 lacks rasterio (pip install rasterio): comparison skipped") }
 
-        var timings: [String: [Double]] = [:]
-        var rasterioTimings: [String: [Double]] = [:]
+        var timings: [String: [Timing]] = [:]
+        var rasterioTimings: [String: [Timing]] = [:]
         var ourTotals: [String: Int] = [:]
         var peerNotes: [String: String] = [:]
-        let clock = ContinuousClock()
         for run in 0..<runs {
             for (label, points, spatialReference, prefixFile) in [("raster CRS", native, SpatialReference?.none, prefixFiles[0]),
                                                                   ("WGS84", wgs84, SpatialReference.wgs84, prefixFiles[1])] {
                 // entitystream: sample (values), then identify (values + cell extent).
                 var total = 0
                 var prefixTotal = 0
-                var start = clock.now
+                var start = Timing.Start()
                 for i in points.xs.indices {
                     if let sample = try raster.sample(x: points.xs[i], y: points.ys[i], in: spatialReference), let value = sample.values[0] {
                         total &+= Int(value)
                     }
                     if i + 1 == rasterioCount { prefixTotal = total }
                 }
-                timings["entitystream sample, \(label)", default: []].append((clock.now - start).seconds)
+                timings["entitystream sample, \(label)", default: []].append(start.elapsed())
                 ourTotals[label] = total
                 var extentSum = 0.0
-                start = clock.now
+                start = Timing.Start()
                 for i in points.xs.indices {
                     if let cell = try raster.identify(x: points.xs[i], y: points.ys[i], in: spatialReference) { extentSum += cell.extent.xmin }
                 }
-                timings["entitystream identify (values + extent), \(label)", default: []].append((clock.now - start).seconds)
+                timings["entitystream identify (values + extent), \(label)", default: []].append(start.elapsed())
                 if extentSum == 0 { throw BenchmarkError("no cells identified") }
 
                 if let gdal {
                     let output = directory.appendingPathComponent("gdal.txt").path
-                    let seconds = try timeWithStdin(gdal, ["-valonly", spatialReference == nil ? "-geoloc" : "-wgs84", path], input: points.file, output: output)
-                    timings["gdallocationinfo -valonly \(spatialReference == nil ? "-geoloc" : "-wgs84") (stdin, whole process)", default: []].append(seconds)
+                    let timing = try timeWithStdin(gdal, ["-valonly", spatialReference == nil ? "-geoloc" : "-wgs84", path], input: points.file, output: output)
+                    timings["gdallocationinfo -valonly \(spatialReference == nil ? "-geoloc" : "-wgs84") (stdin, whole process)", default: []].append(timing)
                     if run == 0 { peerNotes[label] = try compareWithGDAL(output: output, raster: raster, points: points, spatialReference: spatialReference) }
                 }
                 if haveRasterio, let python {
                     let result = try ProcessBenchmarks.timeCapturing(python, [peerScript, path, prefixFile, spatialReference == nil ? "raster" : "EPSG:4326"])
                     let fields = result.split(separator: " ")
-                    guard fields.count == 2, let seconds = Double(fields[0]), let sum = Int(fields[1]) else { throw BenchmarkError("rasterio peer printed '\(result)'") }
-                    rasterioTimings["rasterio sample, \(label) (first \(rasterioCount) of the points; timed inside Python, excluding start-up)", default: []].append(seconds)
+                    guard fields.count == 3, let wall = Double(fields[0]), let cpu = Double(fields[1]), let sum = Int(fields[2]) else {
+                        throw BenchmarkError("rasterio peer printed '\(result)'")
+                    }
+                    rasterioTimings["rasterio sample, \(label) (first \(rasterioCount) of the points; timed inside Python, excluding start-up)", default: []]
+                        .append(Timing(wall: wall, cpu: cpu))
                     if run == 0 && sum != prefixTotal { lines.append("identify: rasterio's sum of values \(sum) ≠ ours \(prefixTotal) (\(label))") }
                     if run == 0 && sum == prefixTotal { peerNotes["rasterio " + label] = "rasterio's sum of the first \(rasterioCount) values equals ours (\(sum))" }
                 }
@@ -118,18 +120,22 @@ enum IdentifyBenchmark {
         for (key, note) in peerNotes.sorted(by: { $0.key < $1.key }) { lines.append("identify: check (\(key)): \(note)") }
         for (table, points) in [(timings, count), (rasterioTimings, rasterioCount)] {
             for key in table.keys.sorted() {
-                let values = table[key, default: []].sorted()
-                guard !values.isEmpty else { continue }
-                let median = values[values.count / 2]
-                lines.append(BenchmarkResult(name: "identify: \(key)", count: points, seconds: median, unit: "points",
-                                             extra: "median of \(values.count): " + values.map { String(format: "%.3f", $0) }.joined(separator: " ")).line)
+                let runs = table[key, default: []]
+                guard !runs.isEmpty else { continue }
+                let walls = runs.map(\.wall).sorted(), cpus = runs.map(\.cpu).sorted()
+                let cpuMedian = cpus[cpus.count / 2]
+                lines.append(BenchmarkResult(name: "identify: \(key)", count: points, seconds: walls[walls.count / 2], unit: "points",
+                                             extra: "wall s " + walls.map { String(format: "%.3f", $0) }.joined(separator: " ")
+                                                 + String(format: "; CPU median %.3f s = ", cpuMedian)
+                                                 + Int((Double(points) / cpuMedian).rounded()).formatted(.number.grouping(.automatic)) + " points per CPU-second").line)
             }
         }
         return lines
     }
 
-    /// Runs `executable` with `input` as stdin and stdout to `output`; wall seconds.
-    static func timeWithStdin(_ executable: String, _ arguments: [String], input: String, output: String) throws -> Double {
+    /// Runs `executable` with `input` as stdin and stdout to `output`; its
+    /// wall time and CPU time (user + system, from the children's rusage).
+    static func timeWithStdin(_ executable: String, _ arguments: [String], input: String, output: String) throws -> Timing {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -137,11 +143,10 @@ enum IdentifyBenchmark {
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: output)
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = Timing.Start()
         try process.run()
         process.waitUntilExit()
-        return (clock.now - start).seconds
+        return start.elapsedOfChildren()
     }
 
     /// gdallocationinfo's value for every point against ours.
@@ -160,6 +165,43 @@ enum IdentifyBenchmark {
     static func gdalVersion() throws -> String {
         guard let gdalinfo = ProcessBenchmarks.which("gdalinfo") else { return "" }
         return try ProcessBenchmarks.timeCapturing(gdalinfo, ["--version"]).split(separator: ",").first.map(String.init) ?? ""
+    }
+}
+
+/// One run's wall time and CPU time: on a machine shared with other work
+/// the CPU time is the steadier figure, so both are reported.
+struct Timing {
+    var wall: Double
+    var cpu: Double
+
+    /// The clocks at the start of a run.
+    struct Start {
+        let wall = ContinuousClock.now
+        let thread = Start.cpu(CLOCK_THREAD_CPUTIME_ID)
+        let children = Start.childrenCPU()
+
+        /// Wall time and this thread's CPU time since the start.
+        func elapsed() -> Timing {
+            Timing(wall: (ContinuousClock.now - wall).seconds, cpu: Start.cpu(CLOCK_THREAD_CPUTIME_ID) - thread)
+        }
+
+        /// Wall time and the CPU time of children reaped since the start.
+        func elapsedOfChildren() -> Timing {
+            Timing(wall: (ContinuousClock.now - wall).seconds, cpu: Start.childrenCPU() - children)
+        }
+
+        static func cpu(_ clock: clockid_t) -> Double {
+            var time = timespec()
+            clock_gettime(clock, &time)
+            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        }
+
+        static func childrenCPU() -> Double {
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+            return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+                + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        }
     }
 }
 
