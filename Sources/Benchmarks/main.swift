@@ -2,8 +2,9 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics|hotspots] [--count N] [--runs R] [--no-peers] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics|hotspots|identify] [--count N] [--runs R] [--no-peers] [--ais PATH]
 ///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
+///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts;
 /// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
@@ -20,6 +21,9 @@ let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
 let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
 let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
 let haveAIS = FileManager.default.fileExists(atPath: ais)
+
+let raster = stringOption("--raster", default: "../shared/data/rasters/riotiler__cog.tif")
+let haveRaster = FileManager.default.fileExists(atPath: raster)
 
 func report(_ line: String) { print(line) }
 func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
@@ -63,6 +67,13 @@ do {
                                            chooseBand: stringOption("--band", default: "given") == "chosen"))
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
+    case "identify":
+        if haveRaster {
+            for line in try IdentifyBenchmark.run(path: raster, count: option("--count", default: 1_000_000), runs: option("--runs", default: 3),
+                                                  rasterioCount: option("--rasterio-count", default: 100_000)) { report(line) }
+        } else {
+            report("identify: skipped (no raster at \(raster); the shared data is absent)")
+        }
     case "all":
         report("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB")
         try await runTransport()
@@ -78,8 +89,13 @@ do {
         for line in try StatisticsBenchmark.run(count: 1_000_000, runs: 7, peers: true) { report(line) }
         for line in try HotSpotBenchmark.run(count: 100_000, neighbours: 30, rounds: 3, millionCount: 1_000_000,
                                              executable: executable) { report(line) }
+        if haveRaster {
+            for line in try IdentifyBenchmark.run(path: raster, count: 1_000_000, runs: 3, rasterioCount: 100_000) { report(line) }
+        } else {
+            report("identify: skipped (no raster at \(raster); the shared data is absent)")
+        }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics, hotspots)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics, hotspots, identify)\n".utf8))
         exit(2)
     }
 } catch {
