@@ -92,7 +92,7 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         case "--recording": recordings.append(try value(word))
         case "--service": namedServices.append(try value(word))
         case "--csv":
-            do { csvMapping = try CSVColumnMapping(parsing: try value(word)) } catch let error as CSVTrackError { throw UsageError("--csv: \(error)") }
+            do { csvMapping = try CSVColumnMapping(parsing: try value(word)) } catch let error as CSVError { throw UsageError("--csv: \(error)") }
         case "--track-field": configuration.trackIDField = try value(word)
         case "--speed": configuration.pacing.speed = try number(word, above: 0)
         case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0))
