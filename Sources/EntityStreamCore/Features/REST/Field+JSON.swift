@@ -23,21 +23,13 @@ extension Field {
         return fields
     }
 
-    /// Appends the field as an Esri `fields` entry: `{"name","type","alias","nullable"[,"length"]}`.
-    public func appendEsriJSON(to writer: inout JSONWriter) {
-        writer.appendRaw("{\"name\":")
-        writer.appendString(name)
-        writer.appendRaw(",\"type\":")
-        writer.appendString(type.esriName)
-        writer.appendRaw(",\"alias\":")
-        writer.appendString(alias ?? name)
-        writer.appendRaw(",\"nullable\":")
-        writer.appendBool(nullable)
-        if let length = length ?? (type == .string ? 256 : nil) {
-            writer.appendRaw(",\"length\":")
-            writer.appendInt(Int64(length))
-        }
-        writer.appendRaw("}")
+    /// The field as an Esri `fields` entry: `{"name","type","alias","nullable"[,"length"]}`
+    /// (string fields without a declared length get 256).
+    public var esriJSON: JSONValue {
+        var object = JSONObject([("name", .string(name)), ("type", .string(type.esriName)), ("alias", .string(alias ?? name)),
+                                 ("nullable", .bool(nullable))])
+        if let length = length ?? (type == .string ? 256 : nil) { object.append(key: "length", value: .int(Int64(length))) }
+        return .object(object)
     }
 }
 
