@@ -148,7 +148,7 @@ public enum FeatureSetReader {
     }
 
     /// A parse failure: the body ended early (truncated) or is not JSON at all.
-    static func classify(_ error: JSONError, _ bytes: [UInt8]) -> FeatureSetReadError {
+    public static func classify(_ error: JSONError, _ bytes: [UInt8]) -> FeatureSetReadError {
         var first = 0
         while first < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[first]) { first += 1 }
         let looksLikeJSON = first < bytes.count && (bytes[first] == UInt8(ascii: "{") || bytes[first] == UInt8(ascii: "["))
