@@ -57,7 +57,7 @@ public struct CSVColumnTypeInference: Sendable {
         let trimmed = CSVNumber.trim(raw)
         if trimmed.isEmpty { return .null }
         switch type {
-        case .integer, .bigInteger, .smallInteger:
+        case .integer, .bigInteger, .smallInteger, .objectID:
             return CSVNumber.integer(trimmed).map { .int($0) } ?? .string(raw)
         case .double, .single:
             return CSVNumber.double(trimmed).map { .double($0) } ?? .string(raw)

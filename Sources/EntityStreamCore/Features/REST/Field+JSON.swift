@@ -24,11 +24,11 @@ extension Field {
     }
 
     /// The field as an Esri `fields` entry: `{"name","type","alias","nullable"[,"length"]}`
-    /// (string fields without a declared length get 256).
+    /// (`length` only when declared).
     public var esriJSON: JSONValue {
         var object = JSONObject([("name", .string(name)), ("type", .string(type.esriName)), ("alias", .string(alias ?? name)),
                                  ("nullable", .bool(nullable))])
-        if let length = length ?? (type == .string ? 256 : nil) { object.append(key: "length", value: .int(Int64(length))) }
+        if let length { object.append(key: "length", value: .int(Int64(length))) }
         return .object(object)
     }
 }
