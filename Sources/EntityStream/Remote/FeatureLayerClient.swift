@@ -123,16 +123,20 @@ public actor FeatureLayerClient {
     @discardableResult
     public func reloadDescription() async throws(FeatureLayerError) -> LayerDescription {
         let response = try await send(path: nil, parameters: [("f", "json")])
+        try checkComplete(response)
         let description: LayerDescription
         do {
             description = try LayerDescription(json: response.body)
         } catch {
             switch error {
-            case .arcGIS(let arcGIS): throw failed(.arcGIS(arcGIS, operation: "layer description request"))
+            case .arcGIS(let arcGIS):
+                setStatus(.connected, error: nil)
+                throw .arcGIS(arcGIS, operation: "layer description request")
             case .notJSON: throw failed(classifyNonJSON(response))
             case .notALayer(let detail), .invalid(let detail): throw failed(.notALayer(url: displayURL, detail: detail))
             }
         }
+        setStatus(.connected, error: nil)
         cachedDescription = description
         return description
     }
@@ -241,10 +245,8 @@ public actor FeatureLayerClient {
     /// ``FeatureLayerError``; `connected` on an ArcGIS answer.
     private func read<T>(_ response: HTTPResponse, operation: String,
                          _ parse: ([UInt8]) throws(FeatureSetReadError) -> T) throws(FeatureLayerError) -> T {
-        let expected = response.headers["content-length"].flatMap { Int($0.split(separator: " ").first ?? "") }
-        if let expected, response.body.count < expected {
-            throw failed(.truncated(url: displayURL, received: response.body.count, expected: expected))
-        }
+        try checkComplete(response)
+        let expected = Self.contentLength(response)
         do {
             let value = try parse(response.body)
             setStatus(.connected, error: nil)
@@ -265,6 +267,18 @@ public actor FeatureLayerClient {
                 throw failed(.invalidResponse(url: displayURL, detail: detail))
             }
         }
+    }
+
+    /// Throws ``FeatureLayerError/truncated(url:received:expected:)`` when the
+    /// body is shorter than its `Content-Length`.
+    private func checkComplete(_ response: HTTPResponse) throws(FeatureLayerError) {
+        if let expected = Self.contentLength(response), response.body.count < expected {
+            throw failed(.truncated(url: displayURL, received: response.body.count, expected: expected))
+        }
+    }
+
+    private static func contentLength(_ response: HTTPResponse) -> Int? {
+        response.headers["content-length"].flatMap { Int($0.split(separator: " ").first ?? "") }
     }
 
     /// A body that is not JSON: cut short, a server error status, or not ArcGIS at all.
