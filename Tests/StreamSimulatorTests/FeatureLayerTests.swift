@@ -311,6 +311,58 @@ struct FeatureLayerTests {
     }
 }
 
+extension FeatureLayerTests {
+    /// With a certificate the layers are served over https; the client reads them when it accepts the self-signed certificate, and says why not otherwise.
+    @Test(.timeLimit(.minutes(1))) func layersOverTLS() async throws {
+        let certificate = try TestCertificate.make()
+        defer { certificate.remove() }
+        let path = try writeTemporary(syntheticPoints(4))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await startLayers([LayerSpecification(name: "S", path: path)]) {
+            $0.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+        }
+        #expect(server.layerURL("S").hasPrefix("https://"))
+        var options = FeatureLayerClientOptions()
+        options.http.allowSelfSignedCertificates = true
+        let client = try FeatureLayerClient(layerURL: server.layerURL("S"), options: options)
+        #expect(values(try await allPages(client, FeatureQuery()), "seq") == (1...4).map { .int(Int64($0)) })
+        let strict = try FeatureLayerClient(layerURL: server.layerURL("S"))
+        var strictError: FeatureLayerError?
+        do { _ = try await strict.description() } catch { strictError = error }
+        guard case .unreachable(_, let detail)? = strictError else { Issue.record("\(String(describing: strictError))"); return }
+        #expect(detail.contains("TLS"))
+        await server.shutdown()
+    }
+
+    /// A statistics engine plugged into the simulator answers outStatistics queries, and the client reads the answer as one page of attribute rows.
+    @Test(.timeLimit(.minutes(1))) func statisticsThroughThePluggableEngine() async throws {
+        /// Counts the rows per value of the first group-by field (the test's own tiny engine).
+        struct GroupCount: FeatureStatisticsEngine {
+            func statistics(of table: FeatureTable, rows: [Int], query: FeatureQuery) throws(FeatureQueryError) -> FeatureStatisticsResult {
+                guard let group = query.groupByFieldsForStatistics.first, let field = table.schema.index(ofField: group),
+                      let statistic = query.outStatistics?.first else { throw FeatureQueryError("groupByFieldsForStatistics", "one group field needed") }
+                var counts: [String: Int64] = [:]
+                for row in rows { if case .string(let key) = table.value(row: row, field: field) { counts[key, default: 0] += 1 } }
+                return FeatureStatisticsResult(fields: [Field(name: group, type: .string), Field(name: statistic.resolvedOutputName, type: .integer)],
+                                               rows: counts.keys.sorted().map { [.string($0), .int(counts[$0] ?? 0)] })
+            }
+        }
+        let path = try writeTemporary(["State,County", "Alabama,Autauga", "Alabama,Baldwin", "Texas,Travis", "Utah,Salt Lake"])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await startLayers([LayerSpecification(name: "C", path: path)]) { $0.statisticsEngine = GroupCount() }
+        let client = try FeatureLayerClient(layerURL: server.layerURL("C"))
+        #expect(try await client.description().supportsStatistics)
+        var query = FeatureQuery(whereClause: "State <> 'Utah'")
+        query.outStatistics = [StatisticDefinition(type: .count, field: "County")]
+        query.groupByFieldsForStatistics = ["State"]
+        let pages = try await allPages(client, query)
+        #expect(pages.count == 1)
+        #expect(values(pages, "State") == [.string("Alabama"), .string("Texas")])
+        #expect(values(pages, "COUNT_County") == [.int(2), .int(1)])
+        await server.shutdown()
+    }
+}
+
 /// A token source that hands out `first`, and `then` when asked to renew; counts renewals.
 final class RenewingTokens: TokenSource, Sendable {
     private let state: LockedState<(current: String, next: String, renewals: Int)>
