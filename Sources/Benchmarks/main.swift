@@ -2,7 +2,7 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages] [--count N] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|features] [--count N] [--ais PATH]
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -46,6 +46,8 @@ do {
         if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
     case "simulator":
         if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("simulator") }
+    case "features":
+        for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "all":
@@ -59,8 +61,9 @@ do {
         } else {
             skip("json, replay, memory and simulator benchmarks")
         }
+        for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, features)\n".utf8))
         exit(2)
     }
 } catch {

@@ -20,12 +20,19 @@ public enum CSVNumber {
         trim(Substring(text))
     }
 
-    /// Trims ASCII spaces and tabs.
+    /// Trims ASCII spaces and tabs (byte by byte: no grapheme breaking).
     public static func trim(_ text: Substring) -> Substring {
-        var result = text
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
+        while start < end {
+            let before = utf8.index(before: end)
+            guard utf8[before] == 0x20 || utf8[before] == 0x09 else { break }
+            end = before
+        }
+        if start == utf8.startIndex && end == utf8.endIndex { return text }
+        return Substring(utf8[start..<end])
     }
 
     /// The kind of number `text` is (already trimmed), or nil when it is not one.

@@ -28,6 +28,7 @@ enum CSVFeatureLoader {
         var headerLine = 1
         var inference: [CSVColumnTypeInference] = []
         var largestNumber: [Double] = []
+        var epochColumns: [Int] = []
         var rows = 0
         var sawHeader = false
         do throws(CSVError) {
@@ -43,6 +44,9 @@ enum CSVFeatureLoader {
                     }
                     inference = Array(repeating: CSVColumnTypeInference(detectsDates: true), count: names.count)
                     largestNumber = Array(repeating: 0, count: names.count)
+                    // Only mapped time columns can hold epoch numbers whose unit matters.
+                    let timeNames = Set([mapping.time, mapping.end].compactMap { $0.map { Schema.fold($0.trimmingSpaces) } })
+                    epochColumns = names.indices.filter { timeNames.contains(Schema.fold(names[$0])) }
                     return
                 }
                 guard record.fields.count == names.count else {
@@ -50,9 +54,10 @@ enum CSVFeatureLoader {
                 }
                 rows += 1
                 for column in 0..<names.count {
-                    let value = CSVNumber.trim(record.fields[column])
-                    inference[column].observe(value)
-                    if let number = CSVNumber.double(value) { largestNumber[column] = max(largestNumber[column], abs(number)) }
+                    inference[column].observe(CSVNumber.trim(record.fields[column]))
+                }
+                for column in epochColumns {
+                    if let number = CSVNumber.double(CSVNumber.trim(record.fields[column])) { largestNumber[column] = max(largestNumber[column], abs(number)) }
                 }
             }
         } catch {
