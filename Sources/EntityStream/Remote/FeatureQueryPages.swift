@@ -20,6 +20,8 @@ public struct FeatureQueryPages: AsyncSequence, Sendable {
         Iterator(client: client, query: query)
     }
 
+    /// Fetches one page per ``next()``; not shared between tasks. ``summary``
+    /// says what the pages so far came to.
     public struct Iterator: AsyncIteratorProtocol {
         let client: FeatureLayerClient
         let query: FeatureQuery

@@ -8,6 +8,7 @@
 /// `01.5` is not a number, since such values are codes whose zeros matter;
 /// `0`, `0.5` and `-0.25` are numbers. Stateless.
 public enum CSVNumber {
+    /// Whether a number has a fraction or exponent.
     public enum Kind: Sendable, Hashable {
         /// Digits only (with optional sign).
         case integer

@@ -19,6 +19,7 @@
 /// but sends nothing, or cuts an id batch short, makes the pager throw
 /// ``FeatureQueryPagerError`` instead of looping or losing rows. A value type.
 public struct FeatureQueryPager: Sendable {
+    /// How the pager fetches a query (see the type's contract).
     public enum Strategy: Sendable, Hashable {
         case single
         case pages(size: Int)
