@@ -176,6 +176,23 @@ struct FeatureLayerClientErrorTests {
         #expect(responder.requests.first?.contains("token=hidden-token-value") == true)
     }
 
+    /// A server that claims pagination but ignores resultOffset is caught on the second page instead of looping.
+    @Test(.timeLimit(.minutes(1))) func serverIgnoringResultOffset() async throws {
+        let page = #"{"objectIdFieldName":"OID","fields":[{"name":"OID","type":"esriFieldTypeOID"}],"exceededTransferLimit":true,"features":[{"attributes":{"OID":1}},{"attributes":{"OID":2}}]}"#
+        let responder = try RawHTTPResponder.start { head in
+            RawHTTPResponder.response(body: Array((head.contains("/query?") ? page : descriptionJSON).utf8))
+        }
+        defer { responder.stop() }
+        let client = try FeatureLayerClient(layerURL: "\(responder.base)/arcgis/rest/services/X/FeatureServer/0")
+        var received = 0
+        let error = await layerError {
+            for try await page in client.pages(FeatureQuery()) { received += page.features.count }
+        }
+        guard case .invalidResponse(_, let detail)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(detail.contains("ignored resultOffset"))
+        #expect(received == 2)
+    }
+
     /// Cancelling the task that iterates the pages ends the request in flight with `cancelled`.
     @Test(.timeLimit(.minutes(1))) func cancellationDuringARequest() async throws {
         let arrived = AsyncStreamBox<Void>()

@@ -8,7 +8,9 @@ import EntityStreamCore
 /// The first page may come after an id request (layers that cannot page);
 /// a query matching nothing yields one empty page when the layer pages, and
 /// no page otherwise. In id-batch mode each page's features are put in the
-/// order of the ids (when the page carries the object-id field). Errors are
+/// order of the ids (when the page carries the object-id field). A server
+/// that ignores `resultOffset` (a page starting where the previous one did)
+/// is an error, not an endless loop. Errors are
 /// ``FeatureLayerError`` (cancellation included). Iterate it once.
 public struct FeatureQueryPages: AsyncSequence, Sendable {
     public typealias Element = FeatureSetPage
@@ -28,6 +30,9 @@ public struct FeatureQueryPages: AsyncSequence, Sendable {
         private var pager: FeatureQueryPager?
         private var pages = 0
         private var finished = false
+        /// The object ids of the previous page's first feature, to catch a
+        /// server that ignores `resultOffset` (it would page forever).
+        private var previousFirstID: Int64?
 
         init(client: FeatureLayerClient, query: FeatureQuery) {
             self.client = client
@@ -71,6 +76,12 @@ public struct FeatureQueryPages: AsyncSequence, Sendable {
                     throw .invalidResponse(url: client.displayURL, detail: error.description)
                 }
                 if case .objectIDBatches = pager.strategy, let ids = request.objectIDs { Self.reorder(&page, by: ids) }
+                if case .pages = pager.strategy, let first = page.features.first.flatMap({ page.objectID(of: $0) }) {
+                    if first == previousFirstID {
+                        throw .invalidResponse(url: client.displayURL, detail: "the server ignored resultOffset: page \(pages) starts with the same feature (object id \(first)) as page \(pages - 1)")
+                    }
+                    previousFirstID = first
+                }
                 pages += 1
                 return page
             }
