@@ -44,9 +44,9 @@ Pacing:
 Network and security:
   --port P                      port (default 6180; 0 picks a free one, printed on stderr)
   --host ADDRESS                interface (default 127.0.0.1; 0.0.0.0 for all)
-  --token T                     require token T on the description and the socket
+  --token T                     require token T on the descriptions, the socket and layer queries
   --tls-cert FILE --tls-key FILE
-                                serve https/wss
+                                serve https/wss (stream services and layers)
 Faults (each announced on stderr when it fires):
   --drop-after N                drop each connection abruptly after N messages
   --close-code C[:reason]       close each connection with code C: at once, or after --drop-after N
