@@ -2,7 +2,7 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics|hotspots|identify] [--count N] [--runs R] [--no-peers] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics|hotspots|identify|features] [--count N] [--runs R] [--no-peers] [--ais PATH]
 ///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
 ///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
 ///
@@ -65,6 +65,8 @@ do {
     case "hotspots-memory":
         report(try HotSpotBenchmark.memory(count: option("--count", default: 1_000_000), neighbours: option("--neighbours", default: 30),
                                            chooseBand: stringOption("--band", default: "given") == "chosen"))
+    case "features":
+        for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "identify":
@@ -94,8 +96,9 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+        for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics, hotspots, identify)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics, hotspots, identify, features)\n".utf8))
         exit(2)
     }
 } catch {

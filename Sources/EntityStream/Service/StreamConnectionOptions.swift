@@ -5,6 +5,9 @@ import Transport
 public struct StreamConnectionOptions: Sendable {
     /// Token for the REST request and (unless the description gives its own) the socket.
     public var token: String?
+    /// Where the REST token comes from, when not the fixed ``token`` (e.g. a
+    /// source shared with feature-layer clients that can renew it).
+    public var tokenSource: (any TokenSource)?
     /// The filter sent at connect (where, envelope, outFields, outSR).
     public var filter = StreamFilter()
     /// Track-id field to use when the service names none (or to override it).

@@ -19,6 +19,10 @@ public actor StreamServiceConnection {
     private let sink: any StreamConnectionSink
     private let clock: any EntityClock
     private let http: HTTPClient
+    /// The token for the description request (the user's).
+    private let restTokens: any TokenSource
+    /// The socket's token: the description's, else the user's.
+    private let socketTokens: StreamSocketTokenSource
 
     public private(set) var status: ConnectionStatus = .disconnected
     /// The service description, once loaded.
@@ -65,6 +69,8 @@ public actor StreamServiceConnection {
         self.clock = options.clock
         self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
         self.reconnect = ReconnectState(policy: options.reconnectPolicy)
+        self.restTokens = options.tokenSource ?? StaticTokenSource(options.token)
+        self.socketTokens = StreamSocketTokenSource(fallback: restTokens)
     }
 
     // MARK: Status
@@ -189,9 +195,16 @@ public actor StreamServiceConnection {
         } catch {
             return .failed(error.description, closeCode: nil, final: attempt == 0 && !isTransient(error))
         }
-        let socketToken = description.webSocketEntry?.token ?? options.token
-        if requireNewToken && socketToken == usedSocketToken {
-            return .failed("\(lastError ?? "not authorized"); the service description offers no new token", closeCode: nil, final: true)
+        await socketTokens.update(descriptionToken: description.webSocketEntry?.token)
+        let socketToken: String?
+        if requireNewToken {
+            switch await socketTokens.renewToken(rejected: usedSocketToken) {
+            case .renewed(let token): socketToken = token
+            case .unavailable:
+                return .failed("\(lastError ?? "not authorized"); the service description offers no new token", closeCode: nil, final: true)
+            }
+        } else {
+            socketToken = await socketTokens.token()
         }
         let schema: Schema
         do {
@@ -249,13 +262,27 @@ public actor StreamServiceConnection {
         return false
     }
 
+    /// Loads the description with the REST token; when the service rejects
+    /// the token (ArcGIS 498/499), asks the token source once for another.
     private func loadDescription() async throws(ServiceDescriptionError) -> ServiceDescription {
-        let url = ServiceURLs.descriptionURL(service: serviceURL, token: options.token)
+        var token = await restTokens.token()
+        do {
+            return try await loadDescription(token: token)
+        } catch {
+            guard case .arcGISError(let code?, _, _) = error, code == 498 || code == 499,
+                  case .renewed(let renewed) = await restTokens.renewToken(rejected: token) else { throw error }
+            token = renewed
+        }
+        return try await loadDescription(token: token)
+    }
+
+    private func loadDescription(token: String?) async throws(ServiceDescriptionError) -> ServiceDescription {
+        let url = ServiceURLs.descriptionURL(service: serviceURL, token: token)
         let response: HTTPResponse
         do {
             response = try await http.get(url)
         } catch {
-            throw .requestFailed(detail: error.description)
+            throw .requestFailed(detail: error.description.redactingToken(token))
         }
         guard response.status == 200 else {
             // ArcGIS answers some errors as its JSON error object with a non-200 status: report its words.

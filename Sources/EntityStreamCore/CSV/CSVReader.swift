@@ -1,7 +1,12 @@
 /// One record of a CSV text: its fields and the 1-based line it starts on.
-struct CSVRecord: Sendable, Hashable {
-    var line: Int
-    var fields: [String]
+public struct CSVRecord: Sendable, Hashable {
+    public var line: Int
+    public var fields: [String]
+
+    public init(line: Int, fields: [String]) {
+        self.line = line
+        self.fields = fields
+    }
 }
 
 /// Splits CSV text into records per RFC 4180, leniently where that is harmless.
@@ -17,14 +22,19 @@ struct CSVRecord: Sendable, Hashable {
 /// - A leading UTF-8 byte-order mark is ignored; invalid UTF-8 is repaired
 ///   with U+FFFD, never fatal.
 /// Quoting only escapes: `"12"` and `12` read the same.
-enum CSVReader {
+///
+/// One linear pass; ``forEachRecord(in:_:)`` hands each record over as it is
+/// read, so a caller can make several passes over a large text without
+/// holding every record. Throws ``CSVError`` with the line. Stateless.
+public enum CSVReader {
     private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","),
         cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
 
-    static func records(_ text: String) throws(CSVTrackError) -> [CSVRecord] {
+    /// Every record of `text`, in order.
+    public static func records(_ text: String) throws(CSVError) -> [CSVRecord] {
         var text = text
-        let result: Result<[CSVRecord], CSVTrackError> = text.withUTF8 { buffer in
-            do throws(CSVTrackError) {
+        let result: Result<[CSVRecord], CSVError> = text.withUTF8 { buffer in
+            do throws(CSVError) {
                 return .success(try records(bytes: buffer))
             } catch {
                 return .failure(error)
@@ -33,15 +43,24 @@ enum CSVReader {
         return try result.get()
     }
 
-    static func records(bytes: UnsafeBufferPointer<UInt8>) throws(CSVTrackError) -> [CSVRecord] {
+    /// Every record of the UTF-8 `bytes`, in order.
+    public static func records(bytes: UnsafeBufferPointer<UInt8>) throws(CSVError) -> [CSVRecord] {
         var records: [CSVRecord] = []
+        try forEachRecord(in: bytes) { (record: CSVRecord) throws(CSVError) in records.append(record) }
+        return records
+    }
+
+    /// Calls `body` with each record of the UTF-8 `bytes`, in order. Stops at
+    /// the first error, `body`'s or the reader's.
+    public static func forEachRecord(in bytes: UnsafeBufferPointer<UInt8>,
+                                     _ body: (CSVRecord) throws(CSVError) -> Void) throws(CSVError) {
         var fields: [String] = []
         var line = 1
         var recordLine = 1
         var i = 0
         let n = bytes.count
         if n >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
-        guard i < n else { return [] }
+        guard i < n else { return }
 
         var scratch: [UInt8] = []
         while true {
@@ -70,10 +89,10 @@ enum CSVReader {
                     i += 1
                 }
                 guard closed else {
-                    throw CSVTrackError("quoted field opened here is never closed", line: openLine)
+                    throw CSVError("quoted field opened here is never closed", line: openLine)
                 }
                 if i < n, bytes[i] != comma, bytes[i] != cr, bytes[i] != lf {
-                    throw CSVTrackError("unexpected character after a closing quote (a quote inside a quoted field must be doubled)", line: line)
+                    throw CSVError("unexpected character after a closing quote (a quote inside a quoted field must be doubled)", line: line)
                 }
                 fields.append(String(decoding: scratch, as: UTF8.self))
             } else {
@@ -88,7 +107,7 @@ enum CSVReader {
                 continue
             }
             let blank = fields.count == 1 && !quoted && fields[0].isEmpty
-            if !blank { records.append(CSVRecord(line: recordLine, fields: fields)) }
+            if !blank { try body(CSVRecord(line: recordLine, fields: fields)) }
             fields.removeAll(keepingCapacity: true)
             guard i < n else { break }
             if bytes[i] == cr, i + 1 < n, bytes[i + 1] == lf { i += 1 }
@@ -97,6 +116,5 @@ enum CSVReader {
             recordLine = line
             if i >= n { break }
         }
-        return records
     }
 }
