@@ -151,7 +151,7 @@ public struct FeatureQueryEngine: Sendable {
 
     /// `outFields` as schema indices in schema order, the object id included.
     func outputFields(_ outFields: [String]?, schema: Schema, objectIDField: Int) throws(FeatureQueryError) -> [Int] {
-        guard let outFields else { return Array(schema.fields.indices) }
+        guard let outFields, !outFields.contains("*") else { return Array(schema.fields.indices) }
         var kept: Set<Int> = [objectIDField]
         for name in outFields {
             guard let index = schema.index(ofField: name.trimmingSpaces) else {
