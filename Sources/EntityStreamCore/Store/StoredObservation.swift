@@ -5,7 +5,7 @@
 /// values directly. It points into the store's memory and is valid only
 /// during the call that hands it over: keep ``observation()`` (a full copy)
 /// or the values you need, never the view itself.
-public struct StoredObservation: AttributeRow {
+public struct StoredObservation: IdentityKeyedRow {
     /// The entity it belongs to.
     public var entity: EntityReference { entityReference.pointee }
     let entityReference: UnsafePointer<EntityReference>
