@@ -51,18 +51,9 @@ public struct ObservationQuery: Sendable {
             return Result(rows: project(ranks.prefix(limit ?? rows.count).map { rows[$0] }), matched: rows.count)
         }
         var keys: [SortKey] = []
-        var visited = 0
-        var stopped = false
-        state.scan(scan) { record in
-            visited += 1
-            if visited & 4095 == 0 && shouldStop() {
-                stopped = true
-                return false
-            }
+        try visit(state, shouldStop: shouldStop) { record in
             keys.append(SortKey(time: time(of: record), received: record.receivedAt, id: record.id))
-            return true
         }
-        if stopped { throw CancellationError() }
         keys.sort(by: areInOrder)
         let kept = keys.prefix(limit ?? keys.count)
         var rankByID: [Int64: Int] = [:]
@@ -84,6 +75,16 @@ public struct ObservationQuery: Sendable {
 
     private func collectRows(_ state: StoreContents, shouldStop: () -> Bool, keeping: (Int64) -> Bool) throws(CancellationError) -> [Row] {
         var rows: [Row] = []
+        try visit(state, shouldStop: shouldStop) { record in
+            if keeping(record.id) {
+                rows.append(Row(entity: record.entity, id: record.id, observation: record.observation(), time: time(of: record)))
+            }
+        }
+        return rows
+    }
+
+    /// Scans `state` with the query's scan, polling `shouldStop` every 4,096 observations.
+    private func visit(_ state: StoreContents, shouldStop: () -> Bool, _ body: (StoredObservation) -> Void) throws(CancellationError) {
         var visited = 0
         var stopped = false
         state.scan(scan) { record in
@@ -92,13 +93,10 @@ public struct ObservationQuery: Sendable {
                 stopped = true
                 return false
             }
-            if keeping(record.id) {
-                rows.append(Row(entity: record.entity, id: record.id, observation: record.observation(), time: time(of: record)))
-            }
+            body(record)
             return true
         }
         if stopped { throw CancellationError() }
-        return rows
     }
 
     private func project(_ rows: [Row]) -> [Row] {

@@ -112,19 +112,7 @@ public enum FeatureSetWriter {
         writer.appendRaw("{\"type\":\"Feature\",\"id\":")
         writer.appendInt(selection.table.objectID(at: row))
         writer.appendRaw(",\"geometry\":")
-        if selection.returnGeometry, let point = selection.geometry(ofRow: row) {
-            writer.appendRaw("{\"type\":\"Point\",\"coordinates\":[")
-            writer.appendDouble(point.x)
-            writer.appendRaw(",")
-            writer.appendDouble(point.y)
-            if let z = point.z {
-                writer.appendRaw(",")
-                writer.appendDouble(z)
-            }
-            writer.appendRaw("]}")
-        } else {
-            writer.appendNull()
-        }
+        writer.appendGeoJSONPoint(selection.returnGeometry ? selection.geometry(ofRow: row) : nil, wgs84: false)
         writer.appendRaw(",\"properties\":")
         appendAttributes(row: row, of: selection, to: &writer)
         writer.appendRaw("}")
