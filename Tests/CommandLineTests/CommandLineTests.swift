@@ -26,19 +26,10 @@ private func runWithClosedOutput(_ name: String, _ arguments: [String]) throws -
     var ends: [Int32] = [0, 0]
     try #require(pipe(&ends) == 0)
     close(ends[0])
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLineTool.path(name))
-    process.arguments = arguments
-    let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-    process.standardOutput = writeEnd
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    try writeEnd.close()
-    let standardError = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: standardError, as: UTF8.self))
+    let child = try ChildProcess(CommandLineTool.path(name), arguments, input: .null, output: .descriptor(ends[1]))
+    close(ends[1])
+    let (_, standardError) = child.readToEnd()
+    return (child.wait(), String(decoding: standardError, as: UTF8.self))
 }
 
 @Suite("entitystream command line")
