@@ -1,6 +1,7 @@
 import EntityStreamCore
 
-/// One consumer of bus events, with its own filter and bounded queue.
+/// One consumer of bus events, with its own filter and a queue bounded by
+/// count and by bytes.
 ///
 /// The bus hands every published batch to ``deliver(_:)``; the subscriber
 /// keeps what its ``EventFilter`` accepts. When its consumer falls behind,
@@ -15,11 +16,14 @@ public actor Subscriber {
     private nonisolated let queue: BatchQueue<StreamEvent>
     private let clock: any EntityClock
 
-    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536,
+    /// - Parameters:
+    ///   - capacity: events queued before the policy applies.
+    ///   - byteLimit: bytes of events (``StreamEvent/retainedBytes``) queued before the policy applies.
+    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536, byteLimit: Int = 8 << 20,
                 policy: OverflowPolicy = .backPressure, clock: any EntityClock = SystemClock()) {
         self.name = name
         self.filter = filter
-        self.queue = BatchQueue(capacity: capacity, policy: policy)
+        self.queue = BatchQueue(capacity: capacity, costLimit: byteLimit, policy: policy) { $0.retainedBytes }
         self.clock = clock
     }
 
@@ -30,6 +34,15 @@ public actor Subscriber {
         } else {
             await queue.send(events.filter { filter.accepts($0) })
         }
+    }
+
+    /// Queues a `dropped` event for `missed` events published before this
+    /// subscriber joined (when its filter takes `dropped` events), then `events`.
+    func deliver(missed: Int, total: Int, then events: [StreamEvent]) async {
+        if filter.kinds.contains(.dropped) {
+            await queue.send([StreamEvent(time: clock.now(), payload: .dropped(count: missed, total: total))])
+        }
+        await deliver(events)
     }
 
     /// The next batch of events, everything queued so far; nil after
