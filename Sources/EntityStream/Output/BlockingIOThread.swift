@@ -24,6 +24,7 @@ public final class BlockingIOThread: Sendable {
     public init(name: String) {
         let mailbox = self.mailbox
         let thread = Thread {
+            ThreadName.setCurrent(name)
             while true {
                 mailbox.condition.lock()
                 while mailbox.head == mailbox.jobs.count && !mailbox.stopping { mailbox.condition.wait() }

@@ -90,6 +90,7 @@ final class ServiceLoop: @unchecked Sendable {
         let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace, tickInterval: tickInterval)
         let started: Result<Void, TransportError> = await withCheckedContinuation { ready in
             let thread = Thread {
+                ThreadName.setCurrent(name)
                 loop.run(ready: ready, rxBufferSize: rxBufferSize, txPacketSize: txPacketSize,
                          perSessionDataSize: perSessionDataSize, permessageDeflate: permessageDeflate,
                          configure: configure)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Locking
 
 /// Resolves host names off the service thread, so a slow DNS answer never
 /// stalls other connections, and so a DNS failure is reported as such rather
@@ -13,6 +14,7 @@ enum AddressResolver {
         if isNumeric(host) { return host }
         let result: Result<String, TransportError> = await withCheckedContinuation { continuation in
             let thread = Thread {
+                ThreadName.setCurrent("entitystream-dns")
                 continuation.resume(returning: lookup(host))
             }
             thread.name = "entitystream-dns"
