@@ -78,6 +78,9 @@ public final class SimulatorServer: Sendable {
         "\(server.httpBase)/arcgis/rest/services/\(name)/StreamServer"
     }
 
+    /// The address the server listens on (exactly that one, or every interface).
+    public var listenAddress: ListenAddress { server.listenAddress }
+
     /// The token the description currently hands out for sockets.
     public var currentSocketToken: String? { state.tokens.socketToken }
 
