@@ -11,7 +11,8 @@ public enum OverflowPolicy: Sendable, Hashable {
 
 /// A bounded, multi-producer, single-consumer queue of batches that keeps
 /// the order in which batches were sent, bounded by a count of elements and
-/// by their *cost* (the bytes they keep alive, as `cost` estimates them).
+/// by their *cost*: the bytes they keep alive, as each sender estimates for
+/// its batch (see ``StreamEvent/retainedBytes``).
 ///
 /// Batches are kept as they were sent (never copied element by element):
 /// ``next()`` hands out the oldest batch, waiting while the queue is empty.
@@ -29,7 +30,8 @@ public enum OverflowPolicy: Sendable, Hashable {
 /// program with a message saying so (as `AsyncStream` does). The rules live
 /// in ``BatchQueueState``. Thread-safe.
 public final class BatchQueue<Element: Sendable>: Sendable {
-    private typealias State = BatchQueueState<Element, CheckedContinuation<Bool, Never>, CheckedContinuation<[Element]?, Never>>
+    private typealias Taken = (batch: [Element], cost: Int)
+    private typealias State = BatchQueueState<Element, CheckedContinuation<Bool, Never>, CheckedContinuation<Taken?, Never>>
 
     public let capacity: Int
     public let costLimit: Int
@@ -40,31 +42,27 @@ public final class BatchQueue<Element: Sendable>: Sendable {
     /// - Parameters:
     ///   - capacity: elements admitted before senders wait (or, under
     ///     `dropOldest`, before the oldest elements are dropped).
-    ///   - costLimit: the same limit on the elements' total cost.
-    ///   - cost: what one element costs (bytes it keeps alive); 0 by default.
-    public init(capacity: Int, costLimit: Int = .max, policy: OverflowPolicy = .backPressure,
-                cost: @escaping @Sendable (Element) -> Int = { _ in 0 }) {
+    ///   - costLimit: the same limit on the batches' total cost.
+    public init(capacity: Int, costLimit: Int = .max, policy: OverflowPolicy = .backPressure) {
         self.capacity = max(1, capacity)
         self.costLimit = max(1, costLimit)
         self.policy = policy
-        state = LockedState(State(capacity: capacity, costLimit: costLimit, policy: policy, cost: cost))
+        state = LockedState(State(capacity: capacity, costLimit: costLimit, policy: policy))
     }
 
-    /// Appends `batch`; under back-pressure first waits while the queue is
-    /// full. Returns false when the batch was dropped because the queue has
-    /// ended or the calling task was cancelled while waiting.
+    /// Appends `batch`, which keeps `cost` bytes alive; under back-pressure
+    /// first waits while the queue is full. Returns false when the batch was
+    /// dropped because the queue has ended or the calling task was cancelled
+    /// while waiting.
     @discardableResult
-    public func send(_ batch: [Element]) async -> Bool {
+    public func send(_ batch: [Element], cost: Int = 0) async -> Bool {
         guard !batch.isEmpty else { return true }
-        let (cost, action) = state.withLock { state in
-            let cost = state.cost(of: batch)
-            return (cost, state.send(batch, cost: cost))
-        }
+        let action = state.withLock { $0.send(batch, cost: cost) }
         switch action {
         case .queued: return true
         case .finished: return false
-        case .handOff(let consumer, let taken):
-            consumer.resume(returning: taken)
+        case .handOff(let consumer, let taken, let cost):
+            consumer.resume(returning: (taken, cost))
             return true
         case .mustWait:
             return await waitForRoom(batch, cost: cost)
@@ -88,8 +86,8 @@ public final class BatchQueue<Element: Sendable>: Sendable {
                 case .stored: break
                 case .send(.queued): sender.resume(returning: true)
                 case .send(.finished), .send(.mustWait): sender.resume(returning: false)
-                case .send(.handOff(let consumer, let taken)):
-                    consumer.resume(returning: taken)
+                case .send(.handOff(let consumer, let taken, let cost)):
+                    consumer.resume(returning: (taken, cost))
                     sender.resume(returning: true)
                 }
             }
@@ -101,8 +99,13 @@ public final class BatchQueue<Element: Sendable>: Sendable {
     /// The oldest batch (waiting while none is queued); nil once finished and
     /// drained, or when the calling task is cancelled.
     public func next() async -> [Element]? {
+        await nextWithCost()?.batch
+    }
+
+    /// The oldest batch and the cost its sender gave (see ``next()``).
+    public func nextWithCost() async -> (batch: [Element], cost: Int)? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[Element]?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Taken?, Never>) in
                 let action = state.withLock { state -> State.NextAction? in
                     Task.isCancelled ? nil : state.next(consumer: continuation)
                 }
@@ -110,9 +113,9 @@ public final class BatchQueue<Element: Sendable>: Sendable {
                 case nil: continuation.resume(returning: nil)
                 case .stored: break
                 case .finished: continuation.resume(returning: nil)
-                case .batch(let batch, let admitted):
+                case .batch(let batch, let cost, let admitted):
                     for sender in admitted { sender.resume(returning: true) }
-                    continuation.resume(returning: batch)
+                    continuation.resume(returning: (batch, cost))
                 case .concurrentConsumer:
                     preconditionFailure("BatchQueue: two tasks wait in next() at once; a queue has one consumer")
                 }

@@ -1,5 +1,5 @@
 /// The rules of a ``BatchQueue`` as a value: admission by count and by cost
-/// (bytes), the
+/// (bytes, given per batch by its sender), the
 /// order of batches and of waiting senders, dropping under
 /// ``OverflowPolicy/dropOldest``, one consumer at a time, cancellation and
 /// the end of the queue.
@@ -12,8 +12,8 @@ struct BatchQueueState<Element, Sender, Consumer> {
     enum SendAction {
         /// Queued; the sender goes on.
         case queued
-        /// The consumer was waiting: hand it the batch; the sender goes on.
-        case handOff(Consumer, [Element])
+        /// The consumer was waiting: hand it the batch (and its cost); the sender goes on.
+        case handOff(Consumer, [Element], cost: Int)
         /// Full (or others wait already): the sender must wait with ``wait(_:cost:sender:id:)``.
         case mustWait
         /// The queue has ended: the batch is dropped.
@@ -29,8 +29,8 @@ struct BatchQueueState<Element, Sender, Consumer> {
 
     /// What the consumer gets.
     enum NextAction {
-        /// A batch, and the waiting senders whose batches were admitted (resume them).
-        case batch([Element], admitted: [Sender])
+        /// A batch with its cost, and the waiting senders whose batches were admitted (resume them).
+        case batch([Element], cost: Int, admitted: [Sender])
         /// Ended and drained.
         case finished
         /// Nothing queued: the consumer was stored.
@@ -56,7 +56,6 @@ struct BatchQueueState<Element, Sender, Consumer> {
     /// Cost (bytes) admitted before the queue counts as full.
     let costLimit: Int
     let policy: OverflowPolicy
-    private let costOf: (Element) -> Int
     private var batches: [Queued] = []
     private var head = 0
     private var waiting: [Waiting] = []
@@ -69,11 +68,10 @@ struct BatchQueueState<Element, Sender, Consumer> {
     private(set) var droppedSinceTaken = 0
     private(set) var droppedTotal = 0
 
-    init(capacity: Int, costLimit: Int = .max, policy: OverflowPolicy, cost: @escaping (Element) -> Int) {
+    init(capacity: Int, costLimit: Int = .max, policy: OverflowPolicy) {
         self.capacity = max(1, capacity)
         self.costLimit = max(1, costLimit)
         self.policy = policy
-        self.costOf = cost
     }
 
     var isEmpty: Bool { head == batches.count }
@@ -82,13 +80,6 @@ struct BatchQueueState<Element, Sender, Consumer> {
     private var isOver: Bool { queuedCount > capacity || queuedCost > costLimit }
     var hasWaitingSenders: Bool { !waiting.isEmpty }
 
-    /// The total cost of `batch`.
-    func cost(of batch: [Element]) -> Int {
-        var total = 0
-        for element in batch { total &+= costOf(element) }
-        return total
-    }
-
     /// A sender offers `batch` of `cost`.
     mutating func send(_ batch: [Element], cost: Int) -> SendAction {
         if isFinished { return .finished }
@@ -96,7 +87,7 @@ struct BatchQueueState<Element, Sender, Consumer> {
         if let consumer {
             // The consumer waits, so nothing is queued: hand the batch over directly.
             self.consumer = nil
-            return .handOff(consumer, batch)
+            return .handOff(consumer, batch, cost: cost)
         }
         push(batch, cost: cost)
         if policy == .dropOldest && isOver {
@@ -127,7 +118,7 @@ struct BatchQueueState<Element, Sender, Consumer> {
         if isEmpty {
             if !waiting.isEmpty {
                 let first = waiting.removeFirst()
-                return .batch(first.batch, admitted: [first.sender])
+                return .batch(first.batch, cost: first.cost, admitted: [first.sender])
             }
             if isFinished { return .finished }
             self.consumer = consumer
@@ -140,7 +131,7 @@ struct BatchQueueState<Element, Sender, Consumer> {
             push(first.batch, cost: first.cost)
             admitted.append(first.sender)
         }
-        return .batch(taken.elements, admitted: admitted)
+        return .batch(taken.elements, cost: taken.cost, admitted: admitted)
     }
 
     /// The waiting consumer was cancelled: resume it with nothing.
@@ -193,11 +184,13 @@ struct BatchQueueState<Element, Sender, Consumer> {
         var dropped = 0
         while isOver && !isEmpty {
             var first = batches[head]
+            // A batch's cost is known as a whole: its elements share it evenly.
+            let each = first.elements.isEmpty ? 0 : first.cost / first.elements.count
             var removed = 0
             var removedCost = 0
             while removed < first.elements.count
                     && (queuedCount - removed > capacity || queuedCost - removedCost > costLimit) {
-                removedCost += costOf(first.elements[removed])
+                removedCost += each
                 removed += 1
             }
             if removed == first.elements.count {

@@ -26,7 +26,7 @@ public actor EventBus {
     ///   - capacity: events queued before publishers wait.
     ///   - byteLimit: bytes of events queued before publishers wait.
     public init(capacity: Int = 16_384, byteLimit: Int = 4 << 20) {
-        let queue = BatchQueue<StreamEvent>(capacity: capacity, costLimit: byteLimit, policy: .backPressure) { $0.retainedBytes }
+        let queue = BatchQueue<StreamEvent>(capacity: capacity, costLimit: byteLimit, policy: .backPressure)
         self.queue = queue
         delivery = Self.deliver(queue, to: subscribers)
     }
@@ -50,12 +50,18 @@ public actor EventBus {
 
     /// Queues `events` for every subscriber, keeping call order.
     public nonisolated func publish(_ events: [StreamEvent]) async {
-        await queue.send(events)
+        await queue.send(events, cost: StreamEvent.retainedBytes(of: events))
+    }
+
+    /// Queues `events` whose ``StreamEvent/retainedBytes`` the caller has
+    /// summed already (the store does as it makes them).
+    public nonisolated func publish(_ events: [StreamEvent], retainedBytes: Int) async {
+        await queue.send(events, cost: retainedBytes)
     }
 
     /// Queues one event.
     public nonisolated func publish(_ event: StreamEvent) async {
-        await queue.send([event])
+        await queue.send([event], cost: event.retainedBytes)
     }
 
     /// Events published while nobody subscribed, so far.
@@ -63,13 +69,13 @@ public actor EventBus {
 
     private static func deliver(_ queue: BatchQueue<StreamEvent>, to subscribers: SubscriberList) -> Task<Void, Never> {
         Task {
-            while let batch = await queue.next() {
+            while let (batch, cost) = await queue.nextWithCost() {
                 let members = subscribers.membersForDelivery(of: batch.count)
                 for member in members {
                     if member.missed > 0 {
                         await member.subscriber.deliver(missed: member.missed, total: member.missed, then: batch)
                     } else {
-                        await member.subscriber.deliver(batch)
+                        await member.subscriber.deliver(batch, retainedBytes: cost)
                     }
                 }
             }

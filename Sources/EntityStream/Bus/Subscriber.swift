@@ -14,7 +14,7 @@ public actor Subscriber {
     public nonisolated let name: String
     public nonisolated let filter: EventFilter
     private nonisolated let queue: BatchQueue<StreamEvent>
-    private let clock: any EntityClock
+    private nonisolated let clock: any EntityClock
 
     /// - Parameters:
     ///   - capacity: events queued before the policy applies.
@@ -23,24 +23,34 @@ public actor Subscriber {
                 policy: OverflowPolicy = .backPressure, clock: any EntityClock = SystemClock()) {
         self.name = name
         self.filter = filter
-        self.queue = BatchQueue(capacity: capacity, costLimit: byteLimit, policy: policy) { $0.retainedBytes }
+        self.queue = BatchQueue(capacity: capacity, costLimit: byteLimit, policy: policy)
         self.clock = clock
     }
 
     /// Queues the accepted part of `events` (may wait under back-pressure).
-    public func deliver(_ events: [StreamEvent]) async {
+    public nonisolated func deliver(_ events: [StreamEvent]) async {
+        await deliver(events, retainedBytes: StreamEvent.retainedBytes(of: events))
+    }
+
+    /// Queues the accepted part of `events`, whose ``StreamEvent/retainedBytes``
+    /// sum to `retainedBytes` (the part kept is charged its share).
+    public nonisolated func deliver(_ events: [StreamEvent], retainedBytes: Int) async {
         if filter.acceptsEverything {
-            await queue.send(events)
-        } else {
-            await queue.send(events.filter { filter.accepts($0) })
+            await queue.send(events, cost: retainedBytes)
+            return
         }
+        let kept = events.filter { filter.accepts($0) }
+        guard !kept.isEmpty else { return }
+        let share = kept.count == events.count ? retainedBytes : Int(Double(retainedBytes) * Double(kept.count) / Double(events.count))
+        await queue.send(kept, cost: share)
     }
 
     /// Queues a `dropped` event for `missed` events published before this
     /// subscriber joined (when its filter takes `dropped` events), then `events`.
-    func deliver(missed: Int, total: Int, then events: [StreamEvent]) async {
+    nonisolated func deliver(missed: Int, total: Int, then events: [StreamEvent]) async {
         if filter.kinds.contains(.dropped) {
-            await queue.send([StreamEvent(time: clock.now(), payload: .dropped(count: missed, total: total))])
+            let notice = StreamEvent(time: clock.now(), payload: .dropped(count: missed, total: total))
+            await queue.send([notice], cost: notice.retainedBytes)
         }
         await deliver(events)
     }

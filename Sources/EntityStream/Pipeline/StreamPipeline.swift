@@ -20,16 +20,6 @@ public final class StreamPipeline: StreamConnectionSink {
         case event(StreamEvent)
         case schema(Schema)
 
-        var retainedBytes: Int {
-            switch self {
-            case .messages(let messages):
-                var total = 64
-                for message in messages { total &+= message.retainedBytes }
-                return total
-            case .event(let event): return event.retainedBytes
-            case .schema: return 4096
-            }
-        }
     }
 
     public let bus: EventBus
@@ -46,7 +36,7 @@ public final class StreamPipeline: StreamConnectionSink {
                 busByteLimit: Int = 4 << 20, workByteLimit: Int = 4 << 20) {
         self.clock = clock
         self.schema = SchemaBox()
-        work = BatchQueue<Work>(capacity: 64, costLimit: workByteLimit) { $0.retainedBytes }
+        work = BatchQueue<Work>(capacity: 64, costLimit: workByteLimit)
         let bus = EventBus(capacity: busCapacity, byteLimit: busByteLimit)
         let store = EntityStore(schema: Schema(fields: []), options: purgeOptions, bus: bus, clock: clock)
         self.bus = bus
@@ -85,21 +75,21 @@ public final class StreamPipeline: StreamConnectionSink {
 
     public func schemaChanged(_ schema: Schema) async {
         self.schema.schema = schema
-        await work.send([.schema(schema)])
+        await work.send([.schema(schema)], cost: 4096)
     }
 
     public func receive(_ messages: [StreamMessage]) async {
-        await work.send([.messages(messages)])
+        await work.send([.messages(messages)], cost: StreamMessage.retainedBytes(of: messages))
     }
 
     public func publish(_ event: StreamEvent) async {
-        await work.send([.event(event)])
+        await work.send([.event(event)], cost: event.retainedBytes)
     }
 
     /// Publishes several events, in order with everything else.
     public func publish(_ events: [StreamEvent]) async {
         guard !events.isEmpty else { return }
-        await work.send(events.map { .event($0) })
+        await work.send(events.map { .event($0) }, cost: StreamEvent.retainedBytes(of: events))
     }
 
     /// Publishes an error report, in order with everything else.

@@ -10,6 +10,13 @@ extension Observation {
 }
 
 extension StreamMessage {
+    /// The estimate for a batch of messages.
+    public static func retainedBytes(of messages: [StreamMessage]) -> Int {
+        var total = 0
+        for message in messages { total &+= message.retainedBytes }
+        return total
+    }
+
     public var retainedBytes: Int {
         switch self {
         case .observation(let observation), .delete(let observation), .nonPointGeometry(_, let observation):
@@ -20,6 +27,13 @@ extension StreamMessage {
 }
 
 extension StreamEvent {
+    /// The estimate for a batch of events.
+    public static func retainedBytes(of events: [StreamEvent]) -> Int {
+        var total = 0
+        for event in events { total &+= event.retainedBytes }
+        return total
+    }
+
     public var retainedBytes: Int {
         switch payload {
         case .store(.entityReceived(_, _, let observation)), .store(.observation(_, _, let observation)):
