@@ -87,10 +87,13 @@ struct TLSTests {
             _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/echo")
             Issue.record("a self-signed certificate must be rejected by default")
         } catch {
-            guard case .tlsFailure = error else {
+            guard case .tlsFailure(_, let detail) = error else {
                 Issue.record("expected tlsFailure, got \(error)")
                 return
             }
+            // Says what failed, in words (not "error:00000001:lib(0)::reason(1)").
+            #expect(detail.contains("not trusted"))
+            #expect(detail.contains("self-signed") || detail.contains("self signed"))
         }
 
         var allowing = WebSocketConfiguration()
@@ -106,6 +109,23 @@ struct TLSTests {
         http.allowSelfSignedCertificates = true
         let response = try await HTTPClient(configuration: http).get("\(server.httpBase)/nothing")
         #expect(response.status == 404)
+        await server.shutdown()
+    }
+
+    /// wss:// to a server that does not speak TLS says so, rather than quoting OpenSSL's codes.
+    @Test(.timeLimit(.minutes(1))) func plainServerIsNotTLS() async throws {
+        let server = try await startEchoServer()
+        do {
+            _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:\(server.port)/echo")
+            Issue.record("a plain server must not pass a TLS handshake")
+        } catch {
+            guard case .tlsFailure(_, let detail) = error else {
+                Issue.record("expected tlsFailure, got \(error)")
+                await server.shutdown()
+                return
+            }
+            #expect(detail.contains("does not seem to speak TLS"))
+        }
         await server.shutdown()
     }
 }
