@@ -126,7 +126,7 @@ struct CommandLineTests {
     @Test(.timeLimit(.minutes(1))) func runtimeFailuresExitWithOne() throws {
         let missing = try CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])
         #expect(missing.status == 1)
-        #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json'\n")
+        #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json': No such file or directory\n")
         let plain = try temporaryFile([feature("A", speed: 1, x: 0)])
         let noTrack = try CommandLineTool.run("entitystream", ["replay", plain])
         #expect(noTrack.status == 1)
