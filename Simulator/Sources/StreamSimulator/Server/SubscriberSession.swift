@@ -39,8 +39,17 @@ final class SubscriberSession: Sendable {
             await socket.close(code: closeCode.code, reason: closeCode.reason)
             return
         }
-        let reader = Task { await readFilterMessages() }
-        defer { reader.cancel() }
+        // The filter reader is a child task: it ends when the feed does.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.readFilterMessages() }
+            await play()
+            group.cancelAll()
+        }
+    }
+
+    /// Sends the feed until it ends, the subscriber leaves or a fault ends it.
+    private func play() async {
+        let faults = configuration.faults
         var cursor = FeedCursor(feed: service.feed, pacing: configuration.pacing, serverStart: serverStart, now: SystemClock().now())
         var current = filter.withLock { $0 }
         var decoder = EsriFeatureDecoder(schema: service.schema)
