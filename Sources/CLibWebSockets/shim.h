@@ -24,11 +24,12 @@ static inline int es_context_port_no_listen(void) { return CONTEXT_PORT_NO_LISTE
 static inline int es_log_level_errors(void) { return LLL_ERR; }
 static inline int es_log_level_warnings(void) { return LLL_ERR | LLL_WARN; }
 
-/* Keep freed batch buffers in the heap (see MallocTuning in Transport):
+/* Allocator settings for a streaming program (see MallocTuning in Transport):
  * glibc's mallopt is not visible through Swift's Glibc module. */
 static inline void es_keep_batch_buffers_in_heap(void) {
-    mallopt(M_MMAP_THRESHOLD, 16 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_ARENA_MAX, 2);
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+    mallopt(M_TRIM_THRESHOLD, 8 << 20);
 }
 
 /* The verdict OpenSSL reached on a server certificate, from the X509_STORE_CTX

@@ -303,6 +303,8 @@ public actor StreamServiceConnection {
                             source: .message, message: "message skipped: \(error)", count: undecodableMessageCount))))
                     }
                     start = end
+                    // Hand over in slices so decoded messages never pile up beyond a few thousand.
+                    if messages.count >= 2_048 { await handOver(&messages, decoder: decoder) }
                 }
                 await handOver(&messages, decoder: decoder)
             }
