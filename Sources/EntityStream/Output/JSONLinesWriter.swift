@@ -100,9 +100,13 @@ public final class JSONLinesWriter: Sendable {
             formatter.updateSchema(schema.schema)
             var observationsInBatch = 0
             var reachedLimit = false
-            for event in batch {
-                formatter.append(event, to: &writer)
-                if event.kind == .observation {
+            var index = 0
+            while index < batch.count {
+                // Formatted by index (no copy of each event), a slice between flushes.
+                let isObservation = batch[index].kind == .observation
+                formatter.append(batch[index], to: &writer)
+                index += 1
+                if isObservation {
                     observations += 1
                     observationsInBatch += 1
                     if let observationLimit, observations >= observationLimit {
