@@ -2,7 +2,10 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages] [--count N] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages] [--count N] [--runs N] [--mb N] [--ais PATH]
+///
+/// Process benchmarks run every contender `--runs` times (default 5), in
+/// alternation, with stdout through a pipe, and report medians.
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -18,6 +21,7 @@ let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
 let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
 let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
 let haveAIS = FileManager.default.fileExists(atPath: ais)
+let runs = max(1, option("--runs", default: 5))
 
 func report(_ line: String) { print(line) }
 func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
@@ -41,11 +45,13 @@ do {
     case "json":
         if haveAIS { for result in try CoreBenchmarks.json(ais: ais) { report(result.line) } } else { skip("json") }
     case "replay":
-        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000)).line) } else { skip("replay") }
+        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000), runs: runs).line) } else { skip("replay") }
+    case "replay-large":
+        if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
     case "memory":
         if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
     case "simulator":
-        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("simulator") }
+        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "all":
@@ -53,14 +59,15 @@ do {
         try await runTransport()
         if haveAIS {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
-            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000).line)
+            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
+            report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
             report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
-            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000) { report(result.line) }
+            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000, runs: runs) { report(result.line) }
         } else {
             skip("json, replay, memory and simulator benchmarks")
         }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages)\n".utf8))
         exit(2)
     }
 } catch {
