@@ -27,7 +27,7 @@ static inline int es_log_level_warnings(void) { return LLL_ERR | LLL_WARN; }
 /* Allocator settings for a streaming program (see MallocTuning in Transport):
  * glibc's mallopt is not visible through Swift's Glibc module. */
 static inline void es_keep_batch_buffers_in_heap(void) {
-    mallopt(M_ARENA_MAX, 2);
+    mallopt(M_ARENA_MAX, 1);
     mallopt(M_MMAP_THRESHOLD, 4 << 20);
     mallopt(M_TRIM_THRESHOLD, 8 << 20);
 }

@@ -25,7 +25,7 @@ public actor EventBus {
     /// - Parameters:
     ///   - capacity: events queued before publishers wait.
     ///   - byteLimit: bytes of events queued before publishers wait.
-    public init(capacity: Int = 16_384, byteLimit: Int = 4 << 20) {
+    public init(capacity: Int = 16_384, byteLimit: Int = 1 << 20) {
         let queue = BatchQueue<StreamEvent>(capacity: capacity, costLimit: byteLimit, policy: .backPressure)
         self.queue = queue
         delivery = Self.deliver(queue, to: subscribers)

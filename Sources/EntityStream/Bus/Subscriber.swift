@@ -19,7 +19,7 @@ public actor Subscriber {
     /// - Parameters:
     ///   - capacity: events queued before the policy applies.
     ///   - byteLimit: bytes of events (``StreamEvent/retainedBytes``) queued before the policy applies.
-    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536, byteLimit: Int = 8 << 20,
+    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536, byteLimit: Int = 2 << 20,
                 policy: OverflowPolicy = .backPressure, clock: any EntityClock = SystemClock()) {
         self.name = name
         self.filter = filter

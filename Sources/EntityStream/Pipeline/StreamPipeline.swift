@@ -33,7 +33,7 @@ public final class StreamPipeline: StreamConnectionSink {
     ///   - workByteLimit: bytes of decoded messages queued ahead of the store.
     ///   - busCapacity, busByteLimit: the bus queue's limits (see ``EventBus``).
     public init(purgeOptions: PurgeOptions, clock: any EntityClock = SystemClock(), busCapacity: Int = 16_384,
-                busByteLimit: Int = 4 << 20, workByteLimit: Int = 4 << 20) {
+                busByteLimit: Int = 1 << 20, workByteLimit: Int = 1 << 20) {
         self.clock = clock
         self.schema = SchemaBox()
         work = BatchQueue<Work>(capacity: 64, costLimit: workByteLimit)

@@ -6,11 +6,11 @@ import CLibWebSockets
 /// glibc's default `mmap` threshold (128 KiB), so each batch would map fresh
 /// pages and unmap them again, paying a page fault per 4 KiB: buffers up to
 /// 4 MiB (every queue is bounded well below) stay in the heap for reuse.
-/// Memory stays bounded by what the queues hold: at most two malloc arenas
-/// (glibc's default, eight per core, let each thread's arena keep its own
-/// freed batches: 240 MB peak for a stream whose queues held 20 MB), and
-/// free memory above 8 MiB at the top of the heap is returned. Call once,
-/// early, from `main`.
+/// Memory stays bounded by what the queues hold: one malloc arena (glibc's
+/// default, eight per core, let each thread's arena keep its own freed
+/// batches: 250 MB peak for a stream whose queues held 20 MB; measured with
+/// one arena: 51–56 MB, CPU unchanged within noise), and free memory above
+/// 8 MiB at the top of the heap is returned. Call once, early, from `main`.
 public enum MallocTuning {
     public static func keepBatchBuffersInHeap() {
         es_keep_batch_buffers_in_heap()

@@ -13,7 +13,7 @@ public struct WebSocketConfiguration: Sendable {
     public var maximumMessageSize = 16 * 1024 * 1024
     /// Unconsumed bytes after which reading pauses (back-pressure); what a
     /// consumer takes at once is about this size too.
-    public var receiveBufferLimit = 2 * 1024 * 1024
+    public var receiveBufferLimit = 1024 * 1024
     /// Seconds of silence after which a WebSocket ping is sent (0 = never).
     public var pingIntervalSeconds: UInt16 = 30
     /// Seconds without a pong after which the peer counts as dead and the
