@@ -6,14 +6,20 @@ import Transport
 /// subscribes over WebSocket with the filter, decodes every message, and
 /// reconnects by the Maps SDK's policy.
 ///
-/// An actor. ``connect()`` and ``disconnect()`` are idempotent and safe at any
-/// time; ``connect()`` returns once the status is `connected` or `failed`.
-/// Status changes (`disconnected` → `connecting` → `connected`, `failed`)
-/// go to the sink as bus events and to every ``statusUpdates()`` sequence.
-/// Decoded messages go to the sink in receive batches; messages that cannot
-/// be decoded are counted and reported as `error` events naming the byte
-/// offset, and the stream goes on. ``setFilter(_:)`` changes the filter on
-/// the open socket and resolves as applied, rejected or timed out.
+/// An actor, the I/O shell of a ``StreamConnectionStateMachine``: every
+/// change of state is the machine's, made before any suspension, so calls
+/// may interleave freely. ``connect()`` and ``disconnect()`` are idempotent
+/// and safe at any time; ``connect()`` returns once the status is
+/// `connected` or `failed` (or `disconnected` if a disconnect intervened); a
+/// connect during a disconnect's teardown waits for it, then connects. The
+/// attempts of one `connect()` (an episode) run in one task the actor owns
+/// and a disconnect cancels and awaits. Status changes (`disconnected` →
+/// `connecting` → `connected`, `failed`) go to the sink as bus events and to
+/// every ``statusUpdates()`` sequence. Decoded messages go to the sink in
+/// receive batches; messages that cannot be decoded are counted and
+/// reported as `error` events naming the byte offset, and the stream goes
+/// on. ``setFilter(_:)`` changes the filter on the open socket and resolves
+/// as applied, rejected or timed out; filter messages leave in call order.
 public actor StreamServiceConnection {
     public nonisolated let serviceURL: String
     private var options: StreamConnectionOptions

@@ -255,11 +255,6 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         dispatcher.unregister(self)
     }
 
-    /// Service thread: abandon a connect that takes too long.
-    func connectTimedOut() {
-        abandonConnect(with: .timedOut(operation: "opening \(url)", seconds: Double(configuration.connectTimeout.components.seconds)))
-    }
-
     /// Service thread: give up on a connect still in progress (timeout, cancellation).
     func abandonConnect(with error: TransportError) {
         guard let ending = core.abandonConnect(error) else { return }
