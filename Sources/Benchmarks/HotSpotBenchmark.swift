@@ -104,7 +104,7 @@ enum HotSpotBenchmark {
         let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/esda-hotspots.py")
         var python: String?
         if let candidate = ProcessBenchmarks.which("python3"),
-           (try? ProcessBenchmarks.time(candidate, ["-c", "import esda, libpysal"]).status) == 0 {
+           (try? MeasuredProcess.run(candidate, ["-c", "import esda, libpysal"], output: .devNull).status) == 0 {
             python = candidate
         } else {
             FileHandle.standardError.write(Data("python3 lacks esda/libpysal (pip install esda libpysal): comparison skipped\n".utf8))

@@ -66,7 +66,7 @@ enum IdentifyBenchmark {
         let gdal = ProcessBenchmarks.which("gdallocationinfo")
         let python = ProcessBenchmarks.which("python3")
         let peerScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/rasterio-sample.py").path
-        let haveRasterio = try python.map { try ProcessBenchmarks.time($0, ["-c", "import rasterio"]).status == 0 } ?? false
+        let haveRasterio = try python.map { try MeasuredProcess.run($0, ["-c", "import rasterio"], output: .devNull).status == 0 } ?? false
         if gdal == nil { lines.append("identify: gdallocationinfo not found (apt-get install gdal-bin): comparison skipped") }
         if !haveRasterio { lines.append("identify: python3 lacks rasterio (pip install rasterio): comparison skipped") }
 

@@ -44,7 +44,7 @@ enum StatisticsBenchmark {
             let csv = folder.appendingPathComponent("observations.csv").path
             try table.writeCSV(to: csv)
             peers.append(try StatisticsPeer(engine: .sqlite, python: python, csv: csv))
-            if try ProcessBenchmarks.time(python, ["-c", "import duckdb"]).status == 0 {
+            if try MeasuredProcess.run(python, ["-c", "import duckdb"], output: .devNull).status == 0 {
                 peers.append(try StatisticsPeer(engine: .duckdb, python: python, csv: csv))
             } else {
                 FileHandle.standardError.write(Data("statistics: python3 has no duckdb module (pip install duckdb): DuckDB comparison skipped\n".utf8))

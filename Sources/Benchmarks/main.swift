@@ -2,9 +2,12 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages|query|statistics|hotspots|identify|features] [--count N] [--runs R] [--no-peers] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages|query|statistics|hotspots|identify|features] [--count N] [--runs N] [--mb N] [--no-peers] [--ais PATH]
 ///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
 ///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
+///
+/// Process benchmarks run every contender `--runs` times (default 5), in
+/// alternation, with stdout through a pipe, and report medians.
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts;
 /// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
@@ -21,6 +24,7 @@ let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
 let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
 let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
 let haveAIS = FileManager.default.fileExists(atPath: ais)
+let runs = max(1, option("--runs", default: 5))
 
 let raster = stringOption("--raster", default: "../shared/data/rasters/riotiler__cog.tif")
 let haveRaster = FileManager.default.fileExists(atPath: raster)
@@ -47,11 +51,13 @@ do {
     case "json":
         if haveAIS { for result in try CoreBenchmarks.json(ais: ais) { report(result.line) } } else { skip("json") }
     case "replay":
-        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000)).line) } else { skip("replay") }
+        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000), runs: runs).line) } else { skip("replay") }
+    case "replay-large":
+        if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
     case "memory":
         if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
     case "simulator":
-        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("simulator") }
+        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
     case "query":
         for line in try await QueryBenchmark.run(count: option("--count", default: 1_000_000), peers: !arguments.contains("--no-peers"),
                                                  ingestion: !arguments.contains("--no-ingestion")) { report(line) }
@@ -81,9 +87,10 @@ do {
         try await runTransport()
         if haveAIS {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
-            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000).line)
+            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
+            report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
             report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
-            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000) { report(result.line) }
+            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000, runs: runs) { report(result.line) }
         } else {
             skip("json, replay, memory and simulator benchmarks")
         }
@@ -98,7 +105,7 @@ do {
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages, query, statistics, hotspots, identify, features)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, query, statistics, hotspots, identify, features)\n".utf8))
         exit(2)
     }
 } catch {

@@ -43,7 +43,8 @@ Pacing:
   --rate R                      fleet observations per second per vehicle (default 1)
 Network and security:
   --port P                      port (default 6180; 0 picks a free one, printed on stderr)
-  --host ADDRESS                interface (default 127.0.0.1; 0.0.0.0 for all)
+  --host ADDRESS                listen on exactly this address of this machine (default 127.0.0.1;
+                                ::1 for IPv6 loopback; 0.0.0.0 every IPv4 interface; :: every interface)
   --token T                     require token T on the descriptions, the socket and layer queries
   --tls-cert FILE --tls-key FILE
                                 serve https/wss (stream services and layers)
@@ -140,7 +141,13 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             if configuration.port > 65535 { throw UsageError("--port expects 0–65535") }
         case "--host":
             let host = try value(word)
-            configuration.host = host == "0.0.0.0" ? nil : host
+            do {
+                try ListenAddress(parsing: host).checkUsable()
+            } catch {
+                if case .serverStartFailed(let detail) = error { throw UsageError("--host: \(detail)") }
+                throw UsageError("--host: \(error)")
+            }
+            configuration.host = host
         case "--token": configuration.token = try value(word)
         case "--tls-cert": tlsCertificate = try value(word)
         case "--tls-key": tlsKey = try value(word)
@@ -218,7 +225,7 @@ do {
     log("\(error)")
     exit(1)
 }
-log("listening on \(configuration.host ?? "0.0.0.0") port \(server.port)")
+log("listening on \(server.listenAddress) port \(server.port)")
 for name in server.serviceNames {
     log("service \(name): \(server.serviceURL(name))")
 }

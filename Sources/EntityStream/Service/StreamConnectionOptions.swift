@@ -19,6 +19,10 @@ public struct StreamConnectionOptions: Sendable {
     public var http = HTTPClientConfiguration()
     public var eventLoop: TransportEventLoop = .shared
     public var clock: any EntityClock = SystemClock()
+    /// Appended to a TLS failure on a loopback host whose certificate is not
+    /// trusted (e.g. "for the local simulator's self-signed certificate, use
+    /// --insecure"); nil: no hint. The command line sets it.
+    public var selfSignedCertificateHint: String?
 
     public init() {}
 }

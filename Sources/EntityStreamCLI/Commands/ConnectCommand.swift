@@ -101,6 +101,7 @@ struct ConnectionOptions {
         options.reconnectPolicy = reconnect
         options.webSocket.allowSelfSignedCertificates = allowSelfSigned
         options.http.allowSelfSignedCertificates = allowSelfSigned
+        options.selfSignedCertificateHint = "if this is the local stream-simulator, --insecure accepts its self-signed certificate"
         return options
     }
 }

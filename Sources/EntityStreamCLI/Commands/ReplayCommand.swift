@@ -122,6 +122,6 @@ struct ReplayRun: SessionSource, ControlTarget {
     func streamStatus() async -> String { ended.isSet ? "ended" : "replaying" }
 
     func statusFacts() async -> JSONObject {
-        JSONObject([("status", .string(await streamStatus())), ("file", .string(source.path)), ("layout", .string(source.file.layout.rawValue))])
+        JSONObject([("status", .string(await streamStatus())), ("file", .string(source.path)), ("layout", .string(source.layout.rawValue))])
     }
 }

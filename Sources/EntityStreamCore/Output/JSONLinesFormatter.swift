@@ -107,10 +107,12 @@ public struct JSONLinesFormatter: Sendable {
         if let source = observation.source {
             // The service's own text for geometry and attributes, validated when decoded.
             writer.appendRaw(",\"geometry\":")
-            source.bytes.withUnsafeBufferPointer { bytes in
-                if let range = source.geometry { writer.appendRaw(UnsafeBufferPointer(rebasing: bytes[range])) } else { writer.appendNull() }
-                writer.appendRaw(",\"attributes\":")
-                if let range = source.attributes { writer.appendRaw(UnsafeBufferPointer(rebasing: bytes[range])) } else { writer.appendRaw("{}") }
+            source.withGeometry { text in
+                if let text { writer.appendRaw(text) } else { writer.appendNull() }
+            }
+            writer.appendRaw(",\"attributes\":")
+            source.withAttributes { text in
+                if let text { writer.appendRaw(text) } else { writer.appendRaw("{}") }
             }
             return
         }

@@ -25,28 +25,39 @@ public struct RecordedStream: Sendable {
         let file = try RecordingFile(bytes: bytes)
         guard !file.entries.isEmpty else { throw RecordingError(line: nil, "holds no messages") }
         self.file = file
-        if let header = file.header, let object = header.description.objectValue {
+        let learned = try Self.learn(header: file.header, sample: file.entries.prefix(Self.learningSample).map(\.message),
+                                     trackIDField: trackIDField, trackFieldRequired: trackFieldRequired)
+        description = learned.description
+        schema = learned.schema
+        spatialReference = learned.spatialReference
+    }
+
+    /// What a recording's messages decode with: from its header's service
+    /// description, or learned from `sample` (its first messages) for plain
+    /// feature files. Throws ``RecordingError`` as ``init(bytes:trackIDField:trackFieldRequired:)``.
+    public static func learn(header: RecordingHeader?, sample: [[UInt8]], trackIDField: String?,
+                             trackFieldRequired: Bool) throws(RecordingError) -> (description: ServiceDescription?, schema: Schema, spatialReference: Int?) {
+        if let header, let object = header.description.objectValue {
             let description: ServiceDescription
             do { description = try ServiceDescription(object: object) } catch {
                 throw RecordingError(line: 1, "the recorded service description is unusable: \(error)")
             }
+            let schema: Schema
             do {
                 schema = try description.schema(trackIDFieldOverride: trackIDField)
             } catch {
                 guard case .noTrackIDField = error, !trackFieldRequired else { throw RecordingError(line: 1, error.description) }
                 schema = Schema(fields: description.fields, startTimeField: description.startTimeField, endTimeField: description.endTimeField)
             }
-            self.description = description
-            spatialReference = description.spatialReference
-            return
+            return (description, schema, description.spatialReference)
         }
         var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
         var decoded: [StreamMessage] = []
         var features = 0
         var wkid: Int?
-        for entry in file.entries.prefix(Self.learningSample) {
+        for message in sample {
             decoded.removeAll(keepingCapacity: true)
-            guard (try? decoder.decode(entry.message, receivedAt: 0, into: &decoded)) != nil else { continue }
+            guard (try? decoder.decode(message, receivedAt: 0, into: &decoded)) != nil else { continue }
             for message in decoded {
                 guard let observation = message.carriedObservation else { continue }
                 features += 1
@@ -54,7 +65,7 @@ public struct RecordedStream: Sendable {
             }
         }
         guard features > 0 else {
-            throw RecordingError(line: nil, "holds no Esri feature JSON in its first \(min(file.entries.count, Self.learningSample)) messages (a CSV needs --csv id=…,time=…,x=…,y=…)")
+            throw RecordingError(line: nil, "holds no Esri feature JSON in its first \(sample.count) messages (a CSV needs --csv id=…,time=…,x=…,y=…)")
         }
         var schema = decoder.schema
         let seen = schema.fields.map(\.name).joined(separator: ", ")
@@ -66,8 +77,56 @@ public struct RecordedStream: Sendable {
         } else if trackFieldRequired {
             throw RecordingError(line: nil, "has plain features without a service description; name the track-id field with --track-field (fields: \(seen))")
         }
-        self.schema = schema
-        description = nil
-        spatialReference = wkid
+        return (nil, schema, wkid)
+    }
+}
+
+/// What a recording file holds, found by reading it through once in bounded
+/// chunks (its messages are not kept): layout, header, the schema its
+/// messages decode with, how many messages and the last recorded offset.
+/// The streaming counterpart of ``RecordedStream``, for files of any size.
+public struct RecordingSummary: Sendable {
+    public let path: String
+    public let layout: RecordingFile.Layout
+    public let header: RecordingHeader?
+    public let description: ServiceDescription?
+    public let schema: Schema
+    public let spatialReference: Int?
+    /// Messages in the file (nil when only a sample was read).
+    public let messageCount: Int?
+    /// The last message's offset in a recording (nil when unknown or untimed).
+    public let lastOffsetMilliseconds: Int64?
+
+    /// Reads `path`: its first ``RecordedStream/learningSample`` messages to
+    /// learn the schema, and, with `readWholeFile`, the rest to count
+    /// messages and find the last offset (still in bounded memory). Throws
+    /// ``RecordingError`` as ``RecordedStream`` does, and for an unreadable file.
+    public init(path: String, trackIDField: String?, trackFieldRequired: Bool, readWholeFile: Bool) throws(RecordingError) {
+        let reader = try RecordingFileReader(path: path)
+        var batch = RecordingChunkParser.Batch()
+        try reader.read(into: &batch, minimum: RecordedStream.learningSample)
+        guard !batch.isEmpty, let layout = reader.layout else { throw RecordingError(line: nil, "holds no messages") }
+        let sample = (0..<min(batch.count, RecordedStream.learningSample)).map { Array(batch.bytes[batch.range($0)]) }
+        let learned = try RecordedStream.learn(header: reader.header, sample: sample, trackIDField: trackIDField,
+                                               trackFieldRequired: trackFieldRequired)
+        var count = batch.count
+        var lastOffset = batch.offsets.last ?? nil
+        if readWholeFile {
+            var more = true
+            while more {
+                batch.removeAll()
+                more = try reader.read(into: &batch, minimum: 4096)
+                count += batch.count
+                if let offset = batch.offsets.last ?? nil { lastOffset = offset }
+            }
+        }
+        self.path = path
+        self.layout = layout
+        header = reader.header
+        description = learned.description
+        schema = learned.schema
+        spatialReference = learned.spatialReference
+        messageCount = readWholeFile ? count : nil
+        lastOffsetMilliseconds = readWholeFile ? lastOffset : nil
     }
 }

@@ -88,7 +88,7 @@ public struct RecordingFile: Sendable {
 
     /// `{"t":<ms>,"message":<json>}` or `{"t":<ms>,"text":"<string>"}`. The
     /// message is taken byte for byte as it stands in the file.
-    private static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) throws(RecordingError) -> Entry {
+    static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) throws(RecordingError) -> Entry {
         let bytes = Array(line)
         let members: [(key: String, value: Range<Int>)]
         do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {

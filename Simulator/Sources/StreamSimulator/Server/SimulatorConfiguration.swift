@@ -4,7 +4,8 @@ import Transport
 /// Everything a ``SimulatorServer`` needs: where to listen, which stream
 /// services and feature layers to serve, how to pace them, security, and faults.
 public struct SimulatorConfiguration: Sendable {
-    /// Interface to listen on (loopback by default; nil for all).
+    /// The address to listen on, exactly (loopback by default; nil, `::`
+    /// or `*` for every interface; see `ListenAddress`).
     public var host: String? = "127.0.0.1"
     /// 0 picks a free port.
     public var port = 0

@@ -106,6 +106,9 @@ public final class SimulatorServer: Sendable {
     /// The base HTTP URL, `http://127.0.0.1:PORT` (or https).
     public var httpBase: String { server.httpBase }
 
+    /// The address the server listens on (exactly that one, or every interface).
+    public var listenAddress: ListenAddress { server.listenAddress }
+
     /// The token the description currently hands out for sockets.
     public var currentSocketToken: String? { state.tokens.socketToken }
 

@@ -12,6 +12,11 @@ struct FeedCursor {
     private let pacing: SimulatorPacing
     private let start: Int64
     private var fleet: SnowplowFleet?
+    /// A streamed file: its reader (opened on first use) and the messages read ahead.
+    private var reader: RecordingFileReader?
+    private var readAhead = RecordingChunkParser.Batch()
+    private var readIndex = 0
+    private var fileEnded = false
     private var index = 0
     private var pass = 0
     /// Items yielded so far, across loops.
@@ -44,6 +49,10 @@ struct FeedCursor {
             let entry = entries[position]
             return (due(offset: timed ? entry.offsetMilliseconds : nil, position: position,
                         span: timed ? (entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
+        case .file(let path, let timed, let span):
+            guard let (message, offset) = nextFromFile(path: path) else { return nil }
+            defer { sequence += 1 }
+            return (due(offset: timed ? offset : nil, position: 0, span: timed ? span : nil), .raw(message))
         case .observations(let observations):
             guard let position = advance(count: observations.count) else { return nil }
             let observation = observations[position]
@@ -51,6 +60,36 @@ struct FeedCursor {
             let span = (observations.last?.receivedAt ?? first) - first + 1000
             return (due(offset: observation.receivedAt - first, position: position, span: span), .observation(observation))
         }
+    }
+
+    /// The next message of a streamed file (reading ahead in chunks, starting
+    /// again at the end when looping); nil at the end, or when the file can
+    /// no longer be read (the subscriber's feed then ends).
+    private mutating func nextFromFile(path: String) -> (message: [UInt8], offset: Int64?)? {
+        if readIndex == readAhead.count {
+            readAhead.removeAll()
+            readIndex = 0
+            do {
+                if reader == nil { reader = try RecordingFileReader(path: path) }
+                while readAhead.isEmpty {
+                    if fileEnded {
+                        guard pacing.loop else { return nil }
+                        try reader?.rewind()
+                        fileEnded = false
+                        pass += 1
+                    }
+                    let more = try reader?.read(into: &readAhead, minimum: 1024) ?? false
+                    if !more { fileEnded = true }
+                    if readAhead.isEmpty && fileEnded && pass == 0 && !pacing.loop { return nil }
+                    if readAhead.isEmpty && fileEnded && sequence == 0 { return nil }
+                }
+            } catch {
+                return nil
+            }
+        }
+        let index = readIndex
+        readIndex += 1
+        return (Array(readAhead.bytes[readAhead.range(index)]), readAhead.offsets[index])
     }
 
     /// The index to play now, moving on (and looping when allowed).

@@ -9,6 +9,10 @@ public struct SimulatedService: Sendable {
         case fleet(FleetConfiguration)
         /// Raw messages with optional time offsets (recordings, feature files).
         case messages([RecordingFile.Entry], timed: Bool)
+        /// A recording or feature file streamed from disk by each subscriber,
+        /// in bounded chunks, whatever its size; `span` is its length in
+        /// recorded milliseconds (last offset + 1) for timed recordings.
+        case file(path: String, timed: Bool, span: Int64)
         /// Timestamped observations (CSV).
         case observations([Observation])
     }
@@ -28,15 +32,19 @@ public struct SimulatedService: Sendable {
                                     description: "Simulated snowplows near Sandy, Utah (\(configuration.vehicles) vehicles)",
                                     feed: .fleet(configuration))
         case .recording(let path):
-            guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }
-            let stream: RecordedStream
-            do { stream = try RecordedStream(bytes: Array(data), trackIDField: trackIDField, trackFieldRequired: false) } catch {
+            // Read through once in bounded chunks (to check it and learn its length),
+            // never held in memory: each subscriber streams it from disk.
+            let summary: RecordingSummary
+            do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: false, readWholeFile: true) } catch {
+                if error.message.hasPrefix("cannot read") { throw SimulatorError(error.message) }
                 throw SimulatorError("'\(path)' \(error)")
             }
-            let title = stream.description?.serviceDescription ?? stream.file.header.map { "Replay of \($0.service)" }
+            let title = summary.description?.serviceDescription ?? summary.header.map { "Replay of \($0.service)" }
                 ?? "Replay of \(URL(fileURLWithPath: path).lastPathComponent)"
-            return SimulatedService(name: specification.name, schema: stream.schema, spatialReference: stream.spatialReference ?? 4326,
-                                    description: title, feed: .messages(stream.file.entries, timed: stream.file.layout == .recording))
+            let timed = summary.layout == .recording
+            return SimulatedService(name: specification.name, schema: summary.schema, spatialReference: summary.spatialReference ?? 4326,
+                                    description: title,
+                                    feed: .file(path: path, timed: timed, span: max(summary.lastOffsetMilliseconds ?? 0, 0) &+ 1))
         case .csv(let path, let mapping):
             guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }
             let recording: CSVTrackRecording
