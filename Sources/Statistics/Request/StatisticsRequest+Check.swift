@@ -24,7 +24,8 @@ extension StatisticsRequest {
         var namesInUse: Set<String> = []
         for name in groupBy {
             let folded = Schema.fold(name.trimmingSpaces)
-            guard namesInUse.insert(folded).inserted else { throw .duplicateGroupByField(name.trimmingSpaces) }
+            if let first = groupNames.first(where: { Schema.fold($0) == folded }) { throw .duplicateGroupByField(first) }
+            namesInUse.insert(folded)
             groupNames.append(name.trimmingSpaces)
         }
         var statisticNames: [String] = []
