@@ -158,6 +158,9 @@ public struct FeatureQueryPager: Sendable {
                 }
             default:
                 state = .done
+                if exceededTransferLimit && query.isStatisticsQuery {
+                    throw FeatureQueryPagerError("the layer cannot page (supportsPagination is false) and has more groups than one answer holds: \(featureCount) received")
+                }
                 if exceededTransferLimit {
                     throw FeatureQueryPagerError("the layer cannot page (no pagination, no object ids) and holds more matching features than one answer: \(featureCount) received")
                 }
