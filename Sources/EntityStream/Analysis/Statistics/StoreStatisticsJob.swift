@@ -75,7 +75,7 @@ public struct StoreStatisticsJob: AnalysisJob {
             if cancelled { throw CancellationError() }
             accumulator = entities
         case .observations:
-            accumulator = try await Self.scanObservations(contents, scan: scan, plan: plan, parts: parts, maximumGroups: maximumGroups)
+            accumulator = try await Self.aggregate(contents, scan: scan, plan: plan, parts: parts, maximumGroups: maximumGroups)
         }
         let result = accumulator.finish()
         try await StatisticsRecordJSON.emit(result.records, in: context)
@@ -93,10 +93,16 @@ public struct StoreStatisticsJob: AnalysisJob {
         return summary
     }
 
-    /// Every stored observation matching `scan`, in `parts` runs aggregated
-    /// in parallel child tasks (on the analysis executor) and merged in run order.
-    static func scanObservations(_ contents: StoreContents, scan: ObservationScan, plan: StatisticsPlan, parts: Int,
-                                 maximumGroups: Int) async throws -> StatisticsAccumulator {
+    /// Aggregates every stored observation of `contents` matching `scan`
+    /// for `plan`: the entities are cut into `parts` runs of about equal
+    /// observation counts (``StoreContents/scan(_:part:of:_:)``), each
+    /// aggregated into its own accumulator in a child task (on the caller's
+    /// executor preference: the analysis executor inside a job), then
+    /// merged in run order. One part scans in the calling task. Equal to a
+    /// single pass up to the rounding of the merged sums and moments.
+    /// - Throws: `CancellationError` when the task is cancelled during the scan.
+    public static func aggregate(_ contents: StoreContents, scan: ObservationScan, plan: StatisticsPlan, parts: Int,
+                                 maximumGroups: Int = StatisticsLimits.defaultMaximumGroups) async throws -> StatisticsAccumulator {
         if parts <= 1 {
             guard let whole = scanPart(contents, scan: scan, plan: plan, part: 0, of: 1, maximumGroups: maximumGroups) else {
                 throw CancellationError()
