@@ -136,6 +136,14 @@ struct StatisticsCommandLineTests {
         #expect(expected.count == 12)
 
         let process = try RunningProcess(CommandLineTool.path("entitystream"), ["replay", path, "--track-field", "name", "--hold", "--events", "analysis,response"])
+        // Commands are read while the replay runs: ask for the status until the replay has ended (each answer awaited, no sleep).
+        var ended = false
+        for attempt in 0..<10_000 where !ended {
+            process.write(#"{"id":"s\#(attempt)","command":"status"}"# + "\n")
+            guard let line = process.readLines(1).first else { break }
+            ended = line.contains(#""status":"ended""#) && line.contains(#""observations":90"#)
+        }
+        try #require(ended, "the replay never ended")
         let statistics = #"["count:speed","avg:speed","max:speed","count:*"],"groupBy":["kind","agency"],"orderBy":"COUNT_speed DESC""#
         process.write(#"{"id":"o","command":"statistics","of":"observations","statistics":\#(statistics)}"# + "\n")
         process.write(#"{"id":"e","command":"statistics","of":"entities","statistics":\#(statistics)}"# + "\n")
