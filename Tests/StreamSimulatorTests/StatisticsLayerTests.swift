@@ -108,6 +108,9 @@ struct StatisticsLayerTests {
         #expect(records(entities) == fileRecords)
         // Two runs merged (Chan's formula): the deviations may differ in the last bits, everything else is identical.
         #expect(agree(records(observations), fileRecords, deviations: ["STDDEV_speed", "VAR_speed"]))
+        #expect(file.last?.members["rows"] == .int(400) && file.last?.members["fileRows"] == .int(400))
+        let positive = try await harness.run(FileStatisticsJob(path: path, request: request, query: FeatureQuery(whereClause: "speed > 0")))
+        #expect(positive.last?.members["rows"] == .int(Int64(data.filter { ($0.speed ?? 0) > 0 }.count)))
         #expect(remote.last?.members["pages"] == .int(Int64((fileRecords.count + 3) / 4)))
         #expect(remote.last?.members["paging"] == .string("resultOffset"))
         #expect(fileRecords.first?["statistics"]?["MIN_t"]?.intValue == data.filter { s in

@@ -10,7 +10,8 @@ import Statistics
 /// The plan is compiled against the file's schema after loading (unknown
 /// field, `avg` of a string: the job fails with the engine's message before
 /// any row is aggregated). Emits one `result` line per record, then a
-/// summary: the file, its rows, the records, the names, the time extent.
+/// summary: the file, its rows (`fileRows`), the rows selected and
+/// aggregated (`rows`), the records, the names, the time extent.
 public struct FileStatisticsJob: AnalysisJob {
     public let path: String
     public let load: FeatureLoadOptions
@@ -40,7 +41,13 @@ public struct FileStatisticsJob: AnalysisJob {
         guard case .statistics(let rows) = result else { throw AnalysisFailure("the file's query engine answered no statistics") }
         let records = plan.records(from: rows)
         try await StatisticsRecordJSON.emit(records, in: context)
-        var summary = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count))), ("records", .int(Int64(records.count)))])
+        var countQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
+                                      spatialRelationship: query.spatialRelationship, returnCountOnly: true)
+        countQuery.outFields = []
+        var matched = table.count
+        if case .count(let count)? = try? engine.run(countQuery, on: table) { matched = count }
+        var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(table.count))), ("rows", .int(Int64(matched))),
+                                  ("records", .int(Int64(records.count)))])
         summary.append(contentsOf: StatisticsRecordJSON.names(plan))
         if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
         return summary
