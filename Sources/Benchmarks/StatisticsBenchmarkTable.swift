@@ -72,6 +72,33 @@ struct StatisticsBenchmarkTable {
         }
     }
 
+    /// The rows ingested into an entity store that keeps them all: the
+    /// five fields plus a track id (`vehicle`, `tracks` vehicles in turn),
+    /// a point each, received one per millisecond.
+    func store(tracks: Int) -> EntityStoreState {
+        var fields = Self.schema.fields
+        fields.append(Field(name: "vehicle", type: .string))
+        var state = EntityStoreState(schema: Schema(fields: fields, trackIDField: "vehicle"),
+                                     options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
+        let vehicles = (0..<max(1, tracks)).map { AttributeValue.string("V\($0)") }
+        var events: [StoreEvent] = []
+        words.withUnsafeBufferPointer { words in
+            strings.withUnsafeBufferPointer { strings in
+                guard let base = words.baseAddress else { return }
+                for row in 0..<count {
+                    let view = PackedBenchmarkRow(words: base + row &* Self.stride, strings: strings)
+                    var attributes = (0..<Self.stride).map { view.value(at: $0) }
+                    attributes.append(vehicles[row % vehicles.count])
+                    let observation = Observation(geometry: Point(x: -112 + Double(row % 1000) / 1000, y: 40.5, wkid: 4326),
+                                                  attributes: attributes, receivedAt: Int64(row))
+                    events.removeAll(keepingCapacity: true)
+                    state.ingest(observation, now: Int64(row), into: &events)
+                }
+            }
+        }
+        return state
+    }
+
     /// Writes the rows as CSV (header, shortest round-trip doubles, empty for NULL) for the peers.
     func writeCSV(to path: String) throws {
         var text = "vehicletype,agency,speed,payload,heading\n"

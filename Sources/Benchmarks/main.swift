@@ -62,7 +62,7 @@ do {
         for line in try await QueryBenchmark.run(count: option("--count", default: 1_000_000), peers: !arguments.contains("--no-peers"),
                                                  ingestion: !arguments.contains("--no-ingestion")) { report(line) }
     case "statistics":
-        for line in try StatisticsBenchmark.run(count: option("--count", default: 1_000_000), runs: option("--runs", default: 7),
+        for line in try await StatisticsBenchmark.run(count: option("--count", default: 1_000_000), runs: option("--runs", default: 7),
                                                  peers: !arguments.contains("--no-peers")) { report(line) }
     case "hotspots":
         for line in try HotSpotBenchmark.run(count: option("--count", default: 100_000), neighbours: option("--neighbours", default: 30),
@@ -95,7 +95,7 @@ do {
             skip("json, replay, memory and simulator benchmarks")
         }
         for line in try await QueryBenchmark.run(count: 1_000_000) { report(line) }
-        for line in try StatisticsBenchmark.run(count: 1_000_000, runs: 7, peers: true) { report(line) }
+        for line in try await StatisticsBenchmark.run(count: 1_000_000, runs: 7, peers: true) { report(line) }
         for line in try HotSpotBenchmark.run(count: 100_000, neighbours: 30, rounds: 3, millionCount: 1_000_000,
                                              executable: executable) { report(line) }
         if haveRaster {

@@ -11,8 +11,13 @@ import Locking
 ///
 /// Returns the exit status: 0 when the job completed (or was interrupted),
 /// 1 when it failed or stdout could not be written.
+///
+/// With ``csvRecords`` stdout is instead a CSV table of the statistics
+/// records (``CSVRecordWriter``); failures still go to stderr.
 struct OneShotAnalysis {
     var format: OutputFormat = .esri
+    /// Write the records as a CSV table rather than JSON lines.
+    var csvRecords = false
     var remote = RemoteServiceOptions()
     var clock: any EntityClock = SystemClock()
 
@@ -42,8 +47,9 @@ struct OneShotAnalysis {
             await pipeline.publish(rest)
         }
         let outcome = JobOutcome()
+        let csvRecords = self.csvRecords
         let writerTask = Task {
-            let ending = await writer.run()
+            let ending = csvRecords ? await CSVRecordWriter(subscriber: subscriber).run() : await writer.run()
             switch ending {
             case .outputClosed: stops.stop(.outputClosed)
             case .outputFailed: stops.stop(.outputFailed)

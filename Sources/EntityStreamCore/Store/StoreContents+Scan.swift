@@ -13,6 +13,37 @@ extension StoreContents {
     /// visited.
     @discardableResult
     public func scan(_ scan: ObservationScan, _ visit: (StoredObservation) throws -> Bool) rethrows -> Int {
+        try self.scan(scan, slots: scanSlots(scan), visit)
+    }
+
+    /// Visits part `part` (0-based) of `parts` of what ``scan(_:_:)``
+    /// visits: the entities, in entity-id order, are cut into `parts` runs
+    /// holding about equal numbers of stored observations, and this part
+    /// scans one run. Together the parts visit exactly the observations a
+    /// whole scan visits, each once, so tasks can scan one snapshot in
+    /// parallel (the contents are an immutable value). `parts` is clamped
+    /// to 1…4096; a `part` outside `0..<parts` visits nothing.
+    @discardableResult
+    public func scan(_ scan: ObservationScan, part: Int, of parts: Int, _ visit: (StoredObservation) throws -> Bool) rethrows -> Int {
+        let parts = min(max(1, parts), 4096)
+        guard part >= 0, part < parts else { return 0 }
+        let slots = scanSlots(scan)
+        var total = 0
+        for slot in slots { total &+= entities[slot].history.count }
+        // Run `p` holds the entities whose observations start before (p + 1) · total / parts.
+        let from = part == 0 ? 0 : total / parts * part + total % parts * part / parts
+        let to = part == parts - 1 ? Int.max : total / parts * (part + 1) + total % parts * (part + 1) / parts
+        var selected: [Int] = []
+        var before = 0
+        for slot in slots {
+            if before >= from && before < to { selected.append(slot) }
+            before &+= entities[slot].history.count
+        }
+        return try self.scan(scan, slots: selected, visit)
+    }
+
+    /// The live slots a scan visits, in entity-id order.
+    private func scanSlots(_ scan: ObservationScan) -> [Int] {
         var slots: [Int] = []
         if let trackIDs = scan.trackIDs {
             for trackID in trackIDs { if let slot = slot(of: trackID) { slots.append(slot) } }
@@ -20,6 +51,10 @@ extension StoreContents {
             for slot in entities.indices where entities[slot].isLive { slots.append(slot) }
         }
         slots.sort { entities[$0].reference.entityID < entities[$1].reference.entityID }
+        return slots
+    }
+
+    private func scan(_ scan: ObservationScan, slots: [Int], _ visit: (StoredObservation) throws -> Bool) rethrows -> Int {
         var visited = 0
         try strings.withUnsafeBufferPointer { strings in
             let predicate = scan.whereClause.flatMap { $0.isTautology ? nil : PackedPredicate($0, strings: strings) }

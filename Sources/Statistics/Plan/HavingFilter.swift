@@ -26,9 +26,7 @@ struct HavingFilter: Sendable, Hashable {
             throw .having(position: error.position, message: error.message)
         }
         if let field = references.fields.first {
-            throw .having(position: field.position, message:
-                "'\(field.name)' is not inside an aggregate: a having clause compares aggregates only "
-                + "(AVG, COUNT, SUM, STDDEV, MIN, MAX or VAR of a field, or COUNT(*))")
+            throw .having(position: field.position, message: Self.outsideAggregateMessage(field.name))
         }
         var syntheticFields: [Field] = []
         var outputIndices: [Int] = []
@@ -62,6 +60,12 @@ struct HavingFilter: Sendable, Hashable {
             throw .having(position: error.position, message: error.message)
         }
         self.outputIndices = outputIndices
+    }
+
+    /// The message for field `name` met outside any aggregate.
+    static func outsideAggregateMessage(_ name: String) -> String {
+        "'\(name)' is not inside an aggregate: a having clause compares aggregates only "
+            + "(AVG, COUNT, SUM, STDDEV, MIN, MAX or VAR of a field, or COUNT(*))"
     }
 
     /// True when the group whose computed outputs are `values` is kept.

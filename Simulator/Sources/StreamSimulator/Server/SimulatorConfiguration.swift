@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Statistics
 import Transport
 
 /// Everything a ``SimulatorServer`` needs: where to listen, which stream
@@ -17,8 +18,11 @@ public struct SimulatorConfiguration: Sendable {
     /// Whether the layers support `resultOffset`/`resultRecordCount` (false
     /// makes them answer as old servers do, for testing clients' fallbacks).
     public var layerPagination = true
-    /// Answers statistics queries on the layers (refused without one).
-    public var statisticsEngine: (any FeatureStatisticsEngine)?
+    /// Answers statistics queries on the layers (`outStatistics`,
+    /// `returnDistinctValues`): by default the project's one statistics
+    /// engine; nil refuses them (400) and the layers then say
+    /// `supportsStatistics: false`.
+    public var statisticsEngine: (any FeatureStatisticsEngine)? = TableStatisticsEngine()
     /// Track-id field for sources without one (plain feature files).
     public var trackIDField: String?
     public var pacing = SimulatorPacing()

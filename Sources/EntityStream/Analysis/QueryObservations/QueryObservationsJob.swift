@@ -49,7 +49,8 @@ struct QueryObservationsJob: AnalysisJob {
         return summary
     }
 
-    private static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
+    /// The time key as summaries name it: `received`, or the field name(s).
+    static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
         switch key {
         case .received: return "received"
         case .field(let start, let end):

@@ -15,7 +15,10 @@
 ///   (WGS84 ↔ Web Mercator; other pairs → 400 `inSR`); rows with a null
 ///   geometry never match.
 /// Then: statistics queries go to the ``statistics`` engine (400 without
-/// one); `returnCountOnly` counts; rows are ordered by `orderByFields`
+/// one), which checks their `orderByFields` (group fields and statistic
+/// names); its rows are paged like features (from `resultOffset`, at most
+/// the page size below, `exceededTransferLimit` when more rows remain);
+/// `returnCountOnly` counts; rows are ordered by `orderByFields`
 /// (``AttributeValueOrdering``), ties — and everything without
 /// `orderByFields` — by object id, so paging is stable; `returnIdsOnly`
 /// lists every id; otherwise one page: from `resultOffset` (default 0), at
@@ -50,7 +53,9 @@ public struct FeatureQueryEngine: Sendable {
             do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
         }
         let fieldIndices = try outputFields(query.outFields, schema: schema, objectIDField: table.objectIDFieldIndex)
-        let order = try query.orderBy.map { (entry) throws(FeatureQueryError) -> (Int, Bool) in
+        // A statistics query orders its groups by group fields and statistic
+        // names: the statistics engine checks that order, not the schema.
+        let order = try (query.isStatisticsQuery ? [] : query.orderBy).map { (entry) throws(FeatureQueryError) -> (Int, Bool) in
             guard let index = schema.index(ofField: entry.field) else {
                 throw FeatureQueryError("orderByFields", "unknown field '\(entry.field)' (fields: \(Self.fieldList(schema)))")
             }
@@ -88,16 +93,22 @@ public struct FeatureQueryEngine: Sendable {
 
         // Selection.
         let rows = select(table, whereClause: whereClause, objectIDs: query.objectIDs, time: query.time, envelope: envelope)
+        let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
+        let limit = product.overflow ? Int.max : product.partialValue
+        let pageSize = min(query.resultRecordCount ?? limit, limit)
         if let statistics, query.isStatisticsQuery {
-            return .statistics(try statistics.statistics(of: table, rows: rows, query: query))
+            var result = try statistics.statistics(of: table, rows: rows, query: query)
+            let offset = min(query.resultOffset ?? 0, result.rows.count)
+            let end = offset + min(pageSize, result.rows.count - offset)
+            result.exceededTransferLimit = result.exceededTransferLimit || result.rows.count > end
+            result.rows = Array(result.rows[offset..<end])
+            return .statistics(result)
         }
         if query.returnCountOnly { return .count(rows.count) }
         let ordered = Self.ordered(rows, in: table, by: order)
         if query.returnIDsOnly {
             return .objectIDs(fieldName: table.objectIDField.name, ordered.map { table.objectID(at: $0) })
         }
-        let limit = maxRecordCount.multipliedReportingOverflow(by: query.maxRecordCountFactor ?? 1).partialValue
-        let pageSize = min(query.resultRecordCount ?? limit, limit)
         let offset = min(query.resultOffset ?? 0, ordered.count)
         let end = offset + min(pageSize, ordered.count - offset)
         return .features(FeatureSelection(table: table, rows: Array(ordered[offset..<end]), fieldIndices: fieldIndices,

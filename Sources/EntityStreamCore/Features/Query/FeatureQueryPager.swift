@@ -13,7 +13,12 @@
 ///   `returnIdsOnly`, then the features by `objectIds` in batches of at most
 ///   `maxRecordCount`, in the order the ids came (ascending without
 ///   `orderByFields`).
-/// - ``Strategy/single`` for statistics queries (one request).
+/// - Statistics queries page their result rows (groups) the same way,
+///   ``Strategy/pages(size:)`` when the layer `supportsPagination`, in a
+///   stable order: the query's `orderByFields` then every group-by field
+///   not yet in it (object ids mean nothing there); otherwise
+///   ``Strategy/single`` (one request; an answer that still says
+///   `exceededTransferLimit` is an error, never a silent truncation).
 /// The query's own `resultOffset`/`resultRecordCount` select a window of the
 /// whole result (skip, limit) rather than a page. A server that claims more
 /// but sends nothing, or cuts an id batch short, makes the pager throw
@@ -51,15 +56,25 @@ public struct FeatureQueryPager: Sendable {
         let size = layer.effectiveMaxRecordCount
         limit = query.resultRecordCount
         var order = query.orderBy
-        if let objectIDField = layer.objectIDField,
+        if query.isStatisticsQuery {
+            let groupFields = query.outStatistics == nil ? (query.outFields ?? []) : query.groupByFieldsForStatistics
+            for field in groupFields where !order.contains(where: { Schema.fold($0.field) == Schema.fold(field) }) {
+                order.append(OrderByField(field: field))
+            }
+        } else if let objectIDField = layer.objectIDField,
            !order.contains(where: { Schema.fold($0.field) == Schema.fold(objectIDField) }),
            layer.advancedQueryCapabilities?.supportsOrderBy ?? true {
             order.append(OrderByField(field: objectIDField))
         }
         stableOrder = order
         if query.isStatisticsQuery {
-            strategy = .single
-            state = .send(offset: 0)
+            if layer.supportsPagination {
+                strategy = .pages(size: size)
+                state = .send(offset: query.resultOffset ?? 0)
+            } else {
+                strategy = .single
+                state = .send(offset: 0)
+            }
         } else if layer.supportsPagination {
             strategy = .pages(size: size)
             state = .send(offset: query.resultOffset ?? 0)
@@ -143,6 +158,9 @@ public struct FeatureQueryPager: Sendable {
                 }
             default:
                 state = .done
+                if exceededTransferLimit && query.isStatisticsQuery {
+                    throw FeatureQueryPagerError("the layer cannot page (supportsPagination is false) and has more groups than one answer holds: \(featureCount) received")
+                }
                 if exceededTransferLimit {
                     throw FeatureQueryPagerError("the layer cannot page (no pagination, no object ids) and holds more matching features than one answer: \(featureCount) received")
                 }

@@ -14,13 +14,17 @@ public protocol FeatureStatisticsEngine: Sendable {
 }
 
 /// What a statistics query answers: the output fields (group fields, then
-/// statistics) and one row of values per group, in the order to send. A plain value.
+/// statistics) and one row of values per group, in the order to send, and
+/// whether more rows exist beyond this page (set by the ``FeatureQueryEngine``
+/// when it pages the rows). A plain value.
 public struct FeatureStatisticsResult: Sendable, Hashable {
     public var fields: [Field]
     public var rows: [[AttributeValue]]
+    public var exceededTransferLimit: Bool
 
-    public init(fields: [Field], rows: [[AttributeValue]]) {
+    public init(fields: [Field], rows: [[AttributeValue]], exceededTransferLimit: Bool = false) {
         self.fields = fields
         self.rows = rows
+        self.exceededTransferLimit = exceededTransferLimit
     }
 }

@@ -11,7 +11,8 @@
 /// - `f=pjson`: `f=json` indented (``JSONPrettyPrinter``).
 /// - count: `{"count":N}`; ids: `{"objectIdFieldName":…,"objectIds":[…]}`;
 ///   statistics: `{"displayFieldName":"","fields":[…],"features":[{"attributes":{…}}]}`
-///   (whatever the format, as ArcGIS answers these in JSON).
+///   with `"exceededTransferLimit":true` before `features` when more rows
+///   remain (whatever the format, as ArcGIS answers these in JSON).
 /// Stateless; output is valid JSON for any table (non-finite numbers become null).
 public enum FeatureSetWriter {
     public static func write(_ result: FeatureQueryResult, format: FeatureQuery.Format) -> [UInt8] {
@@ -123,6 +124,7 @@ public enum FeatureSetWriter {
     static func appendStatistics(_ statistics: FeatureStatisticsResult, to writer: inout JSONWriter) {
         writer.appendRaw("{\"displayFieldName\":\"\",\"fields\":")
         writer.append(.array(statistics.fields.map(\.esriJSON)))
+        if statistics.exceededTransferLimit { writer.appendRaw(",\"exceededTransferLimit\":true") }
         writer.appendRaw(",\"features\":[")
         for (index, row) in statistics.rows.enumerated() {
             if index > 0 { writer.appendRaw(",") }
