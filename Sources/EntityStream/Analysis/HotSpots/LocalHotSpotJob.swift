@@ -53,7 +53,7 @@ public struct LocalHotSpotJob: AnalysisJob {
             await carryOut(actions)
             let prepared = try await source.prepare(valueField: valueField, in: context)
             let result = try await analyse(prepared.input, reporter: reporter)
-            let unit = prepared.reading.coordinates == .geographic ? "metres" : "units"
+            let unit = prepared.reading.coordinates == .geographic ? "metres" : "units of wkid \(prepared.reading.inputWKID.map(String.init) ?? "unknown")"
             for line in HotSpotSummaryJSON.messages(result, unit: unit) { try job.note(line) }
             actions = try job.succeed(results: ["Output_Features"], at: clock.now())
             await carryOut(actions)
