@@ -172,8 +172,7 @@ struct HotSpotsSubcommand {
             if let pollInterval { policy = GPJobPollPolicy(initialInterval: Int64(pollInterval)) }
             return RemoteHotSpotJob(taskURL: source.source, query: query, outSR: outSR ?? 102100, policy: policy)
         }
-        var options = HotSpotOptions(aggregation: collect ? .collectEvents : .fishnet(cellSize: cellSize), distanceBand: distanceBand, fdr: fdr, force: force)
-        options.force = force
+        let options = HotSpotOptions(aggregation: collect ? .collectEvents : .fishnet(cellSize: cellSize), distanceBand: distanceBand, fdr: fdr, force: force)
         return LocalHotSpotJob(source: .file(path: source.source, load: source.load, whereClause: whereClause, timeExtent: timeExtent),
                                valueField: valueField, options: options)
     }
