@@ -25,6 +25,8 @@ actor GPJobBoard {
     }
 
     static let maximumJobs = 1000
+    /// Job delays are clamped to a day.
+    static let maximumDelay: Int64 = 86_400_000
 
     let task: HotSpotTask
     let delay: Int64
@@ -36,7 +38,7 @@ actor GPJobBoard {
 
     init(task: HotSpotTask, delay: Int64, maxRecordCount: Int, log: @escaping @Sendable (String) -> Void) {
         self.task = task
-        self.delay = max(0, delay)
+        self.delay = min(max(0, delay), Self.maximumDelay)
         self.maxRecordCount = maxRecordCount
         self.log = log
     }

@@ -16,7 +16,7 @@ public struct SimulatorConfiguration: Sendable {
     public var hotSpotServices: [HotSpotServiceSpecification] = []
     /// How long each geoprocessing job stays in each status before the next
     /// (submitted, waiting, executing at least, cancelling), so that clients
-    /// can watch them; 0: as fast as the work goes.
+    /// can watch them; 0: as fast as the work goes (clamped to a day).
     public var jobDelayMilliseconds: Int64 = 0
     /// The layers' `maxRecordCount`: the most features one query answer holds.
     public var maxRecordCount = 2000
