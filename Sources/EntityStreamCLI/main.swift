@@ -18,6 +18,7 @@ Usage:
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
+  entitystream hotspots FILE|TASK   hot spots (Getis-Ord Gi*) of a file, or a geoprocessing job
 
 Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
 """
@@ -46,13 +47,16 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "statistics":
             _ = arguments.next()
             return try await StatisticsCommand(arguments: &arguments).run()
+        case "hotspots":
+            _ = arguments.next()
+            return try await HotSpotsSubcommand(arguments: &arguments).run()
         case "demo":
             _ = arguments.next()
             return try await DemoCommand(arguments: &arguments).run()
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics, hotspots or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

@@ -14,6 +14,8 @@ Serves ArcGIS stream services and feature layers on one port, speaking the real 
   WS   /arcgis/ws/services/<Name>/StreamServer/subscribe    one Esri feature JSON per frame
   GET  /arcgis/rest/services/<Name>/MapServer/0?f=json      a layer's description (also FeatureServer/0)
   GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson)
+  GET  /arcgis/rest/services/<Name>/GPServer/911 Calls Hotspot   a hot-spot task (submitJob, jobs/<id>,
+       jobs/<id>/results/Output_Features, jobs/<id>/cancel; results also as …/<Name>/MapServer/jobs/<id>/0)
 
 What to serve (at least one):
   --fleet N                     a generated snowplow fleet of N vehicles, named SandyVehicles
@@ -33,6 +35,13 @@ Feature layers:
   --layer-format NAME=FORMAT    force the format of layer NAME's file: csv, esri-lines, esri-array,
                                 esri-featureset, geojson, geojsonseq, recording (default: recognised)
   --max-record-count N          most features one query answers (default 2000)
+Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotspot task):
+  --hotspots NAME=FILE          serve FILE's incidents as …/NAME/GPServer/911 Calls Hotspot (repeatable);
+                                its Query parameter selects incidents ("DATE" names their time field)
+  --hotspots-columns NAME=x=COL,y=COL,time=COL[,wkid=N]
+                                which columns of NAME's file are x, y and the date, and the wkid, e.g.
+                                x=x_coordina,y=y_coordina,time=occ_date,wkid=2913 (--layer-columns works too)
+  --job-delay MS                each job stays MS in each status (submitted, waiting, executing, cancelling)
   --no-layer-pagination         layers refuse resultOffset/resultRecordCount (as old servers do)
 Pacing:
   --speed X                     recorded timing X times faster (recordings, CSV) (default 1)
@@ -61,6 +70,8 @@ Faults (each announced on stderr when it fires):
 Examples:
   stream-simulator --fleet 25 --port 0
   stream-simulator --layer Hurricanes=hurdat2_2000_season_flat.csv --port 0
+  stream-simulator --hotspots Burglary=portland_nij_cfs_burglary_2012-03_2016-08.csv \\
+      --hotspots-columns Burglary=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913 --job-delay 500 --port 0
 """
 
 struct UsageError: Error, CustomStringConvertible {
@@ -84,6 +95,8 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
     var layerTexts: [String] = []
     var layerColumns: [(name: String, mapping: FeatureColumnMapping)] = []
     var layerFormats: [(name: String, format: FeatureFileFormat)] = []
+    var hotSpotTexts: [String] = []
+    var hotSpotColumns: [(name: String, mapping: FeatureColumnMapping)] = []
     var tlsCertificate: String?
     var tlsKey: String?
     var index = 0
@@ -126,6 +139,14 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
                 }
                 layerFormats.append((name, format))
             } catch let error as SimulatorError { throw UsageError(error.description) }
+        case "--hotspots": hotSpotTexts.append(try value(word))
+        case "--hotspots-columns":
+            do {
+                let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "x=COL,y=COL,time=COL,…")
+                hotSpotColumns.append((name, try FeatureColumnMapping(parsing: text)))
+            } catch let error as SimulatorError { throw UsageError(error.description) } catch let error as CSVError { throw UsageError("--hotspots-columns: \(error)") }
+        case "--job-delay": configuration.jobDelayMilliseconds = Int64(try integer(word, minimum: 0))
+            if configuration.jobDelayMilliseconds > 3_600_000 { throw UsageError("--job-delay expects at most 3600000 ms (an hour)") }
         case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
         case "--no-layer-pagination": configuration.layerPagination = false
         case "--speed": configuration.pacing.speed = try number(word, above: 0)
@@ -186,11 +207,23 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
     for text in layerTexts {
         do { configuration.layers.append(try LayerSpecification.parse(text)) } catch { throw UsageError(error.description) }
     }
+    for text in hotSpotTexts {
+        do { configuration.hotSpotServices.append(try HotSpotServiceSpecification.parse(text)) } catch { throw UsageError(error.description) }
+    }
     for (name, mapping) in layerColumns {
-        guard let index = configuration.layers.firstIndex(where: { $0.name == name }) else {
-            throw UsageError("--layer-columns names layer '\(name)', which no --layer NAME=FILE gives")
+        if let index = configuration.layers.firstIndex(where: { $0.name == name }) {
+            configuration.layers[index].options.mapping = mapping
+        } else if let index = configuration.hotSpotServices.firstIndex(where: { $0.name == name }) {
+            configuration.hotSpotServices[index].options.mapping = mapping
+        } else {
+            throw UsageError("--layer-columns names layer '\(name)', which no --layer NAME=FILE (or --hotspots NAME=FILE) gives")
         }
-        configuration.layers[index].options.mapping = mapping
+    }
+    for (name, mapping) in hotSpotColumns {
+        guard let index = configuration.hotSpotServices.firstIndex(where: { $0.name == name }) else {
+            throw UsageError("--hotspots-columns names service '\(name)', which no --hotspots NAME=FILE gives")
+        }
+        configuration.hotSpotServices[index].options.mapping = mapping
     }
     for (name, format) in layerFormats {
         guard let index = configuration.layers.firstIndex(where: { $0.name == name }) else {
@@ -198,8 +231,8 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         }
         configuration.layers[index].options.format = format
     }
-    guard !configuration.services.isEmpty || !configuration.layers.isEmpty else {
-        throw UsageError("nothing to serve: give --fleet N, --recording FILE, --service NAME=… or --layer NAME=FILE")
+    guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty else {
+        throw UsageError("nothing to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
     }
     return configuration
 }
@@ -231,6 +264,9 @@ for name in server.serviceNames {
 }
 for name in server.layerNames {
     log("layer \(name): \(server.layerURL(name)) (also \(server.layerURL(name, kind: .featureServer)))")
+}
+for name in server.hotSpotServiceNames {
+    log("hotspots \(name): \(server.hotSpotTaskURL(name))")
 }
 
 let (stops, stop) = AsyncStream.makeStream(of: Int32.self)

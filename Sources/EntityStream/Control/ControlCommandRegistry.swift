@@ -19,6 +19,7 @@ public struct ControlCommandRegistry: Sendable {
         StatusCommand.self, QueryEntitiesCommand.self, PurgeAllCommand.self, SetFilterCommand.self, CancelCommand.self,
         QueryObservationsCommand.self,
         StatisticsControlCommand.self,
+        HotSpotsCommand.self,
     ])
 
     /// Parses one line. Throws ``ControlCommandError`` (with the `id` when one

@@ -7,7 +7,10 @@ import Locking
 /// JSON-lines output as the analyses of a running stream: the `accepted`
 /// line, one `result` line per feature or record, `status` lines about a
 /// remote service, then the summary (or `failed`, or `cancelled` on Ctrl-C).
-/// `progress` goes to stderr, and only when stderr is a terminal.
+/// `progress` goes to stderr, and only when stderr is a terminal — except
+/// the lines ``keepsProgress`` picks (a job's status lines), which are
+/// printed on stdout too. With ``csv`` the result features are a CSV table
+/// on stdout and every other line goes to stderr (``AnalysisCSVWriter``).
 ///
 /// Returns the exit status: 0 when the job completed (or was interrupted),
 /// 1 when it failed or stdout could not be written.
@@ -20,6 +23,10 @@ struct OneShotAnalysis {
     var csvRecords = false
     var remote = RemoteServiceOptions()
     var clock: any EntityClock = SystemClock()
+    /// Progress lines to print on stdout as well (the others only on a terminal's stderr).
+    var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
+    /// Result features as a CSV table instead of JSON lines.
+    var csv = false
 
     enum StopReason: Sendable {
         case finished
@@ -33,13 +40,17 @@ struct OneShotAnalysis {
         let subscriber = Subscriber(name: "stdout", clock: clock)
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: format)
+        let table = csv ? AnalysisCSVWriter(subscriber: subscriber, schema: pipeline.schema) : nil
+        let keepsProgress = self.keepsProgress
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: nil, durationElapsed: .finished, clock: clock)
         let showsProgress = Stderr.isTerminal
         let runtime = AnalysisRuntime(environment: AnalysisEnvironment(clock: clock, remote: remote)) { events in
             var rest: [StreamEvent] = []
             for event in events {
                 if case .analysis(let analysis) = event.payload, analysis.phase == .progress {
-                    if showsProgress { Stderr.write("\r\u{1B}[K\(command): " + Self.progressText(analysis.members)) }
+                    let kept = keepsProgress(analysis.members)
+                    if showsProgress { Stderr.write("\r\u{1B}[K\(command): " + Self.progressText(analysis.members) + (kept ? "\n" : "")) }
+                    if kept { rest.append(event) }
                 } else {
                     rest.append(event)
                 }
@@ -49,7 +60,7 @@ struct OneShotAnalysis {
         let outcome = JobOutcome()
         let csvRecords = self.csvRecords
         let writerTask = Task {
-            let ending = csvRecords ? await CSVRecordWriter(subscriber: subscriber).run() : await writer.run()
+            let ending = if let table { await table.run() } else if csvRecords { await CSVRecordWriter(subscriber: subscriber).run() } else { await writer.run() }
             switch ending {
             case .outputClosed: stops.stop(.outputClosed)
             case .outputFailed: stops.stop(.outputFailed)
@@ -84,8 +95,14 @@ struct OneShotAnalysis {
     }
 
     /// `pages 3 · features 2000`.
+    /// Lists of messages show their descriptions.
     static func progressText(_ members: JSONObject) -> String {
-        members.map { member in "\(member.key) \(member.value.stringValue ?? "\(member.value)")" }.joined(separator: " · ")
+        members.map { member in
+            if let list = member.value.arrayValue, list.allSatisfy({ $0["description"]?.stringValue != nil }) {
+                return list.compactMap { $0["description"]?.stringValue }.joined(separator: " | ")
+            }
+            return "\(member.key) \(member.value.stringValue ?? "\(member.value)")"
+        }.joined(separator: " · ")
     }
 
     /// Whether the job failed (for the exit status), and why.

@@ -13,6 +13,13 @@ public struct SimulatorConfiguration: Sendable {
     public var services: [ServiceSpecification] = []
     /// Feature layers served as `…/NAME/MapServer/0` and `…/NAME/FeatureServer/0`.
     public var layers: [LayerSpecification] = []
+    /// Hot-spot geoprocessing services served as `…/NAME/GPServer/911 Calls Hotspot`
+    /// (with their result map services `…/NAME/MapServer/jobs/<id>`).
+    public var hotSpotServices: [HotSpotServiceSpecification] = []
+    /// How long each geoprocessing job stays in each status before the next
+    /// (submitted, waiting, executing at least, cancelling), so that clients
+    /// can watch them; 0: as fast as the work goes (clamped to a day).
+    public var jobDelayMilliseconds: Int64 = 0
     /// The layers' `maxRecordCount`: the most features one query answer holds.
     public var maxRecordCount = 2000
     /// Whether the layers support `resultOffset`/`resultRecordCount` (false

@@ -8,7 +8,9 @@ import Transport
 /// service description, and `/arcgis/ws/services/<Name>/StreamServer/subscribe`
 /// streams one Esri feature per text frame, filtered per subscriber. Each
 /// feature layer is served as `…/services/<Name>/MapServer/0` and
-/// `…/FeatureServer/0` with `query` (see `LayerRouter`).
+/// `…/FeatureServer/0` with `query` (see `LayerRouter`); each hot-spot
+/// service as `…/services/<Name>/GPServer/911 Calls Hotspot` with its jobs
+/// and result map services (see `GPRouter`).
 ///
 /// ``start(_:)`` loads every service and layer first (throwing
 /// ``SimulatorError`` for an unreadable file or bad option) and then
@@ -18,6 +20,7 @@ public final class SimulatorServer: Sendable {
     public let usesTLS: Bool
     public let serviceNames: [String]
     public let layerNames: [String]
+    public let hotSpotServiceNames: [String]
     private let server: TransportServer
     private let state: SharedState
     private let rotation: Task<Void, Never>?
@@ -25,6 +28,7 @@ public final class SimulatorServer: Sendable {
     final class SharedState: Sendable {
         let services: [String: SimulatedService]
         let layers: [String: SimulatedLayer]
+        let hotSpots: [String: SimulatedHotSpotService]
         let tokens: TokenAuthority
         let configuration: SimulatorConfiguration
         let serverStart: Int64
@@ -33,29 +37,32 @@ public final class SimulatorServer: Sendable {
         let nextSubscriber = Atomic<Int>(1)
         let port = LockedState<Int>(0)
 
-        init(services: [String: SimulatedService], layers: [String: SimulatedLayer], configuration: SimulatorConfiguration) {
+        init(services: [String: SimulatedService], layers: [String: SimulatedLayer], hotSpots: [String: SimulatedHotSpotService],
+             configuration: SimulatorConfiguration) {
             self.services = services
             self.layers = layers
+            self.hotSpots = hotSpots
             self.configuration = configuration
             self.tokens = TokenAuthority(token: configuration.token, rotating: configuration.faults.expireTokenAfterSeconds != nil)
             self.serverStart = SystemClock().now()
         }
     }
 
-    private init(port: Int, usesTLS: Bool, serviceNames: [String], layerNames: [String], server: TransportServer, state: SharedState,
-                 rotation: Task<Void, Never>?) {
+    private init(port: Int, usesTLS: Bool, serviceNames: [String], layerNames: [String], hotSpotServiceNames: [String], server: TransportServer,
+                 state: SharedState, rotation: Task<Void, Never>?) {
         self.port = port
         self.usesTLS = usesTLS
         self.serviceNames = serviceNames
         self.layerNames = layerNames
+        self.hotSpotServiceNames = hotSpotServiceNames
         self.server = server
         self.state = state
         self.rotation = rotation
     }
 
     public static func start(_ configuration: SimulatorConfiguration) async throws(SimulatorError) -> SimulatorServer {
-        guard !configuration.services.isEmpty || !configuration.layers.isEmpty else {
-            throw SimulatorError("no service to serve: give --fleet N, --recording FILE, --service NAME=… or --layer NAME=FILE")
+        guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty else {
+            throw SimulatorError("no service to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
         }
         var services: [String: SimulatedService] = [:]
         for specification in configuration.services {
@@ -73,14 +80,25 @@ public final class SimulatorServer: Sendable {
             configuration.log("layer \(specification.name): \(layer.table.count) \(layer.table.geometryType == .none ? "rows (a table)" : "features") from \(specification.path) (\(report.format?.name ?? "?"))")
             for line in report.summary { configuration.log("layer \(specification.name): \(line)") }
         }
-        let state = SharedState(services: services, layers: layers, configuration: configuration)
+        var hotSpots: [String: SimulatedHotSpotService] = [:]
+        for specification in configuration.hotSpotServices {
+            guard hotSpots[specification.name] == nil, layers[specification.name] == nil else {
+                throw SimulatorError("'\(specification.name)' is given twice (hot-spot services and layers need distinct names)")
+            }
+            let service = try SimulatedHotSpotService.load(specification, configuration: configuration)
+            hotSpots[specification.name] = service
+            let table = service.task.table
+            configuration.log("hotspots \(specification.name): \(table.count) incidents from \(specification.path) (\(table.report.format?.name ?? "?"), wkid \(table.spatialReference.map(String.init) ?? "none"), time field \(table.startTimeFieldIndex.map { table.schema.fields[$0].name } ?? "none"))")
+            for line in table.report.summary { configuration.log("hotspots \(specification.name): \(line)") }
+        }
+        let state = SharedState(services: services, layers: layers, hotSpots: hotSpots, configuration: configuration)
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.tls = configuration.tls
         serverConfiguration.slowClientPolicy = .waitForSpace
         serverConfiguration.outboundQueueLimit = 1 << 20
-        serverConfiguration.httpResponder = { request in Self.respond(to: request, state: state) }
+        serverConfiguration.httpResponder = { request in await Self.respond(to: request, state: state) }
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
         let server: TransportServer
         do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
@@ -90,7 +108,8 @@ public final class SimulatorServer: Sendable {
             rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
         }
         return SimulatorServer(port: server.port, usesTLS: configuration.tls != nil, serviceNames: configuration.services.map(\.name),
-                               layerNames: configuration.layers.map(\.name), server: server, state: state, rotation: rotation)
+                               layerNames: configuration.layers.map(\.name), hotSpotServiceNames: configuration.hotSpotServices.map(\.name),
+                               server: server, state: state, rotation: rotation)
     }
 
     /// The REST URL of service `name` (what a client connects to).
@@ -101,6 +120,11 @@ public final class SimulatorServer: Sendable {
     /// The URL of layer `name`'s layer 0 (`…/NAME/MapServer/0`, or `FeatureServer`).
     public func layerURL(_ name: String, kind: FeatureServiceRoot.Kind = .mapServer) -> String {
         "\(server.httpBase)/arcgis/rest/services/\(name)/\(kind.rawValue)/0"
+    }
+
+    /// The URL of hot-spot service `name`'s task (`…/NAME/GPServer/911%20Calls%20Hotspot`).
+    public func hotSpotTaskURL(_ name: String) -> String {
+        "\(server.httpBase)/arcgis/rest/services/\(name)/GPServer/" + HotSpotServiceSpecification.taskName.split(separator: " ").joined(separator: "%20")
     }
 
     /// The base HTTP URL, `http://127.0.0.1:PORT` (or https).
@@ -122,10 +146,11 @@ public final class SimulatorServer: Sendable {
 
     // MARK: HTTP
 
-    private static func respond(to request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse {
+    private static func respond(to request: HTTPServerRequest, state: SharedState) async -> HTTPServerResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         if parts == ["arcgis", "rest", "services"] {
             var entries: [(String, String)] = state.services.keys.map { ($0, "StreamServer") }
+            for name in state.hotSpots.keys { entries.append((name, "GPServer")) }
             for name in state.layers.keys {
                 entries.append((name, FeatureServiceRoot.Kind.mapServer.rawValue))
                 entries.append((name, FeatureServiceRoot.Kind.featureServer.rawValue))
@@ -136,6 +161,9 @@ public final class SimulatorServer: Sendable {
                 .object(JSONObject([("name", .string($0.0)), ("type", .string($0.1))]))
             }))])))
             return HTTPServerResponse(body: writer.bytes)
+        }
+        if let response = await GPRouter.respond(to: request, parts: parts, services: state.hotSpots, tokens: state.tokens) {
+            return response
         }
         if let response = LayerRouter.respond(to: request, parts: parts, layers: state.layers, tokens: state.tokens) {
             return response

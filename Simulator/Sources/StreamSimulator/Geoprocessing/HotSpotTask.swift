@@ -1,0 +1,163 @@
+import EntityStreamCore
+import HotSpots
+
+/// The work of the simulator's hot-spot task: the incidents it was loaded
+/// with, its REST description, and one analysis per job — the rows its
+/// `Query` selects (the project's one where-clause engine, `"DATE"` naming
+/// the time field as ``HotSpotTableSelection`` allows), analysed by the
+/// project's engine with Optimized Hot Spot Analysis's defaults.
+///
+/// Parameters (all optional): `Query` (GPString, a where clause; empty:
+/// every incident), `Aggregation` (`fishnet`, the default, or `collect`),
+/// `Cell_Size` and `Distance_Band` (GPDouble, the data's linear unit;
+/// metres for WGS84 data), `env:outSR` (honoured when the results can be
+/// converted: WGS84 ↔ Web Mercator; otherwise a warning says the results
+/// stay in the data's spatial reference), `env:processSR` (noted: the engine
+/// measures in the data's own unit). Output: `Output_Features`
+/// (GPFeatureRecordSetLayer: fishnet cells as polygons, or points). Immutable; Sendable.
+struct HotSpotTask: Sendable {
+    let serviceName: String
+    let table: FeatureTable
+    let description: GPTaskDescription
+
+    /// A job's parameters, checked at `submitJob`.
+    struct Request: Sendable {
+        var query: String?
+        var aggregation: HotSpotAggregation = .fishnet(cellSize: nil)
+        var distanceBand: Double?
+        var outSR: Int?
+        var processSR: Int?
+        /// The inputs as given, for `jobs/<id>/inputs/<name>`.
+        var inputs: [(name: String, dataType: String, value: JSONValue)] = []
+    }
+
+    /// What a succeeded job produced.
+    struct Outcome: Sendable {
+        var messages: [GPJobMessage]
+        /// `results/Output_Features` (the whole answer).
+        var resultBody: [UInt8]
+        /// The result map service's layer 0.
+        var layer: SimulatedLayer
+    }
+
+    static let resultName = "Output_Features"
+
+    init(serviceName: String, table: FeatureTable) {
+        self.serviceName = serviceName
+        self.table = table
+        description = GPTaskDescription(
+            name: HotSpotServiceSpecification.taskName,
+            description: "Hot spots (Getis-Ord Gi*) of the \(table.count) incidents of \(table.name) selected by Query.",
+            category: "Spatial Statistics",
+            parameters: [
+                GPParameterInfo(name: "Query", dataType: "GPString", description: "A where clause selecting the incidents; \"DATE\" is their date.",
+                                direction: .input, defaultValue: .string(""), parameterType: "esriGPParameterTypeOptional"),
+                GPParameterInfo(name: "Aggregation", dataType: "GPString", description: "How incidents are counted.", direction: .input,
+                                defaultValue: .string("fishnet"), parameterType: "esriGPParameterTypeOptional", choiceList: ["fishnet", "collect"]),
+                GPParameterInfo(name: "Cell_Size", dataType: "GPDouble", description: "Fishnet cell size (empty: chosen).",
+                                direction: .input, parameterType: "esriGPParameterTypeOptional"),
+                GPParameterInfo(name: "Distance_Band", dataType: "GPDouble", description: "Distance band (empty: chosen).",
+                                direction: .input, parameterType: "esriGPParameterTypeOptional"),
+                GPParameterInfo(name: Self.resultName, dataType: "GPFeatureRecordSetLayer", direction: .output,
+                                parameterType: "esriGPParameterTypeDerived"),
+            ])
+    }
+
+    /// Reads `submitJob`'s parameters; throws the ArcGIS error to answer.
+    func request(_ parameters: [(name: String, value: String)]) throws(GPServiceError) -> Request {
+        func value(_ name: String) -> String? {
+            parameters.last { Schema.fold($0.name) == Schema.fold(name) }.map(\.value)
+        }
+        func invalid(_ name: String, _ reason: String) -> GPServiceError {
+            GPServiceError(code: 400, message: "Unable to complete operation.", details: ["Invalid value for parameter '\(name)': \(reason)"])
+        }
+        func positive(_ name: String) throws(GPServiceError) -> Double? {
+            guard let text = value(name), !text.isEmpty else { return nil }
+            guard let number = Double(text), number.isFinite, number > 0, number <= 1e12 else { throw invalid(name, "'\(text.prefix(40))' is not a positive distance") }
+            return number
+        }
+        func wkid(_ name: String) throws(GPServiceError) -> Int? {
+            guard let text = value(name), !text.isEmpty else { return nil }
+            if let number = Int(text), number > 0 { return number }
+            if let json = try? JSONParser.parse(Array(text.utf8)), let id = (json["wkid"]?.intValue ?? json["latestWkid"]?.intValue).flatMap({ Int(exactly: $0) }), id > 0 {
+                return id
+            }
+            throw invalid(name, "'\(text.prefix(40))' is not a spatial reference (a wkid or {\"wkid\":N})")
+        }
+        var request = Request()
+        request.query = value("Query").flatMap { $0.isEmpty ? nil : $0 }
+        if let query = request.query {
+            guard query.utf8.count <= 64 * 1024 else { throw invalid("Query", "longer than 64 KiB") }
+            request.inputs.append(("Query", "GPString", .string(query)))
+        }
+        switch value("Aggregation").map({ Schema.fold($0) }) {
+        case nil, "", "fishnet": request.aggregation = .fishnet(cellSize: try positive("Cell_Size"))
+        case "collect":
+            if try positive("Cell_Size") != nil { throw invalid("Cell_Size", "applies to the fishnet aggregation only") }
+            request.aggregation = .collectEvents
+        case let other?: throw invalid("Aggregation", "'\(other.prefix(40))' is not fishnet or collect")
+        }
+        request.distanceBand = try positive("Distance_Band")
+        request.outSR = try wkid("env:outSR")
+        request.processSR = try wkid("env:processSR")
+        return request
+    }
+
+    /// Runs one job's analysis. Throws ``HotSpotSelectionError`` or
+    /// ``HotSpotError`` (the job fails with its message), or `CancellationError`.
+    func run(_ request: Request, maxRecordCount: Int, shouldStop: @escaping @Sendable () -> Bool) throws -> Outcome {
+        let selection = try HotSpotTableSelection.select(from: table, whereClause: request.query)
+        if shouldStop() { throw CancellationError() }
+        var options = HotSpotOptions(aggregation: request.aggregation, distanceBand: request.distanceBand)
+        options.fdr = true
+        let result = try HotSpotAnalysis(options: options).run(selection.input, monitor: HotSpotMonitor(shouldStop: shouldStop))
+        var messages: [GPJobMessage] = []
+        let wkid = selection.reading.outputWKID
+        let unit = selection.reading.coordinates == .geographic ? "metres" : "units of wkid \(wkid.map(String.init) ?? "unknown")"
+        messages.append(GPJobMessage(.informative, "Query selected \(selection.matchedCount) of \(table.count) incidents."))
+        for line in HotSpotSummaryJSON.messages(result, unit: unit) { messages.append(GPJobMessage(.informative, line)) }
+        var outSR: Int?
+        if let requested = request.outSR {
+            if HotSpotOutput.canConvert(from: wkid, to: requested) {
+                outSR = requested
+            } else {
+                messages.append(GPJobMessage(.warning, "WARNING: env:outSR \(requested) cannot be applied to data in wkid \(wkid.map(String.init) ?? "unknown"); the results are in the data's spatial reference."))
+            }
+        }
+        if let process = request.processSR, process != wkid, !(WebMercator.isWebMercator(process) && wkid == 4326) {
+            messages.append(GPJobMessage(.warning, "WARNING: env:processSR \(process) is not used; distances are measured in \(unit)."))
+        }
+        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: wkid, outSR: outSR)
+        var body = JSONWriter(capacity: 256 + output.count * 200)
+        body.appendRaw("{\"paramName\":")
+        body.appendString(Self.resultName)
+        body.appendRaw(",\"dataType\":\"GPFeatureRecordSetLayer\",\"value\":")
+        body.appendRaw(output.featureSet())
+        body.appendRaw("}")
+        return Outcome(messages: messages, resultBody: body.bytes, layer: try Self.layer(output, maxRecordCount: maxRecordCount))
+    }
+
+    /// The result map service's layer: the features as points (a fishnet cell at its centre).
+    static func layer(_ output: HotSpotOutput, maxRecordCount: Int) throws -> SimulatedLayer {
+        let countType: FieldType = output.result.valueField == nil ? .double : .integer
+        let schema = Schema(fields: [Field(name: "OBJECTID", type: .objectID, nullable: false), Field(name: "SOURCE_ID", type: .integer),
+                                     Field(name: output.valueFieldName, type: countType), Field(name: "GiZScore", type: .double),
+                                     Field(name: "GiPValue", type: .double), Field(name: "NNeighbors", type: .integer),
+                                     Field(name: "Gi_Bin", type: .smallInteger)])
+        var builder = try FeatureTableBuilder(name: resultName, schema: schema, objectIDFieldIndex: 0, assignsObjectIDs: false,
+                                              geometryType: .point, spatialReference: output.wkid)
+        builder.reserveCapacity(output.count)
+        for index in 0..<output.count {
+            let attributes = output.feature(index).attributes
+            let row = schema.fields.map { field -> AttributeValue in
+                switch attributes[field.name] {
+                case .int(let number)?: return field.type == .double ? .double(Double(number)) : .int(number)
+                case .double(let number)?: return .double(number)
+                default: return .null
+                }
+            }
+            try builder.append(geometry: output.point(index), values: row)
+        }
+        return SimulatedLayer(table: builder.build(), maxRecordCount: maxRecordCount, supportsPagination: true)
+    }
+}

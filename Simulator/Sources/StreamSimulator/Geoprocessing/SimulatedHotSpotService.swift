@@ -1,0 +1,27 @@
+import EntityStreamCore
+import HotSpots
+
+/// A loaded hot-spot geoprocessing service: its task (the incidents and
+/// the analysis) and the board of its jobs. Sendable.
+struct SimulatedHotSpotService: Sendable {
+    let name: String
+    let task: HotSpotTask
+    let jobs: GPJobBoard
+
+    /// Loads `specification`'s file. Throws ``SimulatorError`` with the loader's message.
+    static func load(_ specification: HotSpotServiceSpecification, configuration: SimulatorConfiguration) throws(SimulatorError) -> SimulatedHotSpotService {
+        var options = specification.options
+        options.name = specification.name
+        let table: FeatureTable
+        do { table = try FeatureFile.load(path: specification.path, options: options) } catch {
+            throw SimulatorError("hotspots \(specification.name): \(error)")
+        }
+        guard table.geometryType == .point else {
+            throw SimulatorError("hotspots \(specification.name): \(specification.path) has no points (map the coordinate columns: --hotspots-columns \(specification.name)=x=C,y=C,…)")
+        }
+        let task = HotSpotTask(serviceName: specification.name, table: table)
+        return SimulatedHotSpotService(name: specification.name, task: task,
+                                       jobs: GPJobBoard(task: task, delay: configuration.jobDelayMilliseconds,
+                                                        maxRecordCount: configuration.maxRecordCount, log: configuration.log))
+    }
+}

@@ -1,0 +1,19 @@
+import EntityStreamCore
+import Transport
+
+/// How a ``GeoprocessingClient`` authenticates, talks HTTP and reports status.
+public struct GeoprocessingClientOptions: Sendable {
+    /// Where the token comes from (nil: a `token` in the task URL, else none).
+    public var tokenSource: (any TokenSource)?
+    /// Timeouts and the body limit (a whole result must fit in it).
+    public var http = HTTPClientConfiguration()
+    public var eventLoop: TransportEventLoop = .shared
+    /// Stamps status changes.
+    public var clock: any EntityClock = SystemClock()
+    /// Called with every status change, in order.
+    public var onStatus: (@Sendable (ConnectionStatusChange) -> Void)?
+
+    public init() {
+        http.maximumBodySize = 256 * 1024 * 1024
+    }
+}
