@@ -17,6 +17,7 @@ public actor EntityStore {
     /// Errors reported under source `store` so far (one count per source).
     private var storeErrorCount = 0
     private var events: [StreamEvent] = []
+    private var enricher: (any ObservationEnricher)?
 
     public init(schema: Schema, options: PurgeOptions, bus: EventBus, clock: any EntityClock = SystemClock()) {
         self.state = EntityStoreState(schema: schema, options: options)
@@ -35,14 +36,29 @@ public actor EntityStore {
         if schema != state.schema { state.updateSchema(schema) }
     }
 
-    /// Stores a batch of decoded messages and publishes what happened, in order.
+    /// Sets (or with nil removes) the enricher whose values every later
+    /// batch's observation events carry (see ``ObservationEnricher``).
+    public func enrich(with enricher: (any ObservationEnricher)?) {
+        self.enricher = enricher
+    }
+
+    /// Stores a batch of decoded messages and publishes what happened, in
+    /// order. With an enricher, the batch's points are enriched first (the
+    /// store waits for that; queries may run meanwhile, before the batch).
     public func ingest(_ messages: [StreamMessage]) async {
+        let enrichments = await enrichments(for: messages)
         let now = clock.now()
         events.removeAll(keepingCapacity: true)
+        var enriched = 0
         for message in messages {
             switch message {
             case .observation(let observation):
+                let first = events.count
                 store(observation, now: now)
+                if let enrichments {
+                    attach(enriched < enrichments.values.count ? enrichments.values[enriched] : nil, from: first)
+                    enriched &+= 1
+                }
             case .delete(let observation):
                 if let index = state.schema.trackIDIndex {
                     state.delete(trackID: observation.attribute(index), now: now, into: &events)
@@ -56,10 +72,39 @@ public actor EntityStore {
                 break
             }
         }
+        if let enrichments {
+            for problem in enrichments.problems {
+                storeErrorCount += 1
+                events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(source: .store, message: problem, count: storeErrorCount))))
+            }
+        }
         let batch = events
         events.removeAll(keepingCapacity: true)
         await bus.publish(batch)
         scheduleTimer()
+    }
+
+    /// The enricher's answer for the batch's observations, or nil without one.
+    private func enrichments(for messages: [StreamMessage]) async -> ObservationEnrichments? {
+        guard let enricher else { return nil }
+        var points: [Point?] = []
+        points.reserveCapacity(messages.count)
+        for message in messages {
+            if case .observation(let observation) = message { points.append(observation.geometry) }
+        }
+        guard !points.isEmpty else { return nil }
+        return await enricher.enrich(points)
+    }
+
+    /// Carries `enrichment` with the observation events appended from `first` on.
+    private func attach(_ enrichment: ObservationEnrichment?, from first: Int) {
+        guard let enrichment else { return }
+        for index in first..<events.count {
+            switch events[index].kind {
+            case .observation, .entityReceived: events[index].enrichment = enrichment
+            default: break
+            }
+        }
     }
 
     private func store(_ observation: Observation, now: Int64) {
