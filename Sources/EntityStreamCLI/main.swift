@@ -16,6 +16,7 @@ Usage:
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
+  entitystream identify RASTER.tif  the raster cell under points (--at x,y or JSON lines on stdin)
 
 Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
 """
@@ -41,13 +42,16 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "query":
             _ = arguments.next()
             return try await QueryCommand(arguments: &arguments).run()
+        case "identify":
+            _ = arguments.next()
+            return try await IdentifyCommand(arguments: &arguments).run()
         case "demo":
             _ = arguments.next()
             return try await DemoCommand(arguments: &arguments).run()
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, identify or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

@@ -28,9 +28,14 @@ struct StreamSession {
     /// Keep the store and answer control commands after the source ends,
     /// until standard input ends (`replay --hold`).
     var holdAfterSourceEnds = false
+    /// Rasters opened for the session (`--raster`), offered to analyses.
+    var rasters = SessionRasters()
+    /// What every observation's events carry (`--enrich`).
+    var enricher: (any ObservationEnricher)?
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
+        await pipeline.store.enrich(with: enricher)
         let source = try makeSource(pipeline)
         let subscriber = Subscriber(name: "stdout", filter: EventFilter(kinds: options.events), capacity: 65_536,
                                     policy: options.dropWhenSlow ? .dropOldest : .backPressure, clock: clock)
@@ -57,8 +62,9 @@ struct StreamSession {
         }
         var background: [Task<Void, Never>] = []
         let target = source.controlTarget
-        let environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
+        var environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
                                               remote: remote)
+        environment[SessionRasters.self] = rasters
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
         let analyses = Task { await runtime.run() }
         let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
