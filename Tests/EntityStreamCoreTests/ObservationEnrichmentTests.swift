@@ -12,7 +12,7 @@ private func enrichment() -> ObservationEnrichment {
     var attributes = JSONObject()
     attributes.append(key: "Band_0", value: .double(1423.5))
     attributes.append(key: "Pixel.Type", value: .string("float32"))
-    let cell = ObservationEnrichment.Cell(attributes: attributes)
+    let cell = ObservationEnrichment.Cell(raster: "dem", attributes: attributes)
     return layout.enrichment { $0 == 0 ? cell : nil }
 }
 
@@ -30,7 +30,21 @@ struct ObservationEnrichmentTests {
         let value = enrichment()
         #expect(String(decoding: value.rasterText, as: UTF8.self) == #"{"dem":{"Band_0":1423.5,"Pixel.Type":"float32"},"cover":null}"#)
         #expect(value.raster["cover"] == .null && value.raster["dem"]?["Band_0"] == .double(1423.5))
-        #expect(String(decoding: ObservationEnrichment.Layout(names: [#"a"b"#]).empty.rasterText, as: UTF8.self) == #"{"a\"b":null}"#)
+        #expect(String(decoding: ObservationEnrichment.Layout(names: [#"a"b"#]).empty().rasterText, as: UTF8.self) == #"{"a\"b":null}"#)
+    }
+
+    /// A cell is written under its own raster's name only: a cell of another raster than the layout names there is null.
+    @Test(.timeLimit(.minutes(1))) func cellsGoUnderTheirRaster() throws {
+        var attributes = JSONObject()
+        attributes.append(key: "Band_0", value: .int(7))
+        let cell = ObservationEnrichment.Cell(raster: "world", attributes: attributes)
+        let layout = ObservationEnrichment.Layout(names: ["world"])
+        #expect(String(decoding: layout.enrichment { _ in cell }.rasterText, as: UTF8.self) == #"{"world":{"Band_0":7}}"#)
+        #expect(String(decoding: layout.enrichment { _ in nil }.rasterText, as: UTF8.self) == #"{"world":null}"#)
+        let other = ObservationEnrichment.Layout(names: ["dem"])
+        #expect(String(decoding: other.enrichment { _ in cell }.rasterText, as: UTF8.self) == #"{"dem":null}"#)
+        let two = ObservationEnrichment.Layout(names: ["dem", "world"])
+        #expect(String(decoding: two.enrichment { _ in cell }.rasterText, as: UTF8.self) == #"{"dem":null,"world":{"Band_0":7}}"#)
     }
 
     /// Esri lines carry "raster" after the attributes; GeoJSON lines among the properties, where an attribute named raster is renamed.

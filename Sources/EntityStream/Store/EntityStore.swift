@@ -53,12 +53,12 @@ public actor EntityStore {
         for message in messages {
             switch message {
             case .observation(let observation):
-                let first = events.count
-                store(observation, now: now)
+                var enrichment: ObservationEnrichment?
                 if let enrichments {
-                    attach(enriched < enrichments.values.count ? enrichments.values[enriched] : nil, from: first)
+                    if enriched < enrichments.values.count { enrichment = enrichments.values[enriched] }
                     enriched &+= 1
                 }
+                store(observation, now: now, enrichment: enrichment)
             case .delete(let observation):
                 if let index = state.schema.trackIDIndex {
                     state.delete(trackID: observation.attribute(index), now: now, into: &events)
@@ -89,26 +89,16 @@ public actor EntityStore {
         guard let enricher else { return nil }
         var points: [Point?] = []
         points.reserveCapacity(messages.count)
-        for message in messages {
-            if case .observation(let observation) = message { points.append(observation.geometry) }
+        // By index: iterating the array would copy (retain) every message.
+        for index in messages.indices {
+            if case .observation(let observation) = messages[index] { points.append(observation.geometry) }
         }
         guard !points.isEmpty else { return nil }
         return await enricher.enrich(points)
     }
 
-    /// Carries `enrichment` with the observation events appended from `first` on.
-    private func attach(_ enrichment: ObservationEnrichment?, from first: Int) {
-        guard let enrichment else { return }
-        for index in first..<events.count {
-            switch events[index].kind {
-            case .observation, .entityReceived: events[index].enrichment = enrichment
-            default: break
-            }
-        }
-    }
-
-    private func store(_ observation: Observation, now: Int64) {
-        if state.ingest(observation, now: now, into: &events) == .missingTrackID {
+    private func store(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment?) {
+        if state.ingest(observation, now: now, enrichment: enrichment, into: &events) == .missingTrackID {
             storeErrorCount += 1
             let field = state.schema.trackIDField?.name ?? "(none)"
             events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(

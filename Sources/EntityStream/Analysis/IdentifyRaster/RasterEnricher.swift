@@ -4,7 +4,9 @@ import Raster
 /// `--enrich NAME…`: the ``ObservationEnricher`` that adds the cell of each
 /// named raster under every observation (see ``ObservationEnrichment``).
 /// Each raster's actor samples the whole batch in one call; the cells are
-/// then joined per observation in the order the names were given. Sendable.
+/// then joined per observation in the order the names were given, each
+/// observation's value in a buffer of its own (see ``ObservationEnrichment``).
+/// Sendable.
 struct RasterEnricher: ObservationEnricher {
     let rasters: [SessionRaster]
     let layout: ObservationEnrichment.Layout
@@ -24,12 +26,7 @@ struct RasterEnricher: ObservationEnricher {
         }
         var values: [ObservationEnrichment?] = []
         values.reserveCapacity(points.count)
-        if cells.count == 1 {
-            let only = cells[0]
-            for index in points.indices { values.append(layout.enrichment { _ in only[index] }) }
-        } else {
-            for index in points.indices { values.append(layout.enrichment { cells[$0][index] }) }
-        }
+        for index in points.indices { values.append(layout.enrichment { cells[$0][index] }) }
         return ObservationEnrichments(values: values, problems: problems)
     }
 }

@@ -97,14 +97,20 @@ public actor SessionRaster {
         var problems: [String: (count: Int, example: RasterError)] = [:]
         let mask = Self.cellCacheSize - 1
         let width = info.width
+        var spatialReference = SpatialReference.wgs84
+        var lastWKID = 4326
         for point in points {
             guard let point else {
                 cells.append(nil)
                 continue
             }
-            let spatialReference = point.wkid.map { SpatialReference(wkid: $0) } ?? .wgs84
+            let wkid = point.wkid ?? 4326
+            if wkid != lastWKID {
+                spatialReference = SpatialReference(wkid: wkid)
+                lastWKID = wkid
+            }
             do throws(RasterError) {
-                if let known = unusable[spatialReference.wkid] { throw known }
+                if !unusable.isEmpty, let known = unusable[spatialReference.wkid] { throw known }
                 guard let located = try raster.cell(x: point.x, y: point.y, in: spatialReference) else {
                     cells.append(nil)
                     continue
@@ -120,7 +126,7 @@ public actor SessionRaster {
                     cells.append(nil)
                     continue
                 }
-                let text = ObservationEnrichment.Cell(attributes: sample.attributes)
+                let text = ObservationEnrichment.Cell(raster: name, attributes: sample.attributes)
                 cellKeys[slot] = key
                 cellTexts[slot] = text
                 cells.append(text)
