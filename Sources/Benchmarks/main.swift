@@ -2,9 +2,10 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages|query|statistics|hotspots|identify|features] [--count N] [--runs N] [--mb N] [--no-peers] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages|query|statistics|hotspots|identify|enrich|features] [--count N] [--runs N] [--mb N] [--no-peers] [--ais PATH]
 ///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
 ///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
+///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
 ///
 /// Process benchmarks run every contender `--runs` times (default 5), in
 /// alternation, with stdout through a pipe, and report medians.
@@ -28,6 +29,9 @@ let runs = max(1, option("--runs", default: 5))
 
 let raster = stringOption("--raster", default: "../shared/data/rasters/riotiler__cog.tif")
 let haveRaster = FileManager.default.fileExists(atPath: raster)
+let world = stringOption("--world", default: "../shared/data/rasters/rasterio__world.rgb.tif")
+let haveWorld = haveAIS && FileManager.default.fileExists(atPath: world)
+func skipEnrich() { report("enrich: skipped (needs the AIS recording at \(ais) and the world raster at \(world); the shared data is absent)") }
 
 func report(_ line: String) { print(line) }
 func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
@@ -82,6 +86,13 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+    case "enrich":
+        if haveWorld {
+            for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: option("--count", default: 1_000_000),
+                                                      runs: option("--runs", default: 5)) { report(line) }
+        } else {
+            skipEnrich()
+        }
     case "all":
         report("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB")
         try await runTransport()
@@ -103,9 +114,14 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+        if haveWorld {
+            for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: 1_000_000, runs: 5) { report(line) }
+        } else {
+            skipEnrich()
+        }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, query, statistics, hotspots, identify, features)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, query, statistics, hotspots, identify, enrich, features)\n".utf8))
         exit(2)
     }
 } catch {

@@ -19,6 +19,7 @@ Usage:
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
   entitystream hotspots FILE|TASK   hot spots (Getis-Ord Gi*) of a file, or a geoprocessing job
+  entitystream identify RASTER.tif  the raster cell under points (--at x,y or JSON lines on stdin)
 
 Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
 """
@@ -50,13 +51,16 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "hotspots":
             _ = arguments.next()
             return try await HotSpotsSubcommand(arguments: &arguments).run()
+        case "identify":
+            _ = arguments.next()
+            return try await IdentifyCommand(arguments: &arguments).run()
         case "demo":
             _ = arguments.next()
             return try await DemoCommand(arguments: &arguments).run()
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics, hotspots or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics, hotspots, identify or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

@@ -20,6 +20,7 @@ public struct ControlCommandRegistry: Sendable {
         QueryObservationsCommand.self,
         StatisticsControlCommand.self,
         HotSpotsCommand.self,
+        IdentifyRasterCommand.self,
     ])
 
     /// Parses one line. Throws ``ControlCommandError`` (with the `id` when one

@@ -3,8 +3,10 @@ import Foundation
 /// Lines of standard input as an `AsyncStream`, read on a dedicated thread
 /// (a blocking read must not occupy a Swift concurrency thread). The stream
 /// ends at end of input. Lines longer than 1 MiB are cut into pieces.
+/// Empty lines are skipped unless `keepingEmptyLines` (for readers that
+/// number lines).
 public enum StandardInputLines {
-    public static func stream(fileDescriptor: Int32 = 0) -> AsyncStream<[UInt8]> {
+    public static func stream(fileDescriptor: Int32 = 0, keepingEmptyLines: Bool = false) -> AsyncStream<[UInt8]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         let thread = Thread {
             var pending: [UInt8] = []
@@ -15,7 +17,7 @@ public enum StandardInputLines {
                 if count <= 0 { break }
                 for byte in buffer[0..<count] {
                     if byte == UInt8(ascii: "\n") || pending.count >= 1 << 20 {
-                        if !pending.isEmpty { continuation.yield(pending) }
+                        if !pending.isEmpty || keepingEmptyLines { continuation.yield(pending) }
                         pending.removeAll(keepingCapacity: true)
                         if byte != UInt8(ascii: "\n") { pending.append(byte) }
                     } else {

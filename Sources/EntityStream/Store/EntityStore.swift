@@ -17,6 +17,7 @@ public actor EntityStore {
     /// Errors reported under source `store` so far (one count per source).
     private var storeErrorCount = 0
     private var events: [StreamEvent] = []
+    private var enricher: (any ObservationEnricher)?
 
     public init(schema: Schema, options: PurgeOptions, bus: EventBus, clock: any EntityClock = SystemClock()) {
         self.state = EntityStoreState(schema: schema, options: options)
@@ -35,20 +36,35 @@ public actor EntityStore {
         if schema != state.schema { state.updateSchema(schema) }
     }
 
-    /// Stores a batch of decoded messages and publishes what happened, in order.
+    /// Sets (or with nil removes) the enricher whose values every later
+    /// batch's observation events carry (see ``ObservationEnricher``).
+    public func enrich(with enricher: (any ObservationEnricher)?) {
+        self.enricher = enricher
+    }
+
+    /// Stores a batch of decoded messages and publishes what happened, in
+    /// order. With an enricher, the batch's points are enriched first (the
+    /// store waits for that; queries may run meanwhile, before the batch).
     public func ingest(_ messages: [StreamMessage]) async {
+        let enrichments = await enrichments(for: messages)
         let now = clock.now()
         events.removeAll(keepingCapacity: true)
         // The bytes the events keep alive, summed here where the observations are at hand.
         var observationBytes = 0
         var observationEvents = 0
+        var enriched = 0
         for message in messages {
             switch message {
             case .observation(let observation):
+                var enrichment: ObservationEnrichment?
+                if let enrichments {
+                    if enriched < enrichments.values.count { enrichment = enrichments.values[enriched] }
+                    enriched &+= 1
+                }
                 let before = events.count
-                store(observation, now: now)
+                store(observation, now: now, enrichment: enrichment)
                 let made = events.count - before
-                observationBytes &+= made &* (64 &+ observation.retainedBytes)
+                observationBytes &+= made &* (64 &+ observation.retainedBytes &+ (enrichment?.rasterText.count ?? 0))
                 observationEvents &+= made
             case .delete(let observation):
                 if let index = state.schema.trackIDIndex {
@@ -63,14 +79,33 @@ public actor EntityStore {
                 break
             }
         }
+        if let enrichments {
+            for problem in enrichments.problems {
+                storeErrorCount += 1
+                events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(source: .store, message: problem, count: storeErrorCount))))
+            }
+        }
         let batch = events
         events.removeAll(keepingCapacity: true)
         await bus.publish(batch, retainedBytes: observationBytes &+ (batch.count &- observationEvents) &* 256)
         scheduleTimer()
     }
 
-    private func store(_ observation: Observation, now: Int64) {
-        if state.ingest(observation, now: now, into: &events) == .missingTrackID {
+    /// The enricher's answer for the batch's observations, or nil without one.
+    private func enrichments(for messages: [StreamMessage]) async -> ObservationEnrichments? {
+        guard let enricher else { return nil }
+        var points: [Point?] = []
+        points.reserveCapacity(messages.count)
+        // By index: iterating the array would copy (retain) every message.
+        for index in messages.indices {
+            if case .observation(let observation) = messages[index] { points.append(observation.geometry) }
+        }
+        guard !points.isEmpty else { return nil }
+        return await enricher.enrich(points)
+    }
+
+    private func store(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment?) {
+        if state.ingest(observation, now: now, enrichment: enrichment, into: &events) == .missingTrackID {
             storeErrorCount += 1
             let field = state.schema.trackIDField?.name ?? "(none)"
             events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(

@@ -13,12 +13,14 @@ struct StreamOptions {
     var limit: Int?
     var durationSeconds: Double?
     var dropWhenSlow = false
+    var rasters = RasterOptions()
 
     /// Checks combinations once every flag is read.
     func validate() throws(UsageError) {
         if limit != nil && !events.contains(.observation) {
             throw UsageError("--limit counts printed observation events; include observation in --events")
         }
+        try rasters.validate()
     }
 
     /// Consumes `flag` (and its value) if it is one of these options; false if not.
@@ -63,7 +65,7 @@ struct StreamOptions {
         case "--drop-when-slow":
             dropWhenSlow = true
         default:
-            return false
+            return try rasters.parse(flag, from: &arguments)
         }
         return true
     }
@@ -92,5 +94,6 @@ struct StreamOptions {
         --drop-when-slow            if stdout is slower than the stream, drop the oldest
                                     queued events and report them in "dropped" events
                                     (default: wait, losing nothing)
+    \(RasterOptions.help)
     """
 }

@@ -52,7 +52,8 @@ struct ConnectCommand {
 
     func run() async throws -> Int32 {
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
-        let session = StreamSession(options: stream)
+        var session = StreamSession(options: stream)
+        (session.rasters, session.enricher) = try await stream.rasters.open()
         options.clock = session.clock
         let url = serviceURL
         return try await session.run { pipeline in

@@ -52,6 +52,7 @@ struct DemoCommand {
     }
 
     func run() async throws -> Int32 {
+        let rasters = try await stream.rasters.open()
         var configuration = SimulatorConfiguration()
         configuration.port = 0
         configuration.services = [ServiceSpecification(name: SnowplowFleet.serviceName, source: .fleet(fleet))]
@@ -69,7 +70,8 @@ struct DemoCommand {
         For a live service:  entitystream connect https://realtimegis2016.esri.com:6443/arcgis/rest/services/SandyVehicles/StreamServer --where "speed > 0"
         """)
         var options = ConnectionOptions().connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
-        let session = StreamSession(options: stream)
+        var session = StreamSession(options: stream)
+        (session.rasters, session.enricher) = rasters
         options.clock = session.clock
         let status: Int32
         do {

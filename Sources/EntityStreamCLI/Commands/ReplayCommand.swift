@@ -77,6 +77,7 @@ struct ReplayCommand {
         }
         var session = StreamSession(options: stream)
         session.holdAfterSourceEnds = hold
+        (session.rasters, session.enricher) = try await stream.rasters.open()
         return try await session.run { pipeline in
             ReplayRun(source: source, pipeline: pipeline)
         }

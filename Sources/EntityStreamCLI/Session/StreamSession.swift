@@ -35,9 +35,14 @@ struct StreamSession {
     /// Keep the store and answer control commands after the source ends,
     /// until standard input ends (`replay --hold`).
     var holdAfterSourceEnds = false
+    /// Rasters opened for the session (`--raster`), offered to analyses.
+    var rasters = SessionRasters()
+    /// What every observation's events carry (`--enrich`).
+    var enricher: (any ObservationEnricher)?
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
+        await pipeline.store.enrich(with: enricher)
         let source = try makeSource(pipeline)
         let subscriber = Subscriber(name: "stdout", filter: EventFilter(kinds: options.events), capacity: 65_536,
                                     policy: options.dropWhenSlow ? .dropOldest : .backPressure, clock: clock)
@@ -48,8 +53,9 @@ struct StreamSession {
                                              durationElapsed: .durationElapsed, clock: clock)
         let hold = holdAfterSourceEnds
         let target = source.controlTarget
-        let environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
+        var environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
                                               remote: remote)
+        environment[SessionRasters.self] = rasters
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
         let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
         let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: target)

@@ -5,6 +5,9 @@ public struct StreamEvent: Sendable {
     /// When it happened, epoch ms (for observations: when received).
     public var time: Int64
     public var payload: Payload
+    /// What the session added to an `observation` or `entity-received`
+    /// event (the raster cells under it, with `--enrich`); nil otherwise.
+    public var enrichment: ObservationEnrichment?
 
     public enum Payload: Sendable {
         case status(ConnectionStatusChange)
@@ -18,9 +21,10 @@ public struct StreamEvent: Sendable {
         case analysis(AnalysisEvent)
     }
 
-    public init(time: Int64, payload: Payload) {
+    public init(time: Int64, payload: Payload, enrichment: ObservationEnrichment? = nil) {
         self.time = time
         self.payload = payload
+        self.enrichment = enrichment
     }
 
     /// The event's kind (matched without copying the payload: this runs for

@@ -9,6 +9,8 @@ public struct JSONLinesFormatter: Sendable {
     public private(set) var schema: Schema
     private var keys: [[UInt8]] = []
     private var geoJSONKeys: [[UInt8]] = []
+    /// The GeoJSON keys beside an enrichment: an attribute named `raster` becomes `attribute_raster`.
+    private var geoJSONEnrichedKeys: [[UInt8]] = []
     /// Events of a batch mostly share a few times: keep the last ones formatted.
     private var timeCache = FormattedTimes()
     private var receivedCache = FormattedTimes()
@@ -65,6 +67,12 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendKey(Self.reservedPropertyNames.contains(field.name) ? "attribute_\(field.name)" : field.name)
             return writer.bytes
         }
+        geoJSONEnrichedKeys = schema.fields.map { field in
+            writer.removeAll()
+            let reserved = Self.reservedPropertyNames.contains(field.name) || field.name == Self.enrichmentKey
+            writer.appendKey(reserved ? "attribute_\(field.name)" : field.name)
+            return writer.bytes
+        }
     }
 
     /// Appends `event` as one line (with its trailing newline).
@@ -87,6 +95,7 @@ public struct JSONLinesFormatter: Sendable {
             appendStoreFields(storeEvent, to: &writer)
             appendTimes(event.time, to: &writer)
             if let observation = event.observation { appendEsriGeometryAndAttributes(observation, to: &writer) }
+            if let enrichment = event.enrichment { Self.appendEnrichment(enrichment, to: &writer) }
         case .analysis(let analysis):
             appendAnalysisFields(analysis, to: &writer)
             appendTimes(event.time, to: &writer)
@@ -163,13 +172,23 @@ public struct JSONLinesFormatter: Sendable {
             }
             if !observation.attributes.isEmpty {
                 writer.appendRaw(",")
-                appendAttributes(observation, keys: geoJSONKeys, to: &writer)
+                appendAttributes(observation, keys: event.enrichment == nil ? geoJSONKeys : geoJSONEnrichedKeys, to: &writer)
             }
         }
+        if let enrichment = event.enrichment { Self.appendEnrichment(enrichment, to: &writer) }
         writer.appendRaw("}}")
     }
 
     // MARK: Shared members
+
+    /// The enrichment's member name.
+    static let enrichmentKey = "raster"
+
+    /// `,"raster":{…}` (the enrichment's text is JSON written by ``JSONWriter``).
+    private static func appendEnrichment(_ enrichment: ObservationEnrichment, to writer: inout JSONWriter) {
+        writer.appendRaw(",\"raster\":")
+        writer.appendRaw(enrichment.rasterText)
+    }
 
     private mutating func appendTimes(_ time: Int64, to writer: inout JSONWriter) {
         timeCache.append(time, isoKey: ",\"time\":", epochKey: ",\"epoch\":", to: &writer)

@@ -61,9 +61,12 @@ public struct EntityStoreState: Sendable {
         writing(&events, to: StoreEventList()) { $0.ingest(observation, now: now, sink: &$1) }
     }
 
+    /// Stores `observation`, appending bus events; its `observation` and
+    /// `entity-received` events carry `enrichment`.
     @discardableResult
-    public mutating func ingest(_ observation: Observation, now: Int64, into events: inout [StreamEvent]) -> IngestOutcome {
-        writing(&events, to: StreamEventList(now: now)) { $0.ingest(observation, now: now, sink: &$1) }
+    public mutating func ingest(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment? = nil,
+                                into events: inout [StreamEvent]) -> IngestOutcome {
+        writing(&events, to: StreamEventList(now: now, enrichment: enrichment)) { $0.ingest(observation, now: now, sink: &$1) }
     }
 
     private mutating func ingest<Sink: StoreEventSink>(_ observation: Observation, now: Int64, sink events: inout Sink) -> IngestOutcome {

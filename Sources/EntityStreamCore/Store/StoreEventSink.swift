@@ -13,12 +13,24 @@ struct StoreEventList: StoreEventSink {
     mutating func append(_ event: StoreEvent, time: Int64?) { events.append(event) }
 }
 
-/// Collects bus events, stamping those without a time of their own with `now`.
+/// Collects bus events, stamping those without a time of their own with
+/// `now`; `observation` and `entity-received` events carry `enrichment`.
 struct StreamEventList: StoreEventSink {
     let now: Int64
+    let enrichment: ObservationEnrichment?
     var events: [StreamEvent] = []
-    init(now: Int64) { self.now = now }
+    init(now: Int64, enrichment: ObservationEnrichment? = nil) {
+        self.now = now
+        self.enrichment = enrichment
+    }
     mutating func append(_ event: StoreEvent, time: Int64?) {
-        events.append(StreamEvent(time: time ?? now, payload: .store(event)))
+        var streamEvent = StreamEvent(time: time ?? now, payload: .store(event))
+        if let enrichment {
+            switch event {
+            case .observation, .entityReceived: streamEvent.enrichment = enrichment
+            case .observationPurged, .entityPurged: break
+            }
+        }
+        events.append(streamEvent)
     }
 }

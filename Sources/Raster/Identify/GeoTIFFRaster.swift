@@ -97,6 +97,13 @@ public final class GeoTIFFRaster {
         return try readSample(column: located.column, row: located.row)
     }
 
+    /// The column and row of the cell under (`x`, `y`), without reading it
+    /// (nil when outside): lets a caller that caches per cell skip the read.
+    public func cell(x: Double, y: Double, in spatialReference: SpatialReference? = nil) throws(RasterError) -> (column: Int, row: Int)? {
+        guard let located = try locate(x: x, y: y, in: spatialReference) else { return nil }
+        return (located.column, located.row)
+    }
+
     /// The values of cell (`column`, `row`) in pixel coordinates (works
     /// without georeferencing); nil outside the raster.
     public func sample(column: Int, row: Int) throws(RasterError) -> RasterSample? {

@@ -1,0 +1,166 @@
+import EntityStreamCore
+import Raster
+
+/// One GeoTIFF opened for a session (`--raster NAME=FILE.tif`) or for a
+/// one-shot `entitystream identify`, owned by this actor: the open
+/// ``GeoTIFFRaster`` (which must stay with one thread or actor at a time)
+/// answers identify requests and enrichment batches one after another.
+///
+/// - The initialiser opens the file (header, georeferencing, no pixels) and
+///   throws ``RasterError`` when it cannot.
+/// - ``identify(_:defaultSpatialReference:)`` answers points with their
+///   cell and its extent (``IdentifyAnswer``); a point's error is its own
+///   answer, never the batch's.
+/// - ``cells(under:)`` is the enrichment path: the cell values only
+///   (`sample`, no extent), each distinct cell rendered once as JSON text
+///   and kept in a small direct-mapped cache, so observations over the
+///   same cell share it.
+///
+/// A spatial reference PROJ cannot use is remembered with its error, so a
+/// stream in an unknown WKID costs one failed lookup, not one per point.
+/// Both entry points take batches: callers chunk large requests so that a
+/// stream's enrichment never waits long behind an identify job.
+public actor SessionRaster {
+    /// The session's name for it (`dem`), or the path for a one-shot identify.
+    public nonisolated let name: String
+    /// What opening found.
+    public nonisolated let info: RasterInfo
+    private let raster: GeoTIFFRaster
+    /// Spatial references that failed as a whole (unknown WKID, no transformation), by WKID.
+    private var unusable: [Int: RasterError] = [:]
+    private var cellKeys: [Int]
+    private var cellTexts: [ObservationEnrichment.Cell?]
+    private static let cellCacheSize = 4096
+
+    /// Opens `path` as `name`. Throws ``RasterError`` (not found, not a TIFF, truncated, unsupported…).
+    public init(name: String, path: String, options: RasterOpenOptions = RasterOpenOptions()) throws(RasterError) {
+        let raster = try GeoTIFFRaster(path: path, options: options)
+        self.name = name
+        self.info = raster.info
+        self.raster = raster
+        cellKeys = [Int](repeating: -1, count: Self.cellCacheSize)
+        cellTexts = [ObservationEnrichment.Cell?](repeating: nil, count: Self.cellCacheSize)
+    }
+
+    /// The WKID a point's answer is given in: its own, else `defaultSpatialReference`'s, else the raster's EPSG code.
+    public nonisolated func answerWKID(_ point: IdentifyPoint, defaultSpatialReference: SpatialReference?) -> Int? {
+        (point.spatialReference ?? defaultSpatialReference)?.wkid ?? info.crs.epsgCode
+    }
+
+    /// Throws what identify would throw for every point in `spatialReference`
+    /// (nil: the raster's own CRS): no georeferencing, an unknown raster CRS,
+    /// an unknown spatial reference, no transformation.
+    public func check(_ spatialReference: SpatialReference?) throws(RasterError) {
+        guard info.geoTransform != nil else {
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
+        }
+        guard let spatialReference else { return }
+        if let known = unusable[spatialReference.wkid] { throw known }
+        do { _ = try raster.missingGrids(for: spatialReference) } catch {
+            remember(error, for: spatialReference)
+            throw error
+        }
+    }
+
+    /// The answer for each point, in order; a point without its own spatial
+    /// reference is in `defaultSpatialReference` (nil: the raster's CRS).
+    public func identify(_ points: ArraySlice<IdentifyPoint>, defaultSpatialReference: SpatialReference?) -> [IdentifyAnswer] {
+        var answers: [IdentifyAnswer] = []
+        answers.reserveCapacity(points.count)
+        for point in points {
+            let spatialReference = point.spatialReference ?? defaultSpatialReference
+            if let spatialReference, let known = unusable[spatialReference.wkid] {
+                answers.append(.failed(known.description))
+                continue
+            }
+            do {
+                if let cell = try raster.identify(x: point.x, y: point.y, in: spatialReference) {
+                    answers.append(.cell(cell))
+                } else {
+                    answers.append(.noCell)
+                }
+            } catch {
+                if let spatialReference { remember(error, for: spatialReference) }
+                answers.append(.failed(error.description))
+            }
+        }
+        return answers
+    }
+
+    /// The cell under each point as JSON text (nil: no geometry, no cell, or
+    /// a problem), for enrichment. A point without a WKID is taken as WGS84
+    /// (what ArcGIS stream services send unless asked otherwise). Problems
+    /// are grouped by kind, each message naming how many points it affected.
+    public func cells(under points: [Point?]) -> (cells: [ObservationEnrichment.Cell?], problems: [String]) {
+        var cells: [ObservationEnrichment.Cell?] = []
+        cells.reserveCapacity(points.count)
+        var problems: [String: (count: Int, example: RasterError)] = [:]
+        let mask = Self.cellCacheSize - 1
+        let width = info.width
+        var spatialReference = SpatialReference.wgs84
+        var lastWKID = 4326
+        for point in points {
+            guard let point else {
+                cells.append(nil)
+                continue
+            }
+            let wkid = point.wkid ?? 4326
+            if wkid != lastWKID {
+                spatialReference = SpatialReference(wkid: wkid)
+                lastWKID = wkid
+            }
+            do throws(RasterError) {
+                if !unusable.isEmpty, let known = unusable[spatialReference.wkid] { throw known }
+                guard let located = try raster.cell(x: point.x, y: point.y, in: spatialReference) else {
+                    cells.append(nil)
+                    continue
+                }
+                let (column, row) = located
+                let key = row &* width &+ column
+                let slot = key & mask
+                if cellKeys[slot] == key, let text = cellTexts[slot] {
+                    cells.append(text)
+                    continue
+                }
+                guard let sample = try raster.sample(column: column, row: row) else {
+                    cells.append(nil)
+                    continue
+                }
+                let text = ObservationEnrichment.Cell(raster: name, attributes: sample.attributes)
+                cellKeys[slot] = key
+                cellTexts[slot] = text
+                cells.append(text)
+            } catch {
+                remember(error, for: spatialReference)
+                let kind = Self.kind(of: error)
+                problems[kind, default: (0, error)].count += 1
+                cells.append(nil)
+            }
+        }
+        let messages = problems.values.sorted { $0.example.description < $1.example.description }.map { problem in
+            "raster '\(name)': \(problem.count) observation\(problem.count == 1 ? "" : "s") of this batch got a null cell: \(problem.example)"
+                + (problem.count > 1 ? " (and others alike)" : "")
+        }
+        return (cells, messages)
+    }
+
+    /// Remembers errors that concern a whole spatial reference, not one point.
+    private func remember(_ error: RasterError, for spatialReference: SpatialReference) {
+        switch error {
+        case .unknownSpatialReference, .noTransformation, .unknownRasterCRS, .notGeoreferenced, .projDatabaseMissing:
+            if unusable.count < 64 { unusable[spatialReference.wkid] = error }
+        default:
+            break
+        }
+    }
+
+    /// Errors of one kind are reported once per batch (point errors differ only by their coordinates).
+    private static func kind(of error: RasterError) -> String {
+        switch error {
+        case .cannotTransform: "cannotTransform"
+        case .invalidPoint: "invalidPoint"
+        case .readFailed(_, let block, _): "readFailed \(block)"
+        default: error.description
+        }
+    }
+}

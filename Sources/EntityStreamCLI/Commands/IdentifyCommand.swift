@@ -1,0 +1,86 @@
+import EntityStream
+import EntityStreamCore
+import Raster
+
+/// `entitystream identify RASTER.tif …`: the "Identify raster cell" sample —
+/// the cell of a GeoTIFF under each point, one JSON line per point, then a
+/// summary line, through the analysis runtime.
+struct IdentifyCommand {
+    var path = ""
+    var points: [IdentifyPoint] = []
+    var spatialReference: SpatialReference?
+    var format = OutputFormat.esri
+
+    static let help = """
+    Usage: entitystream identify RASTER.tif [--at x,y]… [--sr WKID] [--format esri|geojson]
+
+    Identifies the cell of a GeoTIFF under each point and prints one JSON line per
+    point (an analysis result: the cell's extent as a polygon in the point's
+    spatial reference, its Band_0…, Pixel.Type, column, row, xmin, ymin, xmax,
+    ymax), then a summary line. A NoData cell has null bands and "NoData": true;
+    a point outside the raster, or on its right or bottom edge, has "cell": null.
+
+    Without --at, points are read from stdin as JSON lines {"x":…,"y":…,"sr":…}
+    ("sr" and an "id" to echo are optional); a line that is not a point is
+    answered with an "error" naming its line number, and the rest go on.
+
+    Example:
+      entitystream identify dem.tif --at -111.9,40.6 --sr 4326
+
+    Options:
+      --at x,y                    a point (repeatable)
+      --sr WKID                   the spatial reference of points that give none
+                                  (default: the raster's own; e.g. 4326, 3857)
+      --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
+      -h, --help                  show this help
+    """
+
+    init(arguments: inout ArgumentList) throws {
+        while let word = arguments.next() {
+            switch word {
+            case "-h", "--help": throw HelpRequested(text: Self.help)
+            case "--at":
+                let text = try arguments.value(for: word)
+                let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+                guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite else {
+                    throw UsageError("--at expects x,y (two numbers, e.g. --at -111.9,40.6), not '\(text)'")
+                }
+                points.append(IdentifyPoint(x: x, y: y))
+            case "--sr":
+                let wkid = try arguments.integer(for: word, minimum: 1, maximum: IdentifyPoint.maximumWKID)
+                spatialReference = SpatialReference(wkid: wkid)
+            case "--format":
+                let text = try arguments.value(for: word)
+                guard let parsed = OutputFormat(rawValue: text) else { throw UsageError("--format expects esri or geojson, not '\(text)'") }
+                format = parsed
+            default:
+                if word.hasPrefix("-") && word.count > 1 { throw UsageError("identify: unknown option '\(word)' (see entitystream identify --help)") }
+                guard path.isEmpty else { throw UsageError("identify: unexpected argument '\(word)'; give one raster") }
+                path = word
+            }
+        }
+        guard !path.isEmpty else { throw UsageError("identify: missing the RASTER.tif to identify in") }
+    }
+
+    func run() async throws -> Int32 {
+        let raster: SessionRaster
+        do { raster = try SessionRaster(name: path, path: path) } catch {
+            if case .cannotOpen = error { throw UsageError("identify: \(error)") }
+            Stderr.line("entitystream: identify: \(error)")
+            return 1
+        }
+        if let spatialReference {
+            do { try await raster.check(spatialReference) } catch {
+                switch error {
+                case .unknownSpatialReference, .noTransformation, .unknownRasterCRS:
+                    throw UsageError("--sr \(spatialReference.wkid): \(error)")
+                default:
+                    break   // no georeferencing: the job says so
+                }
+            }
+        }
+        let input: IdentifyRasterJob.Input = points.isEmpty ? .jsonLines(StandardInputLines.stream(keepingEmptyLines: true)) : .points(points)
+        let job = IdentifyRasterJob(raster: raster, input: input, defaultSpatialReference: spatialReference)
+        return await OneShotAnalysis(format: format).run("identify", job: job)
+    }
+}

@@ -1,0 +1,373 @@
+import EntityStreamCore
+import EntityStreamTestSupport
+import Foundation
+import Raster
+import Testing
+
+/// An 8×6 float32 raster in WGS84 over lon −112…−111, lat 40…40.75 (cells of
+/// 0.125°, exact in binary): cell (c, r) holds 1000 + 10·r + c + 0.5, except
+/// cell (3, 2), which is NoData (−9999). Written by the test with libtiff.
+private enum TestRaster {
+    static let originX = -112.0, originY = 40.75, cellSize = 0.125, width = 8, height = 6
+
+    static func value(_ column: Int, _ row: Int) -> Double? {
+        column == 3 && row == 2 ? nil : 1000 + 10 * Double(row) + Double(column) + 0.5
+    }
+
+    static func write(in directory: Scratch) throws -> String {
+        let path = directory.file("dem.tif")
+        let image = RasterImage(width: width, height: height, pixelType: .float32) { _, column, row in value(column, row) ?? -9999 }
+        let transform = try #require(GeoTransform([originX, cellSize, 0, originY, 0, -cellSize]))
+        try GeoTIFFWriter.write(image, to: path, options: GeoTIFFWriteOptions(
+            compression: .deflate, georeferencing: .geoTransform(transform), crs: .geographic(epsg: 4326), noData: NoDataValue(-9999)))
+        return path
+    }
+
+    static func center(_ column: Int, _ row: Int) -> (x: Double, y: Double) {
+        (originX + (Double(column) + 0.5) * cellSize, originY - (Double(row) + 0.5) * cellSize)
+    }
+
+    /// The cell of a lon/lat by GDAL's rule (floor of the inverse geotransform), or nil off the raster.
+    static func cell(_ x: Double, _ y: Double) -> (column: Int, row: Int)? {
+        let column = ((x - originX) / cellSize).rounded(.down), row = ((originY - y) / cellSize).rounded(.down)
+        guard column >= 0, row >= 0, column < Double(width), row < Double(height) else { return nil }
+        return (Int(column), Int(row))
+    }
+
+    /// Spherical Web Mercator (EPSG:3857) of a lon/lat, by its formula.
+    static func webMercator(_ lon: Double, _ lat: Double) -> (x: Double, y: Double) {
+        let radius = 6_378_137.0
+        return (radius * lon * .pi / 180, radius * log(tan(.pi / 4 + lat * .pi / 360)))
+    }
+}
+
+/// A fresh directory, removed when released.
+private final class Scratch {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("identify-cli-\(UUID().uuidString)").path
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+private func objects(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+private func results(_ lines: [[String: Any]]) -> [[String: Any]] {
+    lines.filter { ($0["phase"] ?? ($0["properties"] as? [String: Any])?["phase"]) as? String == "result" }
+}
+
+private func attributes(_ line: [String: Any]) -> [String: Any] { line["attributes"] as? [String: Any] ?? [:] }
+
+/// One observation per line as Esri feature JSON, the track in `name`.
+private func recording(_ features: [(name: String, geometry: String)], in directory: Scratch) throws -> String {
+    let path = directory.file("tracks-\(UUID().uuidString).json")
+    try features.map { #"{"geometry":\#($0.geometry),"attributes":{"name":"\#($0.name)"}}"# }.joined(separator: "\n")
+        .write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+@Suite("entitystream identify, --raster and --enrich")
+struct IdentifyCommandLineTests {
+    /// --at points are answered in order with the values the test wrote; left/top edges and the top-left corner are inside,
+    /// right/bottom edges and the other corners have no cell, and a NoData cell says so.
+    @Test(.timeLimit(.minutes(1))) func pointsEdgesCornersAndNoData() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        let points: [(x: Double, y: Double)] = [
+            TestRaster.center(1, 1), (-112, 40.75), (-111.75, TestRaster.center(0, 3).y), (TestRaster.center(5, 0).x, 40.25),
+            (-111, 40.5), (-111.5, 40), (-111, 40), (-112, 40), (-111, 40.75), (-113, 41), TestRaster.center(3, 2),
+            (-111.000000001, 40.000000001),
+        ]
+        let result = try CommandLineTool.run("entitystream", ["identify", path] + points.flatMap { ["--at", "\($0.x),\($0.y)"] })
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = objects(result.standardOutput)
+        #expect(lines.first?["phase"] as? String == "accepted" && lines.last?["phase"] as? String == "summary")
+        let answers = results(lines)
+        #expect(answers.count == points.count)
+        var expectedCells = 0, expectedNoData = 0
+        for (point, answer) in zip(points, answers) {
+            let echoed = answer["point"] as? [String: Any]
+            #expect(echoed?["x"] as? Double == point.x && echoed?["y"] as? Double == point.y && echoed?["sr"] as? Int == 4326)
+            guard let cell = TestRaster.cell(point.x, point.y) else {
+                #expect(answer.keys.contains("cell") && answer["cell"] is NSNull, "\(point)")
+                let geometry = answer["geometry"] as? [String: Any]
+                #expect(geometry?["x"] as? Double == point.x && geometry?["y"] as? Double == point.y, "\(point)")
+                continue
+            }
+            let (column, row) = cell
+            expectedCells += 1
+            let values = attributes(answer)
+            #expect(values["column"] as? Int == column && values["row"] as? Int == row, "\(point)")
+            #expect(values["Pixel.Type"] as? String == "float32")
+            if let value = TestRaster.value(column, row) {
+                #expect(values["Band_0"] as? Double == value, "\(point)")
+                #expect(values["NoData"] == nil)
+            } else {
+                expectedNoData += 1
+                #expect(values["Band_0"] is NSNull && values["NoData"] as? Bool == true)
+            }
+            let xmin = TestRaster.originX + Double(column) * TestRaster.cellSize, ymax = TestRaster.originY - Double(row) * TestRaster.cellSize
+            #expect(values["xmin"] as? Double == xmin && values["ymax"] as? Double == ymax)
+            #expect(values["xmax"] as? Double == xmin + TestRaster.cellSize && values["ymin"] as? Double == ymax - TestRaster.cellSize)
+            let geometry = answer["geometry"] as? [String: Any]
+            let ring = (geometry?["rings"] as? [[[Double]]])?.first
+            #expect(ring == [[xmin, ymax - 0.125], [xmin, ymax], [xmin + 0.125, ymax], [xmin + 0.125, ymax - 0.125], [xmin, ymax - 0.125]])
+            #expect((geometry?["spatialReference"] as? [String: Any])?["wkid"] as? Int == 4326)
+        }
+        #expect(expectedCells == 6 && expectedNoData == 1)
+        let summary = lines.last ?? [:]
+        #expect(summary["points"] as? Int == points.count && summary["cells"] as? Int == expectedCells)
+        #expect(summary["noData"] as? Int == expectedNoData && summary["noCell"] as? Int == points.count - expectedCells && summary["errors"] as? Int == 0)
+    }
+
+    /// --sr 3857 points (made by the Web Mercator formula) land in the right cells; GeoJSON output gives the cell polygon back in lon/lat.
+    @Test(.timeLimit(.minutes(1))) func webMercatorPointsAsGeoJSON() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        let cells = [(0, 0), (7, 5), (4, 3)]
+        let arguments = cells.flatMap { cell -> [String] in
+            let center = TestRaster.center(cell.0, cell.1)
+            let point = TestRaster.webMercator(center.x, center.y)
+            return ["--at", "\(point.x),\(point.y)"]
+        }
+        let result = try CommandLineTool.run("entitystream", ["identify", path, "--sr", "3857", "--format", "geojson"] + arguments)
+        #expect(result.status == 0, "\(result.standardError)")
+        let answers = results(objects(result.standardOutput))
+        #expect(answers.count == cells.count)
+        for (cell, answer) in zip(cells, answers) {
+            let properties = answer["properties"] as? [String: Any] ?? [:]
+            #expect(properties["column"] as? Int == cell.0 && properties["row"] as? Int == cell.1)
+            #expect(properties["Band_0"] as? Double == TestRaster.value(cell.0, cell.1))
+            let lower = TestRaster.webMercator(TestRaster.originX + Double(cell.0) * 0.125, TestRaster.originY - Double(cell.1 + 1) * 0.125)
+            #expect(abs((properties["xmin"] as? Double ?? 0) - lower.x) < 1e-6 && abs((properties["ymin"] as? Double ?? 0) - lower.y) < 1e-6)
+            let geometry = answer["geometry"] as? [String: Any]
+            #expect(geometry?["type"] as? String == "Polygon")
+            let ring = (geometry?["coordinates"] as? [[[Double]]])?.first ?? []
+            #expect(ring.count == 5)
+            let xs = ring.map { $0[0] }, ys = ring.map { $0[1] }
+            let west = TestRaster.originX + Double(cell.0) * 0.125, north = TestRaster.originY - Double(cell.1) * 0.125
+            #expect(abs((xs.min() ?? 0) - west) < 1e-9 && abs((xs.max() ?? 0) - (west + 0.125)) < 1e-9)
+            #expect(abs((ys.max() ?? 0) - north) < 1e-9 && abs((ys.min() ?? 0) - (north - 0.125)) < 1e-9)
+        }
+    }
+
+    /// Points as JSON lines on stdin: each line answered in order; a bad line is an error naming its line number and the rest go on.
+    @Test(.timeLimit(.minutes(1))) func stdinLinesWithBadOnes() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        let a = TestRaster.center(2, 1), b = TestRaster.center(6, 4)
+        let mercator = TestRaster.webMercator(b.x, b.y)
+        let input = [
+            #"{"x":\#(a.x),"y":\#(a.y)}"#,
+            "",
+            "not json",
+            #"{"x":1}"#,
+            #"{"x":\#(mercator.x),"y":\#(mercator.y),"sr":3857,"id":"m"}"#,
+            "[1,2]",
+            #"{"x":\#(a.x),"y":\#(a.y),"lat":3}"#,
+            #"{"x":-120,"y":45,"sr":{"wkid":4326}}"#,
+            #"{"x":1,"y":95,"sr":4326}"#,
+        ].joined(separator: "\n") + "\n"
+        let result = try CommandLineTool.run("entitystream", ["identify", path], input: input)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = objects(result.standardOutput)
+        let answers = results(lines)
+        #expect(answers.map { $0["line"] as? Int ?? 0 } == [1, 3, 4, 5, 6, 7, 8, 9])
+        #expect(attributes(answers[0])["Band_0"] as? Double == TestRaster.value(2, 1))
+        for bad in [1, 2, 4, 5] {
+            let message = answers[bad]["error"] as? String ?? ""
+            #expect(message.hasPrefix("line \(answers[bad]["line"] as? Int ?? 0):"), "\(message)")
+            #expect(answers[bad]["geometry"] == nil)
+        }
+        #expect((answers[2]["error"] as? String)?.contains("missing \"y\"") == true)
+        #expect((answers[5]["error"] as? String)?.contains("unknown member 'lat'") == true)
+        #expect(attributes(answers[3])["Band_0"] as? Double == TestRaster.value(6, 4))
+        #expect((answers[3]["point"] as? [String: Any])?["id"] as? String == "m")
+        #expect(answers[6]["cell"] is NSNull)
+        // Latitude 95 is outside the raster's CRS: no cell (WGS84 in a WGS84 raster needs no transformation).
+        #expect(answers[7]["cell"] is NSNull)
+        let summary = lines.last ?? [:]
+        #expect(summary["points"] as? Int == 8 && summary["errors"] as? Int == 4 && summary["cells"] as? Int == 2 && summary["noCell"] as? Int == 2)
+    }
+
+    /// Usage errors exit 2 with one line (no raster, a missing file, a bad --at, an unknown --sr); a file that is not a
+    /// GeoTIFF exits 1; a TIFF without georeferencing fails the job with the reason.
+    @Test(.timeLimit(.minutes(1))) func usageAndRuntimeErrors() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        let usage: [([String], String)] = [
+            (["identify"], "missing the RASTER"),
+            (["identify", scratch.file("missing.tif"), "--at", "1,2"], "missing.tif"),
+            (["identify", path, "--at", "1"], "--at expects x,y"),
+            (["identify", path, "--at", "a,b"], "--at expects x,y"),
+            (["identify", path, "--at", "1,2,3"], "--at expects x,y"),
+            (["identify", path, "--at", "nan,1"], "--at expects x,y"),
+            (["identify", path, "--at"], "--at needs a value"),
+            (["identify", path, "--at", "1,2", "--sr", "999999"], "--sr 999999"),
+            (["identify", path, "--at", "1,2", "--sr", "0"], "--sr expects"),
+            (["identify", path, "--at", "1,2", "--bands", "1"], "unknown option '--bands'"),
+            (["identify", path, path, "--at", "1,2"], "give one raster"),
+        ]
+        for (arguments, message) in usage {
+            let result = try CommandLineTool.run("entitystream", arguments, input: "")
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
+            #expect(result.standardOutput.isEmpty)
+        }
+        let text = scratch.file("text.tif")
+        try "hello".write(toFile: text, atomically: true, encoding: .utf8)
+        let notTIFF = try CommandLineTool.run("entitystream", ["identify", text, "--at", "1,2"])
+        #expect(notTIFF.status == 1 && notTIFF.standardError.contains("not a TIFF") && notTIFF.standardOutput.isEmpty)
+        let bare = scratch.file("bare.tif")
+        try GeoTIFFWriter.write(RasterImage(width: 2, height: 2, pixelType: .uint8, values: [1, 2, 3, 4]), to: bare)
+        let unplaced = try CommandLineTool.run("entitystream", ["identify", bare, "--at", "0.5,0.5"])
+        #expect(unplaced.status == 1)
+        #expect(objects(unplaced.standardOutput).last?["phase"] as? String == "failed")
+        #expect(unplaced.standardError.contains("no georeferencing"))
+    }
+
+    /// On replay --hold, the identify command answers from a --raster through the runtime; unknown rasters are refused.
+    @Test(.timeLimit(.minutes(1))) func liveCommandOnReplayHold() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        let tracks = try recording([("A", #"{"x":-111.5,"y":40.5,"spatialReference":{"wkid":4326}}"#)], in: scratch)
+        let process = try RunningProcess(CommandLineTool.path("entitystream"), ["replay", tracks, "--track-field", "name", "--hold",
+                                                                                "--raster", "dem=\(path)", "--events", "analysis,response"])
+        let center = TestRaster.center(4, 1), mercator = TestRaster.webMercator(center.x, center.y)
+        process.write(#"{"id":5,"command":"identify","raster":"dem","x":\#(center.x),"y":\#(center.y),"sr":4326}"# + "\n")
+        process.write(#"{"id":6,"command":"identify","points":[{"x":\#(mercator.x),"y":\#(mercator.y),"sr":3857},{"x":0,"y":0}],"sr":4326}"# + "\n")
+        process.write(#"{"id":7,"command":"identify","raster":"landcover","x":1,"y":2}"# + "\n")
+        process.closeInput()
+        #expect(process.wait() == 0)
+        let lines = objects(process.remainingOutput())
+        let five = lines.filter { $0["id"] as? Int == 5 }
+        #expect(five.map { $0["phase"] as? String ?? "" } == ["accepted", "result", "summary"])
+        #expect(attributes(five[1])["Band_0"] as? Double == TestRaster.value(4, 1))
+        let six = results(lines.filter { $0["id"] as? Int == 6 })
+        #expect(six.count == 2 && attributes(six[0])["Band_0"] as? Double == TestRaster.value(4, 1) && six[1]["cell"] is NSNull)
+        let refused = lines.first { $0["id"] as? Int == 7 }
+        #expect(refused?["event"] as? String == "response" && refused?["ok"] as? Bool == false)
+        #expect((refused?["error"] as? String)?.contains("landcover") == true)
+    }
+
+    /// replay --enrich: every observation and entity-received line carries the cell under its point — WGS84 and Web Mercator
+    /// points at every cell, a NoData cell, points off the raster and one without geometry — in both output formats.
+    @Test(.timeLimit(.minutes(1))) func enrichmentOnReplay() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        var features: [(name: String, geometry: String)] = []
+        var expected: [String: (column: Int, row: Int)?] = [:]
+        for row in 0..<TestRaster.height {
+            for column in 0..<TestRaster.width {
+                let center = TestRaster.center(column, row)
+                let mercator = TestRaster.webMercator(center.x, center.y)
+                features.append(("w\(column).\(row)", #"{"x":\#(center.x),"y":\#(center.y),"spatialReference":{"wkid":4326}}"#))
+                features.append(("m\(column).\(row)", #"{"x":\#(mercator.x),"y":\#(mercator.y),"spatialReference":{"wkid":102100}}"#))
+                expected["w\(column).\(row)"] = (column, row)
+                expected["m\(column).\(row)"] = (column, row)
+            }
+        }
+        features.append(("edge", #"{"x":-111,"y":40.5,"spatialReference":{"wkid":4326}}"#))
+        features.append(("far", #"{"x":10,"y":10,"spatialReference":{"wkid":4326}}"#))
+        features.append(("no-sr", #"{"x":-111.9,"y":40.7}"#))
+        features.append(("none", "null"))
+        expected["edge"] = .some(nil)
+        expected["far"] = .some(nil)
+        expected["no-sr"] = .some(TestRaster.cell(-111.9, 40.7))
+        expected["none"] = .some(nil)
+        let tracks = try recording(features, in: scratch)
+        for format in ["esri", "geojson"] {
+            let result = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(path)", "--enrich", "dem",
+                                                                  "--events", "observation,entity-received,error", "--format", format])
+            #expect(result.status == 0, "\(result.standardError)")
+            let lines = objects(result.standardOutput)
+            #expect(lines.count == 2 * features.count, "\(format)")
+            for line in lines {
+                let properties = format == "esri" ? line : line["properties"] as? [String: Any] ?? [:]
+                let track = properties["track"] as? String ?? ""
+                let raster = properties["raster"] as? [String: Any]
+                guard let cell = expected[track] else {
+                    Issue.record("unexpected line \(line)")
+                    continue
+                }
+                guard let cell else {
+                    #expect(raster?["dem"] is NSNull, "\(format) \(track)")
+                    continue
+                }
+                let (column, row) = cell
+                let values = raster?["dem"] as? [String: Any]
+                if let value = TestRaster.value(column, row) {
+                    #expect(values?["Band_0"] as? Double == value, "\(format) \(track)")
+                } else {
+                    #expect(values?["Band_0"] is NSNull && values?["NoData"] as? Bool == true, "\(format) \(track)")
+                }
+                #expect(values?["Pixel.Type"] as? String == "float32")
+            }
+        }
+    }
+
+    /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster (2 for a missing
+    /// file or a bad name); nothing is printed on stdout.
+    @Test(.timeLimit(.minutes(1))) func rasterFailsAtSessionStart() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        let tracks = try recording([("A", #"{"x":-111.5,"y":40.5}"#)], in: scratch)
+        let text = scratch.file("text.tif")
+        try "hello".write(toFile: text, atomically: true, encoding: .utf8)
+        let bare = scratch.file("bare.tif")
+        try GeoTIFFWriter.write(RasterImage(width: 2, height: 2, pixelType: .uint8, values: [1, 2, 3, 4]), to: bare)
+        let cases: [([String], Int32, String)] = [
+            (["--raster", "bad=\(text)"], 1, "--raster bad:"),
+            (["--raster", "dem=\(scratch.file("missing.tif"))"], 2, "--raster dem:"),
+            (["--raster", "dem=\(path)", "--enrich", "other"], 2, "--enrich other"),
+            (["--raster", "bare=\(bare)", "--enrich", "bare"], 1, "--enrich bare"),
+            (["--raster", "dem"], 2, "--raster expects NAME=FILE.tif"),
+            (["--raster", "dem=\(path)", "--raster", "dem=\(path)"], 2, "given twice"),
+        ]
+        for (arguments, status, message) in cases {
+            let result = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name"] + arguments)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
+            #expect(result.standardOutput.isEmpty, "\(arguments)")
+        }
+    }
+
+    /// GDAL's byte.tif (shared data): gdallocationinfo's values at pixel (10, 10) in the raster's CRS and at a WGS84 point.
+    @Test(.timeLimit(.minutes(1)), .enabled(if: SharedData.has("rasters/rasterio__byte.tif"), "\(SharedData.absentComment)"))
+    func sharedByteTif() throws {
+        let input = #"{"x":441350,"y":3750690}"# + "\n" + #"{"x":-117.64,"y":33.90,"sr":4326}"# + "\n"
+        let result = try CommandLineTool.run("entitystream", ["identify", SharedData.path("rasters/rasterio__byte.tif")], input: input)
+        #expect(result.status == 0, "\(result.standardError)")
+        let answers = results(objects(result.standardOutput))
+        #expect(answers.count == 2)
+        #expect(attributes(answers[0])["Band_0"] as? Int == 115 && attributes(answers[0])["column"] as? Int == 10 && attributes(answers[0])["row"] as? Int == 10)
+        #expect(attributes(answers[0])["Pixel.Type"] as? String == "uint8")
+        #expect(attributes(answers[1])["Band_0"] as? Int == 140)
+    }
+
+    /// The AIS recording enriched with the world raster (shared data): each observation line carries the three bands of the
+    /// cell its lon/lat falls in by the raster's geotransform (the test's own floor), as the raster's pixels hold them.
+    @Test(.timeLimit(.minutes(1)), .enabled(if: SharedData.has(SharedData.ais) && SharedData.has("rasters/rasterio__world.rgb.tif"),
+                                            "\(SharedData.absentComment)"))
+    func sharedAISEnrichedWithWorld() throws {
+        let path = SharedData.path("rasters/rasterio__world.rgb.tif")
+        let raster = try GeoTIFFRaster(path: path)
+        let transform = try #require(raster.info.geoTransform?.coefficients)
+        #expect(transform[2] == 0 && transform[4] == 0 && raster.info.crs == .epsg(4326))
+        let result = try CommandLineTool.run("entitystream", ["replay", SharedData.path(SharedData.ais), "--track-field", "MMSI", "--raster", "world=\(path)",
+                                                              "--enrich", "world", "--events", "observation", "--limit", "2000"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = objects(result.standardOutput)
+        #expect(lines.count == 2000)
+        for line in lines {
+            let geometry = line["geometry"] as? [String: Any] ?? [:]
+            let x = geometry["x"] as? Double ?? .nan, y = geometry["y"] as? Double ?? .nan
+            let column = Int(((x - transform[0]) / transform[1]).rounded(.down)), row = Int(((y - transform[3]) / transform[5]).rounded(.down))
+            let cell = (line["raster"] as? [String: Any])?["world"] as? [String: Any]
+            let values = try raster.sample(column: column, row: row)?.values ?? []
+            #expect(values.count == 3)
+            #expect([cell?["Band_0"] as? Int, cell?["Band_1"] as? Int, cell?["Band_2"] as? Int] == values.map { $0.map { Int($0) } }, "\(x), \(y)")
+        }
+    }
+}
