@@ -47,6 +47,11 @@ private func writeIncidents(_ count: Int) throws -> (path: String, rows: [(x: In
 
 private let localColumns = ["--x", "x_coordina", "--y", "y_coordina", "--wkid", "2913", "--time-field", "occ_date"]
 
+/// A GP job status's place in a job's timeline (submitted, waiting, executing, succeeded).
+private func order(_ status: String) -> Int {
+    ["esriJobSubmitted", "esriJobWaiting", "esriJobExecuting", "esriJobSucceeded"].firstIndex(of: status) ?? 99
+}
+
 @Suite("entitystream hotspots")
 struct HotSpotsCommandLineTests {
     /// A local file: the job's status lines, one cell polygon per occupied cell whose JOIN_COUNTs add up to the
@@ -112,7 +117,12 @@ struct HotSpotsCommandLineTests {
         let remote = try CommandLineTool.run("entitystream", ["hotspots", task, "--from", "2015-01-10", "--to", "2015-03-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")
         let remoteLines = objects(remote.standardOutput)
-        #expect(statuses(remoteLines) == ["esriJobSubmitted", "esriJobWaiting", "esriJobExecuting", "esriJobSucceeded"])
+        // The statuses polled, in the job's order from submitted to succeeded (a poll delayed on a loaded
+        // machine may miss a short-lived one in between).
+        let seen = statuses(remoteLines)
+        #expect(seen.first == "esriJobSubmitted" && seen.last == "esriJobSucceeded", "\(seen)")
+        #expect(seen.filter { !["esriJobSubmitted", "esriJobWaiting", "esriJobExecuting", "esriJobSucceeded"].contains($0) }.isEmpty
+                && seen == seen.sorted { order($0) < order($1) }, "\(seen)")
         // Days 10…58 of 2015 lie strictly between 2015-01-10 00:00 and 2015-03-01 00:00 (day 59).
         let selected = rows.filter { $0.day > 9 && $0.day < 59 }.count
         let messages = remoteLines.compactMap { $0["messages"] as? [[String: Any]] }.flatMap { $0 }.compactMap { $0["description"] as? String }
@@ -178,7 +188,15 @@ struct HotSpotsCommandLineTests {
         let recording = FileManager.default.temporaryDirectory.appendingPathComponent("plows-\(UUID().uuidString).json").path
         try features.joined(separator: "\n").write(toFile: recording, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: recording) }
-        let process = try RunningProcess(CommandLineTool.path("entitystream"), ["replay", recording, "--track-field", "name", "--hold", "--events", "analysis"])
+        let process = try RunningProcess(CommandLineTool.path("entitystream"), ["replay", recording, "--track-field", "name", "--hold", "--events", "analysis,response"])
+        // Commands are read while the replay runs: ask for the status until the replay has ended (each answer awaited, no sleep).
+        var ended = false
+        for attempt in 0..<10_000 where !ended {
+            process.write(#"{"id":"s\#(attempt)","command":"status"}"# + "\n")
+            guard let line = process.readLines(1).first else { break }
+            ended = line.contains(#""status":"ended""#) && line.contains(#""observations":210"#)
+        }
+        try #require(ended, "the replay never ended")
         process.write(#"{"id":4,"command":"hotspots","where":"speed = 0","cellSize":100,"distanceBand":250,"fdr":false}"# + "\n")
         process.write(#"{"id":"R","command":"hotspots","task":"http://127.0.0.1:\#(port)/arcgis/rest/services/Calls/GPServer/911 Calls Hotspot","timeExtent":{"start":"2015-01-10T00:00:00Z","end":"2015-03-01T00:00:00Z"}}"# + "\n")
         process.closeInput()
