@@ -142,15 +142,13 @@ enum QueryBenchmark {
         return nil
     }
 
-    /// Repeats a where + time count over a snapshot until cancelled.
+    /// Repeats a where + time count over a fresh snapshot until cancelled.
     struct RepeatingScan: AnalysisJob {
         let scan: ObservationScan
         func run(in context: AnalysisContext) async throws -> JSONObject {
             var rounds = 0
-            let once = ProcessInfo.processInfo.environment["QUERY_BENCH_ONE_SNAPSHOT"] != nil
-            var snapshot = try await context.snapshot()
             while !Task.isCancelled {
-                if !once { snapshot = try await context.snapshot() }
+                let snapshot = try await context.snapshot()
                 _ = snapshot.contents.count(scan)
                 rounds += 1
                 await Task.yield()
