@@ -40,6 +40,8 @@ public actor StreamServiceConnection {
     private var generation = 0
     private var urlRotation = 0
     private var usedSocketToken: String?
+    /// The last description was fetched over https (after any redirects).
+    private var descriptionCameOverTLS = false
     private var outcomeWaiters: [CheckedContinuation<ConnectionStatus, Never>] = []
     private var listeners: [Int: AsyncStream<ConnectionStatusChange>.Continuation] = [:]
     private var nextListenerID = 0
@@ -85,6 +87,7 @@ public actor StreamServiceConnection {
 
     private func setStatus(_ newStatus: ConnectionStatus, error: String?) async {
         status = newStatus
+        let error = error.map(redacted)
         let change = ConnectionStatusChange(status: newStatus, attempt: attempt, url: currentURL.map(ServiceURLs.redacted),
                                             error: error, time: clock.now())
         // On the bus first, so whoever reacts to the change finds the event already queued.
@@ -151,10 +154,10 @@ public actor StreamServiceConnection {
             let closeCode: UInt16?
             switch end {
             case .closed(let info):
-                lastError = "server closed the connection (\(info.code.map(String.init) ?? "no code")\(info.reason.isEmpty ? "" : ": \(info.reason)"))"
+                lastError = redacted("server closed the connection (\(info.code.map(String.init) ?? "no code")\(info.reason.isEmpty ? "" : ": \(info.reason)"))")
                 closeCode = info.code
             case .failed(let message, let code, let final):
-                lastError = message
+                lastError = redacted(message)
                 closeCode = code
                 if final {
                     runner = nil
@@ -217,6 +220,9 @@ public actor StreamServiceConnection {
         let base = urls[urlRotation % urls.count]
         urlRotation += 1
         let url = ServiceURLs.subscribeURL(base: base, token: socketToken, filter: options.filter)
+        if let refusal = plaintextTokenRefusal(streamURL: base, token: socketToken) {
+            return .failed(refusal, closeCode: nil, final: true)
+        }
         currentURL = url
         usedSocketToken = socketToken
 
@@ -244,6 +250,22 @@ public actor StreamServiceConnection {
         return end
     }
 
+    /// Why the token must not go to `streamURL`: a plain `ws://` URL after
+    /// the user asked for https or the description came over it, unless
+    /// plaintext tokens are allowed. Nil when sending is fine.
+    private func plaintextTokenRefusal(streamURL: String, token: String?) -> String? {
+        guard let token, !token.isEmpty, !options.allowsPlaintextToken,
+              streamURL.lowercased().hasPrefix("ws://"),
+              serviceURL.lowercased().hasPrefix("https://") || descriptionCameOverTLS else { return nil }
+        return "refusing to send the token over the plain ws:// stream URL \(redacted(streamURL)) given by a service description loaded over https; "
+            + "allow it explicitly (--allow-plaintext-token) only if the network is trusted"
+    }
+
+    /// `text` without any credential this connection knows or that looks like one.
+    private func redacted(_ text: String) -> String {
+        Redaction.redact(text, secrets: [options.token, usedSocketToken])
+    }
+
     private func isTransient(_ error: ServiceDescriptionError) -> Bool {
         if case .httpStatus(let status, _) = error { return status >= 500 }
         return false
@@ -262,8 +284,9 @@ public actor StreamServiceConnection {
             do { _ = try ServiceDescription(json: response.body) } catch {
                 if case .arcGISError = error { throw error }
             }
-            throw .httpStatus(response.status, excerpt: String(response.text.prefix(120)))
+            throw .httpStatus(response.status, excerpt: OneLine.text(response.text, maximumLength: 120))
         }
+        descriptionCameOverTLS = response.url.lowercased().hasPrefix("https://")
         return try ServiceDescription(json: response.body)
     }
 
