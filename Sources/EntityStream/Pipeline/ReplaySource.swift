@@ -9,8 +9,9 @@ import Foundation
 /// clear reason (unreadable file, unknown layout, no track field, invalid
 /// where clause…; `--speed` on a file without times is a usage error).
 /// ``run(into:)`` then decodes in batches (each line a message, as on a
-/// socket); lines that cannot be decoded are reported as `error` events
-/// naming the line and byte offset, and the replay goes on.
+/// socket); lines that cannot be decoded, and malformed lines of a
+/// recording, are reported as `error` events (source `recording`) naming the
+/// line (and byte offset), in their place, and the replay goes on.
 public struct ReplaySource: Sendable {
     public let file: RecordingFile
     public let path: String
@@ -19,22 +20,47 @@ public struct ReplaySource: Sendable {
     private let baseSchema: Schema
     private let spatialReference: Int?
     private let filter: StreamFilter
+    /// The last offset of the timed entries: a looped pass lasts one millisecond more.
+    private let lastOffset: Int64
 
     public static func prepare(path: String, trackIDField: String?, filter: StreamFilter, pacing: ReplayPacing,
                                loop: Bool) throws(ReplayError) -> ReplaySource {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReplayError("cannot read '\(path)'")
-        }
+        try prepare(bytes: try readFile(path), path: path, trackIDField: trackIDField, filter: filter, pacing: pacing, loop: loop)
+    }
+
+    /// Prepares a file's bytes already read (standard input), named `path` in messages.
+    public static func prepare(bytes: [UInt8], path: String, trackIDField: String?, filter: StreamFilter, pacing: ReplayPacing,
+                               loop: Bool) throws(ReplayError) -> ReplaySource {
         let stream: RecordedStream
-        do { stream = try RecordedStream(bytes: Array(data), trackIDField: trackIDField, trackFieldRequired: true) } catch {
+        do { stream = try RecordedStream(bytes: bytes, trackIDField: trackIDField, trackFieldRequired: true) } catch {
             throw ReplayError("'\(path)' \(error)")
         }
-        if case .recordedTiming = pacing, stream.file.layout != .recording {
-            throw ReplayError("--speed needs a recording made by 'entitystream record' (this file is \(stream.file.layout.rawValue), without times); use --interval",
+        return try prepare(stream: stream, path: path, filter: filter, pacing: pacing, loop: loop)
+    }
+
+    /// The whole file, or a ``ReplayError`` with the system's reason.
+    public static func readFile(_ path: String) throws(ReplayError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ReplayError("cannot read '\(path)': no such file")
+        }
+        guard !isDirectory.boolValue else { throw ReplayError("cannot read '\(path)': it is a directory") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ReplayError("cannot read '\(path)': permission denied or unreadable")
+        }
+        return Array(data)
+    }
+
+    /// Prepares a stream read some other way (a CSV track), named `path` in messages.
+    public static func prepare(stream: RecordedStream, path: String, filter: StreamFilter, pacing: ReplayPacing,
+                               loop: Bool) throws(ReplayError) -> ReplaySource {
+        if case .recordedTiming = pacing, !stream.file.layout.isTimed {
+            throw ReplayError("--speed needs a recording made by 'entitystream record' or a CSV track (this file is \(stream.file.layout.rawValue), without times); use --interval",
                               isUsageError: true)
         }
         let source = ReplaySource(file: stream.file, path: path, pacing: pacing, loop: loop, baseSchema: stream.schema,
-                                  spatialReference: stream.spatialReference, filter: filter)
+                                  spatialReference: stream.spatialReference, filter: filter,
+                                  lastOffset: stream.file.entries.last { $0.offsetMilliseconds != nil }?.offsetMilliseconds ?? 0)
         if let problem = source.problem(with: filter) { throw ReplayError("filter: \(problem)") }
         return source
     }
@@ -73,6 +99,12 @@ public struct ReplaySource: Sendable {
                 let now = clock.now()
                 for entryIndex in index..<end {
                     let entry = entries[entryIndex]
+                    if let problem = entry.problem {
+                        await batch.handOver(to: pipeline)
+                        errorCount += 1
+                        await pipeline.report(.recording, "\(path) line \(entry.line): \(problem)", count: errorCount)
+                        continue
+                    }
                     do {
                         try batch.decoder.decode(entry.message, receivedAt: now, into: &batch.decoded)
                     } catch {
@@ -153,13 +185,10 @@ public struct ReplaySource: Sendable {
         case .asFastAsPossible:
             return nil
         case .interval(let milliseconds):
-            return clock.now() + milliseconds
+            return PlaybackSchedule.adding(Double(milliseconds), to: clock.now())
         case .recordedTiming(let speed):
             guard let offset = entry.offsetMilliseconds else { return nil }
-            let span = (file.entries.last?.offsetMilliseconds ?? 0) + 1
-            let scaled = Double(offset + Int64(pass) * span) / speed
-            // A tiny speed can scale past Int64: wait "forever" (31,000 years) instead of trapping.
-            return start + Int64(min(scaled.rounded(), 1e15))
+            return PlaybackSchedule.due(start: start, offset: offset, pass: pass, lastOffset: lastOffset, speed: speed)
         }
     }
 }

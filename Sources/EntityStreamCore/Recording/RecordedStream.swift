@@ -19,6 +19,14 @@ public struct RecordedStream: Sendable {
     /// How many messages of a plain feature file are read to learn its fields.
     public static let learningSample = 1000
 
+    /// A stream read some other way (a CSV track): its entries, schema and spatial reference as given.
+    public init(file: RecordingFile, schema: Schema, spatialReference: Int?, description: ServiceDescription? = nil) {
+        self.file = file
+        self.schema = schema
+        self.spatialReference = spatialReference
+        self.description = description
+    }
+
     /// `trackFieldRequired`: fail when no track-id field is known (a replay
     /// needs one to form entities; a simulator can serve without).
     public init(bytes: [UInt8], trackIDField: String?, trackFieldRequired: Bool) throws(RecordingError) {
@@ -44,7 +52,7 @@ public struct RecordedStream: Sendable {
         var decoded: [StreamMessage] = []
         var features = 0
         var wkid: Int?
-        for entry in file.entries.prefix(Self.learningSample) {
+        for entry in file.entries.prefix(Self.learningSample) where entry.problem == nil {
             decoded.removeAll(keepingCapacity: true)
             guard (try? decoder.decode(entry.message, receivedAt: 0, into: &decoded)) != nil else { continue }
             for message in decoded {

@@ -27,7 +27,9 @@ public final class SimulatorServer: Sendable {
         let upgrades = Atomic<Int>(0)
         let subscribers = LockedState<[Int: SubscriberSession]>([:])
         let nextSubscriber = Atomic<Int>(1)
-        let port = LockedState<Int>(0)
+        /// `ws://host:port` of the address the server listens on (never a
+        /// request's `Host` header): where `streamUrls` point.
+        let webSocketBase = LockedState<String>("")
 
         init(services: [String: SimulatedService], configuration: SimulatorConfiguration) {
             self.services = services
@@ -48,10 +50,16 @@ public final class SimulatorServer: Sendable {
 
     public static func start(_ configuration: SimulatorConfiguration) async throws(SimulatorError) -> SimulatorServer {
         guard !configuration.services.isEmpty else { throw SimulatorError("no service to serve: give --fleet N, --recording FILE or --service NAME=…") }
+        try configuration.validate()
         var services: [String: SimulatedService] = [:]
         for specification in configuration.services {
             guard services[specification.name] == nil else { throw SimulatorError("service '\(specification.name)' is given twice") }
-            services[specification.name] = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
+            let service = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
+            for line in service.skippedLines.prefix(20) { configuration.log(line) }
+            if service.skippedLines.count > 20 {
+                configuration.log("service \(service.name): \(service.skippedLines.count) unusable lines skipped in all")
+            }
+            services[specification.name] = service
         }
         let state = SharedState(services: services, configuration: configuration)
         var serverConfiguration = ServerConfiguration()
@@ -64,7 +72,7 @@ public final class SimulatorServer: Sendable {
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
         let server: TransportServer
         do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
-        state.port.withLock { $0 = server.port }
+        state.webSocketBase.withLock { $0 = server.webSocketBase }
         var rotation: Task<Void, Never>?
         if let seconds = configuration.faults.expireTokenAfterSeconds {
             rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
@@ -94,6 +102,7 @@ public final class SimulatorServer: Sendable {
     private static func respond(to request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         if parts == ["arcgis", "rest", "services"] {
+            if let refusal = tokenRefusal(request, state: state) { return refusal }
             var writer = JSONWriter(capacity: 256)
             writer.append(.object(JSONObject([("currentVersion", .double(11.1)), ("services", .array(state.services.keys.sorted().map {
                 .object(JSONObject([("name", .string($0)), ("type", .string("StreamServer"))]))
@@ -104,16 +113,20 @@ public final class SimulatorServer: Sendable {
               let service = state.services[parts[3]] else {
             return HTTPServerResponse(status: 404, body: DescriptionBuilder.error(code: 404, message: "Service not found: \(request.path)"))
         }
+        if let refusal = tokenRefusal(request, state: state) { return refusal }
+        let base = state.webSocketBase.withLock { $0 }
+        let socketBase = "\(base)/arcgis/ws/services/\(service.name)/StreamServer"
+        return HTTPServerResponse(body: DescriptionBuilder.json(for: service, socketBase: socketBase, token: state.tokens.socketToken))
+    }
+
+    /// ArcGIS's answer to a REST request without the required token (499) or
+    /// with a wrong one (498); nil when the token is fine or none is required.
+    private static func tokenRefusal(_ request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse? {
         switch state.tokens.checkREST(request.queryValue("token")) {
         case .missing: return HTTPServerResponse(body: DescriptionBuilder.error(code: 499, message: "Token Required"))
         case .invalid: return HTTPServerResponse(body: DescriptionBuilder.error(code: 498, message: "Invalid Token"))
-        case .accepted: break
+        case .accepted: return nil
         }
-        let scheme = state.configuration.tls == nil ? "ws" : "wss"
-        let port = state.port.withLock { $0 }
-        let host = request.headers["host"] ?? "127.0.0.1:\(port)"
-        let socketBase = "\(scheme)://\(host)/arcgis/ws/services/\(service.name)/StreamServer"
-        return HTTPServerResponse(body: DescriptionBuilder.json(for: service, socketBase: socketBase, token: state.tokens.socketToken))
     }
 
     // MARK: WebSocket
@@ -161,7 +174,7 @@ public final class SimulatorServer: Sendable {
         while !Task.isCancelled {
             do { try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) } catch { return }
             let fresh = state.tokens.rotate()
-            state.configuration.log("fault: socket token expired; the description now hands out \(fresh)")
+            state.configuration.log("fault: socket token expired; the description now hands out a new one (generation \(state.tokens.generation))")
             let stale = state.subscribers.withLock { $0.values.filter { $0.token != fresh } }
             for session in stale { await session.expireToken() }
         }

@@ -42,14 +42,14 @@ struct FeedCursor {
         case .messages(let entries, let timed):
             guard let position = advance(count: entries.count) else { return nil }
             let entry = entries[position]
-            return (due(offset: timed ? entry.offsetMilliseconds : nil, position: position,
-                        span: timed ? (entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
+            return (due(offset: timed ? entry.offsetMilliseconds : nil,
+                        span: timed ? Double(entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
         case .observations(let observations):
             guard let position = advance(count: observations.count) else { return nil }
             let observation = observations[position]
             let first = observations.first?.receivedAt ?? 0
-            let span = (observations.last?.receivedAt ?? first) - first + 1000
-            return (due(offset: observation.receivedAt - first, position: position, span: span), .observation(observation))
+            let span = Double(observations.last?.receivedAt ?? first) - Double(first) + 1000
+            return (due(offset: observation.receivedAt &- first, span: span), .observation(observation))
         }
     }
 
@@ -67,13 +67,13 @@ struct FeedCursor {
         return index
     }
 
-    private func due(offset: Int64?, position: Int, span: Int64?) -> Int64? {
+    /// When the current item is due (see ``PlaybackSchedule``: saturating, never trapping).
+    private func due(offset: Int64?, span: Double?) -> Int64? {
         if pacing.burst { return nil }
         if let offset, let span {
-            let elapsed = Double(offset + Int64(pass) * span) / pacing.speed
-            return start + Int64(elapsed.rounded())
+            return PlaybackSchedule.due(start: start, offset: offset, pass: pass, span: span, speed: pacing.speed)
         }
-        return start + sequence * pacing.intervalMilliseconds
+        return PlaybackSchedule.due(start: start, sequence: sequence, interval: pacing.intervalMilliseconds)
     }
 }
 

@@ -17,6 +17,9 @@ public struct SimulatedService: Sendable {
     public let schema: Schema
     public let spatialReference: Int
     public let description: String
+    /// Lines of the source that cannot be served (malformed recording lines),
+    /// each naming its line and why; the server announces them when it starts.
+    public var skippedLines: [String] = []
     let feed: Feed
 
     /// Loads `specification`. `trackIDField` names the track field when the
@@ -35,8 +38,11 @@ public struct SimulatedService: Sendable {
             }
             let title = stream.description?.serviceDescription ?? stream.file.header.map { "Replay of \($0.service)" }
                 ?? "Replay of \(URL(fileURLWithPath: path).lastPathComponent)"
-            return SimulatedService(name: specification.name, schema: stream.schema, spatialReference: stream.spatialReference ?? 4326,
-                                    description: title, feed: .messages(stream.file.entries, timed: stream.file.layout == .recording))
+            var service = SimulatedService(name: specification.name, schema: stream.schema, spatialReference: stream.spatialReference ?? 4326,
+                                           description: title,
+                                           feed: .messages(stream.file.entries.filter { $0.problem == nil }, timed: stream.file.layout.isTimed))
+            service.skippedLines = stream.file.entries.compactMap { entry in entry.problem.map { "'\(path)' line \(entry.line): \($0); skipped" } }
+            return service
         case .csv(let path, let mapping):
             guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }
             let recording: CSVTrackRecording
