@@ -28,6 +28,8 @@ struct StreamSession {
     /// Keep the store and answer control commands after the source ends,
     /// until standard input ends (`replay --hold`).
     var holdAfterSourceEnds = false
+    /// Read control commands from stdin (not when stdin carries the replayed file).
+    var readsControlCommands = true
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -62,12 +64,14 @@ struct StreamSession {
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
         let analyses = Task { await runtime.run() }
         let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
-        background.append(Task {
-            for await line in StandardInputLines.stream() {
-                await handler.handle(line: line)
-            }
-            if hold { stops.stop(.inputEnded) }
-        })
+        if readsControlCommands {
+            background.append(Task {
+                for await line in StandardInputLines.stream() {
+                    await handler.handle(line)
+                }
+                if hold { stops.stop(.inputEnded) }
+            })
+        }
         if let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: source.controlTarget) {
             background.append(Task { await progress.run() })
         }
