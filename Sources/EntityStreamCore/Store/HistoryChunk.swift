@@ -42,6 +42,8 @@ struct HistoryChunk {
     }
 
     var isFull: Bool { end == Self.capacity }
+    /// Words allocated for records (memory diagnostics).
+    var capacityWords: Int { words.capacity }
     var liveCount: Int { end - start }
 
     /// Appends one record; `attributes` are already packed; `start`/`end` are
