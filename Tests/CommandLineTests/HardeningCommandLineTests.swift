@@ -20,7 +20,7 @@ private func objects(_ output: String) -> [[String: Any]] {
     output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
 }
 
-private let recordingHeader = #"{"recording":"entitystream","version":1,"service":"http://h/arcgis/rest/services/R/StreamServer","startedAt":0,"description":{"fields":[{"name":"name","type":"esriFieldTypeString"},{"name":"speed","type":"esriFieldTypeDouble"}],"timeInfo":{"trackIdField":"name"},"spatialReference":{"wkid":4326}}}"#
+private let recordingHeader = #"{"recording":"entitystream","version":1,"service":"http://h/arcgis/rest/services/R/StreamServer","startedAt":0,"description":{"fields":[{"name":"name","type":"esriFieldTypeString"},{"name":"speed","type":"esriFieldTypeDouble"}],"timeInfo":{"trackIdField":"name"},"spatialReference":{"wkid":4326},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}}"#
 
 @Suite("entitystream command line: hardening")
 struct HardeningCommandLineTests {
