@@ -15,13 +15,17 @@ setup:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
 	pkg-config --exists libwebsockets 2>/dev/null || missing="$$missing libwebsockets-dev"; \
+	pkg-config --exists libtiff-4 2>/dev/null || missing="$$missing libtiff-dev"; \
+	[ -f /usr/include/geotiff/geotiff.h ] || missing="$$missing libgeotiff-dev"; \
+	pkg-config --exists proj 2>/dev/null || missing="$$missing libproj-dev"; \
+	[ -f /usr/share/proj/proj.db ] || missing="$$missing proj-data"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	if [ -n "$$missing" ]; then \
 	  echo "make setup: missing:$$missing" >&2; \
 	  echo "make setup: running: $(SUDO) apt-get update && $(SUDO) apt-get install -y$$missing" >&2; \
 	  { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } 1>&2; \
 	else \
-	  echo "make setup: libwebsockets-dev, pkg-config and openssl are installed" >&2; \
+	  echo "make setup: libwebsockets-dev, libtiff-dev, libgeotiff-dev, libproj-dev (with proj-data), pkg-config and openssl are installed" >&2; \
 	fi
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "make setup: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
 

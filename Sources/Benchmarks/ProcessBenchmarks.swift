@@ -1,42 +1,78 @@
 import EntityStreamCore
 import Foundation
 
-/// Benchmarks that run the real command-line programs as separate processes.
+/// Benchmarks that run the real command-line programs as separate processes,
+/// measured by ``MeasuredProcess``: stdout read through a pipe as users run
+/// them (`| jq`), each program's own CPU time and peak RSS, the same number
+/// of runs for every contender, run in alternation, and medians reported.
 enum ProcessBenchmarks {
     /// The directory of this benchmark binary, where `entitystream` and `stream-simulator` are built too.
     static var binaries: URL { URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent() }
 
-    /// Runs a program to completion with stdout to /dev/null; returns seconds and exit status.
-    static func time(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, status: Int32, standardError: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        let errors = Pipe()
-        process.standardError = errors
-        let clock = ContinuousClock()
-        let start = clock.now
-        try process.run()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return ((clock.now - start).seconds, process.terminationStatus, errorText)
+    /// Medians of several runs of one contender.
+    struct Summary {
+        var runs: [MeasuredProcess.Run]
+        var seconds: Double { median(runs.map(\.seconds)) }
+        var cpuSeconds: Double { median(runs.map(\.cpuSeconds)) }
+        var peakKiB: Int { runs.map(\.maximumResidentKiB).max() ?? 0 }
     }
 
-    /// `entitystream replay` of the AIS recording, cycled to `count` observations.
-    static func replay(ais: String, count: Int) throws -> BenchmarkResult {
-        var best: Double = .infinity
-        for _ in 0..<3 {
-            let run = try time(binaries.appendingPathComponent("entitystream").path, [
+    private static func describe(_ summary: Summary, count: Int) -> String {
+        let perObservation = summary.cpuSeconds / Double(count) * 1e6
+        return String(format: "median of %d runs; CPU %.2f s (%.2f µs per observation); peak RSS %.1f MB",
+                      summary.runs.count, summary.cpuSeconds, perObservation, Double(summary.peakKiB) / 1024)
+    }
+
+    /// `entitystream replay` of the AIS recording, cycled to `count` observations, stdout through a pipe.
+    static func replay(ais: String, count: Int, runs: Int) throws -> BenchmarkResult {
+        var measured: [MeasuredProcess.Run] = []
+        for _ in 0..<runs {
+            let run = try MeasuredProcess.run(binaries.appendingPathComponent("entitystream").path, [
                 "replay", ais, "--track-field", "MMSI", "--loop", "--limit", String(count), "--max-observations-per-track", "1000"])
-            guard run.status == 0 else { throw BenchmarkError("entitystream replay failed: \(run.standardError)") }
-            best = min(best, run.seconds)
+            guard run.status == 0, run.outputLines == count else {
+                throw BenchmarkError("entitystream replay failed (\(run.status), \(run.outputLines) lines): \(run.standardError)")
+            }
+            measured.append(run)
         }
-        return BenchmarkResult(name: "replay: AIS recording cycled, 14 tracks, --max-observations-per-track 1000, stdout to /dev/null",
-                               count: count, seconds: best, unit: "observations", extra: "whole process, best of 3")
+        let summary = Summary(runs: measured)
+        return BenchmarkResult(name: "replay: AIS recording cycled, 14 tracks, --max-observations-per-track 1000, stdout through a pipe",
+                               count: count, seconds: summary.seconds, unit: "observations", extra: describe(summary, count: count))
     }
 
-    /// `stream-simulator --burst` to one client over loopback, for entitystream and the peers found.
-    static func simulator(ais: String, count: Int) throws -> [BenchmarkResult] {
+    /// `entitystream replay` of a recording of about `megabytes` MB (the AIS
+    /// lines repeated, written to a temporary file), once through to its end:
+    /// peak RSS must not follow the file's size.
+    static func replayLarge(ais: String, megabytes: Int) throws -> BenchmarkResult {
+        guard let data = FileManager.default.contents(atPath: ais) else { throw BenchmarkError("cannot read \(ais)") }
+        var block = data
+        if block.last != UInt8(ascii: "\n") { block.append(UInt8(ascii: "\n")) }
+        let linesPerBlock = block.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("entitystream-bench-\(UUID().uuidString).json").path
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw BenchmarkError("cannot create \(path)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var written = 0
+        var lines = 0
+        while written < megabytes << 20 {
+            handle.write(block)
+            written += block.count
+            lines += linesPerBlock
+        }
+        try handle.close()
+        let run = try MeasuredProcess.run(binaries.appendingPathComponent("entitystream").path, [
+            "replay", path, "--track-field", "MMSI", "--max-observations-per-track", "1000", "--events", "observation"])
+        guard run.status == 0, run.outputLines == lines else {
+            throw BenchmarkError("entitystream replay of \(path) failed (\(run.status), \(run.outputLines) of \(lines) lines): \(run.standardError)")
+        }
+        return BenchmarkResult(name: "replay: a \(written >> 20) MB file of AIS lines, once through, stdout through a pipe",
+                               count: lines, seconds: run.seconds, unit: "observations",
+                               extra: String(format: "CPU %.2f s; peak RSS %.1f MB", run.cpuSeconds, Double(run.maximumResidentKiB) / 1024))
+    }
+
+    /// `stream-simulator --burst` to one client over loopback: entitystream and
+    /// each peer found, `runs` times each, in alternation, stdout through a pipe.
+    static func simulator(ais: String, count: Int, runs: Int) throws -> [BenchmarkResult] {
         let simulator = Process()
         simulator.executableURL = binaries.appendingPathComponent("stream-simulator")
         simulator.arguments = ["--recording", ais, "--track-field", "MMSI", "--burst", "--loop", "--port", "0"]
@@ -59,44 +95,52 @@ enum ProcessBenchmarks {
         let name = URL(fileURLWithPath: ais).deletingPathExtension().lastPathComponent
         let rest = "http://127.0.0.1:\(port)/arcgis/rest/services/\(name)/StreamServer"
         let socket = "ws://127.0.0.1:\(port)/arcgis/ws/services/\(name)/StreamServer/subscribe"
-        var results: [BenchmarkResult] = []
-        var best: Double = .infinity
-        for _ in 0..<3 {
-            let run = try time(binaries.appendingPathComponent("entitystream").path, [
-                "connect", rest, "--limit", String(count), "--events", "observation",
-                "--max-observations-per-track", "1000", "--max-duration", "300"])
-            guard run.status == 0 else { throw BenchmarkError("entitystream connect failed: \(run.standardError)") }
-            best = min(best, run.seconds)
-        }
-        results.append(BenchmarkResult(name: "simulator --burst → entitystream connect (loopback, stdout to /dev/null)",
-                                       count: count, seconds: best, unit: "observations", extra: "whole process, best of 3"))
         let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers")
+
+        struct Contender {
+            let name: String
+            let executable: String
+            let arguments: [String]
+        }
+        var contenders = [Contender(
+            name: "simulator --burst → entitystream connect (loopback, stdout through a pipe)",
+            executable: binaries.appendingPathComponent("entitystream").path,
+            arguments: ["connect", rest, "--limit", String(count), "--events", "observation",
+                        "--max-observations-per-track", "1000", "--max-duration", "300"])]
         if let node = which("node") {
-            let run = try time(node, ["--experimental-websocket", peers.appendingPathComponent("node-client.mjs").path, socket, "MMSI", String(count)])
-            if run.status == 0 {
-                results.append(BenchmarkResult(name: "simulator --burst → Node.js client (WebSocket + JSON.parse)", count: count,
-                                               seconds: run.seconds, unit: "observations", extra: "same store and output"))
-            } else {
-                FileHandle.standardError.write(Data("node client failed: \(run.standardError)\n".utf8))
-            }
+            contenders.append(Contender(name: "simulator --burst → Node.js client (WebSocket + JSON.parse, same store and output)",
+                                        executable: node,
+                                        arguments: ["--no-warnings", "--experimental-websocket", peers.appendingPathComponent("node-client.mjs").path,
+                                                    socket, "MMSI", String(count)]))
         } else {
             FileHandle.standardError.write(Data("node not found: Node.js comparison skipped\n".utf8))
         }
         if let python = which("python3") {
-            let check = try time(python, ["-c", "import websockets, orjson"])
-            if check.status == 0 {
-                let run = try time(python, [peers.appendingPathComponent("python-client.py").path, socket, "MMSI", String(count)])
-                if run.status == 0 {
-                    results.append(BenchmarkResult(name: "simulator --burst → Python client (websockets + orjson)", count: count,
-                                                   seconds: run.seconds, unit: "observations", extra: "same store and output"))
-                } else {
-                    FileHandle.standardError.write(Data("python client failed: \(run.standardError)\n".utf8))
-                }
+            if (try? MeasuredProcess.run(python, ["-c", "import websockets, orjson"]))?.status == 0 {
+                contenders.append(Contender(name: "simulator --burst → Python client (websockets + orjson, same store and output)",
+                                            executable: python,
+                                            arguments: [peers.appendingPathComponent("python-client.py").path, socket, "MMSI", String(count)]))
             } else {
                 FileHandle.standardError.write(Data("python3 lacks websockets/orjson (pip install websockets orjson): comparison skipped\n".utf8))
             }
         }
-        return results
+        var measured = Array(repeating: [MeasuredProcess.Run](), count: contenders.count)
+        for _ in 0..<runs {
+            for (index, contender) in contenders.enumerated() {
+                let run = try MeasuredProcess.run(contender.executable, contender.arguments)
+                guard run.status == 0, run.outputLines == count else {
+                    throw BenchmarkError("\(contender.name) failed (\(run.status), \(run.outputLines) of \(count) lines): \(run.standardError)")
+                }
+                measured[index].append(run)
+            }
+        }
+        let ours = Summary(runs: measured[0])
+        return contenders.indices.map { index in
+            let summary = Summary(runs: measured[index])
+            var extra = describe(summary, count: count)
+            if index > 0 { extra += String(format: "; entitystream is %.1f× faster", summary.seconds / ours.seconds) }
+            return BenchmarkResult(name: contenders[index].name, count: count, seconds: summary.seconds, unit: "observations", extra: extra)
+        }
     }
 
     static func which(_ program: String) -> String? {

@@ -2,9 +2,15 @@ import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs.
 ///
-///     entitystream-bench [all|transport|json|replay|memory|simulator|stages] [--count N] [--ais PATH]
+///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages|query|statistics|hotspots|identify|features] [--count N] [--runs N] [--mb N] [--no-peers] [--ais PATH]
+///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
+///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
 ///
-/// `transport-server --count N` is the server process the transport benchmark starts.
+/// Process benchmarks run every contender `--runs` times (default 5), in
+/// alternation, with stdout through a pipe, and report medians.
+///
+/// `transport-server --count N` is the server process the transport benchmark starts;
+/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
@@ -18,6 +24,10 @@ let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
 let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
 let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
 let haveAIS = FileManager.default.fileExists(atPath: ais)
+let runs = max(1, option("--runs", default: 5))
+
+let raster = stringOption("--raster", default: "../shared/data/rasters/riotiler__cog.tif")
+let haveRaster = FileManager.default.fileExists(atPath: raster)
 
 func report(_ line: String) { print(line) }
 func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
@@ -41,26 +51,61 @@ do {
     case "json":
         if haveAIS { for result in try CoreBenchmarks.json(ais: ais) { report(result.line) } } else { skip("json") }
     case "replay":
-        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000)).line) } else { skip("replay") }
+        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000), runs: runs).line) } else { skip("replay") }
+    case "replay-large":
+        if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
     case "memory":
         if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
     case "simulator":
-        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("simulator") }
+        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
+    case "query":
+        for line in try await QueryBenchmark.run(count: option("--count", default: 1_000_000), peers: !arguments.contains("--no-peers"),
+                                                 ingestion: !arguments.contains("--no-ingestion")) { report(line) }
+    case "statistics":
+        for line in try await StatisticsBenchmark.run(count: option("--count", default: 1_000_000), runs: option("--runs", default: 7),
+                                                 peers: !arguments.contains("--no-peers")) { report(line) }
+    case "hotspots":
+        for line in try HotSpotBenchmark.run(count: option("--count", default: 100_000), neighbours: option("--neighbours", default: 30),
+                                             rounds: option("--rounds", default: 3), millionCount: option("--million", default: 1_000_000),
+                                             executable: executable) { report(line) }
+    case "hotspots-memory":
+        report(try HotSpotBenchmark.memory(count: option("--count", default: 1_000_000), neighbours: option("--neighbours", default: 30),
+                                           chooseBand: stringOption("--band", default: "given") == "chosen"))
+    case "features":
+        for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
+    case "identify":
+        if haveRaster {
+            for line in try IdentifyBenchmark.run(path: raster, count: option("--count", default: 1_000_000), runs: option("--runs", default: 3),
+                                                  rasterioCount: option("--rasterio-count", default: 100_000)) { report(line) }
+        } else {
+            report("identify: skipped (no raster at \(raster); the shared data is absent)")
+        }
     case "all":
         report("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB")
         try await runTransport()
         if haveAIS {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
-            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000).line)
+            report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
+            report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
             report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
-            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000) { report(result.line) }
+            for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000, runs: runs) { report(result.line) }
         } else {
             skip("json, replay, memory and simulator benchmarks")
         }
+        for line in try await QueryBenchmark.run(count: 1_000_000) { report(line) }
+        for line in try await StatisticsBenchmark.run(count: 1_000_000, runs: 7, peers: true) { report(line) }
+        for line in try HotSpotBenchmark.run(count: 100_000, neighbours: 30, rounds: 3, millionCount: 1_000_000,
+                                             executable: executable) { report(line) }
+        if haveRaster {
+            for line in try IdentifyBenchmark.run(path: raster, count: 1_000_000, runs: 3, rasterioCount: 100_000) { report(line) }
+        } else {
+            report("identify: skipped (no raster at \(raster); the shared data is absent)")
+        }
+        for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, memory, simulator, stages)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, query, statistics, hotspots, identify, features)\n".utf8))
         exit(2)
     }
 } catch {

@@ -15,6 +15,9 @@ Usage:
   entitystream connect URL [opts]   stream a live service (…/StreamServer)
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
+  entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
+  entitystream statistics LAYER|FILE --stat TYPE:FIELD
+                                    grouped statistics of a feature layer or a file
 
 Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
 """
@@ -37,13 +40,19 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "record":
             _ = try arguments.next()
             return try await RecordCommand(arguments: &arguments).run()
+        case "query":
+            _ = try arguments.next()
+            return try await QueryCommand(arguments: &arguments).run()
+        case "statistics":
+            _ = try arguments.next()
+            return try await StatisticsCommand(arguments: &arguments).run()
         case "demo":
             _ = try arguments.next()
             return try await DemoCommand(arguments: &arguments).run()
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

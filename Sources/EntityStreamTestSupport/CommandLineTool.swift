@@ -25,34 +25,24 @@ public enum CommandLineTool {
 }
 
 /// A long-running child process (a simulator, a streaming client) whose
-/// stderr and stdout lines the test reads as they come. It is terminated
-/// when the value is released, if it is still running.
+/// stderr and stdout lines the test reads as they come. It is killed when
+/// the value is released, if it is still running.
 public final class RunningProcess: @unchecked Sendable {
-    public let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
-    private let input = Pipe()
-    private var pending = Data()
+    /// The child (its pid, its pipes).
+    public let child: ChildProcess
+    private var pending: [UInt8] = []
 
     public init(_ executable: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
+        child = try ChildProcess(executable, arguments)
     }
-
-    /// A test that throws or fails midway must not leave its child running.
-    deinit { stop() }
 
     /// Reads stderr until a line contains `marker`; returns that line.
     public func waitForErrorLine(containing marker: String) -> String? {
-        var buffer = Data()
+        var buffer: [UInt8] = []
         while true {
-            let chunk = errors.fileHandleForReading.availableData
+            let chunk = ChildProcess.read(child.standardError)
             if chunk.isEmpty { return nil }
-            buffer.append(chunk)
+            buffer += chunk
             let text = String(decoding: buffer, as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
         }
@@ -73,40 +63,47 @@ public final class RunningProcess: @unchecked Sendable {
                 pending.removeSubrange(pending.startIndex...newline)
                 continue
             }
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = ChildProcess.read(child.standardOutput)
             if chunk.isEmpty { break }
-            pending.append(chunk)
+            pending += chunk
         }
         return lines
     }
 
-    /// Everything left on stdout after the process exits.
+    /// Everything left on stdout until it closes.
     public func remainingOutput() -> String {
-        String(decoding: pending + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var rest = pending
+        pending = []
+        while true {
+            let chunk = ChildProcess.read(child.standardOutput)
+            if chunk.isEmpty { break }
+            rest += chunk
+        }
+        return String(decoding: rest, as: UTF8.self)
     }
 
     public func write(_ text: String) {
-        input.fileHandleForWriting.write(Data(text.utf8))
+        child.write(Array(text.utf8))
     }
 
     public func closeInput() {
-        try? input.fileHandleForWriting.close()
+        child.closeInput()
     }
 
     public func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        child.signal(number)
     }
 
     /// Waits for exit and returns the status.
     public func wait() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.wait()
     }
 
+    /// Ends the child (SIGTERM) and waits for it.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        if child.isRunning {
+            child.signal(SIGTERM)
+            child.wait()
         }
     }
 }

@@ -26,19 +26,10 @@ private func runWithClosedOutput(_ name: String, _ arguments: [String]) throws -
     var ends: [Int32] = [0, 0]
     try #require(pipe(&ends) == 0)
     close(ends[0])
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLineTool.path(name))
-    process.arguments = arguments
-    let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-    process.standardOutput = writeEnd
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    try writeEnd.close()
-    let standardError = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: standardError, as: UTF8.self))
+    let child = try ChildProcess(CommandLineTool.path(name), arguments, input: .null, output: .descriptor(ends[1]))
+    close(ends[1])
+    let (_, standardError) = child.readToEnd()
+    return (child.wait(), String(decoding: standardError, as: UTF8.self))
 }
 
 @Suite("entitystream command line")
@@ -128,7 +119,7 @@ struct CommandLineTests {
     @Test(.timeLimit(.minutes(1))) func runtimeFailuresExitWithOne() throws {
         let missing = try CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])
         #expect(missing.status == 1)
-        #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json': no such file\n")
+        #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json': No such file or directory\n")
         let plain = try temporaryFile([feature("A", speed: 1, x: 0)])
         let noTrack = try CommandLineTool.run("entitystream", ["replay", plain])
         #expect(noTrack.status == 1)
@@ -359,5 +350,46 @@ struct CommandLineTests {
         // The file's end and the last printed line race by a hair: either word is a replay's status.
         #expect(["ended", "replaying"].contains((summary["stream"] as? [String: Any])?["status"] as? String ?? ""))
         #expect((summary["stream"] as? [String: Any])?["observations"] as? Int == 200)
+    }
+
+    /// `stream-simulator --host` with an address this machine cannot listen on is a usage
+    /// error (exit 2) naming the address, before anything starts.
+    @Test(.timeLimit(.minutes(1)), arguments: ["example.invalid", "192.0.2.1", "127.0.0.1:80"])
+    func simulatorRefusesUnusableHost(host: String) throws {
+        let result = try CommandLineTool.run("stream-simulator", ["--fleet", "1", "--port", "0", "--host", host])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--host"))
+        #expect(result.standardError.contains(host))
+    }
+
+    /// The simulator on its default host listens on 127.0.0.1 only (it used to listen on every
+    /// interface while saying 127.0.0.1): 127.0.0.2 and [::1] get no answer.
+    @Test(.timeLimit(.minutes(1))) func simulatorListensOnlyWhereItSays() throws {
+        let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "1", "--port", "0"])
+        defer { simulator.stop() }
+        let port = try #require(simulator.waitForPort())
+        func answers(_ address: String, _ family: Int32) -> Bool {
+            let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(descriptor) }
+            if family == AF_INET {
+                var target = sockaddr_in()
+                target.sin_family = sa_family_t(AF_INET)
+                target.sin_port = in_port_t(UInt16(port).bigEndian)
+                inet_pton(AF_INET, address, &target.sin_addr)
+                return withUnsafePointer(to: &target) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                } == 0
+            }
+            var target = sockaddr_in6()
+            target.sin6_family = sa_family_t(AF_INET6)
+            target.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, address, &target.sin6_addr)
+            return withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            } == 0
+        }
+        #expect(answers("127.0.0.1", AF_INET))
+        #expect(!answers("127.0.0.2", AF_INET))
+        #expect(!answers("::1", AF_INET6))
     }
 }

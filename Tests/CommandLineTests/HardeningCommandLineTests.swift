@@ -131,16 +131,15 @@ struct HardeningCommandLineTests {
     }
 
     /// A service answering 404 with an HTML page fails with exactly one line on stderr.
-    @Test(.timeLimit(.minutes(1))) func htmlErrorIsOneStderrLine() async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpResponder = { _ in
-            HTTPServerResponse(status: 404, contentType: "text/html",
-                               text: "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+    @Test(.timeLimit(.minutes(1))) func htmlErrorIsOneStderrLine() throws {
+        // A server on threads of its own: this test blocks while the child runs.
+        let body = "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+        let server = try RawHTTPResponder.start { _ in
+            Array("HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8)
         }
-        let server = try await TransportServer.start(configuration)
-        let result = try CommandLineTool.run("entitystream", ["connect", "\(server.httpBase)/arcgis/rest/services/S/StreamServer?token=cli-secret-9",
+        defer { server.stop() }
+        let result = try CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:\(server.port)/arcgis/rest/services/S/StreamServer?token=cli-secret-9",
                                                               "--reconnect-attempts", "0"])
-        await server.shutdown()
         #expect(result.status == 1)
         let lines = result.standardError.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 2 && lines[1].isEmpty, "\(result.standardError)")

@@ -74,8 +74,8 @@ struct JSONLinesFormatterTests {
         let wrapped = #"{"type":"update","feature":{"geometry":{"x":-111.90,"y":40.6},"attributes":{"name":"TRUCK 7","speed":12.50}}}"#
         try decoder.decode(Array(wrapped.utf8), receivedAt: 5, into: &messages)
         let source = try #require(messages.first?.carriedObservation?.source)
-        #expect(source.attributes.map { String(decoding: source.bytes[$0], as: UTF8.self) } == #"{"name":"TRUCK 7","speed":12.50}"#)
-        #expect(source.geometry.map { String(decoding: source.bytes[$0], as: UTF8.self) } == #"{"x":-111.90,"y":40.6}"#)
+        #expect(source.attributesText == #"{"name":"TRUCK 7","speed":12.50}"#)
+        #expect(source.geometryText == #"{"x":-111.90,"y":40.6}"#)
         messages.removeAll()
         try decoder.decode(Array("{\"attributes\":{\"name\":\"T\",\n\"speed\":1},\"geometry\":{\"x\":1,\"y\":2}}".utf8), receivedAt: 5, into: &messages)
         #expect(messages.first?.carriedObservation?.source == nil)

@@ -17,10 +17,24 @@ struct ReconnectStateTests {
     }
 
     /// Final close codes stop at once; 4401/4403 earn exactly one retry with a fresh token.
-    @Test(.timeLimit(.minutes(1)), arguments: [UInt16(1001), 4400, 4404])
+    @Test(.timeLimit(.minutes(1)), arguments: [UInt16(4400), 4404])
     func finalCodesGiveUp(code: UInt16) {
         var state = ReconnectState(policy: ReconnectPolicy())
         #expect(state.next(closeCode: code) == .giveUp)
+    }
+
+    /// 1001 (going away: a server restarting) is retried like a dropped connection, as ArcGIS clients do.
+    @Test(.timeLimit(.minutes(1))) func goingAwayIsRetried() {
+        var state = ReconnectState(policy: ReconnectPolicy())
+        #expect(state.next(closeCode: 1001) == .retry(attempt: 1, delayMilliseconds: 0))
+    }
+
+    /// A connection that delivered data resets the count however briefly it lasted.
+    @Test(.timeLimit(.minutes(1))) func productiveConnectionResetsCount() {
+        var state = ReconnectState(policy: ReconnectPolicy())
+        for _ in 0..<5 { _ = state.next(closeCode: nil) }
+        state.connectionEnded(afterBeingUpFor: 3, deliveredData: true)
+        #expect(state.next(closeCode: nil) == .retry(attempt: 1, delayMilliseconds: 0))
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: [UInt16(4401), 4403])

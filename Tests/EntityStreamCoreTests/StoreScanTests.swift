@@ -58,8 +58,10 @@ struct StoreScanTests {
             store.ingest(observation, now: observation.receivedAt, into: &events)
             for case .observation(_, let id, let stored) in events { kept[id] = stored }
         }
-        let clauses = [nil, "speed > 50", "name = 'plow' AND speed BETWEEN 10 AND 60", "speed IS NULL"]
-        for round in 0..<60 {
+        let clauses = [nil, "speed > 50", "name = 'plow' AND speed BETWEEN 10 AND 60", "speed IS NULL",
+                       "name IN ('truck', 'nobody') OR NOT speed < 90", "name <> 'plow' AND t IS NOT NULL", "name LIKE 'pl%' AND speed >= 50.0",
+                       "t > date '1970-01-01 00:00:05'", "speed = 7 OR name IN ('plow', NULL)", "name > 'q'", "speed * 2 > 100"]
+        for round in 0..<110 {
             var scan = ObservationScan()
             let a = Int64(random.next(below: 16_000)) - 1_000, b = a + Int64(random.next(below: 4_000))
             switch round % 4 {
@@ -149,5 +151,63 @@ struct StoreScanTests {
         var live: [Int64] = []
         store.scan(ObservationScan()) { live.append($0.id); return true }
         #expect(Set(live).isDisjoint(with: before), "the live store has moved on")
+    }
+
+    /// Ordered and limited queries (both the key-first path and the field-sort path) equal a sort of the brute-force matches.
+    @Test(.timeLimit(.minutes(1))) func orderedLimitedQueriesEqualBruteForce() throws {
+        var random = SplitMix64(seed: 9)
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
+        var kept: [(id: Int64, observation: Observation)] = []
+        var events: [StoreEvent] = []
+        for index in 0..<3_000 {
+            events.removeAll()
+            store.ingest(randomObservation(&random, receivedAt: Int64(index / 3)), now: 0, into: &events)
+            for case .observation(_, let id, let stored) in events { kept.append((id, stored)) }
+        }
+        let scan = ObservationScan(timeExtent: try TimeExtent(start: 1_000, end: 8_000), timeKey: .automatic(for: schema),
+                                   whereClause: try WhereClause("speed > 20", schema: schema))
+        let matches = kept.filter { bruteForceMatches($0.observation, scan) }
+        func start(_ o: Observation) -> Int64 { if case .date(let t) = o.attribute(1) { return t }; return .min }
+        func speed(_ o: Observation) -> Double { o.attribute(3).doubleValue ?? -1 }
+        let byTimeDesc = matches.sorted { (start($0.observation), $1.id) > (start($1.observation), $0.id) }
+        let byTime = try ObservationQuery(scan: scan, order: ObservationOrder.parse("time DESC", schema: schema), limit: 25).run(on: store.contents)
+        #expect(byTime.matched == matches.count)
+        #expect(byTime.rows.map(\.id) == byTimeDesc.prefix(25).map(\.id))
+        let bySpeed = matches.sorted { (speed($0.observation), $0.id) < (speed($1.observation), $1.id) }
+        let speedQuery = ObservationQuery(scan: scan, order: try ObservationOrder.parse("speed", schema: schema), limit: 40, outFields: [3])
+        let result = try speedQuery.run(on: store.contents)
+        #expect(result.rows.map(\.id) == bySpeed.prefix(40).map(\.id))
+        #expect(result.rows.allSatisfy { $0.observation.attributes.count == 1 })
+        let received = try ObservationQuery(scan: scan, order: ObservationOrder.parse("received DESC, time", schema: schema), limit: 10).run(on: store.contents)
+        let byReceived = matches.sorted { ($0.observation.receivedAt, start($1.observation), $1.id) > ($1.observation.receivedAt, start($0.observation), $0.id) }
+        #expect(received.rows.map(\.id) == byReceived.prefix(10).map(\.id))
+    }
+
+    /// Two copies of a store that both go on ingesting stay independent values (shared history chunks are copied on write).
+    @Test(.timeLimit(.minutes(1))) func divergingCopiesStayIndependent() {
+        var random = SplitMix64(seed: 11)
+        var first = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
+        var events: [StoreEvent] = []
+        var firstKept: [Int64: Observation] = [:]
+        for index in 0..<500 {
+            events.removeAll()
+            first.ingest(randomObservation(&random, receivedAt: Int64(index)), now: 0, into: &events)
+            for case .observation(_, let id, let stored) in events { firstKept[id] = stored }
+        }
+        var second = first
+        var secondKept = firstKept
+        for index in 500..<900 {
+            events.removeAll()
+            first.ingest(randomObservation(&random, receivedAt: Int64(index)), now: 0, into: &events)
+            for case .observation(_, let id, let stored) in events { firstKept[id] = stored }
+            events.removeAll()
+            second.ingest(randomObservation(&random, receivedAt: Int64(index)), now: 0, into: &events)
+            for case .observation(_, let id, let stored) in events { secondKept[id] = stored }
+        }
+        for (store, kept) in [(first, firstKept), (second, secondKept)] {
+            var seen: [Int64: Observation] = [:]
+            store.scan(ObservationScan()) { seen[$0.id] = $0.observation(); return true }
+            #expect(seen == kept)
+        }
     }
 }

@@ -149,9 +149,9 @@ private struct SnapshotProbe: AnalysisJob {
     let proceed: AsyncStreamBox<Void>
     func run(in context: AnalysisContext) async throws -> JSONObject {
         let snapshot = try await context.snapshot()
-        taken.yield(snapshot.state.observationCount)
+        taken.yield(snapshot.contents.observationCount)
         _ = await proceed.next()
-        return JSONObject([("scanned", .int(Int64(snapshot.state.count(ObservationScan()))))])
+        return JSONObject([("scanned", .int(Int64(snapshot.contents.count(ObservationScan()))))])
     }
 }
 

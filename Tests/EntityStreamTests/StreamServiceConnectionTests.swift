@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
+import Locking
 import Testing
 import Transport
 
@@ -353,4 +354,177 @@ struct StreamServiceConnectionTests {
         #expect(service.upgrades.count == 3, "no attempt after disconnect")
         await service.shutdown()
     }
+
+    /// connect() while disconnect() is suspended in its teardown: the status already reads
+    /// disconnected, and the connect waits for the teardown, then opens a new socket (it used to
+    /// return the old `connected`, and the disconnect then left the connection disconnected).
+    @Test(.timeLimit(.minutes(1))) func connectDuringDisconnectWaitsForTheTeardown() async throws {
+        let service = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
+        let sink = GatedSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        #expect(await connection.connect() == .connected)
+        sink.holdNextDisconnectedStatus()
+        let disconnecting = Task { await connection.disconnect() }
+        await sink.heldDisconnectedStatus()          // the disconnect is suspended mid-teardown
+        #expect(await connection.status == .disconnected)
+        let connecting = Task { await connection.connect() }
+        sink.release()
+        await disconnecting.value
+        #expect(await connecting.value == .connected)
+        #expect(await connection.status == .connected)
+        #expect(service.upgrades.count == 2)
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// Filter changes made at once from many tasks leave in the order they were made, so each
+    /// reply settles its own request (with one task per send they could overtake each other).
+    @Test(.timeLimit(.minutes(1))) func concurrentFilterChangesKeepTheirOrder() async throws {
+        let service = try await ScriptedStreamService.start(
+            description: { describe($0.socketBase) },
+            socket: { _, _ in
+                .accept { socket in
+                    do {
+                        for try await batch in socket.inbound {
+                            for index in batch.indices { try await socket.send(batch.text(at: index)) }   // echo = applied
+                        }
+                    } catch {}
+                }
+            })
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: RecordingSink())
+        #expect(await connection.connect() == .connected)
+        let outcomes = await withTaskGroup(of: FilterOutcome.self) { group in
+            for speed in 0..<30 {
+                group.addTask { await connection.setFilter(StreamFilter(whereClause: "speed > \(speed)")) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.count == 30)
+        for outcome in outcomes {
+            #expect(outcome.result == .applied)
+            let echoed = outcome.reply?["filter"]?["where"]?.stringValue
+            #expect(echoed == outcome.requested.whereClause, "a reply settled another request")
+        }
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// Close code 1001 (a server going away to restart) is followed by a reconnect.
+    @Test(.timeLimit(.minutes(1))) func goingAwayReconnects() async throws {
+        let service = try await ScriptedStreamService.start(
+            description: { describe($0.socketBase) },
+            socket: { index, _ in
+                index == 0 ? .accept { socket in await socket.close(code: 1001, reason: "restarting") }
+                           : sending([ScriptedStreamService.feature("A", speed: 1)])
+            })
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
+        _ = await connection.connect()
+        let snapshot = await sink.wait { $0.observations.count == 1 }
+        #expect(snapshot.statuses.map { "\($0.status.rawValue) \($0.attempt)" } == ["connecting 0", "connected 0", "connecting 1", "connected 1"])
+        #expect(snapshot.statuses[2].error == "server closed the connection (1001: restarting)")
+        await connection.disconnect()
+        await service.shutdown()
+    }
+
+    /// A first connection that cannot reach the service is retried by the policy (it used to
+    /// fail at once whatever --reconnect-attempts said).
+    @Test(.timeLimit(.minutes(1))) func unreachableServiceIsRetriedByThePolicy() async throws {
+        let gone = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
+        let url = gone.serviceURL
+        await gone.shutdown()
+        var retrying = options()
+        retrying.reconnectPolicy = ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2)
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: url, options: retrying, sink: sink)
+        #expect(await connection.connect() == .failed)
+        let statuses = await sink.wait { $0.statuses.last?.status == .failed }.statuses
+        #expect(statuses.map { "\($0.status.rawValue) \($0.attempt)" } == ["connecting 0", "connecting 1", "connecting 2", "failed 2"])
+        #expect(statuses.last?.error?.contains("could not be fetched") == true)
+    }
+
+    /// Connections that deliver data reset the count: 15 productive but short connections in a
+    /// row never exhaust a policy of 2 attempts (they used to count as failures).
+    @Test(.timeLimit(.minutes(1))) func productiveConnectionsDoNotExhaustThePolicy() async throws {
+        let service = try await ScriptedStreamService.start(
+            description: { describe($0.socketBase) },
+            socket: { index, _ in
+                .accept { socket in
+                    try? await socket.send(ScriptedStreamService.feature("A", speed: Double(index)))
+                    await socket.flush()
+                    if index < 15 { socket.abort() } else { _ = await socket.closed() }
+                }
+            })
+        var shortPolicy = options()
+        shortPolicy.reconnectPolicy = ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2)
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: shortPolicy, sink: sink)
+        _ = await connection.connect()
+        let snapshot = await sink.wait { $0.observations.count == 16 || $0.statuses.last?.status == .failed }
+        #expect(snapshot.observations.count == 16)
+        #expect(!snapshot.statuses.contains { $0.status == .failed })
+        await connection.disconnect()
+        await service.shutdown()
+    }
+}
+
+/// A sink that can hold the next `disconnected` status event until released,
+/// to catch a disconnect() in the middle of its teardown.
+private final class GatedSink: StreamConnectionSink {
+    private struct State {
+        var holding = false
+        var held = false
+        var heldWaiters: [CheckedContinuation<Void, Never>] = []
+        var gate: CheckedContinuation<Void, Never>?
+        var released = false
+    }
+
+    private let state = LockedState(State())
+
+    func holdNextDisconnectedStatus() { state.withLock { $0.holding = true } }
+
+    /// Returns once a disconnected status is being held.
+    func heldDisconnectedStatus() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.held { return true }
+                state.heldWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let gate = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.gate = nil }
+            return state.gate
+        }
+        gate?.resume()
+    }
+
+    func publish(_ event: StreamEvent) async {
+        guard case .status(let change) = event.payload, change.status == .disconnected else { return }
+        let hold = state.withLock { state -> Bool in
+            guard state.holding else { return false }
+            state.holding = false
+            return true
+        }
+        guard hold else { return }
+        await withCheckedContinuation { (gate: CheckedContinuation<Void, Never>) in
+            let (waiters, open) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
+                state.held = true
+                defer { state.heldWaiters = [] }
+                if state.released { return (state.heldWaiters, true) }
+                state.gate = gate
+                return (state.heldWaiters, false)
+            }
+            for waiter in waiters { waiter.resume() }
+            if open { gate.resume() }
+        }
+    }
+
+    func schemaChanged(_ schema: Schema) async {}
+    func receive(_ messages: [StreamMessage]) async {}
 }

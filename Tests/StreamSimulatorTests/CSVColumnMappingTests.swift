@@ -1,3 +1,4 @@
+import EntityStreamCore
 import StreamSimulator
 import Testing
 
@@ -42,21 +43,21 @@ struct CSVColumnMappingTests {
         #expect {
             _ = try CSVColumnMapping(parsing: text)
         } throws: { error in
-            guard let error = error as? CSVTrackError else { return false }
+            guard let error = error as? CSVError else { return false }
             return error.line == nil && error.message.contains(expected)
         }
     }
 
     /// validate() rejects an empty column given through the memberwise initializer.
     @Test(.timeLimit(.minutes(1))) func validateRejectsEmptyColumn() {
-        #expect(throws: CSVTrackError.self) {
+        #expect(throws: CSVError.self) {
             try CSVColumnMapping(id: "a", time: " ", x: "x", y: "y").validate()
         }
     }
 
     /// An error's description carries the line number when there is one.
     @Test(.timeLimit(.minutes(1))) func errorDescription() {
-        #expect(CSVTrackError("bad", line: 7).description == "line 7: bad")
-        #expect(CSVTrackError("bad").description == "bad")
+        #expect(CSVError("bad", line: 7).description == "line 7: bad")
+        #expect(CSVError("bad").description == "bad")
     }
 }

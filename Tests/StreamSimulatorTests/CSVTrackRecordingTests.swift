@@ -4,7 +4,7 @@ import Testing
 
 private let mapping = CSVColumnMapping(id: "id", time: "t", x: "x", y: "y")
 
-private func read(_ text: String, _ mapping: CSVColumnMapping = mapping) throws(CSVTrackError) -> CSVTrackRecording {
+private func read(_ text: String, _ mapping: CSVColumnMapping = mapping) throws(CSVError) -> CSVTrackRecording {
     try CSVTrackRecording(csv: text, mapping: mapping)
 }
 
@@ -180,7 +180,7 @@ struct CSVTrackRecordingTests {
 
     /// An invalid mapping is rejected before the text is read.
     @Test(.timeLimit(.minutes(1))) func invalidMappingRejected() {
-        #expect(throws: CSVTrackError.self) {
+        #expect(throws: CSVError.self) {
             _ = try CSVTrackRecording(csv: "a,b\n", mapping: CSVColumnMapping(id: "a", time: "a", x: "b", y: "c"))
         }
     }

@@ -181,4 +181,29 @@ struct SimulatorServerTests {
         }
         await server.shutdown()
     }
+
+    /// A huge rejected filter message gets a short reply (it used to be echoed back, doubled).
+    @Test(.timeLimit(.minutes(1))) func hugeFilterMessageGetsAShortReply() async throws {
+        let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 1)))]) {
+            $0.pacing.intervalMilliseconds = 60_000
+        }
+        let connection = try await WebSocketClient.connect(
+            to: "ws://127.0.0.1:\(server.port)/arcgis/ws/services/SandyVehicles/StreamServer/subscribe")
+        let huge = #"{"filter":{"where":"vehiclename IN ('"# + String(repeating: "x", count: 8 << 20) + #"')"}}"#
+        try await connection.send(huge)
+        var reply: JSONValue?
+        var replyBytes = 0
+        for try await batch in connection.inbound {
+            for index in batch.indices {
+                let value = try JSONParser.parse(Array(batch[index]))
+                if value["filter"] != nil { reply = value; replyBytes = batch[index].count }
+            }
+            if reply != nil { break }
+        }
+        #expect(replyBytes < 4_096)
+        let error = reply?["error"]?[0]?.stringValue ?? ""
+        #expect(error.contains("exceeds the limit"))
+        await connection.close()
+        await server.shutdown()
+    }
 }

@@ -1,4 +1,7 @@
 import EntityStreamTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import Transport
 
@@ -71,6 +74,59 @@ struct ConnectionFailureTests {
     }
 }
 
+/// A TCP port that accepts connections (the kernel's backlog) but never answers.
+private final class SilentListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        guard bound == 0, named == 0, listen(descriptor, 16) == 0 else { throw TestSupportError("cannot listen") }
+    }
+
+    deinit { close(descriptor) }
+}
+
+@Suite("Connect deadline")
+struct ConnectDeadlineTests {
+    /// A server that never answers the upgrade: the connect gives up at the configured timeout.
+    @Test(.timeLimit(.minutes(1))) func silentServerTimesOut() async throws {
+        let listener = try SilentListener()
+        var configuration = WebSocketConfiguration()
+        configuration.connectTimeout = .milliseconds(300)
+        // The error names the deadline that fired (not a refusal or a close).
+        await #expect(throws: TransportError.timedOut(operation: "opening ws://127.0.0.1:\(listener.port)/x", seconds: 0.3)) {
+            _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/x", configuration: configuration)
+        }
+    }
+
+    /// Cancelling the task that connects abandons the attempt at once with `cancelled`.
+    @Test(.timeLimit(.minutes(1))) func cancellingAbandonsTheConnect() async throws {
+        let listener = try SilentListener()
+        let attempt = Task { () -> TransportError? in
+            do throws(TransportError) {
+                _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/x")
+                return nil
+            } catch { return error }
+        }
+        attempt.cancel()
+        let outcome = await attempt.value
+        #expect(outcome == .cancelled)
+    }
+}
+
 @Suite("TLS")
 struct TLSTests {
     /// A wss:// server with a self-signed certificate is accepted only when the
@@ -87,10 +143,13 @@ struct TLSTests {
             _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/echo")
             Issue.record("a self-signed certificate must be rejected by default")
         } catch {
-            guard case .tlsFailure = error else {
+            guard case .tlsFailure(_, let detail) = error else {
                 Issue.record("expected tlsFailure, got \(error)")
                 return
             }
+            // Says what failed, in words (not "error:00000001:lib(0)::reason(1)").
+            #expect(detail.contains("not trusted"))
+            #expect(detail.contains("self-signed") || detail.contains("self signed"))
         }
 
         var allowing = WebSocketConfiguration()
@@ -106,6 +165,23 @@ struct TLSTests {
         http.allowSelfSignedCertificates = true
         let response = try await HTTPClient(configuration: http).get("\(server.httpBase)/nothing")
         #expect(response.status == 404)
+        await server.shutdown()
+    }
+
+    /// wss:// to a server that does not speak TLS says so, rather than quoting OpenSSL's codes.
+    @Test(.timeLimit(.minutes(1))) func plainServerIsNotTLS() async throws {
+        let server = try await startEchoServer()
+        do {
+            _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:\(server.port)/echo")
+            Issue.record("a plain server must not pass a TLS handshake")
+        } catch {
+            guard case .tlsFailure(_, let detail) = error else {
+                Issue.record("expected tlsFailure, got \(error)")
+                await server.shutdown()
+                return
+            }
+            #expect(detail.contains("does not seem to speak TLS"))
+        }
         await server.shutdown()
     }
 }

@@ -84,7 +84,8 @@ struct FlowAndLifecycleTests {
     /// Shutting down the client loop and the server while messages stream ends
     /// both sides cleanly and their service threads exit.
     @Test(.timeLimit(.minutes(1))) func shutdownWhileMessagesAreInFlight() async throws {
-        let threadsBefore = ProcessStatus.threadNames().filter { $0.hasPrefix("entitystream") }.count
+        // The loop's own thread (the system keeps 15 bytes of its name).
+        let threadsBefore = ProcessStatus.threadNames().filter { $0 == "entitystream-te" }.count
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in
                 .accept { socket in
@@ -114,7 +115,7 @@ struct FlowAndLifecycleTests {
             _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/stream", eventLoop: loop)
         }
         await server.shutdown()
-        let threadsAfter = ProcessStatus.threadNames().filter { $0.hasPrefix("entitystream") }.count
+        let threadsAfter = ProcessStatus.threadNames().filter { $0 == "entitystream-te" }.count
         #expect(threadsAfter <= threadsBefore)
     }
 
@@ -142,5 +143,24 @@ struct FlowAndLifecycleTests {
         var endedIterator = ended.makeAsyncIterator()
         #expect(await endedIterator.next() == true)
         await connection.close()
+    }
+
+    /// shutdown() while the loop is still starting answers everyone: the connect that started it
+    /// succeeds or fails with shutDown, shutdown returns, and no service thread is left behind.
+    @Test(.timeLimit(.minutes(1))) func shutdownWhileStartingAnswersEveryone() async throws {
+        let server = try await startEchoServer()
+        let threadsBefore = ProcessStatus.threadNames().filter { $0 == "es-race" }.count
+        for _ in 0..<20 {
+            let loop = TransportEventLoop(name: "es-race")
+            async let connecting: WebSocketConnection? = try? WebSocketClient.connect(to: "\(server.webSocketBase)/echo", eventLoop: loop)
+            await loop.shutdown()
+            if let connection = await connecting {
+                let ending = await connection.closed()
+                if case .failure(let error) = ending { #expect(error == .shutDown) }
+            }
+        }
+        let threadsAfter = ProcessStatus.threadNames().filter { $0 == "es-race" }.count
+        #expect(threadsAfter <= threadsBefore)
+        await server.shutdown()
     }
 }

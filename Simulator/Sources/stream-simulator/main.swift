@@ -9,9 +9,11 @@ import Transport
 let help = """
 Usage: stream-simulator [options]
 
-Serves ArcGIS stream services on one port, speaking the real protocol:
+Serves ArcGIS stream services and feature layers on one port, speaking the real protocols:
   GET  /arcgis/rest/services/<Name>/StreamServer?f=json     the service description
   WS   /arcgis/ws/services/<Name>/StreamServer/subscribe    one Esri feature JSON per frame
+  GET  /arcgis/rest/services/<Name>/MapServer/0?f=json      a layer's description (also FeatureServer/0)
+  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson)
 
 What to serve (at least one):
   --fleet N                     a generated snowplow fleet of N vehicles, named SandyVehicles
@@ -21,6 +23,17 @@ What to serve (at least one):
   --csv id=COL,time=COL,x=COL,y=COL
                                 column mapping for CSV recordings
   --track-field F               track-id field for files that name none (e.g. MMSI)
+Feature layers:
+  --layer NAME=FILE             serve FILE as layer NAME (repeatable): a CSV (points from x/lon/longitude
+                                and y/lat/latitude columns, or a table without them), Esri feature JSON
+                                lines, an Esri JSON array or FeatureSet, GeoJSON, or a recording
+  --layer-columns NAME=x=COL,y=COL,time=COL[,end=COL][,track=COL][,oid=COL][,wkid=N]
+                                which columns of layer NAME's file are x, y, time (time=none: no time),
+                                interval end, track id, object id, and the coordinates' wkid
+  --layer-format NAME=FORMAT    force the format of layer NAME's file: csv, esri-lines, esri-array,
+                                esri-featureset, geojson, geojsonseq, recording (default: recognised)
+  --max-record-count N          most features one query answers (default 2000)
+  --no-layer-pagination         layers refuse resultOffset/resultRecordCount (as old servers do)
 Pacing:
   --speed X                     recorded timing X times faster (recordings, CSV) (default 1;
                                 0.000001 to 1000000)
@@ -32,10 +45,11 @@ Pacing:
   --rate R                      fleet observations per second per vehicle (default 1; 0.001 to 1000)
 Network and security:
   --port P                      port (default 6180; 0 picks a free one, printed on stderr)
-  --host ADDRESS                interface (default 127.0.0.1; 0.0.0.0 for all)
-  --token T                     require token T on the description and the socket
+  --host ADDRESS                listen on exactly this address of this machine (default 127.0.0.1;
+                                ::1 for IPv6 loopback; 0.0.0.0 every IPv4 interface; :: every interface)
+  --token T                     require token T on the descriptions, the socket and layer queries
   --tls-cert FILE --tls-key FILE
-                                serve https/wss
+                                serve https/wss (stream services and layers)
 Faults (each announced on stderr when it fires):
   --drop-after N                drop each connection abruptly after N messages
   --close-code C[:reason]       close each connection with code C: at once, or after --drop-after N
@@ -46,8 +60,9 @@ Faults (each announced on stderr when it fires):
                                 connections using the old one with 4401
   -h, --help                    show this help
 
-Example:
+Examples:
   stream-simulator --fleet 25 --port 0
+  stream-simulator --layer Hurricanes=hurdat2_2000_season_flat.csv --port 0
 """
 
 struct UsageError: Error, CustomStringConvertible {
@@ -68,6 +83,9 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
     var recordings: [String] = []
     var namedServices: [String] = []
     var csvMapping: CSVColumnMapping?
+    var layerTexts: [String] = []
+    var layerColumns: [(name: String, mapping: FeatureColumnMapping)] = []
+    var layerFormats: [(name: String, format: FeatureFileFormat)] = []
     var tlsCertificate: String?
     var tlsKey: String?
     var index = 0
@@ -99,8 +117,24 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         case "--recording": recordings.append(try value(word))
         case "--service": namedServices.append(try value(word))
         case "--csv":
-            do { csvMapping = try CSVColumnMapping(parsing: try value(word)) } catch let error as CSVTrackError { throw UsageError("--csv: \(error)") }
+            do { csvMapping = try CSVColumnMapping(parsing: try value(word)) } catch let error as CSVError { throw UsageError("--csv: \(error)") }
         case "--track-field": configuration.trackIDField = try value(word)
+        case "--layer": layerTexts.append(try value(word))
+        case "--layer-columns":
+            do {
+                let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "x=COL,y=COL,time=COL,…")
+                layerColumns.append((name, try FeatureColumnMapping(parsing: text)))
+            } catch let error as SimulatorError { throw UsageError(error.description) } catch let error as CSVError { throw UsageError("--layer-columns: \(error)") }
+        case "--layer-format":
+            do {
+                let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "FORMAT")
+                guard let format = FeatureFileFormat(name: text) else {
+                    throw UsageError("--layer-format \(name)=\(text): unknown format (one of \(FeatureFileFormat.names))")
+                }
+                layerFormats.append((name, format))
+            } catch let error as SimulatorError { throw UsageError(error.description) }
+        case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
+        case "--no-layer-pagination": configuration.layerPagination = false
         case "--speed": configuration.pacing.speed = try number(word, in: TimeBounds.speeds)
         case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0, maximum: maximumMilliseconds))
         case "--loop": configuration.pacing.loop = true
@@ -114,7 +148,13 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             if configuration.port > 65535 { throw UsageError("--port expects 0–65535") }
         case "--host":
             let host = try value(word)
-            configuration.host = host == "0.0.0.0" ? nil : host
+            do {
+                try ListenAddress(parsing: host).checkUsable()
+            } catch {
+                if case .serverStartFailed(let detail) = error { throw UsageError("--host: \(detail)") }
+                throw UsageError("--host: \(error)")
+            }
+            configuration.host = host
         case "--token": configuration.token = try value(word)
         case "--tls-cert": tlsCertificate = try value(word)
         case "--tls-key": tlsKey = try value(word)
@@ -151,7 +191,24 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
     for text in namedServices {
         do { configuration.services.append(try ServiceSpecification.parse(text, csvMapping: csvMapping, fleet: fleet)) } catch { throw UsageError(error.description) }
     }
-    guard !configuration.services.isEmpty else { throw UsageError("nothing to serve: give --fleet N, --recording FILE or --service NAME=…") }
+    for text in layerTexts {
+        do { configuration.layers.append(try LayerSpecification.parse(text)) } catch { throw UsageError(error.description) }
+    }
+    for (name, mapping) in layerColumns {
+        guard let index = configuration.layers.firstIndex(where: { $0.name == name }) else {
+            throw UsageError("--layer-columns names layer '\(name)', which no --layer NAME=FILE gives")
+        }
+        configuration.layers[index].options.mapping = mapping
+    }
+    for (name, format) in layerFormats {
+        guard let index = configuration.layers.firstIndex(where: { $0.name == name }) else {
+            throw UsageError("--layer-format names layer '\(name)', which no --layer NAME=FILE gives")
+        }
+        configuration.layers[index].options.format = format
+    }
+    guard !configuration.services.isEmpty || !configuration.layers.isEmpty else {
+        throw UsageError("nothing to serve: give --fleet N, --recording FILE, --service NAME=… or --layer NAME=FILE")
+    }
     return configuration
 }
 
@@ -176,9 +233,12 @@ do {
     log("\(error)")
     exit(1)
 }
-log("listening on \(configuration.host ?? "0.0.0.0") port \(server.port)")
+log("listening on \(server.listenAddress) port \(server.port)")
 for name in server.serviceNames {
     log("service \(name): \(server.serviceURL(name))")
+}
+for name in server.layerNames {
+    log("layer \(name): \(server.layerURL(name)) (also \(server.layerURL(name, kind: .featureServer)))")
 }
 
 let (stops, stop) = AsyncStream.makeStream(of: Int32.self)

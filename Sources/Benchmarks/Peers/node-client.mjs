@@ -49,9 +49,13 @@ socket.onmessage = (event) => {
   seen += 1;
   if (seen % 10000 === 0) purgeByAge(now);
   if (seen >= limit) {
-    flush();
+    // Exit only once stdout has taken everything: process.exit right after a
+    // write can leave output queued for a pipe (and finish early).
+    socket.onmessage = null;
     socket.close();
-    process.exit(0);
+    const rest = pending.length ? pending.join("\n") + "\n" : "";
+    pending = [];
+    process.stdout.write(rest, () => process.exit(0));
   }
 };
 socket.onerror = (error) => {

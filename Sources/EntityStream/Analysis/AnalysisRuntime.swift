@@ -10,7 +10,9 @@ import EntityStreamCore
 /// summary (with the stream's status and the store's as-of time), failure
 /// or cancellation is its one final line. ``run()`` is the structured home
 /// of every job: cancelling the task that runs it cancels them all;
-/// after ``close()`` it returns once the running jobs have ended.
+/// after ``close()`` it returns once the running jobs have ended. Jobs
+/// compute on the ``AnalysisExecutor``'s low-priority threads, so they do
+/// not slow ingestion.
 public actor AnalysisRuntime {
     private struct Submission: Sendable {
         let id: JSONValue
@@ -138,7 +140,7 @@ public actor AnalysisRuntime {
         let context = AnalysisContext(job: submission.id, command: submission.command, environment: environment, runtime: self)
         let job = submission.job
         let outcome: AnalysisJobLifecycle.WorkOutcome = await withTaskGroup(of: AnalysisJobLifecycle.WorkOutcome?.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: AnalysisExecutor.shared) {
                 do {
                     return .completed(summary: try await job.run(in: context))
                 } catch is CancellationError {

@@ -10,167 +10,140 @@ public enum OverflowPolicy: Sendable, Hashable {
 }
 
 /// A bounded, multi-producer, single-consumer queue of batches that keeps
-/// the order in which batches were sent.
+/// the order in which batches were sent, bounded by a count of elements and
+/// by their *cost*: the bytes they keep alive, as each sender estimates for
+/// its batch (see ``StreamEvent/retainedBytes``).
 ///
 /// Batches are kept as they were sent (never copied element by element):
 /// ``next()`` hands out the oldest batch, waiting while the queue is empty.
-/// Under ``OverflowPolicy/backPressure``, a batch that arrives while the queue
-/// holds `capacity` elements or more waits, in arrival order, and is admitted
-/// (and its sender resumed) as the consumer takes batches; so the queue never
-/// holds much more than `capacity` elements. ``finish()`` ends the queue: the
-/// consumer drains what is left, then gets nil; later sends are dropped.
-/// Thread-safe.
+/// Under ``OverflowPolicy/backPressure``, a batch that arrives while the
+/// queue holds `capacity` elements or `costLimit` bytes or more waits, in
+/// arrival order, and is admitted (and its sender resumed) as the consumer
+/// takes batches; so the queue never holds more than its limits plus one batch. ``finish()`` ends the
+/// queue: the consumer drains what is left, then gets nil; later sends are
+/// dropped.
+///
+/// Cancellation: a sender cancelled while it waits for room returns at once
+/// (its batch is dropped; ``send(_:)`` returns false); a consumer cancelled
+/// while it waits gets nil. One consumer at a time: a second task waiting in
+/// ``next()`` while another does is a programming error and stops the
+/// program with a message saying so (as `AsyncStream` does). The rules live
+/// in ``BatchQueueState``. Thread-safe.
 public final class BatchQueue<Element: Sendable>: Sendable {
-    private struct State {
-        var batches: [[Element]] = []
-        var head = 0
-        var queued = 0
-        var consumer: CheckedContinuation<[Element]?, Never>?
-        var waiting: [(batch: [Element], sender: CheckedContinuation<Void, Never>)] = []
-        var finished = false
-        var droppedSinceTaken = 0
-        var droppedTotal = 0
-
-        var isEmpty: Bool { head == batches.count }
-
-        mutating func push(_ batch: [Element]) {
-            batches.append(batch)
-            queued += batch.count
-        }
-
-        mutating func pop() -> [Element] {
-            let batch = batches[head]
-            batches[head] = []
-            head += 1
-            queued -= batch.count
-            if head == batches.count {
-                batches.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 32 && head * 2 >= batches.count {
-                batches.removeFirst(head)
-                head = 0
-            }
-            return batch
-        }
-
-        /// Drops the oldest elements until `capacity` remain; returns how many.
-        mutating func drop(toFit capacity: Int) -> Int {
-            var dropped = 0
-            while queued > capacity && !isEmpty {
-                let excess = queued - capacity
-                if batches[head].count <= excess {
-                    dropped += pop().count
-                } else {
-                    batches[head].removeFirst(excess)
-                    queued -= excess
-                    dropped += excess
-                }
-            }
-            return dropped
-        }
-    }
-
-    private enum SendStep {
-        case done
-        case handOff(CheckedContinuation<[Element]?, Never>, [Element])
-        case wait
-    }
+    private typealias Taken = (batch: [Element], cost: Int)
+    private typealias State = BatchQueueState<Element, CheckedContinuation<Bool, Never>, CheckedContinuation<Taken?, Never>>
 
     public let capacity: Int
+    public let costLimit: Int
     public let policy: OverflowPolicy
-    private let state = LockedState(State())
+    private let state: LockedState<State>
+    private let nextSenderID = LockedState(0)
 
-    public init(capacity: Int, policy: OverflowPolicy = .backPressure) {
+    /// - Parameters:
+    ///   - capacity: elements admitted before senders wait (or, under
+    ///     `dropOldest`, before the oldest elements are dropped).
+    ///   - costLimit: the same limit on the batches' total cost.
+    public init(capacity: Int, costLimit: Int = .max, policy: OverflowPolicy = .backPressure) {
         self.capacity = max(1, capacity)
+        self.costLimit = max(1, costLimit)
         self.policy = policy
+        state = LockedState(State(capacity: capacity, costLimit: costLimit, policy: policy))
     }
 
-    /// Appends `batch`; under back-pressure first waits while the queue is full.
-    public func send(_ batch: [Element]) async {
-        guard !batch.isEmpty else { return }
-        await withCheckedContinuation { (sender: CheckedContinuation<Void, Never>) in
-            let step = state.withLock { state -> SendStep in
-                if state.finished { return .done }
-                if policy == .backPressure && (state.queued >= capacity || !state.waiting.isEmpty) {
-                    state.waiting.append((batch, sender))
-                    return .wait
-                }
-                if let consumer = state.consumer {
-                    // The consumer is waiting, so the queue is empty: hand the batch over directly.
-                    state.consumer = nil
-                    return .handOff(consumer, batch)
-                }
-                state.push(batch)
-                if policy == .dropOldest && state.queued > capacity {
-                    let dropped = state.drop(toFit: capacity)
-                    state.droppedSinceTaken += dropped
-                    state.droppedTotal += dropped
-                }
-                return .done
-            }
-            switch step {
-            case .done: sender.resume()
-            case .wait: break
-            case .handOff(let consumer, let taken):
-                sender.resume()
-                consumer.resume(returning: taken)
-            }
+    /// Appends `batch`, which keeps `cost` bytes alive; under back-pressure
+    /// first waits while the queue is full. Returns false when the batch was
+    /// dropped because the queue has ended or the calling task was cancelled
+    /// while waiting.
+    @discardableResult
+    public func send(_ batch: [Element], cost: Int = 0) async -> Bool {
+        guard !batch.isEmpty else { return true }
+        let action = state.withLock { $0.send(batch, cost: cost) }
+        switch action {
+        case .queued: return true
+        case .finished: return false
+        case .handOff(let consumer, let taken, let cost):
+            consumer.resume(returning: (taken, cost))
+            return true
+        case .mustWait:
+            return await waitForRoom(batch, cost: cost)
         }
     }
 
-    /// The oldest batch (waiting while none is queued); nil once finished and drained.
-    public func next() async -> [Element]? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<[Element]?, Never>) in
-            let (result, admitted) = state.withLock { state -> ([Element]??, [CheckedContinuation<Void, Never>]) in
-                guard !state.isEmpty else {
-                    if state.finished { return (.some(nil), []) }
-                    if !state.waiting.isEmpty {
-                        let (batch, sender) = state.waiting.removeFirst()
-                        return (.some(batch), [sender])
-                    }
-                    state.consumer = continuation
-                    return (nil, [])
+    private func waitForRoom(_ batch: [Element], cost: Int) async -> Bool {
+        let id = nextSenderID.withLock { id -> Int in
+            defer { id += 1 }
+            return id
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (sender: CheckedContinuation<Bool, Never>) in
+                // Checked under the lock the cancellation handler takes: either it finds
+                // the stored sender, or this sees the task cancelled.
+                let action = state.withLock { state -> State.WaitAction? in
+                    Task.isCancelled ? nil : state.wait(batch, cost: cost, sender: sender, id: id)
                 }
-                let taken = state.pop()
-                var admitted: [CheckedContinuation<Void, Never>] = []
-                while !state.waiting.isEmpty && state.queued < capacity {
-                    let (batch, sender) = state.waiting.removeFirst()
-                    state.push(batch)
-                    admitted.append(sender)
+                switch action {
+                case nil: sender.resume(returning: false)
+                case .stored: break
+                case .send(.queued): sender.resume(returning: true)
+                case .send(.finished), .send(.mustWait): sender.resume(returning: false)
+                case .send(.handOff(let consumer, let taken, let cost)):
+                    consumer.resume(returning: (taken, cost))
+                    sender.resume(returning: true)
                 }
-                return (.some(taken), admitted)
             }
-            for sender in admitted { sender.resume() }
-            if let result { continuation.resume(returning: result) }
+        } onCancel: {
+            state.withLock { $0.cancelSender(id: id) }?.resume(returning: false)
+        }
+    }
+
+    /// The oldest batch (waiting while none is queued); nil once finished and
+    /// drained, or when the calling task is cancelled.
+    public func next() async -> [Element]? {
+        await nextWithCost()?.batch
+    }
+
+    /// The oldest batch and the cost its sender gave (see ``next()``).
+    public func nextWithCost() async -> (batch: [Element], cost: Int)? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Taken?, Never>) in
+                let action = state.withLock { state -> State.NextAction? in
+                    Task.isCancelled ? nil : state.next(consumer: continuation)
+                }
+                switch action {
+                case nil: continuation.resume(returning: nil)
+                case .stored: break
+                case .finished: continuation.resume(returning: nil)
+                case .batch(let batch, let cost, let admitted):
+                    for sender in admitted { sender.resume(returning: true) }
+                    continuation.resume(returning: (batch, cost))
+                case .concurrentConsumer:
+                    preconditionFailure("BatchQueue: two tasks wait in next() at once; a queue has one consumer")
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.cancelConsumer() }?.resume(returning: nil)
         }
     }
 
     /// Drops since the last call (for `dropped` reports), which resets, and the total.
     public func takeDroppedCount() -> (sinceLast: Int, total: Int) {
-        state.withLock { state in
-            defer { state.droppedSinceTaken = 0 }
-            return (state.droppedSinceTaken, state.droppedTotal)
-        }
+        state.withLock { $0.takeDroppedCount() }
     }
 
     /// Total dropped so far (does not reset the since-last count).
     public var droppedTotalSoFar: Int { state.withLock { $0.droppedTotal } }
 
     /// Elements waiting to be taken (not counting batches whose senders wait).
-    public var count: Int { state.withLock { $0.queued } }
+    public var count: Int { state.withLock { $0.queuedCount } }
+
+    /// The cost of what is queued (not counting batches whose senders wait).
+    public var queuedCost: Int { state.withLock { $0.queuedCost } }
 
     /// Ends the queue; the consumer drains what is queued, then gets nil.
     /// Batches still waiting to be admitted are dropped and their senders resumed.
     public func finish() {
-        let (consumer, senders) = state.withLock { state -> (CheckedContinuation<[Element]?, Never>?, [CheckedContinuation<Void, Never>]) in
-            state.finished = true
-            let senders = state.waiting.map(\.sender)
-            state.waiting = []
-            let consumer = state.isEmpty ? state.consumer : nil
-            if consumer != nil { state.consumer = nil }
-            return (consumer, senders)
-        }
+        let (consumer, senders) = state.withLock { $0.finish() }
         consumer?.resume(returning: nil)
-        for sender in senders { sender.resume() }
+        for sender in senders { sender.resume(returning: false) }
     }
 }

@@ -1,6 +1,7 @@
 import EntityStreamCore
 
-/// One consumer of bus events, with its own filter and bounded queue.
+/// One consumer of bus events, with its own filter and a queue bounded by
+/// count and by bytes.
 ///
 /// The bus hands every published batch to ``deliver(_:)``; the subscriber
 /// keeps what its ``EventFilter`` accepts. When its consumer falls behind,
@@ -13,23 +14,45 @@ public actor Subscriber {
     public nonisolated let name: String
     public nonisolated let filter: EventFilter
     private nonisolated let queue: BatchQueue<StreamEvent>
-    private let clock: any EntityClock
+    private nonisolated let clock: any EntityClock
 
-    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536,
+    /// - Parameters:
+    ///   - capacity: events queued before the policy applies.
+    ///   - byteLimit: bytes of events (``StreamEvent/retainedBytes``) queued before the policy applies.
+    public init(name: String, filter: EventFilter = .all, capacity: Int = 65_536, byteLimit: Int = 2 << 20,
                 policy: OverflowPolicy = .backPressure, clock: any EntityClock = SystemClock()) {
         self.name = name
         self.filter = filter
-        self.queue = BatchQueue(capacity: capacity, policy: policy)
+        self.queue = BatchQueue(capacity: capacity, costLimit: byteLimit, policy: policy)
         self.clock = clock
     }
 
     /// Queues the accepted part of `events` (may wait under back-pressure).
-    public func deliver(_ events: [StreamEvent]) async {
+    public nonisolated func deliver(_ events: [StreamEvent]) async {
+        await deliver(events, retainedBytes: StreamEvent.retainedBytes(of: events))
+    }
+
+    /// Queues the accepted part of `events`, whose ``StreamEvent/retainedBytes``
+    /// sum to `retainedBytes` (the part kept is charged its share).
+    public nonisolated func deliver(_ events: [StreamEvent], retainedBytes: Int) async {
         if filter.acceptsEverything {
-            await queue.send(events)
-        } else {
-            await queue.send(events.filter { filter.accepts($0) })
+            await queue.send(events, cost: retainedBytes)
+            return
         }
+        let kept = events.filter { filter.accepts($0) }
+        guard !kept.isEmpty else { return }
+        let share = kept.count == events.count ? retainedBytes : Int(Double(retainedBytes) * Double(kept.count) / Double(events.count))
+        await queue.send(kept, cost: share)
+    }
+
+    /// Queues a `dropped` event for `missed` events published before this
+    /// subscriber joined (when its filter takes `dropped` events), then `events`.
+    nonisolated func deliver(missed: Int, total: Int, then events: [StreamEvent]) async {
+        if filter.kinds.contains(.dropped) {
+            let notice = StreamEvent(time: clock.now(), payload: .dropped(count: missed, total: total))
+            await queue.send([notice], cost: notice.retainedBytes)
+        }
+        await deliver(events)
     }
 
     /// The next batch of events, everything queued so far; nil after

@@ -1,17 +1,46 @@
 import Locking
 
 /// The subscribers an ``EventBus`` delivers to, shared between the bus and
-/// its delivery task so that the task never keeps the bus alive.
-/// Thread-safe; order of subscription is delivery order.
+/// its delivery task so that the task never keeps the bus alive; it also
+/// counts the events delivered to nobody. Thread-safe; order of
+/// subscription is delivery order.
 final class SubscriberList: Sendable {
-    private let members = LockedState<[Subscriber]>([])
+    struct Member {
+        let subscriber: Subscriber
+        /// Events this subscriber missed before it joined (told once, then 0).
+        var missed: Int
+    }
 
-    var all: [Subscriber] { members.withLock { $0 } }
+    private struct State {
+        var members: [Member] = []
+        var undelivered = 0
+    }
 
-    func add(_ subscriber: Subscriber) { members.withLock { $0.append(subscriber) } }
+    private let state = LockedState(State())
 
-    func remove(_ subscriber: Subscriber) { members.withLock { $0.removeAll { $0 === subscriber } } }
+    func add(_ subscriber: Subscriber) {
+        state.withLock { state in
+            state.members.append(Member(subscriber: subscriber, missed: state.undelivered))
+        }
+    }
+
+    func remove(_ subscriber: Subscriber) { state.withLock { $0.members.removeAll { $0.subscriber === subscriber } } }
+
+    /// Who receives a batch of `count` events now; with nobody, the events are counted as undelivered.
+    func membersForDelivery(of count: Int) -> [Member] {
+        state.withLock { state in
+            if state.members.isEmpty { state.undelivered += count }
+            let members = state.members
+            for index in state.members.indices { state.members[index].missed = 0 }
+            return members
+        }
+    }
+
+    var undeliveredCount: Int { state.withLock { $0.undelivered } }
 
     /// Ends every subscription (each subscriber still yields what it queued).
-    func finishAll() { for subscriber in all { subscriber.finish() } }
+    func finishAll() {
+        let members = state.withLock { $0.members }
+        for member in members { member.subscriber.finish() }
+    }
 }

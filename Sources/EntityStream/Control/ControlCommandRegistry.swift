@@ -18,6 +18,7 @@ public struct ControlCommandRegistry: Sendable {
     public static let standard = ControlCommandRegistry([
         StatusCommand.self, QueryEntitiesCommand.self, PurgeAllCommand.self, SetFilterCommand.self, CancelCommand.self,
         QueryObservationsCommand.self,
+        StatisticsControlCommand.self,
     ])
 
     /// Parses one line. Throws ``ControlCommandError`` (with the `id` when one

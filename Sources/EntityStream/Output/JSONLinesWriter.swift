@@ -4,9 +4,12 @@ import Synchronization
 /// Writes a subscriber's events as JSON lines to a file descriptor
 /// (standard output by default).
 ///
-/// Each batch is formatted into one reusable buffer and written at the end
-/// of the batch (and whenever the buffer passes 256 KiB), so a downstream
-/// reader sees events promptly. ``run()`` returns when the subscription
+/// Each batch is formatted into a buffer that is written at the end of the
+/// batch (and whenever it passes 256 KiB), so a downstream reader sees
+/// events promptly. The writes happen on a ``BlockingIOThread`` (a slow
+/// reader blocks that thread, never Swift's cooperative pool), while the
+/// next buffer is formatted: two buffers alternate, so at most one buffer
+/// waits to be written. ``run()`` returns when the subscription
 /// ends, when the observation limit is reached, when the reader has gone
 /// away (EPIPE, e.g. `| head`), or when the output cannot be written (a full
 /// disk, an I/O error: see ``FileDescriptorOutput``).
@@ -39,8 +42,12 @@ public final class JSONLinesWriter: Sendable {
         }
     }
 
+    private let thread: BlockingIOThread
+
     public init(subscriber: Subscriber, schema: SchemaBox, format: OutputFormat, fileDescriptor: Int32 = 1,
-                observationLimit: Int? = nil, counters: Counters = Counters()) {
+                observationLimit: Int? = nil, counters: Counters = Counters(),
+                thread: BlockingIOThread = BlockingIOThread(name: "entitystream-output")) {
+        self.thread = thread
         self.subscriber = subscriber
         self.schema = schema
         self.format = format
@@ -54,15 +61,52 @@ public final class JSONLinesWriter: Sendable {
     public func run() async -> Ending {
         var formatter = JSONLinesFormatter(format: format, schema: schema.schema)
         var writer = JSONWriter(capacity: 512 * 1024)
+        var spare: JSONWriter? = JSONWriter(capacity: 512 * 1024)
+        var inFlight: PendingJob<(JSONWriter, FileDescriptorOutput.Failure?)>?
         var observations = 0
+        let output = self.output
+
+        /// Hands `writer` to the output thread once the previous write has
+        /// finished, taking that write's buffer back to fill next.
+        func submit() async -> Ending? {
+            if let pending = inFlight {
+                let (returned, failure) = await pending.value
+                inFlight = nil
+                if let failure { return Self.ending(for: failure) }
+                spare = returned
+            }
+            let full = writer
+            inFlight = thread.start {
+                var buffer = full
+                let failure: FileDescriptorOutput.Failure?
+                do throws(FileDescriptorOutput.Failure) { try output.write(buffer); failure = nil } catch { failure = error }
+                buffer.removeAll()
+                return (buffer, failure)
+            }
+            writer = spare ?? JSONWriter(capacity: 512 * 1024)
+            spare = nil
+            writer.removeAll()
+            return nil
+        }
+
+        func drain() async -> Ending? {
+            guard let pending = inFlight else { return nil }
+            inFlight = nil
+            let (_, failure) = await pending.value
+            return failure.map(Self.ending(for:))
+        }
+
         while let batch = await subscriber.next() {
             formatter.updateSchema(schema.schema)
-            writer.removeAll()
             var observationsInBatch = 0
             var reachedLimit = false
-            for event in batch {
-                formatter.append(event, to: &writer)
-                if event.kind == .observation {
+            var index = 0
+            while index < batch.count {
+                // Formatted by index (no copy of each event), a slice between flushes.
+                let isObservation = batch[index].kind == .observation
+                formatter.append(batch[index], to: &writer)
+                index += 1
+                if isObservation {
                     observations += 1
                     observationsInBatch += 1
                     if let observationLimit, observations >= observationLimit {
@@ -70,16 +114,13 @@ public final class JSONLinesWriter: Sendable {
                         break
                     }
                 }
-                if writer.count >= 256 * 1024 {
-                    do { try output.write(writer) } catch { return Self.ending(for: error) }
-                    writer.removeAll()
-                }
+                if writer.count >= 256 * 1024, let ending = await submit() { return ending }
             }
-            do { try output.write(writer) } catch { return Self.ending(for: error) }
+            if writer.count > 0, let ending = await submit() { return ending }
             counters.add(observations: observationsInBatch)
-            if reachedLimit { return .limitReached }
+            if reachedLimit { return await drain() ?? .limitReached }
         }
-        return .finished
+        return await drain() ?? .finished
     }
 
     private static func ending(for failure: FileDescriptorOutput.Failure) -> Ending {

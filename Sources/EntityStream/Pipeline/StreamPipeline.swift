@@ -4,32 +4,40 @@ import EntityStreamCore
 /// bus, and the current schema. It is the ``StreamConnectionSink`` of a live
 /// connection and the target of a replay.
 ///
-/// Decoding and storing overlap: ``receive(_:)`` hands a batch to a bounded
-/// queue (a few batches deep) drained by one task that feeds the store, so
+/// Decoding and storing overlap: ``receive(_:)`` hands a batch to a queue
+/// bounded by bytes (``StreamMessage/retainedBytes``, a few batches deep)
+/// drained by one task that feeds the store, so
 /// the source decodes the next batch while the store takes this one. When
 /// the store (or, through the bus, a subscriber) falls behind, the queue
 /// fills and ``receive(_:)`` waits — back-pressure reaches the source.
 /// Everything the source hands over (batches, status and error events,
 /// schema changes) goes through the same queue, so order is preserved end
-/// to end.
+/// to end. A pipeline released without ``close()`` ends its worker too (the
+/// worker holds the queue, the store and the bus, never the pipeline).
 public final class StreamPipeline: StreamConnectionSink {
     private enum Work: Sendable {
         case messages([StreamMessage])
         case event(StreamEvent)
         case schema(Schema)
+
     }
 
     public let bus: EventBus
     public let store: EntityStore
     public let schema: SchemaBox
     public let clock: any EntityClock
-    private let work = BatchQueue<Work>(capacity: 4)
+    private let work: BatchQueue<Work>
     private let worker: Task<Void, Never>
 
-    public init(purgeOptions: PurgeOptions, clock: any EntityClock = SystemClock(), busCapacity: Int = 16_384) {
+    /// - Parameters:
+    ///   - workByteLimit: bytes of decoded messages queued ahead of the store.
+    ///   - busCapacity, busByteLimit: the bus queue's limits (see ``EventBus``).
+    public init(purgeOptions: PurgeOptions, clock: any EntityClock = SystemClock(), busCapacity: Int = 16_384,
+                busByteLimit: Int = 1 << 20, workByteLimit: Int = 1 << 20) {
         self.clock = clock
         self.schema = SchemaBox()
-        let bus = EventBus(capacity: busCapacity)
+        work = BatchQueue<Work>(capacity: 64, costLimit: workByteLimit)
+        let bus = EventBus(capacity: busCapacity, byteLimit: busByteLimit)
         let store = EntityStore(schema: Schema(fields: []), options: purgeOptions, bus: bus, clock: clock)
         self.bus = bus
         self.store = store
@@ -61,23 +69,27 @@ public final class StreamPipeline: StreamConnectionSink {
         }
     }
 
+    deinit {
+        work.finish()
+    }
+
     public func schemaChanged(_ schema: Schema) async {
         self.schema.schema = schema
-        await work.send([.schema(schema)])
+        await work.send([.schema(schema)], cost: 4096)
     }
 
     public func receive(_ messages: [StreamMessage]) async {
-        await work.send([.messages(messages)])
+        await work.send([.messages(messages)], cost: StreamMessage.retainedBytes(of: messages))
     }
 
     public func publish(_ event: StreamEvent) async {
-        await work.send([.event(event)])
+        await work.send([.event(event)], cost: event.retainedBytes)
     }
 
     /// Publishes several events, in order with everything else.
     public func publish(_ events: [StreamEvent]) async {
         guard !events.isEmpty else { return }
-        await work.send(events.map { .event($0) })
+        await work.send(events.map { .event($0) }, cost: StreamEvent.retainedBytes(of: events))
     }
 
     /// Publishes an error report, in order with everything else.

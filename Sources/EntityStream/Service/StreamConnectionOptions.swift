@@ -5,6 +5,9 @@ import Transport
 public struct StreamConnectionOptions: Sendable {
     /// Token for the REST request and (unless the description gives its own) the socket.
     public var token: String?
+    /// Where the REST token comes from, when not the fixed ``token`` (e.g. a
+    /// source shared with feature-layer clients that can renew it).
+    public var tokenSource: (any TokenSource)?
     /// The filter sent at connect (where, envelope, outFields, outSR).
     public var filter = StreamFilter()
     /// Track-id field to use when the service names none (or to override it).
@@ -21,6 +24,10 @@ public struct StreamConnectionOptions: Sendable {
     public var http = HTTPClientConfiguration()
     public var eventLoop: TransportEventLoop = .shared
     public var clock: any EntityClock = SystemClock()
+    /// Appended to a TLS failure on a loopback host whose certificate is not
+    /// trusted (e.g. "for the local simulator's self-signed certificate, use
+    /// --insecure"); nil: no hint. The command line sets it.
+    public var selfSignedCertificateHint: String?
 
     public init() {}
 }

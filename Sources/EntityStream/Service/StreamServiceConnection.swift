@@ -1,63 +1,72 @@
 import EntityStreamCore
+import Locking
 import Transport
 
 /// The connection to one ArcGIS stream service: loads its description,
 /// subscribes over WebSocket with the filter, decodes every message, and
 /// reconnects by the Maps SDK's policy.
 ///
-/// An actor. ``connect()`` and ``disconnect()`` are idempotent and safe at any
-/// time; ``connect()`` returns once the status is `connected` or `failed`.
-/// Status changes (`disconnected` → `connecting` → `connected`, `failed`)
-/// go to the sink as bus events and to every ``statusUpdates()`` sequence.
-/// Decoded messages go to the sink in receive batches; messages that cannot
-/// be decoded are counted and reported as `error` events naming the byte
-/// offset, and the stream goes on. ``setFilter(_:)`` changes the filter on
-/// the open socket and resolves as applied, rejected or timed out.
+/// An actor, the I/O shell of a ``StreamConnectionStateMachine``: every
+/// change of state is the machine's, made before any suspension, so calls
+/// may interleave freely. ``connect()`` and ``disconnect()`` are idempotent
+/// and safe at any time; ``connect()`` returns once the status is
+/// `connected` or `failed` (or `disconnected` if a disconnect intervened); a
+/// connect during a disconnect's teardown waits for it, then connects. The
+/// attempts of one `connect()` (an episode) run in one task the actor owns
+/// and a disconnect cancels and awaits. Status changes (`disconnected` →
+/// `connecting` → `connected`, `failed`) go to the sink as bus events and to
+/// every ``statusUpdates()`` sequence. Decoded messages go to the sink in
+/// receive batches; messages that cannot be decoded are counted and
+/// reported as `error` events naming the byte offset, and the stream goes
+/// on. ``setFilter(_:)`` changes the filter on the open socket and resolves
+/// as applied, rejected or timed out; filter messages leave in call order.
 public actor StreamServiceConnection {
     public nonisolated let serviceURL: String
     private var options: StreamConnectionOptions
     private let sink: any StreamConnectionSink
     private let clock: any EntityClock
     private let http: HTTPClient
+    /// The token for the description request (the user's).
+    private let restTokens: any TokenSource
+    /// The socket's token: the description's, else the user's.
+    private let socketTokens: StreamSocketTokenSource
 
-    public private(set) var status: ConnectionStatus = .disconnected
+    /// The lifecycle; every change of state goes through it.
+    private var machine: StreamConnectionStateMachine
+
+    public var status: ConnectionStatus { machine.status }
     /// The service description, once loaded.
     public private(set) var serviceDescription: ServiceDescription?
     /// The schema observations are decoded with (grows as fields are learned).
     public private(set) var schema: Schema?
     /// Why the last attempt failed, if it did.
-    public private(set) var lastError: String?
+    public var lastError: String? { machine.lastError.map(redacted) }
     /// Messages that could not be decoded so far.
     public private(set) var undecodableMessageCount = 0
     /// The filter in effect (or to be sent at the next connection).
     public var filter: StreamFilter { options.filter }
 
-    private var reconnect: ReconnectState
-    private var attempt = 0
     private var currentURL: String?
     private var socket: WebSocketConnection?
+    /// The task running the current episode (owned: a disconnect cancels and awaits it).
     private var runner: Task<Void, Never>?
-    private var generation = 0
     private var urlRotation = 0
     private var usedSocketToken: String?
+    /// The REST token last sent (the user's, or one its source renewed).
+    private var usedRESTToken: String?
     /// The last description was fetched over https (after any redirects).
     private var descriptionCameOverTLS = false
-    private var outcomeWaiters: [CheckedContinuation<ConnectionStatus, Never>] = []
-    private var listeners: [Int: AsyncStream<ConnectionStatusChange>.Continuation] = [:]
-    private var nextListenerID = 0
+    private var outcomeWaiters: [(episode: Int, continuation: CheckedContinuation<ConnectionStatus, Never>)] = []
+    private var teardownWaiters: [CheckedContinuation<Void, Never>] = []
+    private nonisolated let listeners = StatusListeners()
     private var pendingFilters: [PendingFilter] = []
     private var nextFilterID = 0
 
     private struct PendingFilter {
         let id: Int
         let filter: StreamFilter
-        let continuation: CheckedContinuation<FilterOutcome, Never>
-        let timeout: Task<Void, Never>
-    }
-
-    private enum AttemptEnd {
-        case closed(CloseInfo)
-        case failed(String, closeCode: UInt16?, final: Bool)
+        var continuation: CheckedContinuation<FilterOutcome?, Never>?
+        var outcome: FilterOutcome?
     }
 
     public init(serviceURL: String, options: StreamConnectionOptions = .init(), sink: any StreamConnectionSink) {
@@ -66,147 +75,149 @@ public actor StreamServiceConnection {
         self.sink = sink
         self.clock = options.clock
         self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
-        self.reconnect = ReconnectState(policy: options.reconnectPolicy)
+        self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy)
+        self.restTokens = options.tokenSource ?? StaticTokenSource(options.token)
+        self.socketTokens = StreamSocketTokenSource(fallback: restTokens)
     }
 
     // MARK: Status
 
     /// A sequence of every status change from now on.
-    public func statusUpdates() -> AsyncStream<ConnectionStatusChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionStatusChange.self)
-        let id = nextListenerID
-        nextListenerID += 1
-        listeners[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeListener(id) }
-        }
-        return stream
+    public nonisolated func statusUpdates() -> AsyncStream<ConnectionStatusChange> {
+        listeners.makeStream()
     }
 
-    private func removeListener(_ id: Int) { listeners[id] = nil }
-
-    private func setStatus(_ newStatus: ConnectionStatus, error: String?) async {
-        status = newStatus
+    private func publishStatus(error: String?) async {
         let error = error.map(redacted)
-        let change = ConnectionStatusChange(status: newStatus, attempt: attempt, url: currentURL.map(ServiceURLs.redacted),
-                                            error: error, time: clock.now())
+        let change = ConnectionStatusChange(status: machine.status, attempt: machine.attempt,
+                                            url: currentURL.map(ServiceURLs.redacted), error: error, time: clock.now())
         // On the bus first, so whoever reacts to the change finds the event already queued.
         await sink.publish(StreamEvent(time: change.time, payload: .status(change)))
-        for listener in listeners.values { listener.yield(change) }
-        if newStatus != .connecting {
-            let waiters = outcomeWaiters
-            outcomeWaiters = []
-            for waiter in waiters { waiter.resume(returning: newStatus) }
+        listeners.yield(change)
+    }
+
+    /// Resumes whoever waits for the outcome of `episode` (or of any older one).
+    private func resolveOutcome(_ status: ConnectionStatus, upTo episode: Int) {
+        var remaining: [(episode: Int, continuation: CheckedContinuation<ConnectionStatus, Never>)] = []
+        for waiter in outcomeWaiters {
+            if waiter.episode <= episode { waiter.continuation.resume(returning: status) } else { remaining.append(waiter) }
         }
+        outcomeWaiters = remaining
     }
 
     // MARK: Connect and disconnect
 
     /// Connects (if not already connected or connecting) and returns the
     /// resulting status: `connected`, or `failed` once reconnection gave up
-    /// (or `disconnected` if ``disconnect()`` intervened).
+    /// (or `disconnected` if ``disconnect()`` intervened). A connect that
+    /// arrives while a disconnect is tearing down waits for it, then connects.
     @discardableResult
     public func connect() async -> ConnectionStatus {
-        if status == .connected { return .connected }
-        if runner == nil {
-            generation += 1
-            reconnect.start()
-            attempt = 0
-            lastError = nil
-            let generation = self.generation
-            runner = Task { await self.run(generation: generation) }
+        while true {
+            switch machine.connectRequested() {
+            case .alreadyConnected:
+                return .connected
+            case .awaitTeardown:
+                await withCheckedContinuation { teardownWaiters.append($0) }
+                continue
+            case .startEpisode(let episode):
+                currentURL = nil
+                runner = Task { await self.run(episode: episode) }
+                return await withCheckedContinuation { outcomeWaiters.append((episode, $0)) }
+            case .awaitOutcome:
+                let episode = machine.episode
+                return await withCheckedContinuation { outcomeWaiters.append((episode, $0)) }
+            }
         }
-        return await withCheckedContinuation { outcomeWaiters.append($0) }
     }
 
     /// Closes the socket (code 1000), stops reconnecting, and sets the status
-    /// to `disconnected`. Safe at any time; does nothing when already disconnected.
+    /// to `disconnected`. Safe at any time; does nothing when already
+    /// disconnected; the status reads `disconnected` from the moment it is called.
     public func disconnect() async {
-        guard let runner else {
-            if status == .failed {
-                currentURL = nil
-                await setStatus(.disconnected, error: nil)
-            }
+        switch machine.disconnectRequested() {
+        case .nothing:
             return
+        case .awaitTeardown:
+            await withCheckedContinuation { teardownWaiters.append($0) }
+        case .reportDisconnected:
+            currentURL = nil
+            await publishStatus(error: nil)
+        case .tearDown(let episode):
+            let runner = self.runner
+            self.runner = nil
+            runner?.cancel()
+            if let socket {
+                self.socket = nil
+                await socket.close(code: 1000, reason: "client disconnecting")
+            }
+            await runner?.value
+            failPendingFilters(reason: "disconnected")
+            currentURL = nil
+            machine.teardownFinished()
+            resolveOutcome(.disconnected, upTo: episode)
+            await publishStatus(error: nil)
+            let waiters = teardownWaiters
+            teardownWaiters = []
+            for waiter in waiters { waiter.resume() }
         }
-        self.runner = nil
-        generation += 1
-        runner.cancel()
-        if let socket {
-            self.socket = nil
-            await socket.close(code: 1000, reason: "client disconnecting")
-        }
-        await runner.value
-        failPendingFilters(reason: "disconnected")
-        currentURL = nil
-        await setStatus(.disconnected, error: nil)
     }
 
     // MARK: The connection loop
 
-    private func run(generation: Int) async {
-        var requireNewToken = false
-        await setStatus(.connecting, error: nil)
-        while true {
-            let end = await attemptConnection(requireNewToken: requireNewToken)
-            requireNewToken = false
-            guard !Task.isCancelled && generation == self.generation else { return }
-            let closeCode: UInt16?
-            switch end {
-            case .closed(let info):
-                lastError = redacted("server closed the connection (\(info.code.map(String.init) ?? "no code")\(info.reason.isEmpty ? "" : ": \(info.reason)"))")
-                closeCode = info.code
-            case .failed(let message, let code, let final):
-                lastError = redacted(message)
-                closeCode = code
-                if final {
-                    runner = nil
-                    await setStatus(.failed, error: message)
-                    return
-                }
-            }
-            switch reconnect.next(closeCode: closeCode) {
-            case .giveUp:
-                runner = nil
-                await setStatus(.failed, error: lastError)
+    private func run(episode: Int) async {
+        await publishStatus(error: nil)
+        while machine.isCurrent(episode) && !Task.isCancelled {
+            let requireNewToken = machine.attemptStarting(episode: episode)
+            let end = await attemptConnection(episode: episode, requireNewToken: requireNewToken)
+            guard !Task.isCancelled else { return }
+            switch machine.attemptEnded(episode: episode, end, now: clock.now()) {
+            case .stale:
                 return
-            case .retry(let next, let delay):
-                attempt = next
-                await setStatus(.connecting, error: lastError)
-                if delay > 0 {
-                    do { try await clock.sleep(milliseconds: delay) } catch { return }
-                    guard generation == self.generation else { return }
-                }
-            case .retryIfTokenChanged(let next):
-                attempt = next
-                requireNewToken = true
-                await setStatus(.connecting, error: lastError)
+            case .fail(let error):
+                runner = nil
+                resolveOutcome(.failed, upTo: episode)
+                await publishStatus(error: error)
+                return
+            case .retryNow(_, _, let error):
+                await publishStatus(error: error)
+            case .retryAt(let deadline, _, let error):
+                await publishStatus(error: error)
+                do { try await clock.sleep(until: deadline) } catch { return }
             }
         }
     }
 
-    private func attemptConnection(requireNewToken: Bool) async -> AttemptEnd {
+    private func attemptConnection(episode: Int, requireNewToken: Bool) async -> StreamConnectionStateMachine.AttemptEnd {
         let description: ServiceDescription
         do {
             description = try await loadDescription()
         } catch {
-            return .failed(error.description, closeCode: nil, final: attempt == 0 && !isTransient(error))
+            return .failed(message: error.description, retryable: Self.isRetryable(error))
         }
-        let socketToken = description.webSocketEntry?.token ?? options.token
-        if requireNewToken && socketToken == usedSocketToken {
-            return .failed("\(lastError ?? "not authorized"); the service description offers no new token", closeCode: nil, final: true)
+        guard machine.isCurrent(episode) else { return .failed(message: "cancelled", retryable: true) }
+        await socketTokens.update(descriptionToken: description.webSocketEntry?.token)
+        let socketToken: String?
+        if requireNewToken {
+            switch await socketTokens.renewToken(rejected: usedSocketToken) {
+            case .renewed(let token): socketToken = token
+            case .unavailable:
+                return .tokenUnchanged(message: "\(machine.lastError ?? "not authorized"); the service description offers no new token")
+            }
+        } else {
+            socketToken = await socketTokens.token()
         }
         let schema: Schema
         do {
             schema = try description.schema(trackIDFieldOverride: options.trackIDField)
         } catch {
-            return .failed(error.description, closeCode: nil, final: true)
+            return .failed(message: error.description, retryable: false)
         }
         if let whereText = options.filter.effectiveWhereClause {
             do {
                 _ = try WhereClause(whereText, schema: schema)
             } catch {
-                return .failed("invalid --where: \(error)", closeCode: nil, final: true)
+                return .failed(message: "invalid --where: \(error)", retryable: false)
             }
         }
         serviceDescription = description
@@ -216,12 +227,12 @@ public actor StreamServiceConnection {
             await sink.schemaChanged(schema)
         }
         let urls = description.webSocketURLs
-        guard !urls.isEmpty else { return .failed(ServiceDescriptionError.missingStreamURLs.description, closeCode: nil, final: true) }
+        guard !urls.isEmpty else { return .failed(message: ServiceDescriptionError.missingStreamURLs.description, retryable: false) }
         let base = urls[urlRotation % urls.count]
         urlRotation += 1
         let url = ServiceURLs.subscribeURL(base: base, token: socketToken, filter: options.filter)
         if let refusal = plaintextTokenRefusal(streamURL: base, token: socketToken) {
-            return .failed(refusal, closeCode: nil, final: true)
+            return .failed(message: refusal, retryable: false)
         }
         currentURL = url
         usedSocketToken = socketToken
@@ -230,22 +241,17 @@ public actor StreamServiceConnection {
         do {
             connection = try await WebSocketClient.connect(to: url, configuration: options.webSocket, eventLoop: options.eventLoop)
         } catch {
-            let final: Bool
-            if case .handshakeRejected(let status) = error { final = status == 404 && attempt == 0 } else { final = false }
-            if case .invalidURL = error { return .failed(error.description, closeCode: nil, final: true) }
-            return .failed(error.description, closeCode: nil, final: final)
+            return .failed(message: describe(error), retryable: Self.isRetryable(error))
         }
-        if Task.isCancelled {
+        guard machine.established(episode: episode, now: clock.now()), !Task.isCancelled else {
             await connection.close(code: 1000, reason: "client disconnecting")
-            return .failed("cancelled", closeCode: nil, final: false)
+            return .failed(message: "cancelled", retryable: true)
         }
         socket = connection
-        reconnect.connectionEstablished()
-        let connectedAt = clock.now()
-        await setStatus(.connected, error: nil)
+        resolveOutcome(.connected, upTo: episode)
+        await publishStatus(error: nil)
         let end = await receive(from: connection, schema: schema)
-        socket = nil
-        reconnect.connectionEnded(afterBeingUpFor: clock.now() - connectedAt)
+        if socket === connection { socket = nil }
         failPendingFilters(reason: "the connection closed before the server answered")
         return end
     }
@@ -263,21 +269,64 @@ public actor StreamServiceConnection {
 
     /// `text` without any credential this connection knows or that looks like one.
     private func redacted(_ text: String) -> String {
-        Redaction.redact(text, secrets: [options.token, usedSocketToken])
+        Redaction.redact(text, secrets: [options.token, usedRESTToken, usedSocketToken])
     }
 
-    private func isTransient(_ error: ServiceDescriptionError) -> Bool {
-        if case .httpStatus(let status, _) = error { return status >= 500 }
-        return false
+    /// A transport error in words, with a hint for a local simulator's
+    /// self-signed certificate when the options carry one.
+    private func describe(_ error: TransportError) -> String {
+        if case .tlsFailure(let host, let detail) = error, let hint = options.selfSignedCertificateHint,
+           detail.contains("not trusted"), Self.isLoopback(host) {
+            return "\(error.description); \(hint)"
+        }
+        return error.description
     }
 
+    private static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    }
+
+    /// Whether retrying can help: network trouble and server errors can pass;
+    /// an answer that something is wrong (unknown service, refused
+    /// credentials, untrusted certificate, bad URL) will not.
+    static func isRetryable(_ error: ServiceDescriptionError) -> Bool {
+        switch error {
+        case .requestFailed: return true
+        case .httpStatus(let status, _): return status >= 500 || status == 408 || status == 429
+        default: return false
+        }
+    }
+
+    static func isRetryable(_ error: TransportError) -> Bool {
+        switch error {
+        case .invalidURL, .tlsFailure: return false
+        case .handshakeRejected(let status): return status >= 500 || status == 408 || status == 429
+        default: return true
+        }
+    }
+
+    /// Loads the description with the REST token; when the service rejects
+    /// the token (ArcGIS 498/499), asks the token source once for another.
     private func loadDescription() async throws(ServiceDescriptionError) -> ServiceDescription {
-        let url = ServiceURLs.descriptionURL(service: serviceURL, token: options.token)
+        var token = await restTokens.token()
+        do {
+            return try await loadDescription(token: token)
+        } catch {
+            guard case .arcGISError(let code?, _, _) = error, code == 498 || code == 499,
+                  case .renewed(let renewed) = await restTokens.renewToken(rejected: token) else { throw error }
+            token = renewed
+        }
+        return try await loadDescription(token: token)
+    }
+
+    private func loadDescription(token: String?) async throws(ServiceDescriptionError) -> ServiceDescription {
+        let url = ServiceURLs.descriptionURL(service: serviceURL, token: token)
+        if token != nil { usedRESTToken = token }
         let response: HTTPResponse
         do {
             response = try await http.get(url)
         } catch {
-            throw .requestFailed(detail: error.description)
+            throw .requestFailed(detail: error.description.redactingToken(token))
         }
         guard response.status == 200 else {
             // ArcGIS answers some errors as its JSON error object with a non-200 status: report its words.
@@ -292,12 +341,13 @@ public actor StreamServiceConnection {
 
     // MARK: Receiving
 
-    private func receive(from connection: WebSocketConnection, schema: Schema) async -> AttemptEnd {
+    private func receive(from connection: WebSocketConnection, schema: Schema) async -> StreamConnectionStateMachine.AttemptEnd {
         var decoder = EsriFeatureDecoder(schema: schema)
         var messages: [StreamMessage] = []
         do {
             for try await batch in connection.inbound {
                 let now = clock.now()
+                if !batch.isEmpty { machine.dataDelivered() }
                 await sink.rawBatch(batch, receivedAt: now)
                 messages.removeAll(keepingCapacity: true)
                 var start = 0
@@ -312,15 +362,17 @@ public actor StreamServiceConnection {
                             source: .message, message: "message skipped: \(error)", count: undecodableMessageCount))))
                     }
                     start = end
+                    // Hand over in slices so decoded messages never pile up beyond a few thousand.
+                    if messages.count >= 2_048 { await handOver(&messages, decoder: decoder) }
                 }
                 await handOver(&messages, decoder: decoder)
             }
         } catch {
-            return .failed(error.description, closeCode: nil, final: false)
+            return .failed(message: error.description, retryable: true)
         }
         switch await connection.closed() {
-        case .success(let info): return .closed(info)
-        case .failure(let error): return .failed(error.description, closeCode: nil, final: false)
+        case .success(let info): return .closed(code: info.code, reason: info.reason)
+        case .failure(let error): return .failed(message: error.description, retryable: true)
         }
     }
 
@@ -370,66 +422,123 @@ public actor StreamServiceConnection {
             options.filter = filter
             return FilterOutcome(result: .applied, requested: filter, error: nil)
         }
+        // Queued on the socket and registered in one step (no suspension between),
+        // so messages leave in call order and replies resolve the oldest request.
+        do {
+            try socket.enqueue(filter.filterMessage())
+        } catch {
+            return FilterOutcome(result: .rejected, requested: filter, error: "could not send: \(error)")
+        }
         let id = nextFilterID
         nextFilterID += 1
+        pendingFilters.append(PendingFilter(id: id, filter: filter))
         let timeoutMilliseconds = options.filterReplyTimeoutMilliseconds
         let clock = self.clock
-        return await withCheckedContinuation { continuation in
-            let timeout = Task { [weak self] in
-                do { try await clock.sleep(milliseconds: timeoutMilliseconds) } catch { return }
-                await self?.filterTimedOut(id: id)
+        return await withTaskGroup(of: FilterOutcome?.self) { group in
+            group.addTask { await self.reply(toFilter: id) }
+            group.addTask {
+                do { try await clock.sleep(milliseconds: timeoutMilliseconds) } catch { return nil }
+                await self.filterTimedOut(id: id)
+                return nil
             }
-            pendingFilters.append(PendingFilter(id: id, filter: filter, continuation: continuation, timeout: timeout))
-            Task {
-                do {
-                    try await socket.send(filter.filterMessage())
-                } catch {
-                    self.filterSendFailed(id: id, error: "\(error)")
-                }
+            var outcome: FilterOutcome?
+            while outcome == nil, let next = await group.next() {
+                outcome = next
+            }
+            group.cancelAll()
+            return outcome ?? FilterOutcome(result: .rejected, requested: filter, error: "cancelled")
+        }
+    }
+
+    /// Waits for the outcome of pending filter `id` (it may already be known).
+    private func reply(toFilter id: Int) async -> FilterOutcome? {
+        guard let index = pendingFilters.firstIndex(where: { $0.id == id }) else { return nil }
+        if let outcome = pendingFilters[index].outcome {
+            pendingFilters.remove(at: index)
+            return outcome
+        }
+        return await withCheckedContinuation { continuation in
+            if let index = pendingFilters.firstIndex(where: { $0.id == id }) {
+                pendingFilters[index].continuation = continuation
+            } else {
+                continuation.resume(returning: nil)
             }
         }
     }
 
+    /// Settles the pending filter at `index` with `outcome`.
+    private func settleFilter(at index: Int, _ outcome: FilterOutcome) {
+        if let continuation = pendingFilters[index].continuation {
+            pendingFilters.remove(at: index)
+            continuation.resume(returning: outcome)
+        } else {
+            pendingFilters[index].outcome = outcome
+        }
+    }
+
     private func resolveFilter(reply: JSONObject) async {
-        guard !pendingFilters.isEmpty else {
+        guard let index = pendingFilters.firstIndex(where: { $0.outcome == nil }) else {
             // An unrequested filter message: report it as the filter in effect.
             await sink.publish(StreamEvent(time: clock.now(), payload: .filter(FilterOutcome(
                 result: .applied, requested: options.filter, reply: .object(reply), error: nil))))
             return
         }
-        let pending = pendingFilters.removeFirst()
-        pending.timeout.cancel()
+        let pending = pendingFilters[index]
         if let error = reply["error"], !error.isNull, error != .array([]) {
             let text = error.arrayValue.map { $0.map { $0.stringValue ?? "\($0)" }.joined(separator: ", ") }
                 ?? error.stringValue ?? error["message"]?.stringValue ?? "\(error)"
-            pending.continuation.resume(returning: FilterOutcome(result: .rejected, requested: pending.filter, reply: .object(reply), error: text))
+            settleFilter(at: index, FilterOutcome(result: .rejected, requested: pending.filter, reply: .object(reply), error: text))
         } else {
             options.filter = pending.filter
-            pending.continuation.resume(returning: FilterOutcome(result: .applied, requested: pending.filter, reply: .object(reply), error: nil))
+            settleFilter(at: index, FilterOutcome(result: .applied, requested: pending.filter, reply: .object(reply), error: nil))
         }
     }
 
     private func filterTimedOut(id: Int) {
-        guard let index = pendingFilters.firstIndex(where: { $0.id == id }) else { return }
-        let pending = pendingFilters.remove(at: index)
+        guard let index = pendingFilters.firstIndex(where: { $0.id == id && $0.outcome == nil }) else { return }
         let seconds = Double(options.filterReplyTimeoutMilliseconds) / 1000
-        pending.continuation.resume(returning: FilterOutcome(result: .timedOut, requested: pending.filter,
-                                                             error: "the server did not answer within \(seconds) s"))
-    }
-
-    private func filterSendFailed(id: Int, error: String) {
-        guard let index = pendingFilters.firstIndex(where: { $0.id == id }) else { return }
-        let pending = pendingFilters.remove(at: index)
-        pending.timeout.cancel()
-        pending.continuation.resume(returning: FilterOutcome(result: .rejected, requested: pending.filter, error: "could not send: \(error)"))
+        settleFilter(at: index, FilterOutcome(result: .timedOut, requested: pendingFilters[index].filter,
+                                              error: "the server did not answer within \(seconds) s"))
     }
 
     private func failPendingFilters(reason: String) {
-        let pending = pendingFilters
-        pendingFilters = []
-        for entry in pending {
-            entry.timeout.cancel()
-            entry.continuation.resume(returning: FilterOutcome(result: .rejected, requested: entry.filter, error: reason))
+        var index = 0
+        while index < pendingFilters.count {
+            if pendingFilters[index].outcome == nil {
+                let before = pendingFilters.count
+                settleFilter(at: index, FilterOutcome(result: .rejected, requested: pendingFilters[index].filter, error: reason))
+                if pendingFilters.count < before { continue }
+            }
+            index += 1
         }
+    }
+}
+
+/// The listeners of a connection's status changes; thread-safe, so a
+/// listener that stops listening is removed at once (no task needed).
+final class StatusListeners: Sendable {
+    private struct State {
+        var next = 0
+        var continuations: [Int: AsyncStream<ConnectionStatusChange>.Continuation] = [:]
+    }
+
+    private let state = LockedState(State())
+
+    func makeStream() -> AsyncStream<ConnectionStatusChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionStatusChange.self)
+        let id = state.withLock { state -> Int in
+            defer { state.next += 1 }
+            state.continuations[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func yield(_ change: ConnectionStatusChange) {
+        let continuations = state.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(change) }
     }
 }

@@ -47,10 +47,17 @@ public actor EntityStore {
     public func ingest(_ messages: [StreamMessage]) async {
         let now = clock.now()
         events.removeAll(keepingCapacity: true)
+        // The bytes the events keep alive, summed here where the observations are at hand.
+        var observationBytes = 0
+        var observationEvents = 0
         for message in messages {
             switch message {
             case .observation(let observation):
+                let before = events.count
                 store(observation, now: now)
+                let made = events.count - before
+                observationBytes &+= made &* (64 &+ observation.retainedBytes)
+                observationEvents &+= made
             case .delete(let observation):
                 if let index = state.schema.trackIDIndex {
                     state.delete(trackID: observation.attribute(index), now: now, into: &events)
@@ -66,7 +73,7 @@ public actor EntityStore {
         }
         let batch = events
         events.removeAll(keepingCapacity: true)
-        await bus.publish(batch)
+        await bus.publish(batch, retainedBytes: observationBytes &+ (batch.count &- observationEvents) &* 256)
         scheduleTimer()
     }
 
@@ -103,7 +110,7 @@ public actor EntityStore {
     /// A consistent copy of the store as of now, for analyses that read it
     /// while ingestion goes on (see ``StoreSnapshot``).
     public func snapshot() -> StoreSnapshot {
-        StoreSnapshot(state: state, asOf: clock.now())
+        StoreSnapshot(contents: state.contents, asOf: clock.now())
     }
 
     /// Entities matching `query` (on their latest observations).

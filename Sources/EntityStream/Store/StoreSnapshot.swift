@@ -5,14 +5,14 @@ import EntityStreamCore
 /// only the parts it changes (copy-on-write), so the snapshot never sees a
 /// mix of two states. A value type; Sendable.
 public struct StoreSnapshot: Sendable {
-    public let state: EntityStoreState
+    public let contents: StoreContents
     /// When it was taken, epoch ms (the store's clock).
     public let asOf: Int64
     /// The stream's status when it was taken, when the session has a stream.
     public var streamStatus: String?
 
-    public init(state: EntityStoreState, asOf: Int64, streamStatus: String? = nil) {
-        self.state = state
+    public init(contents: StoreContents, asOf: Int64, streamStatus: String? = nil) {
+        self.contents = contents
         self.asOf = asOf
         self.streamStatus = streamStatus
     }
@@ -23,8 +23,8 @@ public struct StoreSnapshot: Sendable {
         if let streamStatus { members.append(key: "status", value: .string(streamStatus)) }
         members.append(key: "asOf", value: .string(ISO8601Text.string(milliseconds: asOf)))
         members.append(key: "asOfEpoch", value: .int(asOf))
-        members.append(key: "entities", value: .int(Int64(state.entityCount)))
-        members.append(key: "observations", value: .int(Int64(state.observationCount)))
+        members.append(key: "entities", value: .int(Int64(contents.entityCount)))
+        members.append(key: "observations", value: .int(Int64(contents.observationCount)))
         return members
     }
 }

@@ -109,6 +109,7 @@ struct ConnectionOptions {
         options.http.allowSelfSignedCertificates = allowSelfSigned
         options.allowsPlaintextToken = allowPlaintextToken
         options.http.allowsRedirectToPlaintext = allowPlaintextToken
+        options.selfSignedCertificateHint = "if this is the local stream-simulator, --insecure accepts its self-signed certificate"
         return options
     }
 }

@@ -88,10 +88,14 @@ struct RecordCommand {
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         options.clock = SystemClock()
         let live = LiveSource(connection: StreamServiceConnection(serviceURL: serviceURL, options: options, sink: sink))
-        let runner = Task { stops.stop(await live.run().map { .connectionFailed($0) } ?? .disconnected) }
-        let reason = await stops.firstReason()
-        await live.stop()
-        await runner.value
+        var reason = RecordCommand.StopReason.interrupted
+        await withDiscardingTaskGroup { group in
+            group.addTask { stops.stop(await live.run().map { .connectionFailed($0) } ?? .disconnected) }
+            group.addTask { await stops.watchDuration() }
+            reason = await stops.firstReason()
+            await live.stop()
+            group.cancelAll()
+        }
 
         var status: Int32 = 0
         var (recording, count) = sink.finish()

@@ -65,7 +65,7 @@ struct ReplayCommand {
             case "--hold":
                 hold = true
             case "--csv":
-                do { csv = try CSVColumnMapping(parsing: try arguments.value(for: word)) } catch let error as CSVTrackError {
+                do { csv = try CSVColumnMapping(parsing: try arguments.value(for: word)) } catch let error as CSVError {
                     throw UsageError("--csv: \(error)")
                 }
             default:
@@ -104,8 +104,13 @@ struct ReplayCommand {
 
 extension ReplayCommand {
     /// Reads FILE (stdin for `-`) as a recording, feature file or CSV track.
+    /// A file given by path is streamed in bounded chunks; standard input and
+    /// CSV tracks are read whole into memory (see ``ReplaySource``).
     func prepare() throws(ReplayError) -> ReplaySource {
         let name = path == "-" ? "stdin" : path
+        if csv == nil && path != "-" {
+            return try ReplaySource.prepare(path: path, trackIDField: stream.trackIDField, filter: stream.filter, pacing: pacing, loop: loop)
+        }
         let bytes = path == "-" ? Self.readStandardInput() : try ReplaySource.readFile(path)
         guard let csv else {
             return try ReplaySource.prepare(bytes: bytes, path: name, trackIDField: stream.trackIDField, filter: stream.filter,
@@ -174,6 +179,6 @@ struct ReplayRun: SessionSource, ControlTarget {
     func streamStatus() async -> String { ended.isSet ? "ended" : "replaying" }
 
     func statusFacts() async -> JSONObject {
-        JSONObject([("status", .string(await streamStatus())), ("file", .string(source.path)), ("layout", .string(source.file.layout.rawValue))])
+        JSONObject([("status", .string(await streamStatus())), ("file", .string(source.path)), ("layout", .string(source.layout.rawValue))])
     }
 }

@@ -13,8 +13,9 @@ import Transport
 /// written (``RecordCommand/StopReason/writeFailed(_:)``); later batches are
 /// ignored. The recording is the job: when stdout is closed by its reader
 /// (`| head`) the status lines stop and recording goes on (another stdout
-/// error is said once on stderr). Thread-safe: the file and the status
-/// output are each kept in a ``LockedState``.
+/// error is said once on stderr). The writes (file and stdout) run on a
+/// ``BlockingIOThread``, never on Swift's cooperative pool. Thread-safe: the
+/// file and the status output are each kept in a ``LockedState``.
 final class RecordingSink: StreamConnectionSink {
     private struct Recording {
         var file: PartialRecordingFile
@@ -37,6 +38,7 @@ final class RecordingSink: StreamConnectionSink {
     private let stop: @Sendable (RecordCommand.StopReason) -> Void
     private let recording: LockedState<Recording>
     private let status = LockedState(StatusOutput())
+    private let io = BlockingIOThread(name: "entitystream-record")
 
     init(file: PartialRecordingFile, service: String, limit: Int?,
          stop: @escaping @Sendable (RecordCommand.StopReason) -> Void) {
@@ -56,7 +58,9 @@ final class RecordingSink: StreamConnectionSink {
     }
 
     func descriptionLoaded(_ description: ServiceDescription) async {
-        let failure: String? = recording.withLock { recording in
+        let service = self.service
+        let recording = self.recording
+        let failure: String? = await io.run { recording.withLock { recording in
             guard !recording.stopped, recording.startedAt == nil else { return nil }
             let now = SystemClock().now()
             recording.startedAt = now
@@ -65,12 +69,14 @@ final class RecordingSink: StreamConnectionSink {
                                                          description: Redaction.withoutCredentials(.object(description.raw))),
                                         to: &recording.lines)
             return Self.write(&recording)
-        }
+        } }
         if let failure { stop(.writeFailed(failure)) }
     }
 
     func rawBatch(_ batch: MessageBatch, receivedAt: Int64) async {
-        let reason: RecordCommand.StopReason? = recording.withLock { recording in
+        let limit = self.limit
+        let recording = self.recording
+        let reason: RecordCommand.StopReason? = await io.run { recording.withLock { recording in
             guard !recording.stopped, let startedAt = recording.startedAt else { return nil }
             recording.lines.removeAll()
             let room = limit.map { $0 - recording.messages } ?? Int.max
@@ -88,7 +94,7 @@ final class RecordingSink: StreamConnectionSink {
             guard count == room else { return nil }
             recording.stopped = true
             return .limitReached
-        }
+        } }
         if let reason { stop(reason) }
     }
 
@@ -108,7 +114,8 @@ final class RecordingSink: StreamConnectionSink {
 
     func publish(_ event: StreamEvent) async {
         guard event.kind == .status || event.kind == .error || event.kind == .filter else { return }
-        status.withLock { status in
+        let status = self.status
+        await io.run { status.withLock { status in
             guard status.isOpen else { return }
             status.lines.removeAll()
             status.formatter.append(event, to: &status.lines)
@@ -120,6 +127,6 @@ final class RecordingSink: StreamConnectionSink {
                     Stderr.line("entitystream: record: cannot write to stdout: \(error); recording goes on without status lines")
                 }
             }
-        }
+        } }
     }
 }

@@ -4,17 +4,21 @@ import EntityStreamCore
 /// SIGTERM, `--duration` elapsing, or any part of the program calling
 /// ``stop(_:)`` (a limit reached, the source ended, a write failed).
 ///
-/// Watching starts at `init` (which also makes a closed stdout a write error
-/// rather than SIGPIPE; see ``SignalWatcher``), so create it before starting
-/// the work it stops. ``firstReason()`` returns the first reason given and
-/// ignores later ones; call it once. When it returns, signals are no longer
-/// watched and the duration timer task has ended. Sendable.
+/// Watching signals starts at `init` (which also makes a closed stdout a
+/// write error rather than SIGPIPE; see ``SignalWatcher``), so create it
+/// before starting the work it stops. The duration is watched by
+/// ``watchDuration()``, which the owner runs as a child task (it returns at
+/// once without a duration, and when cancelled). ``firstReason()`` returns
+/// the first reason given and ignores later ones; call it once. When it
+/// returns, signals are no longer watched. Sendable.
 struct StopTriggers<Reason: Sendable>: Sendable {
     private let reasons: AsyncStream<Reason>
     private let continuation: AsyncStream<Reason>.Continuation
     private let signals: SignalWatcher
-    private let timer: Task<Void, Never>?
     private let interrupted: Reason
+    private let durationDeadline: Int64?
+    private let durationElapsed: Reason
+    private let clock: any EntityClock
 
     /// - Parameters:
     ///   - interrupted: the reason given on SIGINT or SIGTERM.
@@ -26,16 +30,10 @@ struct StopTriggers<Reason: Sendable>: Sendable {
         self.reasons = reasons
         self.continuation = continuation
         self.interrupted = interrupted
+        self.durationElapsed = durationElapsed
+        self.clock = clock
         signals = SignalWatcher { continuation.yield(interrupted) }
-        if let durationSeconds {
-            let deadline = clock.now() + Int64((durationSeconds * 1000).rounded())
-            timer = Task {
-                do { try await clock.sleep(until: deadline) } catch { return }
-                continuation.yield(durationElapsed)
-            }
-        } else {
-            timer = nil
-        }
+        durationDeadline = durationSeconds.map { clock.now() + Int64(($0 * 1000).rounded()) }
     }
 
     /// Asks to stop for `reason` (ignored when another reason came first).
@@ -43,14 +41,20 @@ struct StopTriggers<Reason: Sendable>: Sendable {
         continuation.yield(reason)
     }
 
-    /// Waits for the first reason to stop, then stops watching.
+    /// Waits for the duration to elapse, then asks to stop; returns at once
+    /// without a duration, and when the calling task is cancelled.
+    func watchDuration() async {
+        guard let durationDeadline else { return }
+        do { try await clock.sleep(until: durationDeadline) } catch { return }
+        continuation.yield(durationElapsed)
+    }
+
+    /// Waits for the first reason to stop, then stops watching signals.
     func firstReason() async -> Reason {
         var iterator = reasons.makeAsyncIterator()
         let reason = await iterator.next() ?? interrupted
         continuation.finish()
         signals.cancel()
-        timer?.cancel()
-        await timer?.value
         return reason
     }
 }

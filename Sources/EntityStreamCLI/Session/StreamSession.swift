@@ -1,13 +1,20 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import Locking
 
 /// Runs one streaming command: the pipeline, the stdout writer, control
 /// commands on stdin, progress on a terminal's stderr, and every way of
 /// stopping (source ended or failed, `--limit`, `--duration`, closed stdout,
 /// SIGINT/SIGTERM). Returns the exit status: 0, or 1 when the source failed
-/// or stdout could not be written (other than closed by its reader). Every
-/// task it starts has ended when it returns.
+/// or stdout could not be written (other than closed by its reader).
+///
+/// The session is a task group of its services, nested so that stopping
+/// ends them in order: first the watchers (stdin commands, progress, the
+/// duration), then the analyses (allowed to finish when the source simply
+/// ended, cancelled otherwise), then the source, then the pipeline is closed
+/// and the writer drains everything published before that. Every task it
+/// starts is a child of these groups, so all have ended when it returns.
 struct StreamSession {
     enum StopReason: Sendable {
         case sourceEnded
@@ -41,61 +48,66 @@ struct StreamSession {
                                      observationLimit: options.limit)
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: options.durationSeconds,
                                              durationElapsed: .durationElapsed, clock: clock)
-
-        let writerTask = Task {
-            let ending = await writer.run()
-            switch ending {
-            case .limitReached: stops.stop(.limitReached)
-            case .outputClosed: stops.stop(.outputClosed)
-            case .outputFailed: stops.stop(.outputFailed)
-            case .finished: break
-            }
-            return ending
-        }
         let hold = holdAfterSourceEnds
-        let sourceTask = Task {
-            let failure = await source.run()
-            if let failure { stops.stop(.sourceFailed(failure)) } else if !hold { stops.stop(.sourceEnded) }
-        }
-        var background: [Task<Void, Never>] = []
         let target = source.controlTarget
         let environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
                                               remote: remote)
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
-        let analyses = Task { await runtime.run() }
         let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
-        if readsControlCommands {
-            background.append(Task {
-                for await line in StandardInputLines.stream() {
-                    await handler.handle(line)
-                }
-                if hold { stops.stop(.inputEnded) }
-            })
-        }
-        if let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: source.controlTarget) {
-            background.append(Task { await progress.run() })
-        }
+        let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: target)
+        let ending = WriterEnding()
+        var reason = StopReason.interrupted
 
-        let reason = await stops.firstReason()
-        for task in background { task.cancel() }
-        switch reason {
-        case .limitReached, .outputClosed, .outputFailed: subscriber.finish()
-        case .sourceEnded, .inputEnded, .sourceFailed, .durationElapsed, .interrupted: break
+        await withDiscardingTaskGroup { writing in
+            writing.addTask {
+                let result = await writer.run()
+                ending.set(result)
+                switch result {
+                case .limitReached: stops.stop(.limitReached)
+                case .outputClosed: stops.stop(.outputClosed)
+                case .outputFailed: stops.stop(.outputFailed)
+                case .finished: break
+                }
+            }
+            await withDiscardingTaskGroup { sourcing in
+                sourcing.addTask {
+                    let failure = await source.run()
+                    if let failure { stops.stop(.sourceFailed(failure)) } else if !hold { stops.stop(.sourceEnded) }
+                }
+                await withDiscardingTaskGroup { analysing in
+                    analysing.addTask { await runtime.run() }
+                    await withDiscardingTaskGroup { watching in
+                        if readsControlCommands {
+                            watching.addTask {
+                                for await line in StandardInputLines.stream() {
+                                    await handler.handle(line)
+                                }
+                                if hold { stops.stop(.inputEnded) }
+                            }
+                        }
+                        if let progress { watching.addTask { await progress.run() } }
+                        watching.addTask { await stops.watchDuration() }
+                        reason = await stops.firstReason()
+                        watching.cancelAll()
+                    }
+                    switch reason {
+                    case .limitReached, .outputClosed, .outputFailed: subscriber.finish()
+                    case .sourceEnded, .inputEnded, .sourceFailed, .durationElapsed, .interrupted: break
+                    }
+                    // Running analyses finish when the source simply ended (their results
+                    // are what was asked for); any other stop cancels them.
+                    await runtime.close()
+                    switch reason {
+                    case .sourceEnded, .inputEnded: break
+                    default: analysing.cancelAll()
+                    }
+                }
+                await source.stop()
+                sourcing.cancelAll()
+            }
+            // Everything published so far reaches the writer, which then ends.
+            await pipeline.close()
         }
-        // Running analyses finish when the source simply ended (their results
-        // are what was asked for); any other stop cancels them.
-        await runtime.close()
-        switch reason {
-        case .sourceEnded, .inputEnded: break
-        default: analyses.cancel()
-        }
-        await analyses.value
-        await source.stop()
-        sourceTask.cancel()
-        await sourceTask.value
-        await pipeline.close()
-        let ending = await writerTask.value
-        for task in background { await task.value }
         ProgressReporter.clearLine()
         var status: Int32 = 0
         if case .sourceFailed(let message) = reason {
@@ -103,10 +115,17 @@ struct StreamSession {
             status = 1
         }
         // Also when the source ended first and the writer failed on what was left.
-        if case .outputFailed(let failure) = ending {
+        if case .outputFailed(let failure)? = ending.value {
             Stderr.line("entitystream: cannot write to stdout: \(failure)")
             status = 1
         }
         return status
     }
+}
+
+/// How the writer ended, handed from its child task to the session.
+private final class WriterEnding: Sendable {
+    private let state = LockedState<JSONLinesWriter.Ending?>(nil)
+    func set(_ ending: JSONLinesWriter.Ending) { state.withLock { $0 = ending } }
+    var value: JSONLinesWriter.Ending? { state.withLock { $0 } }
 }

@@ -23,16 +23,15 @@ public struct StreamEvent: Sendable {
         self.payload = payload
     }
 
+    /// The event's kind (matched without copying the payload: this runs for
+    /// every event at every subscriber).
     public var kind: EventKind {
         switch payload {
         case .status: return .status
-        case .store(let event):
-            switch event {
-            case .entityReceived: return .entityReceived
-            case .observation: return .observation
-            case .observationPurged: return .observationPurged
-            case .entityPurged: return .entityPurged
-            }
+        case .store(.entityReceived): return .entityReceived
+        case .store(.observation): return .observation
+        case .store(.observationPurged): return .observationPurged
+        case .store(.entityPurged): return .entityPurged
         case .filter: return .filter
         case .error: return .error
         case .response: return .response

@@ -52,9 +52,13 @@ public struct EsriFeatureDecoder: Sendable {
     /// Schema and table as they were before the current call first learned a
     /// field; restored if the call throws.
     private var stateBeforeLearning: LearningSnapshot?
-    /// The array being decoded and where the message starts in it, when the
-    /// caller gave an owning array (observations then reference their text).
-    private var sourceOwner: (bytes: [UInt8], offset: Int)?
+    /// The message being decoded (valid during one decode call): where
+    /// observations' source texts are copied from.
+    private nonisolated(unsafe) var currentMessage: UnsafeRawBufferPointer?
+    /// Where source texts are copied to (a new slab when it is full). Not
+    /// shared between decoders: a copy of a decoder must not decode while
+    /// the original does.
+    private var slab: SourceTextSlab?
 
     public init(schema: Schema, maxDepth: Int = 512) {
         self.schema = schema
@@ -68,6 +72,8 @@ public struct EsriFeatureDecoder: Sendable {
     public mutating func decode(_ message: UnsafeRawBufferPointer, receivedAt: Int64, into output: inout [StreamMessage]) throws(JSONError) {
         let countBefore = output.count
         stateBeforeLearning = nil
+        currentMessage = message
+        defer { currentMessage = nil }
         do throws(JSONError) {
             var scanner = try JSONScanner(message)
             try decodeTopLevel(&scanner, receivedAt: receivedAt, into: &output)
@@ -90,13 +96,11 @@ public struct EsriFeatureDecoder: Sendable {
     }
 
     /// Decodes the message at `range` of `bytes` (e.g. one message of a
-    /// received batch). Observations of plain features then carry a
-    /// ``SourceText`` referencing `bytes` (when the message has no line breaks).
+    /// received batch). Observations carry a copy of their geometry and
+    /// attributes text (``SourceText``), never a reference to `bytes`.
     public mutating func decode(_ bytes: [UInt8], range: Range<Int>, receivedAt: Int64, into output: inout [StreamMessage]) throws(JSONError) {
         let result = bytes.withUnsafeBytes { all in
             let message = UnsafeRawBufferPointer(rebasing: all[range])
-            sourceOwner = (bytes, range.lowerBound)
-            defer { sourceOwner = nil }
             return Result { () throws(JSONError) in try decode(message, receivedAt: receivedAt, into: &output) }
         }
         try result.get()
@@ -284,19 +288,19 @@ public struct EsriFeatureDecoder: Sendable {
         return Observation(geometry: geometry, attributes: values, receivedAt: receivedAt, source: sourceText(of: feature))
     }
 
-    /// The feature's own geometry and attributes text, when decoding from an
-    /// owned buffer and neither holds a line break (so it can stand in one
-    /// output line).
-    private func sourceText(of feature: FeatureParts) -> SourceText? {
-        guard let owner = sourceOwner else { return nil }
-        let shift = owner.offset
-        let geometry = feature.geometryRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) }
-        let attributes = feature.attributesRange.map { ($0.lowerBound + shift)..<($0.upperBound + shift) }
-        let breaks = owner.bytes.withUnsafeBytes { all in
-            func hasBreak(_ range: Range<Int>?) -> Bool { range.map { UnsafeRawBufferPointer(rebasing: all[$0]).containsLineBreak } ?? false }
-            return hasBreak(geometry) || hasBreak(attributes)
+    /// A copy of the feature's own geometry and attributes text, when
+    /// neither holds a line break (so it can stand in one output line).
+    private mutating func sourceText(of feature: FeatureParts) -> SourceText? {
+        guard let message = currentMessage else { return nil }
+        let geometry = feature.geometryRange.map { UnsafeRawBufferPointer(rebasing: message[$0]) }
+        let attributes = feature.attributesRange.map { UnsafeRawBufferPointer(rebasing: message[$0]) }
+        if geometry?.containsLineBreak == true || attributes?.containsLineBreak == true { return nil }
+        let needed = (geometry?.count ?? 0) + (attributes?.count ?? 0)
+        guard needed < Int(Int32.max) else { return nil }
+        if slab == nil || slab!.remaining < needed {
+            slab = SourceTextSlab(capacity: max(SourceTextSlab.standardCapacity, needed))
         }
-        return breaks ? nil : SourceText(bytes: owner.bytes, geometry: geometry, attributes: attributes)
+        return slab!.append(geometry: geometry, attributes: attributes)
     }
 
     private static func message(for observation: Observation, geometry: GeometryResult) -> StreamMessage {

@@ -52,17 +52,20 @@ public enum FieldType: Sendable, Hashable {
     public var isFloatingPoint: Bool { self == .single || self == .double }
 }
 
-/// One field of a stream service's schema, as its `fields` list declares it.
+/// One field of a service's or layer's schema, as its `fields` list declares it.
 public struct Field: Sendable, Hashable {
     public var name: String
     public var type: FieldType
     public var alias: String?
     public var nullable: Bool
+    /// The declared maximum length of a string field (`length`), when given.
+    public var length: Int?
 
-    public init(name: String, type: FieldType, alias: String? = nil, nullable: Bool = true) {
+    public init(name: String, type: FieldType, alias: String? = nil, nullable: Bool = true, length: Int? = nil) {
         self.name = name
         self.type = type
         self.alias = alias
         self.nullable = nullable
+        self.length = length
     }
 }

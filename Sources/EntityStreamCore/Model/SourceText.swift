@@ -1,29 +1,89 @@
-/// Where an observation's geometry and attributes are in the message that
-/// carried it: a reference to the received bytes (shared with every other
-/// observation of the same message or batch, never copied) and two ranges.
+/// Where an observation's geometry and attributes text is: its own copy of
+/// the service's bytes for those two members (not the message, and never
+/// the receive batch it arrived in), kept in a shared ``SourceTextSlab``.
 ///
-/// The ranges hold validated JSON on one line (no line breaks), so output
-/// may copy them verbatim. Kept small (offsets as 32-bit values) because
-/// observations are copied often.
+/// The text is validated JSON on one line (no line breaks), so output may
+/// copy it verbatim. Small (a reference and three 32-bit numbers) because
+/// observations are copied often. What it keeps alive is its slab: slabs
+/// are filled in arrival order, so observations written in order release
+/// them in order, and the memory a queue of observations pins is about the
+/// size of their own text (see ``byteCount``).
 public struct SourceText: Sendable {
-    public let bytes: [UInt8]
-    private let geometryStart: Int32
-    private let geometryEnd: Int32
-    private let attributesStart: Int32
-    private let attributesEnd: Int32
+    let slab: SourceTextSlab
+    private let start: Int32
+    private let geometryCount: Int32
+    private let attributesCount: Int32
 
-    /// Nil when a range does not fit 32-bit offsets (messages beyond 2 GiB).
-    public init?(bytes: [UInt8], geometry: Range<Int>?, attributes: Range<Int>?) {
-        guard bytes.count < Int(Int32.max) else { return nil }
-        self.bytes = bytes
-        geometryStart = Int32(geometry?.lowerBound ?? -1)
-        geometryEnd = Int32(geometry?.upperBound ?? -1)
-        attributesStart = Int32(attributes?.lowerBound ?? -1)
-        attributesEnd = Int32(attributes?.upperBound ?? -1)
+    init(slab: SourceTextSlab, start: Int, geometryCount: Int, attributesCount: Int) {
+        self.slab = slab
+        self.start = Int32(start)
+        self.geometryCount = Int32(geometryCount)
+        self.attributesCount = Int32(attributesCount)
     }
 
-    /// The `geometry` member's value, or nil when the feature had none.
-    public var geometry: Range<Int>? { geometryStart < 0 ? nil : Int(geometryStart)..<Int(geometryEnd) }
-    /// The `attributes` member's value, or nil when the feature had none.
-    public var attributes: Range<Int>? { attributesStart < 0 ? nil : Int(attributesStart)..<Int(attributesEnd) }
+    /// True when the feature had a `geometry` member.
+    public var hasGeometry: Bool { geometryCount >= 0 }
+    /// True when the feature had an `attributes` member.
+    public var hasAttributes: Bool { attributesCount >= 0 }
+
+    /// The bytes of this text.
+    public var byteCount: Int { Int(max(geometryCount, 0)) + Int(max(attributesCount, 0)) }
+
+    /// Calls `body` with the `geometry` member's value text, or nil when the feature had none.
+    public func withGeometry<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        guard geometryCount >= 0 else { return try body(nil) }
+        return try body(UnsafeRawBufferPointer(start: slab.base + Int(start), count: Int(geometryCount)))
+    }
+
+    /// Calls `body` with the `attributes` member's value text, or nil when the feature had none.
+    public func withAttributes<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        guard attributesCount >= 0 else { return try body(nil) }
+        let offset = Int(start) + Int(max(geometryCount, 0))
+        return try body(UnsafeRawBufferPointer(start: slab.base + offset, count: Int(attributesCount)))
+    }
+
+    /// The geometry text as a String (for tests and diagnostics).
+    public var geometryText: String? { withGeometry { $0.map { String(decoding: $0, as: UTF8.self) } } }
+    /// The attributes text as a String (for tests and diagnostics).
+    public var attributesText: String? { withAttributes { $0.map { String(decoding: $0, as: UTF8.self) } } }
+}
+
+/// A block of memory that source texts are copied into, back to back.
+///
+/// Written only by the one decoder that filled it, and only past what it
+/// has handed out (``SourceText``s read bytes that never change again), then
+/// freed when the last text referencing it goes. `@unchecked Sendable` for
+/// that reason: readers on other threads only read finished bytes.
+public final class SourceTextSlab: @unchecked Sendable {
+    /// Slab size: large enough that a slab serves a few hundred observations.
+    public static let standardCapacity = 64 * 1024
+
+    let base: UnsafeMutableRawPointer
+    let capacity: Int
+    private(set) var used = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(byteCount: max(capacity, 1), alignment: 1)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    var remaining: Int { capacity - used }
+
+    /// Copies `geometry` then `attributes` (each optional) and returns the text.
+    func append(geometry: UnsafeRawBufferPointer?, attributes: UnsafeRawBufferPointer?) -> SourceText {
+        let start = used
+        if let geometry, let address = geometry.baseAddress {
+            (base + used).copyMemory(from: address, byteCount: geometry.count)
+            used += geometry.count
+        }
+        if let attributes, let address = attributes.baseAddress {
+            (base + used).copyMemory(from: address, byteCount: attributes.count)
+            used += attributes.count
+        }
+        return SourceText(slab: self, start: start, geometryCount: geometry?.count ?? -1, attributesCount: attributes?.count ?? -1)
+    }
 }

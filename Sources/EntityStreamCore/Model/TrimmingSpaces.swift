@@ -1,7 +1,7 @@
 extension StringProtocol {
     /// The text without leading and trailing spaces, tabs and line breaks
     /// (`\n`, `\r`, `\r\n`); other characters, Unicode spaces included, stay.
-    var trimmingSpaces: String {
+    package var trimmingSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])

@@ -107,10 +107,12 @@ public struct JSONLinesFormatter: Sendable {
         if let source = observation.source {
             // The service's own text for geometry and attributes, validated when decoded.
             writer.appendRaw(",\"geometry\":")
-            source.bytes.withUnsafeBufferPointer { bytes in
-                if let range = source.geometry { writer.appendRaw(UnsafeBufferPointer(rebasing: bytes[range])) } else { writer.appendNull() }
-                writer.appendRaw(",\"attributes\":")
-                if let range = source.attributes { writer.appendRaw(UnsafeBufferPointer(rebasing: bytes[range])) } else { writer.appendRaw("{}") }
+            source.withGeometry { text in
+                if let text { writer.appendRaw(text) } else { writer.appendNull() }
+            }
+            writer.appendRaw(",\"attributes\":")
+            source.withAttributes { text in
+                if let text { writer.appendRaw(text) } else { writer.appendRaw("{}") }
             }
             return
         }
@@ -145,20 +147,7 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendInt(id)
         }
         writer.appendRaw(",\"geometry\":")
-        if let point = observation?.geometry, point.x.isFinite, point.y.isFinite {
-            let wgs84 = WebMercator.convert(point, to: 4326) ?? point
-            writer.appendRaw("{\"type\":\"Point\",\"coordinates\":[")
-            writer.appendDouble(wgs84.x)
-            writer.appendRaw(",")
-            writer.appendDouble(wgs84.y)
-            if let z = point.z {
-                writer.appendRaw(",")
-                writer.appendDouble(z)
-            }
-            writer.appendRaw("]}")
-        } else {
-            writer.appendNull()
-        }
+        writer.appendGeoJSONPoint(observation?.geometry)
         writer.appendRaw(",\"properties\":{\"event\":\"")
         writer.appendRaw(eventNameBytes(event.kind))
         writer.appendRaw("\"")
@@ -340,17 +329,7 @@ public struct JSONLinesFormatter: Sendable {
     static func appendGeoJSONGeometry(_ geometry: AnalysisGeometry, to writer: inout JSONWriter) {
         switch geometry {
         case .point(let point):
-            guard point.x.isFinite, point.y.isFinite else { return writer.appendNull() }
-            let wgs84 = WebMercator.convert(point, to: 4326) ?? point
-            writer.appendRaw("{\"type\":\"Point\",\"coordinates\":[")
-            writer.appendDouble(wgs84.x)
-            writer.appendRaw(",")
-            writer.appendDouble(wgs84.y)
-            if let z = point.z {
-                writer.appendRaw(",")
-                writer.appendDouble(z)
-            }
-            writer.appendRaw("]}")
+            writer.appendGeoJSONPoint(point)
         case .polygon(let rings, let wkid):
             writer.appendRaw("{\"type\":\"Polygon\",\"coordinates\":[")
             for (ringIndex, ring) in rings.enumerated() {

@@ -2,9 +2,11 @@
 /// `maximumReconnectionAttempts` / `reconnectionInterval`: up to 12
 /// attempts, the first 2 at once, the rest 10 s apart, then `failed`.
 ///
-/// A connection that stayed up for at least ``stableAfterMilliseconds``
-/// resets the count. Close codes 1001, 4400, 4401, 4403 and 4404 are final,
-/// except that after 4401/4403 a freshly fetched token earns one retry.
+/// A connection that delivered data, or stayed up for at least
+/// ``stableAfterMilliseconds``, resets the count. Close codes 4400, 4401,
+/// 4403 and 4404 are final, except that after 4401/4403 a freshly fetched
+/// token earns one retry; 1001 ("going away": a server restarting) is
+/// retried, as current ArcGIS clients do.
 public struct ReconnectPolicy: Sendable, Hashable {
     public var maximumAttempts: Int
     public var immediateAttempts: Int
@@ -20,7 +22,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     }
 
     /// Close codes after which the client must not reconnect.
-    public static let finalCloseCodes: Set<UInt16> = [1001, 4400, 4401, 4403, 4404]
+    public static let finalCloseCodes: Set<UInt16> = [4400, 4401, 4403, 4404]
     /// Close codes meaning "not authorized": worth one retry with a new token.
     public static let authorizationCloseCodes: Set<UInt16> = [4401, 4403]
 }

@@ -34,10 +34,11 @@ public struct ReconnectState: Sendable, Hashable {
         tokenRetryUsed = false
     }
 
-    /// The connection had been up for `upMilliseconds` when it ended: long
-    /// enough resets the count.
-    public mutating func connectionEnded(afterBeingUpFor upMilliseconds: Int64) {
-        if upMilliseconds >= policy.stableAfterMilliseconds {
+    /// The connection had been up for `upMilliseconds` when it ended, having
+    /// delivered data or not: either resets the count (a productive
+    /// connection is not a failed attempt, however short).
+    public mutating func connectionEnded(afterBeingUpFor upMilliseconds: Int64, deliveredData: Bool = false) {
+        if deliveredData || upMilliseconds >= policy.stableAfterMilliseconds {
             attempt = 0
             tokenRetryUsed = false
         }

@@ -301,6 +301,23 @@ public struct EntityStoreState: Sendable {
 
     // MARK: Reading
 
+    /// What the store holds now, as a value (O(1); see ``StoreContents``).
+    public var contents: StoreContents {
+        StoreContents(schema: schema, entities: entities, slotsByTrack: slotsByTrack, strings: strings.storage,
+                      entityCount: entityCount, observationCount: observationCount)
+    }
+
+    /// Visits the stored observations matching `scan` (see ``StoreContents/scan(_:_:)``).
+    @discardableResult
+    public func scan(_ scan: ObservationScan, _ visit: (StoredObservation) throws -> Bool) rethrows -> Int {
+        try contents.scan(scan, visit)
+    }
+
+    /// Counts the stored observations matching `scan`.
+    public func count(_ scan: ObservationScan) -> Int {
+        contents.count(scan)
+    }
+
     /// Entities matching `query`, by entity id.
     public func query(_ query: EntityQuery) -> [EntitySnapshot] {
         var result: [EntitySnapshot] = []

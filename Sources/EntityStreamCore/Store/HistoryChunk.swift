@@ -6,6 +6,8 @@
 /// spatial reference); an observation that needs a different layout starts
 /// a new chunk, so schemas can grow without rewriting history. Its
 /// ``ZoneMap`` bounds what the records span, so scans skip whole chunks.
+/// Copies share their words (``ChunkStorage``): copying a chunk is O(1),
+/// and so is a store snapshot's cost per track.
 struct HistoryChunk {
     struct Layout: Hashable {
         var attributeCount: Int
@@ -17,7 +19,8 @@ struct HistoryChunk {
     static let capacity = 128
 
     let layout: Layout
-    private(set) var words: [UInt64]
+    /// Shared, append-only: only `0..<end * stride` belongs to this copy.
+    private var storage: ChunkStorage
     /// Index of the oldest live record.
     private(set) var start = 0
     /// Number of records appended (live or purged).
@@ -37,13 +40,12 @@ struct HistoryChunk {
     init(layout: Layout, timeFields: TimeFields, reserving: Bool = true) {
         self.layout = layout
         self.timeFields = timeFields
-        words = []
-        if reserving { words.reserveCapacity(layout.stride * Self.capacity) }
+        storage = reserving ? ChunkStorage(capacity: layout.stride * Self.capacity) : .empty
     }
 
     var isFull: Bool { end == Self.capacity }
     /// Words allocated for records (memory diagnostics).
-    var capacityWords: Int { words.capacity }
+    var capacityWords: Int { storage.capacity }
     var liveCount: Int { end - start }
 
     /// Appends one record; `attributes` are already packed; `start`/`end` are
@@ -53,33 +55,43 @@ struct HistoryChunk {
         let hasPoint = PackedValue.tag(x) != PackedValue.nullTag
         zone.add(receivedAt: receivedAt, start: start, end: recordEnd,
                  x: hasPoint ? Double(bitPattern: x) : nil, y: hasPoint ? Double(bitPattern: y) : nil)
-        words.append(UInt64(bitPattern: id))
-        words.append(UInt64(bitPattern: receivedAt))
-        words.append(x)
-        words.append(y)
-        if layout.hasZM {
-            words.append(z)
-            words.append(m)
+        let stride = layout.stride
+        let offset = end * stride
+        if !storage.claim(from: offset, count: stride) {
+            // Another copy of this chunk appended here first: take our own words.
+            storage = storage.copy(count: offset)
+            _ = storage.claim(from: offset, count: stride)
         }
-        words.append(contentsOf: attributes)
-        let missing = layout.attributeCount - attributes.count
-        if missing > 0 { words.append(contentsOf: repeatElement(PackedValue.null, count: missing)) }
+        let record = storage.words + offset
+        record[0] = UInt64(bitPattern: id)
+        record[1] = UInt64(bitPattern: receivedAt)
+        record[2] = x
+        record[3] = y
+        var next = 4
+        if layout.hasZM {
+            record[4] = z
+            record[5] = m
+            next = 6
+        }
+        let count = min(attributes.count, layout.attributeCount)
+        for index in 0..<count { record[next + index] = attributes[index] }
+        for index in count..<layout.attributeCount { record[next + index] = PackedValue.null }
         end += 1
     }
 
-    func id(at record: Int) -> Int64 { Int64(bitPattern: words[record * layout.stride]) }
-    func receivedAt(at record: Int) -> Int64 { Int64(bitPattern: words[record * layout.stride + 1]) }
-    func word(at record: Int, _ offset: Int) -> UInt64 { words[record * layout.stride + offset] }
+    func id(at record: Int) -> Int64 { Int64(bitPattern: storage.words[record * layout.stride]) }
+    func receivedAt(at record: Int) -> Int64 { Int64(bitPattern: storage.words[record * layout.stride + 1]) }
+    func word(at record: Int, _ offset: Int) -> UInt64 { storage.words[record * layout.stride + offset] }
 
     /// Runs `body` with the chunk's words (valid only during the call).
     func withWords<Result>(_ body: (UnsafeBufferPointer<UInt64>) throws -> Result) rethrows -> Result {
-        try words.withUnsafeBufferPointer(body)
+        try withExtendedLifetime(storage) { try body(UnsafeBufferPointer(start: storage.words, count: end * layout.stride)) }
     }
 
     /// The packed attribute words of `record`.
-    func attributeWords(at record: Int) -> ArraySlice<UInt64> {
+    func attributeWords(at record: Int) -> [UInt64] {
         let base = record * layout.stride + 4 + (layout.hasZM ? 2 : 0)
-        return words[base..<(base + layout.attributeCount)]
+        return withExtendedLifetime(storage) { Array(UnsafeBufferPointer(start: storage.words + base, count: layout.attributeCount)) }
     }
 
     /// Drops the oldest live record, releasing its strings, and returns its id and receive time.
@@ -87,10 +99,10 @@ struct HistoryChunk {
         let base = start * layout.stride
         let attributesBase = base + 4 + (layout.hasZM ? 2 : 0)
         for offset in attributesBase..<(attributesBase + layout.attributeCount) {
-            let word = words[offset]
+            let word = storage.words[offset]
             if PackedValue.isInterned(word) { strings.release(PackedValue.stringID(word)) }
         }
-        let info = (Int64(bitPattern: words[base]), Int64(bitPattern: words[base + 1]))
+        let info = (Int64(bitPattern: storage.words[base]), Int64(bitPattern: storage.words[base + 1]))
         start += 1
         return info
     }

@@ -1,7 +1,7 @@
 /// A query over the stored history — the engine of `query-observations`: the
 /// observations an ``ObservationScan`` selects, ordered, limited, with the
-/// chosen fields. Pure: it reads an ``EntityStoreState`` (typically a
-/// snapshot copy) and returns values.
+/// chosen fields. Pure: it reads ``StoreContents`` (typically a
+/// snapshot) and returns values.
 public struct ObservationQuery: Sendable {
     public var scan: ObservationScan
     /// ORDER BY terms; the observation id (arrival order) breaks ties.
@@ -36,47 +36,96 @@ public struct ObservationQuery: Sendable {
 
     /// Runs the query on `state`. `shouldStop` is polled every few thousand
     /// observations; when it answers true the query throws ``CancellationError``.
-    public func run(on state: EntityStoreState, shouldStop: () -> Bool = { false }) throws(CancellationError) -> Result {
+    ///
+    /// Ordered by times only (the usual case), it first collects small sort
+    /// keys, then rebuilds only the observations the limit keeps; ordered by
+    /// fields, it rebuilds every match and sorts them on their keys.
+    public func run(on state: StoreContents, shouldStop: () -> Bool = { false }) throws(CancellationError) -> Result {
+        let fieldOrder = order.compactMap { term -> Int? in if case .field(let index) = term.key { return index }; return nil }
+        if !fieldOrder.isEmpty {
+            let rows = try collectRows(state, shouldStop: shouldStop) { _ in true }
+            // Sort indices on precomputed keys: rows are large, keys are small.
+            let keys = rows.map { row in SortKey(time: row.time, received: row.observation.receivedAt, id: row.id,
+                                                  fields: fieldOrder.map { row.observation.attribute($0) }) }
+            let ranks = keys.indices.sorted { areInOrder(keys[$0], keys[$1]) }
+            return Result(rows: project(ranks.prefix(limit ?? rows.count).map { rows[$0] }), matched: rows.count)
+        }
+        var keys: [SortKey] = []
+        try visit(state, shouldStop: shouldStop) { record in
+            keys.append(SortKey(time: time(of: record), received: record.receivedAt, id: record.id))
+        }
+        keys.sort(by: areInOrder)
+        let kept = keys.prefix(limit ?? keys.count)
+        var rankByID: [Int64: Int] = [:]
+        rankByID.reserveCapacity(kept.count)
+        for (rank, key) in kept.enumerated() { rankByID[key.id] = rank }
+        let rows = try collectRows(state, shouldStop: shouldStop) { rankByID[$0] != nil }
+        var ordered = [Row?](repeating: nil, count: kept.count)
+        for row in rows { if let rank = rankByID[row.id] { ordered[rank] = row } }
+        return Result(rows: project(ordered.compactMap { $0 }), matched: keys.count)
+    }
+
+    private struct SortKey {
+        var time: Int64?
+        var received: Int64
+        var id: Int64
+        /// Values of the ORDER BY's fields, in the order they appear in it.
+        var fields: [AttributeValue] = []
+    }
+
+    private func collectRows(_ state: StoreContents, shouldStop: () -> Bool, keeping: (Int64) -> Bool) throws(CancellationError) -> [Row] {
         var rows: [Row] = []
+        try visit(state, shouldStop: shouldStop) { record in
+            if keeping(record.id) {
+                rows.append(Row(entity: record.entity, id: record.id, observation: record.observation(), time: time(of: record)))
+            }
+        }
+        return rows
+    }
+
+    /// Scans `state` with the query's scan, polling `shouldStop` every 4,096 observations.
+    private func visit(_ state: StoreContents, shouldStop: () -> Bool, _ body: (StoredObservation) -> Void) throws(CancellationError) {
         var visited = 0
         var stopped = false
-        let strings = state.strings
         state.scan(scan) { record in
             visited += 1
             if visited & 4095 == 0 && shouldStop() {
                 stopped = true
                 return false
             }
-            rows.append(Row(entity: record.entity, id: record.id, observation: record.observation(), time: time(of: record, strings: strings)))
+            body(record)
             return true
         }
         if stopped { throw CancellationError() }
-        let matched = rows.count
-        rows.sort(by: areInOrder)
-        if let limit, rows.count > limit { rows.removeSubrange(limit...) }
-        if let outFields {
-            for index in rows.indices {
-                let observation = rows[index].observation
-                rows[index].observation.attributes = outFields.map { observation.attribute($0) }
-            }
-        }
-        return Result(rows: rows, matched: matched)
     }
 
-    private func time(of record: StoredObservation, strings: StringTable) -> Int64? {
+    private func project(_ rows: [Row]) -> [Row] {
+        guard let outFields else { return rows }
+        return rows.map { row in
+            var row = row
+            let observation = row.observation
+            row.observation.attributes = outFields.map { observation.attribute($0) }
+            return row
+        }
+    }
+
+    private func time(of record: StoredObservation) -> Int64? {
         switch scan.timeKey {
         case .received: return record.receivedAt
         case .field(let start, _): return EntityStoreState.milliseconds(record.value(at: start))
         }
     }
 
-    private func areInOrder(_ a: Row, _ b: Row) -> Bool {
+    private func areInOrder(_ a: SortKey, _ b: SortKey) -> Bool {
+        var fieldTerm = 0
         for term in order {
             let comparison: Int
             switch term.key {
             case .time: comparison = Self.compare(a.time, b.time)
-            case .received: comparison = Self.compare(a.observation.receivedAt, b.observation.receivedAt)
-            case .field(let index): comparison = AttributeValueOrdering.compare(a.observation.attribute(index), b.observation.attribute(index))
+            case .received: comparison = Self.compare(a.received, b.received)
+            case .field:
+                comparison = AttributeValueOrdering.compare(a.fields[fieldTerm], b.fields[fieldTerm])
+                fieldTerm += 1
             }
             if comparison != 0 { return term.descending ? comparison > 0 : comparison < 0 }
         }

@@ -109,6 +109,26 @@ enum PackedValue {
         }
     }
 
+    /// What a word holds, for numeric comparisons without building a value.
+    enum NumericView {
+        case number(WhereValueOrder.Number)
+        /// NULL or a string: no numeric order.
+        case notNumeric
+        /// A wide integer or date kept in the string table.
+        case needsTable
+    }
+
+    @inline(__always)
+    static func number(_ word: UInt64) -> NumericView {
+        switch word >> tagShift {
+        case nullTag, stringTag: return .notNumeric
+        case boolTag: return .number(.int(Int64(word & 1)))
+        case intTag, dateTag: return .number(.int(signExtend(word)))
+        case wideIntTag, wideDateTag: return .needsTable
+        default: return .number(.double(Double(bitPattern: word)))
+        }
+    }
+
     private static func signed48(_ value: Int64, tag: UInt64) -> UInt64? {
         guard value >= -(1 << 47), value < (1 << 47) else { return nil }
         return tag << tagShift | (UInt64(bitPattern: value) & payloadMask)

@@ -5,9 +5,10 @@
 /// values directly. It points into the store's memory and is valid only
 /// during the call that hands it over: keep ``observation()`` (a full copy)
 /// or the values you need, never the view itself.
-public struct StoredObservation: AttributeRow {
+public struct StoredObservation: IdentityKeyedRow {
     /// The entity it belongs to.
-    public let entity: EntityReference
+    public var entity: EntityReference { entityReference.pointee }
+    let entityReference: UnsafePointer<EntityReference>
     /// The store's observation id (arrival order).
     public let id: Int64
     /// When it was received, epoch ms.

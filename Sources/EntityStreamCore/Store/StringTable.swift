@@ -2,8 +2,34 @@
 /// observation records: each distinct string is stored once, however many
 /// observations carry it, and freed when the last of them is purged.
 struct StringTable {
-    private var idsByString: [String: UInt32] = [:]
+    /// A string as a dictionary key hashed by one cheap pass over its UTF-8
+    /// (FNV-1a, fed to the hasher as one word) instead of `String`'s own
+    /// hashing: every observation interns its unique strings (a global id),
+    /// so this runs several times per observation. Equality is `String`'s.
+    struct Key: Hashable {
+        let string: String
+        let fingerprint: UInt64
+
+        init(_ string: String) {
+            var text = string
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            text.withUTF8 { bytes in
+                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            }
+            self.string = text
+            fingerprint = hash
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool { lhs.fingerprint == rhs.fingerprint && lhs.string == rhs.string }
+        func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+    }
+
+    private var idsByString: [Key: UInt32] = [:]
     private var strings: [String] = []
+
+    /// The strings by id (a freed id holds an empty string until reused).
+    var storage: [String] { strings }
+
     private var referenceCounts: [UInt32] = []
     private var freeIDs: [UInt32] = []
 
@@ -12,7 +38,8 @@ struct StringTable {
 
     /// The id for `string`, taking one reference.
     mutating func retain(_ string: String) -> UInt32 {
-        if let id = idsByString[string] {
+        let key = Key(string)
+        if let id = idsByString[key] {
             referenceCounts[Int(id)] += 1
             return id
         }
@@ -26,7 +53,7 @@ struct StringTable {
             strings.append(string)
             referenceCounts.append(1)
         }
-        idsByString[string] = id
+        idsByString[key] = id
         return id
     }
 
@@ -40,7 +67,7 @@ struct StringTable {
         let index = Int(id)
         referenceCounts[index] -= 1
         if referenceCounts[index] == 0 {
-            idsByString[strings[index]] = nil
+            idsByString[Key(strings[index])] = nil
             strings[index] = ""
             freeIDs.append(id)
         }

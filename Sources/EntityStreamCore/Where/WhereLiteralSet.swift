@@ -40,6 +40,12 @@ struct WhereLiteralSet: Sendable, Hashable {
         self.hasNull = hasNull
     }
 
+    /// The distinct string literals (in byte order).
+    var stringValues: [String] { strings.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// Every literal is a string (no number, NaN or NULL), and there is at least one.
+    var isOnlyStrings: Bool { !strings.isEmpty && numbers.isEmpty && !hasNaN && !hasNull }
+
     func evaluate(_ value: AttributeValue, negated: Bool) -> SQLTruth {
         let matched: Bool
         let sawUnknown: Bool

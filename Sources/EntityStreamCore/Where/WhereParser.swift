@@ -30,24 +30,45 @@ struct WhereParser {
     private let scalars: [Unicode.Scalar]
     private var index = 0
     private var nesting = 0
+    /// Aggregate functions (upper case) whose calls are read as synthetic
+    /// fields; empty for an ordinary where clause (see `WhereAggregates.swift`).
+    private let aggregateFunctions: [String]
+    /// The aggregate calls met, in text order.
+    private(set) var aggregateCalls: [WhereAggregateCall] = []
+    /// The field names met outside aggregate calls, in text order.
+    private(set) var fieldReferences: [WhereFieldReference] = []
 
-    init(tokens: [WhereToken], scalars: [Unicode.Scalar]) {
+    init(tokens: [WhereToken], scalars: [Unicode.Scalar], aggregateFunctions: [String] = []) {
         self.tokens = tokens
         self.scalars = scalars
+        self.aggregateFunctions = aggregateFunctions
     }
 
     /// Parses a whole clause; nil for an empty (whitespace-only) clause.
     static func parse(_ scalars: [Unicode.Scalar]) throws(WhereClauseError) -> WhereExpression? {
-        let tokens = try WhereLexer.tokenize(scalars)
-        var parser = WhereParser(tokens: tokens, scalars: scalars)
-        if parser.current.isEnd { return nil }
-        let expression = try parser.parseOr()
-        let trailing = parser.current
+        var parser = try WhereParser(tokens: WhereLexer.tokenize(scalars), scalars: scalars)
+        return try parser.parseClause()
+    }
+
+    /// Parses a whole clause in which calls of `aggregateFunctions` are read
+    /// as synthetic fields; also returns the calls and the plain field names met.
+    static func parse(_ scalars: [Unicode.Scalar], aggregateFunctions: [String]) throws(WhereClauseError)
+        -> (expression: WhereExpression?, calls: [WhereAggregateCall], fields: [WhereFieldReference]) {
+        var parser = try WhereParser(tokens: WhereLexer.tokenize(scalars), scalars: scalars,
+                                     aggregateFunctions: aggregateFunctions)
+        let expression = try parser.parseClause()
+        return (expression, parser.aggregateCalls, parser.fieldReferences)
+    }
+
+    private mutating func parseClause() throws(WhereClauseError) -> WhereExpression? {
+        if current.isEnd { return nil }
+        let expression = try parseOr()
+        let trailing = current
         if !trailing.isEnd {
             if trailing.isSymbol(.rightParen) {
-                throw parser.error("unmatched ')'", at: trailing.position)
+                throw error("unmatched ')'", at: trailing.position)
             }
-            throw parser.error("unexpected \(trailing.quoted) after end of condition", at: trailing.position)
+            throw error("unexpected \(trailing.quoted) after end of condition", at: trailing.position)
         }
         return expression
     }
@@ -292,6 +313,7 @@ struct WhereParser {
             return leaf(.string(value), at: token.position)
         case .quotedIdentifier(let name):
             _ = advance()
+            fieldReferences.append(WhereFieldReference(name: name, position: token.position))
             return leaf(.field(name: name), at: token.position)
         case .identifier(let name, let folded):
             if folded == "null" {
@@ -316,9 +338,13 @@ struct WhereParser {
                 }
             }
             if peek(1).isSymbol(.leftParen) {
+                if let function = aggregateFunctions.first(where: { Schema.fold($0) == folded }) {
+                    return try parseAggregate(function: function)
+                }
                 return try parseFunction(name: name, folded: folded)
             }
             _ = advance()
+            fieldReferences.append(WhereFieldReference(name: name, position: token.position))
             return leaf(.field(name: name), at: token.position)
         case .symbol(.leftParen):
             let open = advance()
@@ -348,7 +374,8 @@ struct WhereParser {
     private mutating func parseFunction(name: String, folded: String) throws(WhereClauseError) -> WhereExpression {
         let nameToken = advance()
         guard let function = WhereFunction(folded: folded) else {
-            throw error("unknown function '\(name)'", at: nameToken.position)
+            let hint = aggregateFunctions.isEmpty ? "" : " (aggregates: \(aggregateFunctions.joined(separator: ", ")))"
+            throw error("unknown function '\(name)'\(hint)", at: nameToken.position)
         }
         let open = advance() // '('
         if current.isSymbol(.rightParen) {
@@ -366,5 +393,37 @@ struct WhereParser {
         }
         _ = advance()
         return try node(.function(function, argument), at: nameToken.position, children: [argument])
+    }
+
+    /// `FUNCTION '(' ( '*' | field | "quoted field" ) ')'`, read as the
+    /// synthetic field ``WhereAggregateCall/fieldName``.
+    private mutating func parseAggregate(function: String) throws(WhereClauseError) -> WhereExpression {
+        let nameToken = advance()
+        let open = advance() // '('
+        let argumentToken = advance()
+        var argument: String?
+        switch argumentToken.kind {
+        case .symbol(.star):
+            argument = nil
+        case .quotedIdentifier(let name):
+            argument = name
+        case .identifier(let name, let folded) where !whereReservedWords.contains(folded):
+            if folded == "distinct", !current.isSymbol(.rightParen) {
+                throw error("DISTINCT is not supported in aggregates", at: argumentToken.position)
+            }
+            argument = name
+        default:
+            throw error("\(function) expects a field name or '*', found \(argumentToken.quoted)", at: argumentToken.position)
+        }
+        guard current.isSymbol(.rightParen) else {
+            if current.isSymbol(.comma) {
+                throw error("\(function) expects 1 argument, found more", at: peek(1).position)
+            }
+            throw error("expected ')' to close '(' opened at \(open.position)", at: current.position)
+        }
+        _ = advance()
+        let call = WhereAggregateCall(function: function, argument: argument, position: nameToken.position)
+        aggregateCalls.append(call)
+        return leaf(.field(name: call.fieldName), at: nameToken.position)
     }
 }

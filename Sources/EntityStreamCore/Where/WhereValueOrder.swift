@@ -9,8 +9,11 @@
 /// - `.string` compares only with `.string`, binary by UTF-8 bytes (the same
 ///   as Unicode scalar order; no normalization, case-sensitive).
 /// - Any other pairing (string vs number, …) has no order → `unknown`.
-enum WhereValueOrder {
-    enum Order { case less, equal, greater }
+///
+/// `package`-visible so grouped statistics order and group values exactly
+/// as where clauses compare them.
+package enum WhereValueOrder {
+    package enum Order { case less, equal, greater }
 
     /// A numeric view of a value of the numeric class.
     enum Number {
@@ -30,7 +33,7 @@ enum WhereValueOrder {
     }
 
     @inline(__always)
-    static func compare(_ a: AttributeValue, _ b: AttributeValue) -> Order? {
+    package static func compare(_ a: AttributeValue, _ b: AttributeValue) -> Order? {
         if case .string(let x) = a {
             if case .string(let y) = b { return compare(x, y) }
             return nil
@@ -62,7 +65,7 @@ enum WhereValueOrder {
 
     /// Exact `Int64` vs `Double` ordering.
     @inline(__always)
-    static func compare(_ x: Int64, _ y: Double) -> Order? {
+    package static func compare(_ x: Int64, _ y: Double) -> Order? {
         if y.isNaN { return nil }
         if y >= 9_223_372_036_854_775_808.0 { return .less }
         if y < -9_223_372_036_854_775_808.0 { return .greater }
@@ -77,7 +80,7 @@ enum WhereValueOrder {
 
     /// Binary (UTF-8 byte / Unicode scalar) order.
     @inline(__always)
-    static func compare(_ a: String, _ b: String) -> Order {
+    package static func compare(_ a: String, _ b: String) -> Order {
         WhereUTF8.withBytes(a) { x in
             WhereUTF8.withBytes(b) { y in
                 let n = min(x.count, y.count)

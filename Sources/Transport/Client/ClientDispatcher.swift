@@ -13,6 +13,15 @@ protocol ClientSession: AnyObject {
     func beginShutdown()
     /// The context is going away: finish with ``TransportError/shutDown`` if not finished.
     func contextDestroyed()
+    /// A keepalive tick (about once a second).
+    func tick(now: ContinuousClock.Instant)
+    /// OpenSSL refused the server's certificate (`problem`), during the handshake.
+    func certificateVerified(_ problem: TLSCertificateProblem?)
+}
+
+extension ClientSession {
+    func tick(now: ContinuousClock.Instant) {}
+    func certificateVerified(_ problem: TLSCertificateProblem?) {}
 }
 
 /// Routes a client context's callbacks to its sessions.
@@ -31,6 +40,16 @@ final class ClientDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     func callback(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
                   input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        if reason == LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION {
+            // `user` is OpenSSL's X509_STORE_CTX here and `length` its preverify verdict;
+            // the session is found through the wsi's own user pointer. Returning 0 keeps
+            // libwebsockets' decision (it refuses what OpenSSL refused).
+            if length == 0, let raw = lws_wsi_user(wsi), let session = sessions[Int(bitPattern: raw)] {
+                let code = es_x509_verify_error(user)
+                if code != 0 { session.certificateVerified(TLSCertificateProblem(verifyError: code)) }
+            }
+            return 0
+        }
         guard let user, let session = sessions[Int(bitPattern: user)] else {
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
@@ -50,25 +69,39 @@ final class ClientDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     var hasLiveConnections: Bool { !sessions.isEmpty }
 
+    func tick(now: ContinuousClock.Instant) {
+        for session in Array(sessions.values) { session.tick(now: now) }
+    }
+
     func contextWillBeDestroyed() {
         serviceTurnEnded()
         for session in Array(sessions.values) { session.contextDestroyed() }
     }
 }
 
-/// Turns libwebsockets' client connection-error text into a typed error.
+/// Turns libwebsockets' client connection-error text (and, for TLS, the
+/// certificate verdict seen during the handshake) into a typed error.
 enum ConnectErrorClassifier {
-    static func classify(_ text: String, url: TransportURL, handshakeStatus: Int) -> TransportError {
+    static func classify(_ text: String, url: TransportURL, handshakeStatus: Int,
+                         certificateProblem: TLSCertificateProblem? = nil) -> TransportError {
         if handshakeStatus != 0 && handshakeStatus != 101 && handshakeStatus != 200 {
             return .handshakeRejected(status: handshakeStatus)
         }
         if text.contains("unauthorized") { return .handshakeRejected(status: 401) }
+        if let certificateProblem {
+            return .tlsFailure(host: url.host, detail: certificateProblem.detail(host: url.host))
+        }
         if text == "Unable to connect" || text.contains("connect failed") || text.contains("Closed before conn") && handshakeStatus == 0 && !url.usesTLS {
             return .connectionRefused(host: url.host, port: url.port)
         }
         if text.contains("getaddrinfo") { return .dnsFailure(host: url.host, reason: text) }
         let lowered = text.lowercased()
-        if lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("cert") || lowered.contains("x509") {
+        if url.usesTLS && (lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("closed before conn")) {
+            // The handshake failed before any certificate was judged: the peer
+            // did not answer as a TLS server.
+            return .tlsFailure(host: url.host, detail: "the server did not complete a TLS handshake; it does not seem to speak TLS on port \(url.port) (is it http:// or ws://?)")
+        }
+        if lowered.contains("cert") || lowered.contains("x509") {
             return .tlsFailure(host: url.host, detail: text)
         }
         return .connectionFailed(detail: text.isEmpty ? "no detail from libwebsockets" : text)

@@ -17,6 +17,7 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     private var finished = false
     private var earlyEnd: Result<HTTPResponse, TransportError>?
     private var readBuffer = [UInt8](repeating: 0, count: Int(es_lws_pre()) + 64 * 1024)
+    private var certificateProblem: TLSCertificateProblem?
 
     init(id: Int, request: HTTPRequest, url: TransportURL, address: String,
          configuration: HTTPClientConfiguration, dispatcher: ClientDispatcher) {
@@ -97,7 +98,7 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
 
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-            finish(.failure(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: 0)))
+            finish(.failure(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: 0, certificateProblem: certificateProblem)))
             return 0
 
         case LWS_CALLBACK_CLOSED_CLIENT_HTTP:
@@ -160,6 +161,10 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     }
 
     func turnEnded() {}
+
+    func certificateVerified(_ problem: TLSCertificateProblem?) {
+        if let problem { certificateProblem = problem }
+    }
 
     func beginShutdown() {
         fail(.shutDown)

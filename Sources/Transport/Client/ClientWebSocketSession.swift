@@ -1,11 +1,13 @@
 import CLibWebSockets
 import Locking
 
-/// One client WebSocket connection's state.
+/// One client WebSocket connection: the libwebsockets shell around a
+/// ``WebSocketSessionCore`` (whose state machine decides the lifecycle and
+/// how the connection ended), plus the client's outbound queue.
 ///
-/// Fields under "service thread" are touched only on the loop's service
-/// thread; ``outbound`` and ``termination`` are shared under locks with the
-/// tasks that send and wait.
+/// Everything but ``outbound`` is touched only on the loop's service thread;
+/// ``outbound`` is shared under a lock with the tasks that send, and the
+/// core's termination with the tasks that wait.
 final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     struct Outbound {
         var messages: [[UInt8]] = []
@@ -14,32 +16,22 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         var closed = false
     }
 
-    struct Termination {
-        var result: Result<CloseInfo, TransportError>?
-        var waiters: [CheckedContinuation<Result<CloseInfo, TransportError>, Never>] = []
-    }
-
     let id: Int
     let url: TransportURL
     let address: String
     let configuration: WebSocketConfiguration
     let loop: ServiceLoop
     unowned let dispatcher: ClientDispatcher
-    let inbound: InboundChannel
+    let core: WebSocketSessionCore
     let outbound = LockedState(Outbound())
-    let termination = LockedState(Termination())
 
     // Service thread.
     private var wsi: OpaquePointer?
-    private var assembly: InboundAssembly
     private var openContinuation: CheckedContinuation<Result<Void, TransportError>, Never>?
-    private var established = false
-    private var peerClose: CloseInfo?
-    private var localClose: CloseInfo?
-    private var failure: TransportError?
-    private var shuttingDown = false
-    private var lastValidated = ContinuousClock.now
-    private var finished = false
+    private var pingRequested = false
+    private var certificateProblem: TLSCertificateProblem?
+
+    var inbound: InboundChannel { core.inbound }
 
     init(id: Int, url: TransportURL, address: String, configuration: WebSocketConfiguration,
          loop: ServiceLoop, dispatcher: ClientDispatcher) {
@@ -49,19 +41,21 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         self.configuration = configuration
         self.loop = loop
         self.dispatcher = dispatcher
-        self.assembly = InboundAssembly(maximumMessageSize: configuration.maximumMessageSize)
+        let keepalive: WebSocketSessionCore.Machine.Keepalive? = configuration.pingIntervalSeconds == 0 ? nil : .init(
+            pingInterval: .seconds(Int(configuration.pingIntervalSeconds)),
+            hangUpAfter: .seconds(Int(max(configuration.hangUpAfterSeconds, configuration.pingIntervalSeconds + 1))))
         let sessionID = id
-        self.inbound = InboundChannel(bufferLimit: configuration.receiveBufferLimit) { [loop, dispatcher] in
+        core = WebSocketSessionCore(role: .client, keepalive: keepalive, maximumMessageSize: configuration.maximumMessageSize,
+                                    receiveBufferLimit: configuration.receiveBufferLimit) { [loop, dispatcher] in
             loop.execute { dispatcher.session(sessionID, as: ClientWebSocketSession.self)?.resumeReading() }
         }
     }
 
     /// Service thread: remembers who to tell when the upgrade finishes, then connects.
     func start(context: OpaquePointer, continuation: CheckedContinuation<Result<Void, TransportError>, Never>) {
-        if finished {
+        if let ending = core.ending {
             // Cancelled or timed out before the connection could start.
-            let ending = termination.withLock { $0.result }
-            if case .failure(let error)? = ending { continuation.resume(returning: .failure(error)) } else {
+            if case .failure(let error) = ending { continuation.resume(returning: .failure(error)) } else {
                 continuation.resume(returning: .failure(.cancelled))
             }
             return
@@ -72,13 +66,13 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     }
 
     func connect(context: OpaquePointer) {
+        // Keepalive is the state machine's (see WebSocketSessionStateMachine): libwebsockets' own is off.
         let request = ClientConnectRequest(url: url, address: address, sessionID: id, method: nil,
                                            allowSelfSignedCertificates: configuration.allowSelfSignedCertificates,
                                            extraFlags: LCCSCF_PRIORITIZE_READS.rawValue,
-                                           retryPolicy: RetryPolicies.keepalive(ping: configuration.pingIntervalSeconds,
-                                                                                hangUp: configuration.hangUpAfterSeconds))
+                                           retryPolicy: RetryPolicies.keepalive(ping: 0, hangUp: 0))
         if !request.open(context: context) {
-            finish(.failure(.connectionFailed(detail: "libwebsockets refused to start the connection to \(url)")))
+            finish(core.connectFailed(.connectionFailed(detail: "libwebsockets refused to start the connection to \(url)")))
             dispatcher.unregister(self)
         }
     }
@@ -90,22 +84,26 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
             return appendHeaders(wsi: wsi, input: input, length: length)
 
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            established = true
-            lastValidated = .now
-            openContinuation?.resume(returning: .success(()))
-            openContinuation = nil
+            if core.established() {
+                openContinuation?.resume(returning: .success(()))
+                openContinuation = nil
+            }
             return 0
 
         case LWS_CALLBACK_CLIENT_RECEIVE:
-            receive(wsi: wsi, input: input, length: length)
+            switch core.receive(wsi: wsi, input: input, length: length) {
+            case .firstMessageOfTurn: dispatcher.markDirty(self)
+            case .close(let code, let reason): requestClose(code: code, reason: reason)
+            case .nothing: break
+            }
             return 0
 
         case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
-            lastValidated = .now
+            core.pongReceived()
             return 0
 
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            peerClose = Self.parseClose(input: input, length: length, initiatedByPeer: true)
+            core.peerInitiatedClose(input: input, length: length)
             return 0
 
         case LWS_CALLBACK_CLIENT_WRITEABLE:
@@ -114,22 +112,29 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
             let status = Int(lws_http_client_http_response(wsi))
-            finish(.failure(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: status)))
+            finish(core.connectFailed(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: status,
+                                                                      certificateProblem: certificateProblem)))
             return 0
 
         case LWS_CALLBACK_CLIENT_CLOSED:
-            finishAfterClose()
+            finish(core.socketClosed())
             return 0
 
         case LWS_CALLBACK_WSI_DESTROY:
             self.wsi = nil
-            if !finished { finishAfterClose() }
+            finish(core.socketClosed())
             dispatcher.unregister(self)
             return 0
 
         default:
             return 0
         }
+    }
+
+    /// Service thread: the TLS library's verdict on the server's certificate
+    /// (only failures are kept, to explain a failed handshake).
+    func certificateVerified(_ problem: TLSCertificateProblem?) {
+        if let problem { certificateProblem = problem }
     }
 
     private func appendHeaders(wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
@@ -151,30 +156,40 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         return 0
     }
 
-    private func receive(wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        switch assembly.receive(wsi: wsi, input: input, length: length) {
-        case .firstMessageOfTurn:
-            dispatcher.markDirty(self)
-        case .tooLarge:
-            failure = .messageTooLarge(limit: configuration.maximumMessageSize)
-            requestClose(code: 1009, reason: "message exceeds \(configuration.maximumMessageSize) bytes")
-        case .nothing:
-            break
-        }
-    }
-
     func turnEnded() {
-        if assembly.handOff(to: inbound), let wsi {
-            lws_rx_flow_control(wsi, 0)
-        }
+        core.turnEnded(wsi: wsi)
     }
 
     /// Service thread: the consumer drained its buffer.
     func resumeReading() {
-        if let wsi, !finished { lws_rx_flow_control(wsi, 1) }
+        core.resumeReading(wsi: wsi)
+    }
+
+    /// Service thread: a keepalive tick.
+    func tick(now: ContinuousClock.Instant) {
+        guard let wsi else { return }
+        switch core.tick(now: now) {
+        case .nothing: break
+        case .sendPing:
+            pingRequested = true
+            lws_callback_on_writable(wsi)
+        case .hangUp:
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
+        }
     }
 
     private func writeNext(wsi: OpaquePointer) -> Int32 {
+        if pingRequested {
+            pingRequested = false
+            var frame = [UInt8](repeating: 0, count: Int(es_lws_pre()))
+            let written = frame.withUnsafeMutableBufferPointer { pointer in
+                lws_write(wsi, pointer.baseAddress! + Int(es_lws_pre()), 0, LWS_WRITE_PING)
+            }
+            if written < 0 { return -1 }
+            let pending = outbound.withLock { $0.writeRequested }
+            if pending { lws_callback_on_writable(wsi) }
+            return 0
+        }
         enum Action { case write([UInt8], more: Bool), close(UInt16, String), nothing }
         let action = outbound.withLock { state -> Action in
             if !state.messages.isEmpty {
@@ -202,7 +217,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
             if more { lws_callback_on_writable(wsi) }
             return 0
         case .close(let code, let reason):
-            localClose = CloseInfo(code: code, reason: reason, initiatedByPeer: false)
+            core.closeFrameSent(code: code, reason: reason)
             var reasonBytes = Array(reason.utf8.prefix(123))
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reasonBytes, reasonBytes.count)
             return -1
@@ -224,78 +239,41 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
 
     /// Service thread: a requested write or close needs a WRITEABLE callback.
     func requestWritable() {
-        if let wsi, !finished { lws_callback_on_writable(wsi) }
+        if let wsi, !core.isFinished { lws_callback_on_writable(wsi) }
     }
 
     func beginShutdown() {
-        shuttingDown = true
-        if established && !finished {
-            requestClose(code: 1001, reason: "client shutting down")
-        } else if let wsi {
-            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
+        switch core.shutdownBegan() {
+        case .sendClose(let code, let reason): requestClose(code: code, reason: reason)
+        case .drop: if let wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC) }
+        case .nothing: break
         }
     }
 
     func contextDestroyed() {
-        if !finished { finish(.failure(.shutDown)) }
+        finish(core.contextDestroyed())
         dispatcher.unregister(self)
-    }
-
-    /// Service thread: abandon a connect that takes too long.
-    func connectTimedOut() {
-        abandonConnect(with: .timedOut(operation: "opening \(url)", seconds: Double(configuration.connectTimeout.components.seconds)))
     }
 
     /// Service thread: give up on a connect still in progress (timeout, cancellation).
     func abandonConnect(with error: TransportError) {
-        guard !established, !finished else { return }
-        finish(.failure(error))
+        guard let ending = core.abandonConnect(error) else { return }
+        finish(ending)
         if let wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC) }
     }
 
-    private func finishAfterClose() {
-        if let failure { return finish(.failure(failure)) }
-        if let peerClose { return finish(.success(peerClose)) }
-        if let localClose { return finish(.success(localClose)) }
-        if shuttingDown { return finish(.failure(.shutDown)) }
-        if !established { return finish(.failure(.connectionFailed(detail: "closed before the WebSocket upgrade completed"))) }
-        let silence = ContinuousClock.now - lastValidated
-        let hangUp = Int(configuration.hangUpAfterSeconds)
-        if configuration.pingIntervalSeconds > 0 && silence >= .seconds(max(hangUp - 1, 1)) {
-            finish(.failure(.peerUnresponsive(seconds: hangUp)))
-        } else {
-            finish(.failure(.connectionLost(detail: "the socket closed")))
-        }
-    }
-
-    private func finish(_ result: Result<CloseInfo, TransportError>) {
-        guard !finished else { return }
-        finished = true
+    /// The connection ended (`ending` nil: it had already): tell the opener, drop the queue.
+    private func finish(_ ending: WebSocketSessionCore.Ending?) {
+        guard let ending else { return }
         if let openContinuation {
             self.openContinuation = nil
-            switch result {
+            switch ending {
             case .failure(let error): openContinuation.resume(returning: .failure(error))
             case .success(let info):
                 openContinuation.resume(returning: .failure(.connectionFailed(detail: "closed during the upgrade: \(info)")))
             }
         }
-        _ = assembly.handOff(to: inbound)
-        inbound.finish(result.map { _ in () })
         outbound.withLock { $0.closed = true; $0.messages = [] }
-        let waiters = termination.withLock { state -> [CheckedContinuation<Result<CloseInfo, TransportError>, Never>] in
-            state.result = result
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: result) }
-    }
-
-    static func parseClose(input: UnsafeMutableRawPointer?, length: Int, initiatedByPeer: Bool) -> CloseInfo {
-        guard let input, length >= 2 else { return CloseInfo(code: nil, reason: "", initiatedByPeer: initiatedByPeer) }
-        let bytes = UnsafeRawBufferPointer(start: input, count: length)
-        let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-        let reason = String(decoding: bytes[2...], as: UTF8.self)
-        return CloseInfo(code: code, reason: reason, initiatedByPeer: initiatedByPeer)
     }
 }
 

@@ -14,16 +14,14 @@ public final class TransportEventLoop: Sendable {
     /// The process-wide client loop.
     public static let shared = TransportEventLoop(name: "entitystream-client")
 
-    private enum State {
-        case idle
-        case starting([CheckedContinuation<Result<(ServiceLoop, ClientDispatcher), TransportError>, Never>])
-        case running(ServiceLoop, ClientDispatcher)
-        case shutDown
-    }
+    private typealias Pair = (ServiceLoop, ClientDispatcher)
+    private typealias Lifecycle = EventLoopLifecycle<Pair, CheckedContinuation<Result<Pair, TransportError>, Never>,
+                                                     CheckedContinuation<ShutdownOutcome, Never>>
+    private enum ShutdownOutcome { case done, stop(Pair) }
 
     private let name: String
     private let permessageDeflate: Bool
-    private let state = LockedState(State.idle)
+    private let state = LockedState(Lifecycle())
     private let nextSessionID = Atomic<Int>(1)
 
     /// - Parameter permessageDeflate: offer the `permessage-deflate` extension
@@ -35,69 +33,69 @@ public final class TransportEventLoop: Sendable {
 
     func makeSessionID() -> Int { nextSessionID.wrappingAdd(1, ordering: .relaxed).oldValue }
 
-    /// The running loop, starting it on first use.
+    /// The running loop, starting it on first use (in the calling task:
+    /// whoever comes first starts it, the others wait for that start).
     func running() async throws(TransportError) -> (ServiceLoop, ClientDispatcher) {
-        enum Step { case ready(ServiceLoop, ClientDispatcher), wait, start, closed }
-        let result: Result<(ServiceLoop, ClientDispatcher), TransportError> = await withCheckedContinuation { continuation in
-            let step = state.withLock { state -> Step in
-                switch state {
-                case .running(let loop, let dispatcher): return .ready(loop, dispatcher)
-                case .starting(var waiters):
-                    waiters.append(continuation)
-                    state = .starting(waiters)
-                    return .wait
-                case .idle:
-                    state = .starting([continuation])
-                    return .start
-                case .shutDown: return .closed
-                }
-            }
-            switch step {
-            case .ready(let loop, let dispatcher): continuation.resume(returning: .success((loop, dispatcher)))
-            case .closed: continuation.resume(returning: .failure(.shutDown))
-            case .wait: break
-            case .start:
-                Task { await self.startLoop() }
+        switch state.withLock({ $0.claim() }) {
+        case .ready(let pair): return pair
+        case .refused: throw .shutDown
+        case .start: return try await start()
+        case .wait: break
+        }
+        let result: Result<Pair, TransportError> = await withCheckedContinuation { continuation in
+            switch state.withLock({ $0.wait(continuation) }) {
+            case .stored: break
+            case .ready(let pair): continuation.resume(returning: .success(pair))
+            case .refused: continuation.resume(returning: .failure(.shutDown))
             }
         }
         return try result.get()
     }
 
-    private func startLoop() async {
+    private func start() async throws(TransportError) -> Pair {
         let dispatcher = ClientDispatcher()
-        let outcome: Result<(ServiceLoop, ClientDispatcher), TransportError>
+        var failure = TransportError.shutDown
+        var started: Pair?
         do {
             let loop = try await ServiceLoop.start(
                 name: name, delegate: dispatcher, rxBufferSize: 256 * 1024, txPacketSize: 0,
-                perSessionDataSize: 0, permessageDeflate: permessageDeflate
+                perSessionDataSize: 0, permessageDeflate: permessageDeflate, tickInterval: .seconds(1)
             ) { info, _ in
                 info.port = es_context_port_no_listen()
                 info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
                 info.fd_limit_per_thread = 1024
                 info.timeout_secs = 30
             }
-            outcome = .success((loop, dispatcher))
+            started = (loop, dispatcher)
         } catch {
-            outcome = .failure(error)
+            failure = error
         }
-        let waiters = state.withLock { state -> [CheckedContinuation<Result<(ServiceLoop, ClientDispatcher), TransportError>, Never>] in
-            guard case .starting(let waiters) = state else { return [] }
-            switch outcome {
-            case .success(let pair): state = .running(pair.0, pair.1)
-            case .failure: state = .idle
-            }
-            return waiters
+        switch state.withLock({ $0.started(started) }) {
+        case .running(let pair, let waiters):
+            for waiter in waiters { waiter.resume(returning: .success(pair)) }
+            return pair
+        case .failed(let waiters):
+            for waiter in waiters { waiter.resume(returning: .failure(failure)) }
+            throw failure
+        case .shutDownAfterStart(let pair, let waiters, let shutdownWaiters):
+            for waiter in waiters { waiter.resume(returning: .failure(.shutDown)) }
+            await pair?.0.shutdown()
+            for waiter in shutdownWaiters { waiter.resume(returning: .done) }
+            throw .shutDown
         }
-        for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
-    /// Politely closes every connection and stops the loop. Idempotent.
+    /// Politely closes every connection and stops the loop; returns once its
+    /// thread has finished (also when called while the loop is starting).
+    /// Idempotent; afterwards every use fails with ``TransportError/shutDown``.
     public func shutdown() async {
-        let loop = state.withLock { state -> ServiceLoop? in
-            defer { state = .shutDown }
-            if case .running(let loop, _) = state { return loop }
-            return nil
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<ShutdownOutcome, Never>) in
+            switch state.withLock({ $0.shutdown(continuation) }) {
+            case .stored: break
+            case .done: continuation.resume(returning: .done)
+            case .stop(let pair): continuation.resume(returning: .stop(pair))
+            }
         }
-        await loop?.shutdown()
+        if case .stop(let pair) = outcome { await pair.0.shutdown() }
     }
 }

@@ -59,18 +59,26 @@ public struct HTTPClient: Sendable {
         }
     }
 
+    /// One request/response within `timeout` (the host name lookup included),
+    /// as two child tasks racing (see ``Deadline``).
     private func exchange(_ request: HTTPRequest, url: TransportURL, timeout: Duration, totalTimeout: Duration) async throws(TransportError) -> HTTPResponse {
-        let address = try await AddressResolver.resolve(url.host)
+        let configuration = self.configuration
+        let eventLoop = self.eventLoop
+        return try await Deadline.run(
+            within: timeout,
+            timedOut: .timedOut(operation: "HTTP \(request.method.rawValue) \(url)", seconds: seconds(totalTimeout))
+        ) { () throws(TransportError) in
+            let address = try await AddressResolver.resolve(url.host)
+            return try await Self.send(request, url: url, address: address, configuration: configuration, eventLoop: eventLoop)
+        }
+    }
+
+    private static func send(_ request: HTTPRequest, url: TransportURL, address: String, configuration: HTTPClientConfiguration,
+                             eventLoop: TransportEventLoop) async throws(TransportError) -> HTTPResponse {
         let (loop, dispatcher) = try await eventLoop.running()
         let session = ClientHTTPSession(
             id: eventLoop.makeSessionID(), request: request, url: url, address: address,
             configuration: configuration, dispatcher: dispatcher)
-        let operation = "HTTP \(request.method.rawValue) \(url)"
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            loop.execute { session.fail(.timedOut(operation: operation, seconds: seconds(totalTimeout))) }
-        }
-        defer { timer.cancel() }
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let accepted = loop.execute {

@@ -16,6 +16,12 @@ protocol ServiceLoopDelegate: AnyObject {
     var hasLiveConnections: Bool { get }
     /// Called right before `lws_context_destroy`: fail whatever is still open.
     func contextWillBeDestroyed()
+    /// Called every `tickInterval` when the loop has one (keepalive decisions).
+    func tick(now: ContinuousClock.Instant)
+}
+
+extension ServiceLoopDelegate {
+    func tick(now: ContinuousClock.Instant) {}
 }
 
 /// One libwebsockets context and the one thread that services it.
@@ -23,17 +29,20 @@ protocol ServiceLoopDelegate: AnyObject {
 /// Threading contract: the context is created, serviced and destroyed on the
 /// loop's own thread. Other threads only append closures with ``execute(_:)``
 /// (a locked queue) and wake the thread with `lws_cancel_service`; the
-/// closures then run on the service thread between service turns. After the
-/// loop has stopped, ``execute(_:)`` returns false and runs nothing.
+/// closures then run on the service thread between service turns. Its
+/// lifecycle is a ``ServiceLoopLifecycle``: every command that ``execute(_:)``
+/// accepted runs exactly once — those accepted just before the context died
+/// run after it is gone (``context`` is then nil) so they can fail their
+/// callers instead of leaving them waiting; after that ``execute(_:)``
+/// returns false and runs nothing. With a `tickInterval`, the delegate's
+/// ``ServiceLoopDelegate/tick(now:)`` runs on the service thread that often
+/// (a libwebsockets timer wakes the thread; no task is involved).
 final class ServiceLoop: @unchecked Sendable {
-    private struct Shared {
-        var commands: [@Sendable () -> Void] = []
-        var contextAlive = false
-        var stopRequested = false
-    }
+    typealias Command = @Sendable () -> Void
+    typealias Lifecycle = ServiceLoopLifecycle<Command, ContinuousClock.Instant>
 
     let name: String
-    private let shared = LockedState(Shared())
+    private let lifecycle: LockedState<Lifecycle>
     /// Set on the service thread before any other thread can see the loop as started.
     private(set) nonisolated(unsafe) var context: OpaquePointer?
     // Service-thread state.
@@ -41,13 +50,23 @@ final class ServiceLoop: @unchecked Sendable {
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var extensions: UnsafeMutablePointer<lws_extension>?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private let timer: UnsafeMutablePointer<lws_sorted_usec_list_t>
+    private let tickInterval: Duration?
+    private var nextTick: ContinuousClock.Instant?
+    private var shutdownDeadline: ContinuousClock.Instant?
     private let finished = LockedState<[CheckedContinuation<Void, Never>]?>([])
-    private let shutdownGrace: Duration
 
-    private init(name: String, delegate: any ServiceLoopDelegate, shutdownGrace: Duration) {
+    private init(name: String, delegate: any ServiceLoopDelegate, shutdownGrace: Duration, tickInterval: Duration?) {
         self.name = name
         self.delegate = delegate
-        self.shutdownGrace = shutdownGrace
+        self.lifecycle = LockedState(Lifecycle(shutdownGrace: shutdownGrace))
+        self.tickInterval = tickInterval
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: lws_sorted_usec_list_t())
+    }
+
+    deinit {
+        timer.deallocate()
     }
 
     /// Creates the context on a new thread and returns once it is ready.
@@ -64,12 +83,14 @@ final class ServiceLoop: @unchecked Sendable {
         perSessionDataSize: Int,
         permessageDeflate: Bool,
         shutdownGrace: Duration = .seconds(2),
+        tickInterval: Duration? = nil,
         configure: @escaping @Sendable (inout lws_context_creation_info, (String) -> UnsafePointer<CChar>) -> Void
     ) async throws(TransportError) -> ServiceLoop {
         LibWebSocketsLogging.configureOnce()
-        let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace)
+        let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace, tickInterval: tickInterval)
         let started: Result<Void, TransportError> = await withCheckedContinuation { ready in
             let thread = Thread {
+                ThreadName.setCurrent(name)
                 loop.run(ready: ready, rxBufferSize: rxBufferSize, txPacketSize: txPacketSize,
                          perSessionDataSize: perSessionDataSize, permessageDeflate: permessageDeflate,
                          configure: configure)
@@ -83,22 +104,25 @@ final class ServiceLoop: @unchecked Sendable {
     }
 
     /// Runs `command` on the service thread after the current turn. Returns
-    /// false (and drops the command) when the loop is stopping or stopped.
+    /// false (and drops the command) once the loop has stopped; a command
+    /// accepted here always runs, if need be after the context is gone.
     @discardableResult
-    func execute(_ command: @escaping @Sendable () -> Void) -> Bool {
-        shared.withLock { state in
-            guard state.contextAlive else { return false }
-            let wasEmpty = state.commands.isEmpty
-            state.commands.append(command)
-            if wasEmpty, let context { lws_cancel_service(context) }
-            return true
+    func execute(_ command: @escaping Command) -> Bool {
+        lifecycle.withLock { lifecycle in
+            switch lifecycle.enqueue(command) {
+            case .refused: return false
+            case .queued: return true
+            case .wake:
+                if let context { lws_cancel_service(context) }
+                return true
+            }
         }
     }
 
     /// Wakes the service thread without a command.
     func wake() {
-        shared.withLock { state in
-            if state.contextAlive, let context { lws_cancel_service(context) }
+        lifecycle.withLock { lifecycle in
+            if lifecycle.acceptsWakeUps, let context { lws_cancel_service(context) }
         }
     }
 
@@ -115,9 +139,8 @@ final class ServiceLoop: @unchecked Sendable {
                 return false
             }
             if done { continuation.resume(); return }
-            shared.withLock { state in
-                state.stopRequested = true
-                if state.contextAlive, let context { lws_cancel_service(context) }
+            lifecycle.withLock { lifecycle in
+                if lifecycle.requestStop(), let context { lws_cancel_service(context) }
             }
         }
     }
@@ -157,48 +180,65 @@ final class ServiceLoop: @unchecked Sendable {
         guard let context = lws_create_context(&info) else {
             releaseCMemory()
             finishWaiters()
-            ready.resume(returning: .failure(.serverStartFailed(detail: "libwebsockets could not create its context (port in use, or unreadable TLS certificate/key)")))
+            ready.resume(returning: .failure(.serverStartFailed(detail: "libwebsockets could not create its context (address or port unusable or in use, or unreadable TLS certificate/key)")))
             return
         }
         self.context = context
-        shared.withLock { $0.contextAlive = true }
         ready.resume(returning: .success(()))
+        if let tickInterval {
+            nextTick = .now + tickInterval
+            scheduleTimer(context: context, after: tickInterval)
+        }
 
-        var shutdownDeadline: ContinuousClock.Instant?
-        while true {
-            if lws_service(context, 0) < 0 { break }
-            let (commands, stopRequested) = shared.withLock { state -> ([@Sendable () -> Void], Bool) in
-                let commands = state.commands
-                state.commands = []
-                return (commands, state.stopRequested)
-            }
+        service: while true {
+            if lws_service(context, 0) < 0 { break service }
+            let commands = lifecycle.withLock { $0.takeCommands() }
             for command in commands { command() }
             delegate.serviceTurnEnded()
-            if stopRequested {
-                if shutdownDeadline == nil {
-                    shutdownDeadline = .now + shutdownGrace
-                    delegate.beginShutdown()
-                    let grace = shutdownGrace
-                    Task.detached { [weak self] in
-                        try? await Task.sleep(for: grace)
-                        self?.wake()
-                    }
-                }
-                if !delegate.hasLiveConnections || ContinuousClock.now >= shutdownDeadline! { break }
+            let now = ContinuousClock.now
+            runTickIfDue(context: context, now: now)
+            let live = delegate.hasLiveConnections
+            switch lifecycle.withLock({ $0.turnEnded(now: now, hasLiveConnections: live) }) {
+            case .continue:
+                continue service
+            case .beginShutdown(let deadline):
+                shutdownDeadline = deadline
+                delegate.beginShutdown()
+                if !delegate.hasLiveConnections { break service }
+                scheduleTimer(context: context, after: deadline - now)
+            case .exit:
+                break service
             }
         }
-        // Stop accepting commands, fail what is still open, then destroy.
-        let leftover = shared.withLock { state -> [@Sendable () -> Void] in
-            state.contextAlive = false
-            defer { state.commands = [] }
-            return state.commands
-        }
-        _ = leftover
+        // Stop accepting commands, fail what is still open, destroy the
+        // context, then run what was accepted before the door closed.
+        let leftovers = lifecycle.withLock { $0.exit() }
+        lws_sul_cancel(timer)
         delegate.contextWillBeDestroyed()
-        lws_context_destroy(context)
         self.context = nil
+        lws_context_destroy(context)
+        for command in leftovers { command() }
         releaseCMemory()
         finishWaiters()
+    }
+
+    /// Wakes `lws_service` after `delay` (one libwebsockets timer per loop:
+    /// the earliest of the next tick and the shutdown deadline).
+    private func scheduleTimer(context: OpaquePointer, after delay: Duration) {
+        var wake = delay
+        if let nextTick { wake = min(wake, nextTick - ContinuousClock.now) }
+        let microseconds = max(Int64(1), wake.components.seconds * 1_000_000 + wake.components.attoseconds / 1_000_000_000_000)
+        lws_sul_schedule(context, 0, timer, serviceLoopTimerFired, microseconds)
+    }
+
+    private func runTickIfDue(context: OpaquePointer, now: ContinuousClock.Instant) {
+        guard let tickInterval, let due = nextTick, now >= due else { return }
+        delegate.tick(now: now)
+        var next = due + tickInterval
+        if next <= now { next = now + tickInterval }
+        nextTick = next
+        let untilDeadline = shutdownDeadline.map { $0 - now } ?? tickInterval
+        scheduleTimer(context: context, after: max(.zero, untilDeadline))
     }
 
     private func finishWaiters() {
@@ -229,6 +269,10 @@ final class ServiceLoop: @unchecked Sendable {
         delegate.callback(wsi: wsi, reason: reason, user: user, input: input, length: length)
     }
 }
+
+/// The loop's timer does nothing itself: firing makes `lws_service` return,
+/// and the loop then checks what is due.
+private func serviceLoopTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {}
 
 /// The one C callback for every protocol of every context: finds the loop
 /// through the context's user pointer and hands over to its delegate.

@@ -10,6 +10,11 @@ import Locking
 /// returns `true` and the service thread pauses reading (`lws_rx_flow_control`);
 /// when the consumer drains the buffer, `resumeReading` runs so the service
 /// thread can read again. Nothing is ever dropped.
+///
+/// One consumer: a task cancelled while it waits in ``next()`` is resumed
+/// with ``TransportError/cancelled``; a second task waiting while another
+/// does is a programming error and stops the program with a message saying
+/// so (as `AsyncStream` does) instead of silently replacing the first.
 final class InboundChannel: Sendable {
     private struct State {
         var pending = TurnBatch()
@@ -83,6 +88,7 @@ final class InboundChannel: Sendable {
                     }
                     if let ending = state.ending { return (ending.map { nil }, false) }
                     if Task.isCancelled { return (.failure(.cancelled), false) }
+                    precondition(state.waiter == nil, "WebSocketInbound: two tasks wait for messages at once; a connection's inbound sequence has one consumer")
                     state.waiter = continuation
                     return (nil, false)
                 }

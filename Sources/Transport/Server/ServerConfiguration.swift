@@ -1,6 +1,7 @@
 /// How a ``TransportServer`` listens and treats its clients.
 public struct ServerConfiguration: Sendable {
-    /// Interface address to listen on; loopback by default, nil for all.
+    /// The address to listen on, exactly (see ``ListenAddress``): loopback by
+    /// default; nil, `::` or `*` for every interface.
     public var host: String? = "127.0.0.1"
     /// 0 picks a free port; read it back from ``TransportServer/port``.
     public var port: Int = 0

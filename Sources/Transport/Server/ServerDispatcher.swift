@@ -174,7 +174,7 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     func beginShutdown() {
         shuttingDown = true
-        for session in sockets.values { session.requestClose(code: 1001, reason: "server shutting down") }
+        for session in sockets.values { session.beginShutdown() }
         for wsi in exchanges.keys { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC) }
     }
 
@@ -182,7 +182,12 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     func contextWillBeDestroyed() {
         serviceTurnEnded()
-        for wsi in Array(sockets.keys) { closeSocket(wsi) }
+        for (wsi, session) in sockets {
+            socketsByID[session.id] = nil
+            session.closed(contextDestroyed: true)
+            _ = wsi
+        }
+        sockets = [:]
         exchanges = [:]
         exchangesByID = [:]
         pendingUpgrades = [:]

@@ -140,13 +140,6 @@ public final class ServerWebSocket: Sendable {
 
     /// Waits until the connection has ended and says how.
     public func closed() async -> Result<CloseInfo, TransportError> {
-        await withCheckedContinuation { continuation in
-            let ready = session.shared.withLock { state -> Result<CloseInfo, TransportError>? in
-                if let result = state.result { return result }
-                state.endWaiters.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
+        await session.core.closed()
     }
 }

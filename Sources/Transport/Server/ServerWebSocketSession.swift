@@ -4,7 +4,9 @@ import Locking
 import Glibc
 #endif
 
-/// One accepted WebSocket client's state on the server.
+/// One accepted WebSocket client on the server: the libwebsockets shell
+/// around a ``WebSocketSessionCore`` (the lifecycle and how the connection
+/// ended are its state machine's), plus the client's bounded outbound queue.
 ///
 /// ``shared`` (the outbound queue, close requests, waiters) is used by
 /// sending tasks and the service thread under one lock; the rest is service
@@ -18,25 +20,20 @@ final class ServerWebSocketSession: @unchecked Sendable {
         var closed = false
         var spaceWaiters: [CheckedContinuation<Void, Never>] = []
         var flushWaiters: [CheckedContinuation<Void, Never>] = []
-        var result: Result<CloseInfo, TransportError>?
-        var endWaiters: [CheckedContinuation<Result<CloseInfo, TransportError>, Never>] = []
     }
 
     let id: Int
     let request: WebSocketUpgradeRequest
     let configuration: ServerConfiguration
     let loop: ServiceLoop
-    let inbound: InboundChannel
+    let core: WebSocketSessionCore
     let shared = LockedState(Shared())
 
     // Service thread.
     private(set) var wsi: OpaquePointer?
     private unowned let dispatcher: ServerDispatcher
-    private var assembly: InboundAssembly
-    private var failure: TransportError?
-    private var peerClose: CloseInfo?
-    private var localClose: CloseInfo?
-    private var finished = false
+
+    var inbound: InboundChannel { core.inbound }
 
     init(id: Int, wsi: OpaquePointer, request: WebSocketUpgradeRequest, configuration: ServerConfiguration,
          loop: ServiceLoop, dispatcher: ServerDispatcher) {
@@ -46,8 +43,8 @@ final class ServerWebSocketSession: @unchecked Sendable {
         self.configuration = configuration
         self.loop = loop
         self.dispatcher = dispatcher
-        self.assembly = InboundAssembly(maximumMessageSize: configuration.maximumMessageSize)
-        self.inbound = InboundChannel(bufferLimit: configuration.receiveBufferLimit) { [loop, dispatcher] in
+        core = WebSocketSessionCore(role: .server, keepalive: nil, maximumMessageSize: configuration.maximumMessageSize,
+                                    receiveBufferLimit: configuration.receiveBufferLimit) { [loop, dispatcher] in
             loop.execute { dispatcher.webSocket(id)?.resumeReading() }
         }
     }
@@ -55,27 +52,23 @@ final class ServerWebSocketSession: @unchecked Sendable {
     // MARK: Service thread
 
     func receive(wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        switch assembly.receive(wsi: wsi, input: input, length: length) {
-        case .firstMessageOfTurn:
-            dispatcher.markDirty(self)
-        case .tooLarge:
-            failure = .messageTooLarge(limit: configuration.maximumMessageSize)
-            requestClose(code: 1009, reason: "message exceeds \(configuration.maximumMessageSize) bytes")
-        case .nothing:
-            break
+        switch core.receive(wsi: wsi, input: input, length: length) {
+        case .firstMessageOfTurn: dispatcher.markDirty(self)
+        case .close(let code, let reason): requestClose(code: code, reason: reason)
+        case .nothing: break
         }
     }
 
     func turnEnded() {
-        if assembly.handOff(to: inbound), let wsi { lws_rx_flow_control(wsi, 0) }
+        core.turnEnded(wsi: wsi)
     }
 
     func resumeReading() {
-        if let wsi, !finished { lws_rx_flow_control(wsi, 1) }
+        core.resumeReading(wsi: wsi)
     }
 
     func peerInitiatedClose(input: UnsafeMutableRawPointer?, length: Int) {
-        peerClose = ClientWebSocketSession.parseClose(input: input, length: length, initiatedByPeer: true)
+        core.peerInitiatedClose(input: input, length: length)
     }
 
     /// SERVER_WRITEABLE: one `lws_write` with the oldest chunk, or the close.
@@ -118,7 +111,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
             if more { lws_callback_on_writable(wsi) }
             return 0
         case .close(let code, let reason):
-            localClose = CloseInfo(code: code, reason: reason, initiatedByPeer: false)
+            core.closeFrameSent(code: code, reason: reason)
             var reasonBytes = Array(reason.utf8.prefix(123))
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reasonBytes, reasonBytes.count)
             return -1
@@ -132,7 +125,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
 
     /// Service thread: a sender queued data or a close.
     func requestWritable() {
-        guard let wsi, !finished else { return }
+        guard let wsi, !core.isFinished else { return }
         let abort = shared.withLock { $0.abortRequested }
         if abort {
             abortNow(wsi: wsi)
@@ -147,7 +140,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
         // sees the connection vanish, as with a network failure.
         let fd = lws_get_socket_fd(wsi)
         if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
-        failure = failure ?? .connectionLost(detail: "aborted by the server")
+        core.aborted(detail: "aborted by the server")
     }
 
     func requestClose(code: UInt16, reason: String) {
@@ -160,25 +153,25 @@ final class ServerWebSocketSession: @unchecked Sendable {
         if wake, let wsi { lws_callback_on_writable(wsi) }
     }
 
-    func closed() {
-        guard !finished else { return }
-        finished = true
+    /// The loop shuts down: close politely (1001).
+    func beginShutdown() {
+        switch core.shutdownBegan() {
+        case .sendClose(let code, let reason): requestClose(code: code, reason: reason)
+        case .drop: if let wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC) }
+        case .nothing: break
+        }
+    }
+
+    /// The socket closed (or the context is going away): settle how it ended and wake every waiter.
+    func closed(contextDestroyed: Bool = false) {
+        guard (contextDestroyed ? core.contextDestroyed() : core.socketClosed()) != nil else { return }
         wsi = nil
-        let result: Result<CloseInfo, TransportError>
-        if let failure { result = .failure(failure) }
-        else if let peerClose { result = .success(peerClose) }
-        else if let localClose { result = .success(localClose) }
-        else { result = .failure(.connectionLost(detail: "the client went away")) }
-        _ = assembly.handOff(to: inbound)
-        inbound.finish(result.map { _ in () })
-        let (spaceWaiters, endWaiters) = shared.withLock { state in
+        let waiters = shared.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.closed = true
             state.queue.removeAll()
-            state.result = result
-            defer { state.spaceWaiters = []; state.flushWaiters = []; state.endWaiters = [] }
-            return (state.spaceWaiters + state.flushWaiters, state.endWaiters)
+            defer { state.spaceWaiters = []; state.flushWaiters = [] }
+            return state.spaceWaiters + state.flushWaiters
         }
-        for waiter in spaceWaiters { waiter.resume() }
-        for waiter in endWaiters { waiter.resume(returning: result) }
+        for waiter in waiters { waiter.resume() }
     }
 }

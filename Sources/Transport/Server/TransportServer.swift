@@ -13,21 +13,28 @@ import CLibWebSockets
 public final class TransportServer: Sendable {
     /// The port the server listens on.
     public let port: Int
+    /// The address it listens on (exactly that one, or every interface).
+    public let listenAddress: ListenAddress
     /// `ws` or `wss`, `http` or `https` according to the TLS setting.
     public let usesTLS: Bool
     private let loop: ServiceLoop
     private let handlers: HandlerTasks
 
-    private init(port: Int, usesTLS: Bool, loop: ServiceLoop, handlers: HandlerTasks) {
+    private init(port: Int, listenAddress: ListenAddress, usesTLS: Bool, loop: ServiceLoop, handlers: HandlerTasks) {
         self.port = port
+        self.listenAddress = listenAddress
         self.usesTLS = usesTLS
         self.loop = loop
         self.handlers = handlers
     }
 
-    /// Starts listening. Throws ``TransportError/serverStartFailed(detail:)``
-    /// when the port is taken or the TLS files cannot be loaded.
+    /// Starts listening on exactly the configured address (see
+    /// ``ListenAddress``). Throws ``TransportError/serverStartFailed(detail:)``
+    /// when the address is not one of this machine's, the port is taken, or
+    /// the TLS files cannot be loaded.
     public static func start(_ configuration: ServerConfiguration) async throws(TransportError) -> TransportServer {
+        let listenAddress = try configuration.host.map { text throws(TransportError) in try ListenAddress(parsing: text) } ?? .everyInterface
+        try listenAddress.checkUsable()
         if let tls = configuration.tls {
             for path in [tls.certificatePath, tls.privateKeyPath] where access(path, R_OK) != 0 {
                 throw .serverStartFailed(detail: "cannot read TLS file '\(path)'")
@@ -40,10 +47,14 @@ public final class TransportServer: Sendable {
             txPacketSize: 256 * 1024, perSessionDataSize: 0, permessageDeflate: false
         ) { info, keep in
             info.port = Int32(configuration.port)
-            info.iface = configuration.host.map { keep($0) }
+            // libwebsockets 4.1 binds an IPv6 socket and, given an IPv4 address as
+            // `iface`, writes it where an IPv6 socket ignores it (so it listened on
+            // every interface): an IPv4 address gets an IPv4-only context.
+            info.iface = listenAddress.address.map { keep($0) }
             info.fd_limit_per_thread = 4096
             info.timeout_secs = 20
-            info.options = 0
+            info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+            if listenAddress.family == .ipv4 { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
             if let tls = configuration.tls {
                 info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
                 info.ssl_cert_filepath = keep(tls.certificatePath)
@@ -64,13 +75,14 @@ public final class TransportServer: Sendable {
             await loop.shutdown()
             throw .serverStartFailed(detail: "could not listen on port \(configuration.port)")
         }
-        return TransportServer(port: port, usesTLS: configuration.tls != nil, loop: loop, handlers: handlers)
+        return TransportServer(port: port, listenAddress: listenAddress, usesTLS: configuration.tls != nil, loop: loop, handlers: handlers)
     }
 
-    /// `ws://host:port` or `wss://host:port` for this server on loopback.
-    public var webSocketBase: String { "\(usesTLS ? "wss" : "ws")://127.0.0.1:\(port)" }
-    /// `http://host:port` or `https://host:port` for this server on loopback.
-    public var httpBase: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
+    /// `ws://host:port` or `wss://host:port` reaching this server (its
+    /// address; loopback when it listens everywhere; IPv6 in brackets).
+    public var webSocketBase: String { "\(usesTLS ? "wss" : "ws")://\(listenAddress.urlHost):\(port)" }
+    /// `http://host:port` or `https://host:port` reaching this server.
+    public var httpBase: String { "\(usesTLS ? "https" : "http")://\(listenAddress.urlHost):\(port)" }
 
     /// Closes every client politely, stops, and returns once no handler task
     /// is running (those still running are cancelled). Idempotent.

@@ -2,21 +2,42 @@
 import Glibc
 #endif
 import Foundation
+import Locking
 
 /// Resolves host names off the service thread, so a slow DNS answer never
 /// stalls other connections, and so a DNS failure is reported as such rather
 /// than as libwebsockets' generic connect error.
 enum AddressResolver {
     /// The first numeric address for `host` (IPv4 preferred), or a
-    /// ``TransportError/dnsFailure(host:reason:)``.
+    /// ``TransportError/dnsFailure(host:reason:)``. The lookup runs on its own
+    /// thread; cancelling the calling task answers ``TransportError/cancelled``
+    /// at once (the lookup's late answer is then dropped).
     static func resolve(_ host: String) async throws(TransportError) -> String {
         if isNumeric(host) { return host }
-        let result: Result<String, TransportError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: lookup(host))
+        let answer = LockedState<CheckedContinuation<Result<String, TransportError>, Never>?>(nil)
+        let result: Result<String, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let cancelled = answer.withLock { waiting -> Bool in
+                    if Task.isCancelled { return true }
+                    waiting = continuation
+                    return false
+                }
+                if cancelled { return continuation.resume(returning: .failure(.cancelled)) }
+                let thread = Thread {
+                    ThreadName.setCurrent("entitystream-dns")
+                    let found = lookup(host)
+                    answer.withLock { waiting in
+                        defer { waiting = nil }
+                        return waiting
+                    }?.resume(returning: found)
+                }
+                thread.start()
             }
-            thread.name = "entitystream-dns"
-            thread.start()
+        } onCancel: {
+            answer.withLock { waiting in
+                defer { waiting = nil }
+                return waiting
+            }?.resume(returning: .failure(.cancelled))
         }
         return try result.get()
     }

@@ -12,7 +12,9 @@ import CLibWebSockets
 /// ```
 public enum WebSocketClient {
     /// Opens a connection and returns it once the upgrade has succeeded.
-    /// Cancelling the calling task abandons the attempt with ``TransportError/cancelled``.
+    /// Resolving the host name counts within ``WebSocketConfiguration/connectTimeout``,
+    /// like TCP, TLS and the upgrade. Cancelling the calling task abandons the
+    /// attempt (a pending name lookup included) with ``TransportError/cancelled``.
     ///
     /// Throws the typed connect failures: ``TransportError/invalidURL(_:reason:)``,
     /// ``TransportError/dnsFailure(host:reason:)``, ``TransportError/connectionRefused(host:port:)``,
@@ -25,17 +27,23 @@ public enum WebSocketClient {
     ) async throws(TransportError) -> WebSocketConnection {
         let url = try TransportURL(urlString)
         guard url.isWebSocket else { throw .invalidURL(urlString, reason: "expected a ws:// or wss:// URL") }
-        let address = try await AddressResolver.resolve(url.host)
+        let timeout = configuration.connectTimeout
+        return try await Deadline.run(
+            within: timeout,
+            timedOut: .timedOut(operation: "opening \(url)", seconds: seconds(timeout)),
+            discard: { late in await late.close(code: 1001, reason: "connect timed out") }
+        ) { () throws(TransportError) in
+            let address = try await AddressResolver.resolve(url.host)
+            return try await open(url: url, address: address, configuration: configuration, eventLoop: eventLoop)
+        }
+    }
+
+    private static func open(url: TransportURL, address: String, configuration: WebSocketConfiguration,
+                             eventLoop: TransportEventLoop) async throws(TransportError) -> WebSocketConnection {
         let (loop, dispatcher) = try await eventLoop.running()
         let session = ClientWebSocketSession(
             id: eventLoop.makeSessionID(), url: url, address: address, configuration: configuration,
             loop: loop, dispatcher: dispatcher)
-        let timeout = configuration.connectTimeout
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            loop.execute { session.connectTimedOut() }
-        }
-        defer { timer.cancel() }
         let opened: Result<Void, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let accepted = loop.execute {
@@ -74,4 +82,8 @@ public enum WebSocketClient {
         await connection.close()
         return await connection.closed()
     }
+}
+
+private func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

@@ -11,8 +11,9 @@ public struct WebSocketConfiguration: Sendable {
     /// A message larger than this ends the connection with
     /// ``TransportError/messageTooLarge(limit:)`` and close code 1009.
     public var maximumMessageSize = 16 * 1024 * 1024
-    /// Unconsumed bytes after which reading pauses (back-pressure).
-    public var receiveBufferLimit = 8 * 1024 * 1024
+    /// Unconsumed bytes after which reading pauses (back-pressure); what a
+    /// consumer takes at once is about this size too.
+    public var receiveBufferLimit = 1024 * 1024
     /// Seconds of silence after which a WebSocket ping is sent (0 = never).
     public var pingIntervalSeconds: UInt16 = 30
     /// Seconds without a pong after which the peer counts as dead and the

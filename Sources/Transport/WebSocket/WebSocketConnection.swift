@@ -27,12 +27,19 @@ public final class WebSocketConnection: Sendable {
     /// Queues a text message. Throws ``TransportError/notConnected`` once the
     /// connection is closing or closed.
     public func send(_ text: String) async throws(TransportError) {
-        var buffer = [UInt8](repeating: 0, count: Int(es_lws_pre()))
-        buffer.append(contentsOf: text.utf8)
-        try enqueue(buffer)
+        try enqueue(text)
     }
 
-    private func enqueue(_ framed: [UInt8]) throws(TransportError) {
+    /// Queues a text message at once, without suspending: messages queued
+    /// from one task (or an actor) leave in the order they were queued.
+    /// Throws ``TransportError/notConnected`` once the connection is closing or closed.
+    public func enqueue(_ text: String) throws(TransportError) {
+        var buffer = [UInt8](repeating: 0, count: Int(es_lws_pre()))
+        buffer.append(contentsOf: text.utf8)
+        try enqueue(framed: buffer)
+    }
+
+    private func enqueue(framed: [UInt8]) throws(TransportError) {
         let wake = try session.outbound.withLock { (state: inout ClientWebSocketSession.Outbound) throws(TransportError) -> Bool in
             guard !state.closed, state.closeRequest == nil else { throw .notConnected }
             state.messages.append(framed)
@@ -64,13 +71,6 @@ public final class WebSocketConnection: Sendable {
     /// Waits until the connection has ended: the close handshake's details,
     /// or the error that ended it.
     public func closed() async -> Result<CloseInfo, TransportError> {
-        await withCheckedContinuation { continuation in
-            let ready = session.termination.withLock { state -> Result<CloseInfo, TransportError>? in
-                if let result = state.result { return result }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
+        await session.core.closed()
     }
 }

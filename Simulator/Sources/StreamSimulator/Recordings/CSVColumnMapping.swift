@@ -28,51 +28,30 @@ public struct CSVColumnMapping: Sendable, Hashable {
     }
 
     /// Parses "id=vehicle_id,time=timestamp,x=longitude,y=latitude".
-    /// - Throws: ``CSVTrackError`` naming the missing, unknown or repeated key,
+    /// - Throws: ``CSVError`` naming the missing, unknown or repeated key,
     ///   the malformed pair, or the column named twice.
-    public init(parsing text: String) throws(CSVTrackError) {
-        var values: [String: String] = [:]
+    public init(parsing text: String) throws(CSVError) {
         let keys = ["id", "time", "x", "y"]
-        let trimmed = Self.trim(Substring(text))
-        guard !trimmed.isEmpty else {
-            throw CSVTrackError("empty column mapping; expected id=…,time=…,x=…,y=…")
-        }
-        for pair in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let equals = pair.firstIndex(of: "=") else {
-                throw CSVTrackError("malformed pair '\(pair)' in column mapping; expected key=column")
-            }
-            let key = Schema.fold(String(Self.trim(pair[..<equals])))
-            let column = Self.trim(pair[pair.index(after: equals)...])
-            guard !key.isEmpty, !column.isEmpty else {
-                throw CSVTrackError("malformed pair '\(pair)' in column mapping; expected key=column")
-            }
-            guard keys.contains(key) else {
-                throw CSVTrackError("unknown key '\(Self.trim(pair[..<equals]))' in column mapping; the keys are id, time, x and y")
-            }
-            guard values[key] == nil else {
-                throw CSVTrackError("key '\(key)' is given twice in column mapping")
-            }
-            values[key] = String(column)
-        }
+        let values = try ColumnMappingPairs.parse(text, keys: keys)
         let missing = keys.filter { values[$0] == nil }
         if !missing.isEmpty {
             let list = missing.map { "'\($0)'" }.joined(separator: ", ")
-            throw CSVTrackError("column mapping is missing key\(missing.count > 1 ? "s" : "") \(list); all of id, time, x and y are required")
+            throw CSVError("column mapping is missing key\(missing.count > 1 ? "s" : "") \(list); all of id, time, x and y are required")
         }
         self.init(id: values["id"] ?? "", time: values["time"] ?? "", x: values["x"] ?? "", y: values["y"] ?? "")
         try validate()
     }
 
     /// Checks that the four columns are named and different.
-    /// - Throws: ``CSVTrackError`` naming an empty or repeated column.
-    public func validate() throws(CSVTrackError) {
+    /// - Throws: ``CSVError`` naming an empty or repeated column.
+    public func validate() throws(CSVError) {
         let named = [("id", id), ("time", time), ("x", x), ("y", y)]
         for (key, column) in named where Self.trim(Substring(column)).isEmpty {
-            throw CSVTrackError("column mapping gives no column for '\(key)'")
+            throw CSVError("column mapping gives no column for '\(key)'")
         }
         for i in named.indices {
             for j in named.indices where j > i && Self.fold(named[i].1) == Self.fold(named[j].1) {
-                throw CSVTrackError("'\(named[i].0)' and '\(named[j].0)' both name column '\(named[i].1)'; id, time, x and y must be different columns")
+                throw CSVError("'\(named[i].0)' and '\(named[j].0)' both name column '\(named[i].1)'; id, time, x and y must be different columns")
             }
         }
     }
@@ -81,10 +60,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
     public var text: String { "id=\(id),time=\(time),x=\(x),y=\(y)" }
 
     static func trim(_ text: Substring) -> Substring {
-        var result = text
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
+        CSVNumber.trim(text)
     }
 
     static func fold(_ name: String) -> String {

@@ -6,14 +6,14 @@ extension CSVTrackRecording {
     /// first row's (so `--speed` plays the recorded pace), with the schema
     /// (track id from the mapping, or `trackIDField` when given) and WGS84.
     /// Entries are numbered by their position in time order (the header is
-    /// line 1). Throws ``CSVTrackError`` when `trackIDField` is not a column
+    /// line 1). Throws ``CSVError`` when `trackIDField` is not a column
     /// or the file holds no row.
-    public func recordedStream(trackIDField: String?) throws(CSVTrackError) -> RecordedStream {
-        guard let first = observations.first else { throw CSVTrackError("the CSV holds a header but no positions") }
+    public func recordedStream(trackIDField: String?) throws(CSVError) -> RecordedStream {
+        guard let first = observations.first else { throw CSVError("the CSV holds a header but no positions") }
         var schema = self.schema
         if let trackIDField {
             guard let index = schema.index(ofField: trackIDField) else {
-                throw CSVTrackError("--track-field '\(trackIDField)' is not one of its columns (\(schema.fields.map(\.name).joined(separator: ", ")))")
+                throw CSVError("--track-field '\(trackIDField)' is not one of its columns (\(schema.fields.map(\.name).joined(separator: ", ")))")
             }
             schema.trackIDIndex = index
         }

@@ -21,8 +21,8 @@ import EntityStreamCore
 /// - Times: ISO-8601 with or without offset (none = UTC), `YYYY-MM-DD HH:MM:SS`
 ///   (UTC), or, for numeric values, epoch seconds or milliseconds, the unit
 ///   chosen per column (milliseconds when the largest magnitude is ≥ 10¹¹) —
-///   see `TrackTime`.
-/// - Throws ``CSVTrackError`` for: no header row; an empty or duplicate
+///   see ``CSVTime``.
+/// - Throws ``CSVError`` for: no header row; an empty or duplicate
 ///   header name; a mapped column missing from the header (named); and, with
 ///   the line number, a row whose field count differs from the header's, an
 ///   empty or unparsable time, an empty or non-numeric x or y, or malformed
@@ -38,13 +38,13 @@ public struct CSVTrackRecording: Sendable {
     public let observations: [Observation]
 
     /// Parses the whole CSV `text` with `mapping`.
-    /// - Throws: ``CSVTrackError`` (see the type's contract).
-    public init(csv text: String, mapping: CSVColumnMapping) throws(CSVTrackError) {
+    /// - Throws: ``CSVError`` (see the type's contract).
+    public init(csv text: String, mapping: CSVColumnMapping) throws(CSVError) {
         try mapping.validate()
         self.mapping = mapping
         let records = try CSVReader.records(text)
         guard let header = records.first else {
-            throw CSVTrackError("the CSV text is empty: a header row naming the columns is required")
+            throw CSVError("the CSV text is empty: a header row naming the columns is required")
         }
 
         // Header names and the mapped columns.
@@ -52,17 +52,17 @@ public struct CSVTrackRecording: Sendable {
         var columnByFoldedName: [String: Int] = [:]
         for (column, name) in names.enumerated() {
             guard !name.isEmpty else {
-                throw CSVTrackError("header column \(column + 1) has no name", line: header.line)
+                throw CSVError("header column \(column + 1) has no name", line: header.line)
             }
             let folded = Schema.fold(name)
             guard columnByFoldedName[folded] == nil else {
-                throw CSVTrackError("header names column '\(name)' twice", line: header.line)
+                throw CSVError("header names column '\(name)' twice", line: header.line)
             }
             columnByFoldedName[folded] = column
         }
-        func column(_ key: String, _ name: String) throws(CSVTrackError) -> Int {
+        func column(_ key: String, _ name: String) throws(CSVError) -> Int {
             guard let column = columnByFoldedName[CSVColumnMapping.fold(name)] else {
-                throw CSVTrackError("the header has no column '\(CSVColumnMapping.trim(Substring(name)))' (mapped as \(key)); its columns are: \(names.joined(separator: ", "))")
+                throw CSVError("the header has no column '\(CSVColumnMapping.trim(Substring(name)))' (mapped as \(key)); its columns are: \(names.joined(separator: ", "))")
             }
             return column
         }
@@ -80,7 +80,7 @@ public struct CSVTrackRecording: Sendable {
             let value = CSVNumber.trim(row.fields[timeColumn])
             if let number = CSVNumber.double(value) { largestEpoch = max(largestEpoch, abs(number)) }
         }
-        let unit = TrackTime.EpochUnit(largestMagnitude: largestEpoch)
+        let unit = CSVTime.EpochUnit(largestMagnitude: largestEpoch)
 
         // Per row: shape, coordinates and time; per column: type inference.
         var inference = Array(repeating: CSVColumnTypeInference(), count: width)
@@ -90,7 +90,7 @@ public struct CSVTrackRecording: Sendable {
         times.reserveCapacity(rows.count)
         for row in rows {
             guard row.fields.count == width else {
-                throw CSVTrackError("expected \(width) fields as in the header, found \(row.fields.count)", line: row.line)
+                throw CSVError("expected \(width) fields as in the header, found \(row.fields.count)", line: row.line)
             }
             let x = try Self.coordinate(row, xColumn, key: "x", name: names[xColumn])
             let y = try Self.coordinate(row, yColumn, key: "y", name: names[yColumn])
@@ -135,35 +135,26 @@ public struct CSVTrackRecording: Sendable {
         self.observations = order.map { observations[$0] }
     }
 
-    private static func coordinate(_ row: CSVRecord, _ column: Int, key: String, name: String) throws(CSVTrackError) -> Double {
+    private static func coordinate(_ row: CSVRecord, _ column: Int, key: String, name: String) throws(CSVError) -> Double {
         let text = CSVNumber.trim(row.fields[column])
         guard !text.isEmpty else {
-            throw CSVTrackError("\(key) column '\(name)' is empty", line: row.line)
+            throw CSVError("\(key) column '\(name)' is empty", line: row.line)
         }
         guard let value = CSVNumber.double(text) else {
-            throw CSVTrackError("\(key) column '\(name)': '\(text)' is not a number", line: row.line)
+            throw CSVError("\(key) column '\(name)': '\(text)' is not a number", line: row.line)
         }
         return value
     }
 
     private static func time(_ row: CSVRecord, _ column: Int, name: String,
-                             unit: TrackTime.EpochUnit) throws(CSVTrackError) -> Int64 {
+                             unit: CSVTime.EpochUnit) throws(CSVError) -> Int64 {
         let text = CSVNumber.trim(row.fields[column])
         guard !text.isEmpty else {
-            throw CSVTrackError("time column '\(name)' is empty", line: row.line)
+            throw CSVError("time column '\(name)' is empty", line: row.line)
         }
-        let parsed: Int64?
-        if CSVNumber.classify(text, allowLeadingZeros: true) != nil {
-            if let integer = CSVNumber.integer(text) {
-                parsed = TrackTime.milliseconds(epoch: integer, unit: unit)
-            } else {
-                parsed = CSVNumber.double(text).flatMap { TrackTime.milliseconds(epoch: $0, unit: unit) }
-            }
-        } else {
-            parsed = TrackTime.milliseconds(text: text)
-        }
+        let parsed = CSVTime.milliseconds(text, unit: unit)
         guard let parsed else {
-            throw CSVTrackError("time column '\(name)': cannot read '\(text)' as a time (expected e.g. 2016-11-24T00:00:51-06:00, 2016-11-24 06:00:51 as UTC, or epoch seconds or milliseconds)", line: row.line)
+            throw CSVError("time column '\(name)': cannot read '\(text)' as a time (expected e.g. 2016-11-24T00:00:51-06:00, 2016-11-24 06:00:51 as UTC, or epoch seconds or milliseconds)", line: row.line)
         }
         return parsed
     }

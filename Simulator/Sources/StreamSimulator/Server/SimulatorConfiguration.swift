@@ -1,14 +1,28 @@
 import EntityStreamCore
+import Statistics
 import Transport
 
-/// Everything a ``SimulatorServer`` needs: where to listen, which services
-/// to serve, how to pace them, security, and faults.
+/// Everything a ``SimulatorServer`` needs: where to listen, which stream
+/// services and feature layers to serve, how to pace them, security, and faults.
 public struct SimulatorConfiguration: Sendable {
-    /// Interface to listen on (loopback by default; nil for all).
+    /// The address to listen on, exactly (loopback by default; nil, `::`
+    /// or `*` for every interface; see `ListenAddress`).
     public var host: String? = "127.0.0.1"
     /// 0 picks a free port.
     public var port = 0
     public var services: [ServiceSpecification] = []
+    /// Feature layers served as `…/NAME/MapServer/0` and `…/NAME/FeatureServer/0`.
+    public var layers: [LayerSpecification] = []
+    /// The layers' `maxRecordCount`: the most features one query answer holds.
+    public var maxRecordCount = 2000
+    /// Whether the layers support `resultOffset`/`resultRecordCount` (false
+    /// makes them answer as old servers do, for testing clients' fallbacks).
+    public var layerPagination = true
+    /// Answers statistics queries on the layers (`outStatistics`,
+    /// `returnDistinctValues`): by default the project's one statistics
+    /// engine; nil refuses them (400) and the layers then say
+    /// `supportsStatistics: false`.
+    public var statisticsEngine: (any FeatureStatisticsEngine)? = TableStatisticsEngine()
     /// Track-id field for sources without one (plain feature files).
     public var trackIDField: String?
     public var pacing = SimulatorPacing()

@@ -6,21 +6,25 @@ import Transport
 /// An ArcGIS stream-service emulator on one port: for each service,
 /// `GET /arcgis/rest/services/<Name>/StreamServer?f=json` answers a real
 /// service description, and `/arcgis/ws/services/<Name>/StreamServer/subscribe`
-/// streams one Esri feature per text frame, filtered per subscriber.
+/// streams one Esri feature per text frame, filtered per subscriber. Each
+/// feature layer is served as `…/services/<Name>/MapServer/0` and
+/// `…/FeatureServer/0` with `query` (see `LayerRouter`).
 ///
-/// ``start(_:)`` loads every service first (throwing ``SimulatorError`` for an
-/// unreadable file or bad option) and then listens. Thread-safe;
-/// ``shutdown()`` closes every subscriber politely.
+/// ``start(_:)`` loads every service and layer first (throwing
+/// ``SimulatorError`` for an unreadable file or bad option) and then
+/// listens. Thread-safe; ``shutdown()`` closes every subscriber politely.
 public final class SimulatorServer: Sendable {
     public let port: Int
     public let usesTLS: Bool
     public let serviceNames: [String]
+    public let layerNames: [String]
     private let server: TransportServer
     private let state: SharedState
     private let rotation: Task<Void, Never>?
 
     final class SharedState: Sendable {
         let services: [String: SimulatedService]
+        let layers: [String: SimulatedLayer]
         let tokens: TokenAuthority
         let configuration: SimulatorConfiguration
         let serverStart: Int64
@@ -31,37 +35,53 @@ public final class SimulatorServer: Sendable {
         /// request's `Host` header): where `streamUrls` point.
         let webSocketBase = LockedState<String>("")
 
-        init(services: [String: SimulatedService], configuration: SimulatorConfiguration) {
+        init(services: [String: SimulatedService], layers: [String: SimulatedLayer], configuration: SimulatorConfiguration) {
             self.services = services
+            self.layers = layers
             self.configuration = configuration
             self.tokens = TokenAuthority(token: configuration.token, rotating: configuration.faults.expireTokenAfterSeconds != nil)
             self.serverStart = SystemClock().now()
         }
     }
 
-    private init(port: Int, usesTLS: Bool, serviceNames: [String], server: TransportServer, state: SharedState, rotation: Task<Void, Never>?) {
+    private init(port: Int, usesTLS: Bool, serviceNames: [String], layerNames: [String], server: TransportServer, state: SharedState,
+                 rotation: Task<Void, Never>?) {
         self.port = port
         self.usesTLS = usesTLS
         self.serviceNames = serviceNames
+        self.layerNames = layerNames
         self.server = server
         self.state = state
         self.rotation = rotation
     }
 
     public static func start(_ configuration: SimulatorConfiguration) async throws(SimulatorError) -> SimulatorServer {
-        guard !configuration.services.isEmpty else { throw SimulatorError("no service to serve: give --fleet N, --recording FILE or --service NAME=…") }
+        guard !configuration.services.isEmpty || !configuration.layers.isEmpty else {
+            throw SimulatorError("no service to serve: give --fleet N, --recording FILE, --service NAME=… or --layer NAME=FILE")
+        }
         try configuration.validate()
         var services: [String: SimulatedService] = [:]
         for specification in configuration.services {
             guard services[specification.name] == nil else { throw SimulatorError("service '\(specification.name)' is given twice") }
             let service = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
-            for line in service.skippedLines.prefix(20) { configuration.log(line) }
-            if service.skippedLines.count > 20 {
-                configuration.log("service \(service.name): \(service.skippedLines.count) unusable lines skipped in all")
+            for line in service.skippedLines { configuration.log(line) }
+            if service.skippedLineCount > service.skippedLines.count {
+                configuration.log("service \(service.name): \(service.skippedLineCount) unusable lines skipped in all")
             }
             services[specification.name] = service
         }
-        let state = SharedState(services: services, configuration: configuration)
+        guard configuration.maxRecordCount >= 1 else { throw SimulatorError("the layers' maxRecordCount must be at least 1") }
+        var layers: [String: SimulatedLayer] = [:]
+        for specification in configuration.layers {
+            guard layers[specification.name] == nil else { throw SimulatorError("layer '\(specification.name)' is given twice") }
+            let layer = try SimulatedLayer.load(specification, maxRecordCount: configuration.maxRecordCount,
+                                                supportsPagination: configuration.layerPagination, statistics: configuration.statisticsEngine)
+            layers[specification.name] = layer
+            let report = layer.table.report
+            configuration.log("layer \(specification.name): \(layer.table.count) \(layer.table.geometryType == .none ? "rows (a table)" : "features") from \(specification.path) (\(report.format?.name ?? "?"))")
+            for line in report.summary { configuration.log("layer \(specification.name): \(line)") }
+        }
+        let state = SharedState(services: services, layers: layers, configuration: configuration)
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
@@ -78,13 +98,24 @@ public final class SimulatorServer: Sendable {
             rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
         }
         return SimulatorServer(port: server.port, usesTLS: configuration.tls != nil, serviceNames: configuration.services.map(\.name),
-                               server: server, state: state, rotation: rotation)
+                               layerNames: configuration.layers.map(\.name), server: server, state: state, rotation: rotation)
     }
 
     /// The REST URL of service `name` (what a client connects to).
     public func serviceURL(_ name: String) -> String {
         "\(server.httpBase)/arcgis/rest/services/\(name)/StreamServer"
     }
+
+    /// The URL of layer `name`'s layer 0 (`…/NAME/MapServer/0`, or `FeatureServer`).
+    public func layerURL(_ name: String, kind: FeatureServiceRoot.Kind = .mapServer) -> String {
+        "\(server.httpBase)/arcgis/rest/services/\(name)/\(kind.rawValue)/0"
+    }
+
+    /// The base HTTP URL, `http://127.0.0.1:PORT` (or https).
+    public var httpBase: String { server.httpBase }
+
+    /// The address the server listens on (exactly that one, or every interface).
+    public var listenAddress: ListenAddress { server.listenAddress }
 
     /// The token the description currently hands out for sockets.
     public var currentSocketToken: String? { state.tokens.socketToken }
@@ -103,11 +134,20 @@ public final class SimulatorServer: Sendable {
         let parts = request.path.split(separator: "/").map(String.init)
         if parts == ["arcgis", "rest", "services"] {
             if let refusal = tokenRefusal(request, state: state) { return refusal }
+            var entries: [(String, String)] = state.services.keys.map { ($0, "StreamServer") }
+            for name in state.layers.keys {
+                entries.append((name, FeatureServiceRoot.Kind.mapServer.rawValue))
+                entries.append((name, FeatureServiceRoot.Kind.featureServer.rawValue))
+            }
+            entries.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
             var writer = JSONWriter(capacity: 256)
-            writer.append(.object(JSONObject([("currentVersion", .double(11.1)), ("services", .array(state.services.keys.sorted().map {
-                .object(JSONObject([("name", .string($0)), ("type", .string("StreamServer"))]))
+            writer.append(.object(JSONObject([("currentVersion", .double(11.1)), ("folders", .array([])), ("services", .array(entries.map {
+                .object(JSONObject([("name", .string($0.0)), ("type", .string($0.1))]))
             }))])))
             return HTTPServerResponse(body: writer.bytes)
+        }
+        if let response = LayerRouter.respond(to: request, parts: parts, layers: state.layers, tokens: state.tokens) {
+            return response
         }
         guard parts.count == 5, parts[0] == "arcgis", parts[1] == "rest", parts[2] == "services", parts[4] == "StreamServer",
               let service = state.services[parts[3]] else {

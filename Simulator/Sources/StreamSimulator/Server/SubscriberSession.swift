@@ -39,8 +39,17 @@ final class SubscriberSession: Sendable {
             await socket.close(code: closeCode.code, reason: closeCode.reason)
             return
         }
-        let reader = Task { await readFilterMessages() }
-        defer { reader.cancel() }
+        // The filter reader is a child task: it ends when the feed does.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.readFilterMessages() }
+            await play()
+            group.cancelAll()
+        }
+    }
+
+    /// Sends the feed until it ends, the subscriber leaves or a fault ends it.
+    private func play() async {
+        let faults = configuration.faults
         var cursor = FeedCursor(feed: service.feed, pacing: configuration.pacing, serverStart: serverStart, now: SystemClock().now())
         var current = filter.withLock { $0 }
         var decoder = EsriFeatureDecoder(schema: service.schema)
@@ -126,7 +135,15 @@ final class SubscriberSession: Sendable {
         } catch {}
     }
 
+    /// Largest filter message answered in full; a longer one is refused
+    /// without being echoed, so a reply stays small whatever was sent.
+    static let maximumFilterMessageBytes = 64 * 1024
+
     func handleControlMessage(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.count <= Self.maximumFilterMessageBytes else {
+            return SubscriberFilter.reply(filter.withLock { $0.value.filter },
+                                          error: "filter message of \(bytes.count) bytes exceeds the limit of \(Self.maximumFilterMessageBytes) bytes")
+        }
         let requested: JSONValue
         do { requested = try JSONParser.parse(bytes) } catch {
             return SubscriberFilter.reply(filter.withLock { $0.value.filter }, error: "not JSON: \(error)")
@@ -152,7 +169,8 @@ final class SubscriberSession: Sendable {
 
     private static func rejection(_ requested: JSONValue, _ message: String) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
-        writer.append(.object(JSONObject([("filter", requested), ("error", .array([.string(message)]))])))
+        let bounded = message.utf8.count <= 1024 ? message : String(decoding: message.utf8.prefix(1024), as: UTF8.self) + "…"
+        writer.append(.object(JSONObject([("filter", requested), ("error", .array([.string(bounded)]))])))
         return writer.bytes
     }
 }

@@ -12,6 +12,13 @@ struct FeedCursor {
     private let pacing: SimulatorPacing
     private let start: Int64
     private var fleet: SnowplowFleet?
+    /// A streamed file: its reader (opened on first use) and the messages read ahead.
+    private var reader: RecordingFileReader?
+    private var readAhead = RecordingChunkParser.Batch()
+    private var readIndex = 0
+    private var fileEnded = false
+    /// Messages of the streamed file yielded in the current pass.
+    private var yieldedInPass = 0
     private var index = 0
     private var pass = 0
     /// Items yielded so far, across loops.
@@ -44,6 +51,10 @@ struct FeedCursor {
             let entry = entries[position]
             return (due(offset: timed ? entry.offsetMilliseconds : nil,
                         span: timed ? Double(entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
+        case .file(let path, let timed, let span):
+            guard let (message, offset) = nextFromFile(path: path) else { return nil }
+            defer { sequence += 1 }
+            return (due(offset: timed ? offset : nil, span: timed ? Double(span) : nil), .raw(message))
         case .observations(let observations):
             guard let position = advance(count: observations.count) else { return nil }
             let observation = observations[position]
@@ -51,6 +62,49 @@ struct FeedCursor {
             let span = Double(observations.last?.receivedAt ?? first) - Double(first) + 1000
             return (due(offset: observation.receivedAt &- first, span: span), .observation(observation))
         }
+    }
+
+    /// The next message of a streamed file (reading ahead in chunks, starting
+    /// again at the end when looping); nil at the end, or when the file can
+    /// no longer be read (the subscriber's feed then ends). Malformed
+    /// recording lines are skipped (the server announced them when it loaded
+    /// the file); a looped file with nothing playable ends.
+    private mutating func nextFromFile(path: String) -> (message: [UInt8], offset: Int64?)? {
+        while true {
+            guard let index = nextReadAhead(path: path) else { return nil }
+            if readAhead.problems[index] != nil { continue }
+            yieldedInPass += 1
+            return (Array(readAhead.bytes[readAhead.range(index)]), readAhead.offsets[index])
+        }
+    }
+
+    /// The index in `readAhead` of the file's next message, reading on as needed.
+    private mutating func nextReadAhead(path: String) -> Int? {
+        if readIndex == readAhead.count {
+            readAhead.removeAll()
+            readIndex = 0
+            do {
+                if reader == nil { reader = try RecordingFileReader(path: path) }
+                while readAhead.isEmpty {
+                    if fileEnded {
+                        guard pacing.loop, yieldedInPass > 0 else { return nil }
+                        try reader?.rewind()
+                        fileEnded = false
+                        yieldedInPass = 0
+                        pass += 1
+                    }
+                    let more = try reader?.read(into: &readAhead, minimum: 1024) ?? false
+                    if !more { fileEnded = true }
+                    if readAhead.isEmpty && fileEnded && pass == 0 && !pacing.loop { return nil }
+                    if readAhead.isEmpty && fileEnded && sequence == 0 { return nil }
+                }
+            } catch {
+                return nil
+            }
+        }
+        let index = readIndex
+        readIndex += 1
+        return index
     }
 
     /// The index to play now, moving on (and looping when allowed).

@@ -9,6 +9,10 @@ public struct SimulatedService: Sendable {
         case fleet(FleetConfiguration)
         /// Raw messages with optional time offsets (recordings, feature files).
         case messages([RecordingFile.Entry], timed: Bool)
+        /// A recording or feature file streamed from disk by each subscriber,
+        /// in bounded chunks, whatever its size; `span` is its length in
+        /// recorded milliseconds (last offset + 1) for timed recordings.
+        case file(path: String, timed: Bool, span: Int64)
         /// Timestamped observations (CSV).
         case observations([Observation])
     }
@@ -18,8 +22,12 @@ public struct SimulatedService: Sendable {
     public let spatialReference: Int
     public let description: String
     /// Lines of the source that cannot be served (malformed recording lines),
-    /// each naming its line and why; the server announces them when it starts.
+    /// each naming its line and why; the server announces them when it
+    /// starts, and each subscriber's feed skips them.
     public var skippedLines: [String] = []
+    /// How many lines were skipped in all (``skippedLines`` keeps the first
+    /// ``RecordingSummary/keptProblems``).
+    public var skippedLineCount = 0
     let feed: Feed
 
     /// Loads `specification`. `trackIDField` names the track field when the
@@ -31,17 +39,21 @@ public struct SimulatedService: Sendable {
                                     description: "Simulated snowplows near Sandy, Utah (\(configuration.vehicles) vehicles)",
                                     feed: .fleet(configuration))
         case .recording(let path):
-            guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }
-            let stream: RecordedStream
-            do { stream = try RecordedStream(bytes: Array(data), trackIDField: trackIDField, trackFieldRequired: false) } catch {
+            // Read through once in bounded chunks (to check it and learn its length),
+            // never held in memory: each subscriber streams it from disk.
+            let summary: RecordingSummary
+            do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: false, readWholeFile: true) } catch {
+                if error.message.hasPrefix("cannot read") { throw SimulatorError(error.message) }
                 throw SimulatorError("'\(path)' \(error)")
             }
-            let title = stream.description?.serviceDescription ?? stream.file.header.map { "Replay of \($0.service)" }
+            let title = summary.description?.serviceDescription ?? summary.header.map { "Replay of \($0.service)" }
                 ?? "Replay of \(URL(fileURLWithPath: path).lastPathComponent)"
-            var service = SimulatedService(name: specification.name, schema: stream.schema, spatialReference: stream.spatialReference ?? 4326,
+            var service = SimulatedService(name: specification.name, schema: summary.schema, spatialReference: summary.spatialReference ?? 4326,
                                            description: title,
-                                           feed: .messages(stream.file.entries.filter { $0.problem == nil }, timed: stream.file.layout.isTimed))
-            service.skippedLines = stream.file.entries.compactMap { entry in entry.problem.map { "'\(path)' line \(entry.line): \($0); skipped" } }
+                                           feed: .file(path: path, timed: summary.layout.isTimed,
+                                                       span: max(summary.lastOffsetMilliseconds ?? 0, 0) &+ 1))
+            service.skippedLines = summary.problems.map { "'\(path)' line \($0.line): \($0.reason); skipped" }
+            service.skippedLineCount = summary.problemCount
             return service
         case .csv(let path, let mapping):
             guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }

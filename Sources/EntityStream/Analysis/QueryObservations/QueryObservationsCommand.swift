@@ -14,14 +14,21 @@ import EntityStreamCore
 /// `received` or a date/number field; by default the service's start time
 /// field, else the receive time. `returnCountOnly` answers only the count.
 /// Answers from what the store holds now: purged observations are gone.
+///
+/// With `"layer":"https://…/MapServer/0"` the same query goes to that
+/// remote feature layer instead (``LayerQueryJob``): `timeExtent`, `where`,
+/// `geometry`, `outFields`, `orderBy` (field names), `limit` and
+/// `returnCountOnly` apply; `timeField` and `trackIds` do not.
 public struct QueryObservationsCommand: ControlCommand {
     public static let name = "query-observations"
     public static let members: Set<String> = ["timeExtent", "timeField", "where", "geometry", "trackIds", "outFields", "orderBy",
-                                              "limit", "returnCountOnly"]
+                                              "limit", "returnCountOnly", "layer"]
     public static let maximumLimit = 10_000_000
 
     public let id: JSONValue
     public let request: QueryObservationsRequest
+    /// The remote layer to query instead of the store, with its query.
+    public let layer: (url: String, query: FeatureQuery)?
 
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
@@ -39,9 +46,29 @@ public struct QueryObservationsCommand: ControlCommand {
         request.limit = try members.integer("limit", in: 1...Self.maximumLimit)
         request.countOnly = try members.bool("returnCountOnly") ?? false
         self.request = request
+        if let url = try members.string("layer") {
+            guard request.timeField == nil, request.trackIDs == nil else {
+                throw members.error("\"timeField\" and \"trackIds\" apply to the store, not to a layer (its time is its own timeInfo)")
+            }
+            layer = (url, try Self.layerQuery(request, members: members))
+        } else {
+            layer = nil
+        }
+    }
+
+    /// The REST query a layer gets for `request`.
+    static func layerQuery(_ request: QueryObservationsRequest, members: CommandMembers) throws(ControlCommandError) -> FeatureQuery {
+        var query = FeatureQuery(whereClause: request.whereClause, time: request.timeExtent.isUnbounded ? nil : request.timeExtent,
+                                 geometry: request.envelope, outFields: request.outFields, returnCountOnly: request.countOnly)
+        query.resultRecordCount = request.limit
+        if let orderBy = request.orderBy {
+            do { query.orderBy = try OrderByField.parseList(orderBy, parameter: "orderBy") } catch { throw members.error(error.description) }
+        }
+        return query
     }
 
     public func start(in session: ControlSession) async -> ControlCommandOutcome {
-        .job(QueryObservationsJob(request: request))
+        if let layer { return .job(LayerQueryJob(layerURL: layer.url, query: layer.query)) }
+        return .job(QueryObservationsJob(request: request))
     }
 }

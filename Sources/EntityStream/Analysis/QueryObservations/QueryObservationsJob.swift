@@ -10,7 +10,7 @@ struct QueryObservationsJob: AnalysisJob {
 
     func run(in context: AnalysisContext) async throws -> JSONObject {
         let snapshot = try await context.snapshot()
-        let schema = snapshot.state.schema
+        let schema = snapshot.contents.schema
         let query = try request.compile(for: schema)
         var summary = JSONObject()
         summary.append(key: "timeField", value: .string(Self.describe(query.scan.timeKey, schema: schema)))
@@ -18,11 +18,11 @@ struct QueryObservationsJob: AnalysisJob {
             ("start", query.scan.timeExtent.start.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null),
             ("end", query.scan.timeExtent.end.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null)])))
         if request.countOnly {
-            let count = snapshot.state.count(query.scan)
+            let count = snapshot.contents.count(query.scan)
             summary.append(key: "count", value: .int(Int64(count)))
             return summary
         }
-        let result = try query.run(on: snapshot.state, shouldStop: { Task.isCancelled })
+        let result = try query.run(on: snapshot.contents, shouldStop: { Task.isCancelled })
         let fields = query.outFields.map { $0.map { schema.fields[$0] } } ?? schema.fields
         var batch: [(members: JSONObject, feature: AnalysisFeature?)] = []
         batch.reserveCapacity(Self.batchSize)
@@ -49,7 +49,8 @@ struct QueryObservationsJob: AnalysisJob {
         return summary
     }
 
-    private static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
+    /// The time key as summaries name it: `received`, or the field name(s).
+    static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
         switch key {
         case .received: return "received"
         case .field(let start, let end):

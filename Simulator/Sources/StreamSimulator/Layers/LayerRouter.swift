@@ -1,0 +1,67 @@
+import EntityStreamCore
+import Transport
+
+/// Answers the REST requests of the simulator's feature layers:
+/// - `…/services/NAME/MapServer` and `…/NAME/FeatureServer`: the service root;
+/// - `…/NAME/MapServer/0` and `…/FeatureServer/0`: the layer description;
+/// - `…/0/query`, GET or POST form: the query, in `f=json`, `pjson` or `geojson`.
+/// The token applies as for stream services: a missing one answers 499, a
+/// wrong one 498 (HTTP 200 with ArcGIS error JSON, as ArcGIS does). A bad
+/// query parameter answers HTTP 400 with error JSON naming it; an unknown
+/// layer id or path 404 with error JSON. Stateless.
+enum LayerRouter {
+    /// The response for `request` when its path is a layer path, else nil.
+    static func respond(to request: HTTPServerRequest, parts: [String], layers: [String: SimulatedLayer],
+                        tokens: TokenAuthority) -> HTTPServerResponse? {
+        guard parts.count >= 5, parts[0] == "arcgis", parts[1] == "rest", parts[2] == "services",
+              let kind = FeatureServiceRoot.Kind(rawValue: parts[4]) else { return nil }
+        guard let layer = layers[parts[3]] else { return nil }
+
+        var parameters = request.query
+        if request.method == .post, !request.body.isEmpty {
+            guard let form = PercentEncoding.parseForm(String(decoding: request.body, as: UTF8.self)) else {
+                return error(ArcGISError(code: 400, message: "Unable to complete operation.", details: ["the form body is not valid application/x-www-form-urlencoded"]), status: 400)
+            }
+            parameters += form.map { (name: $0.0, value: $0.1) }
+        }
+        switch tokens.checkREST(parameters.last { $0.name == "token" }?.value) {
+        case .missing: return error(.tokenRequired, status: 200)
+        case .invalid: return error(.invalidToken, status: 200)
+        case .accepted: break
+        }
+        let pretty = parameters.contains { Schema.fold($0.name) == "f" && Schema.fold($0.value) == "pjson" }
+        switch parts.count {
+        case 5:
+            return json(FeatureServiceRoot(kind: kind, name: layer.name, layers: [layer.description]).json(), pretty: pretty)
+        case 6 where parts[5] == "0":
+            return json(layer.description.json(), pretty: pretty)
+        case 7 where parts[5] == "0" && parts[6] == "query":
+            return query(layer, parameters: parameters)
+        default:
+            let detail = parts.count > 5 && parts[5] != "0" ? "layer or table \(parts[5]) does not exist (the service has layer 0)" : "no such resource"
+            return error(ArcGISError(code: 404, message: "Requested operation is not supported or resource not found.", details: [detail]), status: 404)
+        }
+    }
+
+    static func query(_ layer: SimulatedLayer, parameters: [(name: String, value: String)]) -> HTTPServerResponse {
+        let query: FeatureQuery
+        let result: FeatureQueryResult
+        do throws(FeatureQueryError) {
+            query = try FeatureQuery(parameters: parameters)
+            result = try layer.engine.run(query, on: layer.table)
+        } catch {
+            return self.error(error.arcGISError, status: 400)
+        }
+        var contentType = "application/json"
+        if query.format == .geojson, case .features = result { contentType = "application/geo+json" }
+        return HTTPServerResponse(status: 200, contentType: contentType, body: FeatureSetWriter.write(result, format: query.format))
+    }
+
+    static func json(_ bytes: [UInt8], pretty: Bool) -> HTTPServerResponse {
+        HTTPServerResponse(status: 200, contentType: "application/json", body: pretty ? JSONPrettyPrinter.format(bytes) : bytes)
+    }
+
+    static func error(_ error: ArcGISError, status: Int) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, contentType: "application/json", body: error.json())
+    }
+}

@@ -1,0 +1,31 @@
+import EntityStreamCore
+
+/// A loaded feature layer: its table, its description (what `?f=json`
+/// answers) and the query engine that answers `query`. Immutable; `Sendable`.
+public struct SimulatedLayer: Sendable {
+    public let name: String
+    public let table: FeatureTable
+    public let description: LayerDescription
+    let engine: FeatureQueryEngine
+
+    /// Loads `specification` from its file. Throws ``SimulatorError`` with the loader's message (file and line).
+    public static func load(_ specification: LayerSpecification, maxRecordCount: Int, supportsPagination: Bool,
+                            statistics: (any FeatureStatisticsEngine)?) throws(SimulatorError) -> SimulatedLayer {
+        var options = specification.options
+        options.name = specification.name
+        let table: FeatureTable
+        do { table = try FeatureFile.load(path: specification.path, options: options) } catch {
+            throw SimulatorError("layer \(specification.name): \(error)")
+        }
+        return SimulatedLayer(table: table, maxRecordCount: maxRecordCount, supportsPagination: supportsPagination, statistics: statistics)
+    }
+
+    /// A layer serving `table` (already loaded or built).
+    public init(table: FeatureTable, maxRecordCount: Int, supportsPagination: Bool, statistics: (any FeatureStatisticsEngine)? = nil) {
+        name = table.name
+        self.table = table
+        description = LayerDescription(table: table, id: 0, maxRecordCount: maxRecordCount, supportsPagination: supportsPagination,
+                                       supportsStatistics: statistics != nil)
+        engine = FeatureQueryEngine(maxRecordCount: maxRecordCount, supportsPagination: supportsPagination, statistics: statistics)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// One run of a program as a benchmark measures it: started with
+/// `posix_spawn`, stdout read through a pipe by this process (as `| jq`
+/// would, counting bytes and lines) or sent to /dev/null, and reaped with
+/// `wait4` so its own CPU time and peak RSS are known (not its parent's or
+/// another child's).
+struct MeasuredProcess {
+    struct Run {
+        var seconds: Double
+        var userSeconds: Double
+        var systemSeconds: Double
+        /// Peak resident set size, KiB.
+        var maximumResidentKiB: Int
+        var status: Int32
+        var outputBytes: Int
+        var outputLines: Int
+        var standardError: String
+
+        var cpuSeconds: Double { userSeconds + systemSeconds }
+    }
+
+    enum Output { case pipe, devNull }
+
+    static func run(_ executable: String, _ arguments: [String], output: Output = .pipe) throws -> Run {
+        var outPipe: [Int32] = [0, 0]
+        var errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchmarkError("pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if output == .pipe {
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        for descriptor in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let started = ContinuousClock.now
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            close(outPipe[0]); close(errPipe[0])
+            throw BenchmarkError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        // Read stdout here (as a reader in a pipeline would) and stderr on a thread.
+        let errors = ErrorCollector(descriptor: errPipe[0])
+        var bytes = 0
+        var lines = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(outPipe[0], $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += count
+            for index in 0..<count where buffer[index] == UInt8(ascii: "\n") { lines += 1 }
+        }
+        close(outPipe[0])
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let elapsed = (ContinuousClock.now - started).seconds
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Run(seconds: elapsed,
+                   userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+                   systemSeconds: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
+                   maximumResidentKiB: usage.ru_maxrss, status: exitStatus, outputBytes: bytes, outputLines: lines,
+                   standardError: errors.finish())
+    }
+
+    /// Collects a child's stderr on its own thread.
+    private final class ErrorCollector: @unchecked Sendable {
+        private var text = Data()
+        private let done = DispatchSemaphore(value: 0)
+
+        init(descriptor: Int32) {
+            Thread {
+                let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+                self.text = handle.readDataToEndOfFile()
+                self.done.signal()
+            }.start()
+        }
+
+        func finish() -> String {
+            done.wait()
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}

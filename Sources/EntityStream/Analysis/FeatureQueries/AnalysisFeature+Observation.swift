@@ -1,0 +1,16 @@
+import EntityStreamCore
+
+extension AnalysisFeature {
+    /// A feature from a layer page or a file: its point (if any) and its
+    /// attributes named by `fields` (dates as epoch ms, as every line writes them).
+    public init(_ observation: Observation, fields: [Field]) {
+        self.init(geometry: observation.geometry.map { .point($0) }, attributes: AttributeJSON.attributes(observation, fields: fields))
+    }
+
+    /// Row `row` of `table`, with the attributes of `fields` (schema indices).
+    public init(table: FeatureTable, row: Int, fields: [Int], geometry: Point?) {
+        var attributes = JSONObject()
+        for index in fields { attributes.append(key: table.schema.fields[index].name, value: AttributeJSON.value(table.value(row: row, field: index))) }
+        self.init(geometry: geometry.map { .point($0) }, attributes: attributes)
+    }
+}

@@ -1,0 +1,79 @@
+import EntityStreamCore
+import Statistics
+
+/// Grouped statistics from a remote ArcGIS feature layer or table, computed
+/// by the server: the REST query with `outStatistics`,
+/// `groupByFieldsForStatistics`, `orderByFields` and `havingClause` (plus
+/// ``query``'s `where`, `time`, `geometry`), its groups paged by
+/// `resultOffset` while the server says `exceededTransferLimit` (in a
+/// stable order: the requested one, then the group-by fields).
+///
+/// Before querying, the request is compiled against the layer's own field
+/// list (its description), so type errors are the same clear messages as
+/// for a file or the store, and each statistic is asked for under its final
+/// output name; a layer that says it cannot compute statistics (or having
+/// clauses) is refused by name. The layer's reachability is reported as
+/// `status` events (source `layer <url>`), each page's records as `result`
+/// lines as they arrive, `progress` after each page past the first, then a
+/// summary: the layer, the records, pages, requests and paging. Uses the
+/// session's token and certificate trust.
+public struct LayerStatisticsJob: AnalysisJob {
+    public let layerURL: String
+    public let request: StatisticsRequest
+    /// `where`, `time`, `geometry` (its other parameters are replaced).
+    public let query: FeatureQuery
+
+    public init(layerURL: String, request: StatisticsRequest, query: FeatureQuery = FeatureQuery()) {
+        self.layerURL = layerURL
+        self.request = request
+        self.query = query
+    }
+
+    public func run(in context: AnalysisContext) async throws -> JSONObject {
+        let connection = try LayerConnection(layerURL: layerURL, environment: context.environment)
+        let client = connection.client
+        var summary = JSONObject([("layer", .string(client.displayURL))])
+        do {
+            let description = try await client.description()
+            await connection.flushStatuses(to: context)
+            let advanced = description.advancedQueryCapabilities
+            guard description.supportsStatistics || advanced?.supportsStatistics == true else {
+                throw AnalysisFailure("the layer \(client.displayURL) does not support statistics queries (supportsStatistics is false)")
+            }
+            if request.having != nil, let advanced, !advanced.supportsHavingClause {
+                throw AnalysisFailure("the layer \(client.displayURL) does not support having clauses (supportsHavingClause is false)")
+            }
+            let plan: StatisticsPlan
+            do { plan = try StatisticsPlan(request, schema: Schema(fields: description.fields)) } catch {
+                throw AnalysisFailure(error.description)
+            }
+            var statisticsQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
+                                               spatialRelationship: query.spatialRelationship)
+            request.apply(to: &statisticsQuery, plan: plan)
+            let result = try await client.query(statisticsQuery) { page in
+                await connection.flushStatuses(to: context)
+                if page.index > 0 {
+                    await context.progress(JSONObject([("pages", .int(Int64(page.index + 1))), ("records", .int(Int64(page.features.count)))]))
+                }
+                let records: [StatisticsRecord]
+                do { records = try plan.records(from: page) } catch {
+                    throw AnalysisFailure("the layer \(client.displayURL) answered the statistics query unexpectedly: \(error)")
+                }
+                try await StatisticsRecordJSON.emit(records, in: context)
+            }
+            await connection.flushStatuses(to: context)
+            summary.append(key: "records", value: .int(Int64(result.featureCount)))
+            summary.append(contentsOf: LayerConnection.pagingMembers(result))
+            summary.append(contentsOf: StatisticsRecordJSON.names(plan))
+            if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+            return summary
+        } catch let error as FeatureLayerError {
+            await connection.flushStatuses(to: context)
+            if case .cancelled = error { throw CancellationError() }
+            throw AnalysisFailure(error.description)
+        } catch {
+            await connection.flushStatuses(to: context)
+            throw error
+        }
+    }
+}

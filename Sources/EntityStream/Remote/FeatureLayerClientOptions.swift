@@ -1,0 +1,20 @@
+import EntityStreamCore
+import Transport
+
+/// How a ``FeatureLayerClient`` authenticates, talks HTTP and reports status.
+public struct FeatureLayerClientOptions: Sendable {
+    /// Where the token comes from (nil: a `token` in the layer URL, else none).
+    /// Share one source with the stream connection to share renewals.
+    public var tokenSource: (any TokenSource)?
+    /// Timeouts and the body limit (one page must fit in it).
+    public var http = HTTPClientConfiguration()
+    public var eventLoop: TransportEventLoop = .shared
+    /// Stamps status changes and received features.
+    public var clock: any EntityClock = SystemClock()
+    /// Requests whose URL would be longer are sent as POST forms.
+    public var maximumGETLength = 2000
+    /// Called with every status change, in order, besides ``FeatureLayerClient/statusUpdates()``.
+    public var onStatus: (@Sendable (ConnectionStatusChange) -> Void)?
+
+    public init() {}
+}

@@ -1,0 +1,114 @@
+import EntityStream
+import EntityStreamCore
+import Locking
+
+/// Runs one analysis from the command line (`entitystream query`,
+/// `statistics`, `hotspots`, `identify`) through the same runtime, bus and
+/// JSON-lines output as the analyses of a running stream: the `accepted`
+/// line, one `result` line per feature or record, `status` lines about a
+/// remote service, then the summary (or `failed`, or `cancelled` on Ctrl-C).
+/// `progress` goes to stderr, and only when stderr is a terminal.
+///
+/// Returns the exit status: 0 when the job completed (or was interrupted),
+/// 1 when it failed or stdout could not be written.
+///
+/// With ``csvRecords`` stdout is instead a CSV table of the statistics
+/// records (``CSVRecordWriter``); failures still go to stderr.
+struct OneShotAnalysis {
+    var format: OutputFormat = .esri
+    /// Write the records as a CSV table rather than JSON lines.
+    var csvRecords = false
+    var remote = RemoteServiceOptions()
+    var clock: any EntityClock = SystemClock()
+
+    enum StopReason: Sendable {
+        case finished
+        case interrupted
+        case outputClosed
+        case outputFailed
+    }
+
+    func run(_ command: String, job: any AnalysisJob) async -> Int32 {
+        let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
+        let subscriber = Subscriber(name: "stdout", clock: clock)
+        await pipeline.bus.subscribe(subscriber)
+        let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: format)
+        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: nil, durationElapsed: .finished, clock: clock)
+        let showsProgress = Stderr.isTerminal
+        let runtime = AnalysisRuntime(environment: AnalysisEnvironment(clock: clock, remote: remote)) { events in
+            var rest: [StreamEvent] = []
+            for event in events {
+                if case .analysis(let analysis) = event.payload, analysis.phase == .progress {
+                    if showsProgress { Stderr.write("\r\u{1B}[K\(command): " + Self.progressText(analysis.members)) }
+                } else {
+                    rest.append(event)
+                }
+            }
+            await pipeline.publish(rest)
+        }
+        let outcome = JobOutcome()
+        let csvRecords = self.csvRecords
+        let writerTask = Task {
+            let ending = csvRecords ? await CSVRecordWriter(subscriber: subscriber).run() : await writer.run()
+            switch ending {
+            case .outputClosed: stops.stop(.outputClosed)
+            case .outputFailed: stops.stop(.outputFailed)
+            case .finished, .limitReached: break
+            }
+            return ending
+        }
+        let analyses = Task {
+            await runtime.run()
+            stops.stop(.finished)
+        }
+        do {
+            try await runtime.start(RecordingOutcome(job: job, outcome: outcome), id: .int(1), command: command)
+        } catch {
+            outcome.failed()
+        }
+        await runtime.close()
+        let reason = await stops.firstReason()
+        if case .finished = reason {} else { analyses.cancel() }
+        await analyses.value
+        if showsProgress { Stderr.write("\r\u{1B}[K") }
+        if case .outputClosed = reason { subscriber.finish() }
+        if case .outputFailed = reason { subscriber.finish() }
+        await pipeline.close()
+        let ending = await writerTask.value
+        if case .outputFailed(let failure) = ending {
+            Stderr.line("entitystream: cannot write to stdout: \(failure)")
+            return 1
+        }
+        if outcome.hasFailed, let reason = outcome.reason { Stderr.line("entitystream: \(command): \(reason)") }
+        return outcome.hasFailed ? 1 : 0
+    }
+
+    /// `pages 3 · features 2000`.
+    static func progressText(_ members: JSONObject) -> String {
+        members.map { member in "\(member.key) \(member.value.stringValue ?? "\(member.value)")" }.joined(separator: " · ")
+    }
+
+    /// Whether the job failed (for the exit status), and why.
+    final class JobOutcome: Sendable {
+        private let state = LockedState<(failed: Bool, reason: String?)>((false, nil))
+        func failed(_ reason: String? = nil) { state.withLock { $0 = (true, reason) } }
+        var hasFailed: Bool { state.withLock { $0.failed } }
+        var reason: String? { state.withLock { $0.reason } }
+    }
+
+    /// The job, noting a failure (not a cancellation) for the exit status.
+    struct RecordingOutcome: AnalysisJob {
+        let job: any AnalysisJob
+        let outcome: JobOutcome
+        func run(in context: AnalysisContext) async throws -> JSONObject {
+            do {
+                return try await job.run(in: context)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                if !Task.isCancelled { outcome.failed(String(describing: error)) }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// How a feature file is read: its format (sniffed when nil), the column
+/// mapping, the layer's name and the largest file accepted. A plain value.
+public struct FeatureLoadOptions: Sendable, Hashable {
+    /// Force a format instead of recognising it (``FeatureFileFormat/sniff(_:fileName:)``).
+    public var format: FeatureFileFormat?
+    public var mapping: FeatureColumnMapping
+    /// The table's name; nil uses the file's base name.
+    public var name: String?
+    /// Files larger than this are refused (the whole file is read into memory).
+    public var maximumFileSize: Int
+
+    /// 4 GiB: far beyond what fits a test machine's memory as rows anyway.
+    public static let defaultMaximumFileSize = 4 << 30
+
+    public init(format: FeatureFileFormat? = nil, mapping: FeatureColumnMapping = FeatureColumnMapping(), name: String? = nil,
+                maximumFileSize: Int = FeatureLoadOptions.defaultMaximumFileSize) {
+        self.format = format
+        self.mapping = mapping
+        self.name = name
+        self.maximumFileSize = maximumFileSize
+    }
+}

@@ -1,0 +1,189 @@
+/// Runs a ``FeatureQuery`` over a ``FeatureTable`` exactly as an ArcGIS
+/// feature layer answers it — the engine behind the simulator's layers.
+///
+/// Selection (all must hold):
+/// - the where clause, compiled once by the project's one ``WhereClause``
+///   engine against the table's schema (unknown field, bad syntax → 400 `where`);
+/// - the object ids (unknown ids match nothing);
+/// - the time extent, both ends inclusive: an instant `t` matches when
+///   `start ≤ t ≤ end`; with an end time field, a row `[s, e]` matches when
+///   `s ≤ end && e ≥ start` (a null end counts as the start); rows without a
+///   time never match a time filter; a table that is not time-aware refuses
+///   `time` (400);
+/// - the envelope (`intersects` and `envelope-intersects` agree for points:
+///   inside or on the boundary), converted into the table's spatial reference
+///   (WGS84 ↔ Web Mercator; other pairs → 400 `inSR`); rows with a null
+///   geometry never match.
+/// Then: statistics queries go to the ``statistics`` engine (400 without
+/// one), which checks their `orderByFields` (group fields and statistic
+/// names); its rows are paged like features (from `resultOffset`, at most
+/// the page size below, `exceededTransferLimit` when more rows remain);
+/// `returnCountOnly` counts; rows are ordered by `orderByFields`
+/// (``AttributeValueOrdering``), ties — and everything without
+/// `orderByFields` — by object id, so paging is stable; `returnIdsOnly`
+/// lists every id; otherwise one page: from `resultOffset` (default 0), at
+/// most `min(resultRecordCount, maxRecordCount × maxRecordCountFactor)`
+/// rows, `exceededTransferLimit` when more rows matched than offset + page.
+/// `outFields` (`*`, a list, or empty meaning the object id) are resolved
+/// case-insensitively (unknown → 400) and always include the object id.
+/// `outSR` must be convertible (400 otherwise); `f=geojson` answers in WGS84.
+/// Time is linear in the table's rows, plus n log n to order the matches.
+/// A value type; `run` is pure and safe from any number of tasks.
+public struct FeatureQueryEngine: Sendable {
+    public var maxRecordCount: Int
+    public var supportsPagination: Bool
+    public var statistics: (any FeatureStatisticsEngine)?
+
+    public init(maxRecordCount: Int = 2000, supportsPagination: Bool = true, statistics: (any FeatureStatisticsEngine)? = nil) {
+        self.maxRecordCount = max(1, maxRecordCount)
+        self.supportsPagination = supportsPagination
+        self.statistics = statistics
+    }
+
+    /// Runs `query` over `table`.
+    /// - Throws: ``FeatureQueryError`` naming the parameter that cannot be honoured.
+    public func run(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError) -> FeatureQueryResult {
+        let schema = table.schema
+        if !supportsPagination {
+            if query.resultOffset != nil { throw FeatureQueryError("resultOffset", "pagination is not supported by this layer (supportsPagination is false)") }
+            if query.resultRecordCount != nil { throw FeatureQueryError("resultRecordCount", "pagination is not supported by this layer (supportsPagination is false)") }
+        }
+        var whereClause: WhereClause?
+        if let text = query.effectiveWhereClause {
+            do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
+        }
+        let fieldIndices = try outputFields(query.outFields, schema: schema, objectIDField: table.objectIDFieldIndex)
+        // A statistics query orders its groups by group fields and statistic
+        // names: the statistics engine checks that order, not the schema.
+        let order = try (query.isStatisticsQuery ? [] : query.orderBy).map { (entry) throws(FeatureQueryError) -> (Int, Bool) in
+            guard let index = schema.index(ofField: entry.field) else {
+                throw FeatureQueryError("orderByFields", "unknown field '\(entry.field)' (fields: \(Self.fieldList(schema)))")
+            }
+            return (index, entry.descending)
+        }
+        if query.time != nil && !table.isTimeAware {
+            throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
+        }
+        var envelope: Envelope?
+        if let geometry = query.geometry {
+            guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
+            envelope = try Self.envelope(geometry, into: table.spatialReference)
+        }
+        var outputReference = table.spatialReference
+        if table.geometryType == .point {
+            if query.format == .geojson {
+                guard let own = table.spatialReference, WebMercator.canConvert(to: own) else {
+                    throw FeatureQueryError("f", "geojson is WGS84, and the layer's spatial reference \(table.spatialReference.map(String.init) ?? "(unknown)") cannot be converted to it")
+                }
+                if let outSR = query.outSpatialReference, outSR != 4326 {
+                    throw FeatureQueryError("outSR", "f=geojson is always WGS84 (4326), not \(outSR)")
+                }
+                outputReference = 4326
+            } else if let outSR = query.outSpatialReference, outSR != table.spatialReference {
+                guard let own = table.spatialReference, WebMercator.canConvert(to: own), WebMercator.canConvert(to: outSR) else {
+                    throw FeatureQueryError("outSR", "cannot convert from the layer's \(table.spatialReference.map(String.init) ?? "unknown") to \(outSR) (only WGS84 4326 ↔ Web Mercator 3857/102100)")
+                }
+                outputReference = outSR
+            }
+        }
+        if query.isStatisticsQuery && statistics == nil {
+            let parameter = query.outStatistics != nil ? "outStatistics" : "returnDistinctValues"
+            throw FeatureQueryError(parameter, "statistics queries are not supported by this server yet")
+        }
+
+        // Selection.
+        let rows = select(table, whereClause: whereClause, objectIDs: query.objectIDs, time: query.time, envelope: envelope)
+        let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
+        let limit = product.overflow ? Int.max : product.partialValue
+        let pageSize = min(query.resultRecordCount ?? limit, limit)
+        if let statistics, query.isStatisticsQuery {
+            var result = try statistics.statistics(of: table, rows: rows, query: query)
+            let offset = min(query.resultOffset ?? 0, result.rows.count)
+            let end = offset + min(pageSize, result.rows.count - offset)
+            result.exceededTransferLimit = result.exceededTransferLimit || result.rows.count > end
+            result.rows = Array(result.rows[offset..<end])
+            return .statistics(result)
+        }
+        if query.returnCountOnly { return .count(rows.count) }
+        let ordered = Self.ordered(rows, in: table, by: order)
+        if query.returnIDsOnly {
+            return .objectIDs(fieldName: table.objectIDField.name, ordered.map { table.objectID(at: $0) })
+        }
+        let offset = min(query.resultOffset ?? 0, ordered.count)
+        let end = offset + min(pageSize, ordered.count - offset)
+        return .features(FeatureSelection(table: table, rows: Array(ordered[offset..<end]), fieldIndices: fieldIndices,
+                                          returnGeometry: query.returnGeometry && table.geometryType == .point,
+                                          spatialReference: outputReference, exceededTransferLimit: ordered.count > end,
+                                          matchCount: ordered.count))
+    }
+
+    /// The rows passing every filter, in row order.
+    func select(_ table: FeatureTable, whereClause: WhereClause?, objectIDs: [Int64]?, time: TimeExtent?, envelope: Envelope?) -> [Int] {
+        let candidates: [Int]?
+        if let objectIDs {
+            candidates = Set(objectIDs.compactMap { table.row(withObjectID: $0) }).sorted()
+        } else {
+            candidates = nil
+        }
+        let checksTime = time.map { !$0.isUnbounded } ?? false
+        return table.withRowValues { values, width in
+            func passes(_ row: Int) -> Bool {
+                if checksTime, let time {
+                    guard let span = table.timeSpan(at: row), time.overlaps(from: span.start, to: span.end) else { return false }
+                }
+                if let envelope {
+                    guard let point = table.geometry(at: row), envelope.contains(point) else { return false }
+                }
+                if let whereClause, let base = values.baseAddress {
+                    guard whereClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
+                }
+                return true
+            }
+            var result: [Int] = []
+            if let candidates {
+                for row in candidates where passes(row) { result.append(row) }
+            } else {
+                for row in 0..<table.count where passes(row) { result.append(row) }
+            }
+            return result
+        }
+    }
+
+    /// `rows` ordered by `order` (field, descending), then by object id.
+    static func ordered(_ rows: [Int], in table: FeatureTable, by order: [(Int, Bool)]) -> [Int] {
+        rows.sorted { a, b in
+            for (field, descending) in order {
+                let comparison = AttributeValueOrdering.compare(table.value(row: a, field: field), table.value(row: b, field: field))
+                if comparison != 0 { return descending ? comparison > 0 : comparison < 0 }
+            }
+            return table.objectID(at: a) < table.objectID(at: b)
+        }
+    }
+
+    /// `outFields` as schema indices in schema order, the object id included.
+    func outputFields(_ outFields: [String]?, schema: Schema, objectIDField: Int) throws(FeatureQueryError) -> [Int] {
+        guard let outFields, !outFields.contains("*") else { return Array(schema.fields.indices) }
+        var kept: Set<Int> = [objectIDField]
+        for name in outFields {
+            guard let index = schema.index(ofField: name.trimmingSpaces) else {
+                throw FeatureQueryError("outFields", "unknown field '\(name)' (fields: \(Self.fieldList(schema)))")
+            }
+            kept.insert(index)
+        }
+        return kept.sorted()
+    }
+
+    /// `geometry` in spatial reference `target` (its own wkid nil meaning `target`).
+    static func envelope(_ geometry: Envelope, into target: Int?) throws(FeatureQueryError) -> Envelope {
+        guard let source = geometry.wkid, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else {
+            return geometry
+        }
+        if source == 4326 && WebMercator.isWebMercator(target) { return WebMercator.project(geometry) }
+        if WebMercator.isWebMercator(source) && target == 4326 { return WebMercator.unproject(geometry) }
+        throw FeatureQueryError("inSR", "cannot convert the geometry from \(source) to the layer's \(target) (only WGS84 4326 ↔ Web Mercator 3857/102100)")
+    }
+
+    static func fieldList(_ schema: Schema) -> String {
+        schema.fields.map(\.name).joined(separator: ", ")
+    }
+}

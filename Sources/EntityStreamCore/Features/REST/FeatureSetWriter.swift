@@ -1,0 +1,141 @@
+/// Writes a ``FeatureQueryResult`` as a query response body, and single
+/// features as Esri JSON or GeoJSON (for JSON-lines output of query results).
+///
+/// - `f=json`: `{"objectIdFieldName","globalIdFieldName","geometryType",
+///   "spatialReference","fields","exceededTransferLimit","features":[{"attributes":{…},"geometry":{"x","y"}}]}`
+///   (tables: no geometryType or spatialReference; features without a
+///   geometry, or with `returnGeometry=false`, have no `geometry`). Dates are
+///   epoch-millisecond numbers, as ArcGIS sends them.
+/// - `f=geojson`: `{"type":"FeatureCollection","features":[{"type":"Feature","id":…,"geometry":{"type":"Point","coordinates":[x,y]},"properties":{…}}],
+///   "properties":{"exceededTransferLimit":…}}` (null geometry: `null`).
+/// - `f=pjson`: `f=json` indented (``JSONPrettyPrinter``).
+/// - count: `{"count":N}`; ids: `{"objectIdFieldName":…,"objectIds":[…]}`;
+///   statistics: `{"displayFieldName":"","fields":[…],"features":[{"attributes":{…}}]}`
+///   with `"exceededTransferLimit":true` before `features` when more rows
+///   remain (whatever the format, as ArcGIS answers these in JSON).
+/// Stateless; output is valid JSON for any table (non-finite numbers become null).
+public enum FeatureSetWriter {
+    public static func write(_ result: FeatureQueryResult, format: FeatureQuery.Format) -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 * 1024)
+        switch result {
+        case .count(let count):
+            writer.appendRaw("{\"count\":")
+            writer.appendInt(Int64(count))
+            writer.appendRaw("}")
+        case .objectIDs(let fieldName, let ids):
+            writer.appendRaw("{\"objectIdFieldName\":")
+            writer.appendString(fieldName)
+            writer.appendRaw(",\"objectIds\":[")
+            for (index, id) in ids.enumerated() {
+                if index > 0 { writer.appendRaw(",") }
+                writer.appendInt(id)
+            }
+            writer.appendRaw("]}")
+        case .statistics(let statistics):
+            appendStatistics(statistics, to: &writer)
+        case .features(let selection):
+            if format == .geojson {
+                appendGeoJSONCollection(selection, to: &writer)
+            } else {
+                appendEsriFeatureSet(selection, to: &writer)
+            }
+        }
+        return format == .pjson ? JSONPrettyPrinter.format(writer.bytes) : writer.bytes
+    }
+
+    // MARK: Esri JSON
+
+    public static func appendEsriFeatureSet(_ selection: FeatureSelection, to writer: inout JSONWriter) {
+        let table = selection.table
+        let fields = table.schema.fields
+        writer.appendRaw("{\"objectIdFieldName\":")
+        writer.appendString(table.objectIDField.name)
+        writer.appendRaw(",\"globalIdFieldName\":\"\"")
+        if let geometryType = table.geometryType.esriName {
+            writer.appendRaw(",\"geometryType\":")
+            writer.appendString(geometryType)
+            if let wkid = selection.spatialReference {
+                writer.appendRaw(",\"spatialReference\":")
+                writer.append(LayerDescription.spatialReferenceJSON(wkid))
+            }
+        }
+        writer.appendRaw(",\"fields\":")
+        writer.append(.array(selection.fieldIndices.map { fields[$0].esriJSON }))
+        writer.appendRaw(",\"exceededTransferLimit\":")
+        writer.appendBool(selection.exceededTransferLimit)
+        writer.appendRaw(",\"features\":[")
+        for (index, row) in selection.rows.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            appendEsriFeature(row: row, of: selection, to: &writer)
+        }
+        writer.appendRaw("]}")
+    }
+
+    /// One feature: `{"attributes":{…}[,"geometry":{"x":…,"y":…}]}` (the
+    /// geometry without its own spatial reference: the FeatureSet names it).
+    public static func appendEsriFeature(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"attributes\":")
+        appendAttributes(row: row, of: selection, to: &writer)
+        if selection.returnGeometry, var point = selection.geometry(ofRow: row) {
+            point.wkid = nil
+            writer.appendRaw(",\"geometry\":")
+            writer.appendEsriGeometry(point)
+        }
+        writer.appendRaw("}")
+    }
+
+    static func appendAttributes(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+        let fields = selection.table.schema.fields
+        writer.appendRaw("{")
+        for (index, field) in selection.fieldIndices.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendKey(fields[field].name)
+            writer.append(selection.table.value(row: row, field: field))
+        }
+        writer.appendRaw("}")
+    }
+
+    // MARK: GeoJSON
+
+    public static func appendGeoJSONCollection(_ selection: FeatureSelection, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"type\":\"FeatureCollection\",\"features\":[")
+        for (index, row) in selection.rows.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            appendGeoJSONFeature(row: row, of: selection, to: &writer)
+        }
+        writer.appendRaw("],\"properties\":{\"exceededTransferLimit\":")
+        writer.appendBool(selection.exceededTransferLimit)
+        writer.appendRaw("}}")
+    }
+
+    /// One GeoJSON Feature with the object id as `id` (coordinates in the selection's spatial reference).
+    public static func appendGeoJSONFeature(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"type\":\"Feature\",\"id\":")
+        writer.appendInt(selection.table.objectID(at: row))
+        writer.appendRaw(",\"geometry\":")
+        writer.appendGeoJSONPoint(selection.returnGeometry ? selection.geometry(ofRow: row) : nil, wgs84: false)
+        writer.appendRaw(",\"properties\":")
+        appendAttributes(row: row, of: selection, to: &writer)
+        writer.appendRaw("}")
+    }
+
+    // MARK: Statistics
+
+    static func appendStatistics(_ statistics: FeatureStatisticsResult, to writer: inout JSONWriter) {
+        writer.appendRaw("{\"displayFieldName\":\"\",\"fields\":")
+        writer.append(.array(statistics.fields.map(\.esriJSON)))
+        if statistics.exceededTransferLimit { writer.appendRaw(",\"exceededTransferLimit\":true") }
+        writer.appendRaw(",\"features\":[")
+        for (index, row) in statistics.rows.enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendRaw("{\"attributes\":{")
+            for (column, field) in statistics.fields.enumerated() {
+                if column > 0 { writer.appendRaw(",") }
+                writer.appendKey(field.name)
+                writer.append(column < row.count ? row[column] : .null)
+            }
+            writer.appendRaw("}}")
+        }
+        writer.appendRaw("]}")
+    }
+}

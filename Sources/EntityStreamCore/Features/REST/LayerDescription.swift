@@ -1,0 +1,233 @@
+/// A feature layer's or table's description, `…/MapServer/0?f=json` or
+/// `…/FeatureServer/0?f=json`: what a query client needs to know and what
+/// the simulator's layers answer.
+///
+/// ``init(table:id:maxRecordCount:supportsPagination:supportsStatistics:)``
+/// builds the server's description of a ``FeatureTable``; ``json()`` writes
+/// it (`id, name, type, geometryType, objectIdField, fields, extent,
+/// timeInfo, maxRecordCount, standardMaxRecordCount, capabilities,
+/// supportsStatistics, advancedQueryCapabilities, …`). ``init(json:)``
+/// reads any server's answer: an ArcGIS error object throws
+/// ``LayerDescriptionError/arcGIS(_:)``, non-JSON throws
+/// ``LayerDescriptionError/notJSON(_:)``, a service root or anything without
+/// `fields` throws ``LayerDescriptionError/notALayer(_:)``. Members a server
+/// omits take ArcGIS's defaults (no `advancedQueryCapabilities`: no
+/// pagination; no `maxRecordCount`: 1000). A plain value.
+public struct LayerDescription: Sendable, Hashable {
+    /// `advancedQueryCapabilities`.
+    public struct AdvancedQueryCapabilities: Sendable, Hashable {
+        public var supportsPagination: Bool
+        public var supportsOrderBy: Bool
+        public var supportsStatistics: Bool
+        public var supportsHavingClause: Bool
+        public var supportsCountDistinct: Bool
+        public var supportsDistinct: Bool
+
+        public init(supportsPagination: Bool, supportsOrderBy: Bool, supportsStatistics: Bool, supportsHavingClause: Bool,
+                    supportsCountDistinct: Bool, supportsDistinct: Bool) {
+            self.supportsPagination = supportsPagination
+            self.supportsOrderBy = supportsOrderBy
+            self.supportsStatistics = supportsStatistics
+            self.supportsHavingClause = supportsHavingClause
+            self.supportsCountDistinct = supportsCountDistinct
+            self.supportsDistinct = supportsDistinct
+        }
+    }
+
+    /// ArcGIS's `maxRecordCount` when a layer does not say.
+    public static let defaultMaxRecordCount = 1000
+
+    public var currentVersion: Double?
+    public var id: Int
+    public var name: String
+    /// "Feature Layer" or "Table" (other types are kept as given).
+    public var type: String
+    /// `esriGeometryPoint`, …; nil for a table.
+    public var geometryType: String?
+    public var objectIDField: String?
+    public var displayField: String?
+    public var fields: [Field]
+    public var extent: Envelope?
+    /// The layer's spatial reference: `sourceSpatialReference`, else the extent's.
+    public var spatialReference: Int?
+    public var timeInfo: LayerTimeInfo?
+    public var maxRecordCount: Int?
+    public var standardMaxRecordCount: Int?
+    public var capabilities: String?
+    public var supportsStatistics: Bool
+    public var advancedQueryCapabilities: AdvancedQueryCapabilities?
+    public var supportedQueryFormats: String?
+
+    /// True for a table (no geometry).
+    public var isTable: Bool { type == "Table" || geometryType == nil }
+    /// `advancedQueryCapabilities.supportsPagination` (false when absent).
+    public var supportsPagination: Bool { advancedQueryCapabilities?.supportsPagination ?? false }
+    /// `maxRecordCount`, or ArcGIS's default 1000; at least 1.
+    public var effectiveMaxRecordCount: Int { max(1, maxRecordCount ?? Self.defaultMaxRecordCount) }
+
+    public init(id: Int, name: String, type: String, geometryType: String?, objectIDField: String?, fields: [Field],
+                extent: Envelope? = nil, spatialReference: Int? = nil, timeInfo: LayerTimeInfo? = nil, maxRecordCount: Int? = nil,
+                capabilities: String? = "Query", supportsStatistics: Bool = false,
+                advancedQueryCapabilities: AdvancedQueryCapabilities? = nil) {
+        self.currentVersion = 11.1
+        self.id = id
+        self.name = name
+        self.type = type
+        self.geometryType = geometryType
+        self.objectIDField = objectIDField
+        self.displayField = nil
+        self.fields = fields
+        self.extent = extent
+        self.spatialReference = spatialReference
+        self.timeInfo = timeInfo
+        self.maxRecordCount = maxRecordCount
+        self.standardMaxRecordCount = maxRecordCount
+        self.capabilities = capabilities
+        self.supportsStatistics = supportsStatistics
+        self.advancedQueryCapabilities = advancedQueryCapabilities
+        self.supportedQueryFormats = "JSON, geoJSON"
+    }
+
+    /// The description a server gives of `table` as layer `id`.
+    public init(table: FeatureTable, id: Int = 0, maxRecordCount: Int, supportsPagination: Bool = true, supportsStatistics: Bool = false) {
+        let schema = table.schema
+        var timeInfo: LayerTimeInfo?
+        if let start = table.startTimeFieldIndex {
+            timeInfo = LayerTimeInfo(startTimeField: schema.fields[start].name,
+                                     endTimeField: table.endTimeFieldIndex.map { schema.fields[$0].name },
+                                     trackIDField: schema.trackIDField?.name, timeExtent: table.dataTimeExtent)
+        }
+        self.init(id: id, name: table.name, type: table.geometryType.layerType, geometryType: table.geometryType.esriName,
+                  objectIDField: table.objectIDField.name, fields: schema.fields, extent: table.extent,
+                  spatialReference: table.spatialReference, timeInfo: timeInfo, maxRecordCount: maxRecordCount,
+                  capabilities: "Query", supportsStatistics: supportsStatistics,
+                  advancedQueryCapabilities: AdvancedQueryCapabilities(
+                    supportsPagination: supportsPagination, supportsOrderBy: true, supportsStatistics: supportsStatistics,
+                    supportsHavingClause: supportsStatistics, supportsCountDistinct: supportsStatistics, supportsDistinct: supportsStatistics))
+        displayField = schema.trackIDField?.name ?? schema.fields.first { $0.type == .string }?.name
+    }
+
+    /// Reads a layer description (see the type's contract).
+    public init(json bytes: [UInt8]) throws(LayerDescriptionError) {
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch { throw .notJSON(error.description) }
+        try self.init(value: value)
+    }
+
+    /// Reads a layer description already parsed.
+    public init(value: JSONValue) throws(LayerDescriptionError) {
+        if let error = ArcGISError(json: value) { throw .arcGIS(error) }
+        guard let object = value.objectValue else { throw .notALayer("the answer is JSON but not an object") }
+        if object["fields"] == nil {
+            if let layers = object["layers"]?.arrayValue {
+                let ids = (layers + (object["tables"]?.arrayValue ?? [])).compactMap { entry -> String? in
+                    guard let id = entry["id"]?.intValue else { return nil }
+                    return "\(id) (\(entry["name"]?.stringValue ?? "unnamed"))"
+                }
+                throw .notALayer("this is a service, not a layer: add /<id> to the URL (its layers and tables: \(ids.isEmpty ? "none" : ids.joined(separator: ", ")))")
+            }
+            throw .notALayer("the description has no 'fields' (is this a feature layer or table URL?)")
+        }
+        let fields: [Field]
+        do { fields = try Field.esriFields(object["fields"]) } catch { throw .invalid(error.description) }
+        let extent: Envelope? = object["extent"].flatMap { try? StreamFilter.parseEnvelope(json: $0) }
+        let reference = object["sourceSpatialReference"] ?? object["extent"]?["spatialReference"] ?? object["spatialReference"]
+        let wkid = (reference?["latestWkid"]?.intValue ?? reference?["wkid"]?.intValue).flatMap { Int(exactly: $0) }
+        func integer(_ key: String) -> Int? { object[key]?.intValue.flatMap { Int(exactly: $0) } }
+        let geometryType = object["geometryType"]?.stringValue
+        self.init(id: integer("id") ?? 0, name: object["name"]?.stringValue ?? "", type: object["type"]?.stringValue ?? (geometryType == nil ? "Table" : "Feature Layer"),
+                  geometryType: geometryType, objectIDField: object["objectIdField"]?.stringValue ?? fields.first { $0.type == .objectID }?.name,
+                  fields: fields, extent: extent, spatialReference: wkid, timeInfo: LayerTimeInfo(json: object["timeInfo"]),
+                  maxRecordCount: integer("maxRecordCount"), capabilities: object["capabilities"]?.stringValue,
+                  supportsStatistics: object["supportsStatistics"]?.boolValue ?? false)
+        currentVersion = object["currentVersion"]?.doubleValue
+        displayField = object["displayField"]?.stringValue
+        standardMaxRecordCount = integer("standardMaxRecordCount")
+        supportedQueryFormats = object["supportedQueryFormats"]?.stringValue
+        if let advanced = object["advancedQueryCapabilities"], advanced.objectValue != nil {
+            func flag(_ key: String) -> Bool { advanced[key]?.boolValue ?? false }
+            advancedQueryCapabilities = AdvancedQueryCapabilities(
+                supportsPagination: flag("supportsPagination"), supportsOrderBy: flag("supportsOrderBy"),
+                supportsStatistics: flag("supportsStatistics"), supportsHavingClause: flag("supportsHavingClause"),
+                supportsCountDistinct: flag("supportsCountDistinct"), supportsDistinct: flag("supportsDistinct"))
+        } else {
+            advancedQueryCapabilities = nil
+        }
+    }
+
+    /// The description as ArcGIS writes it.
+    public func json() -> [UInt8] {
+        var object = JSONObject()
+        if let currentVersion { object.append(key: "currentVersion", value: .double(currentVersion)) }
+        object.append(key: "id", value: .int(Int64(id)))
+        object.append(key: "name", value: .string(name))
+        object.append(key: "type", value: .string(type))
+        object.append(key: "description", value: .string(""))
+        object.append(key: "geometryType", value: geometryType.map(JSONValue.string) ?? .null)
+        if let spatialReference {
+            object.append(key: "sourceSpatialReference", value: Self.spatialReferenceJSON(spatialReference))
+        }
+        object.append(key: "objectIdField", value: objectIDField.map(JSONValue.string) ?? .null)
+        object.append(key: "displayField", value: displayField.map(JSONValue.string) ?? .null)
+        object.append(key: "globalIdField", value: .string(""))
+        if let extent {
+            var box = JSONObject([("xmin", .double(extent.xmin)), ("ymin", .double(extent.ymin)),
+                                  ("xmax", .double(extent.xmax)), ("ymax", .double(extent.ymax))])
+            if let wkid = extent.wkid ?? spatialReference { box.append(key: "spatialReference", value: Self.spatialReferenceJSON(wkid)) }
+            object.append(key: "extent", value: .object(box))
+        } else if !isTable, let spatialReference {
+            object.append(key: "extent", value: .object(JSONObject([("xmin", .null), ("ymin", .null), ("xmax", .null), ("ymax", .null),
+                                                                    ("spatialReference", Self.spatialReferenceJSON(spatialReference))])))
+        }
+        object.append(key: "timeInfo", value: timeInfo?.json ?? .null)
+        object.append(key: "hasAttachments", value: .bool(false))
+        object.append(key: "maxRecordCount", value: maxRecordCount.map { .int(Int64($0)) } ?? .null)
+        object.append(key: "standardMaxRecordCount", value: standardMaxRecordCount.map { .int(Int64($0)) } ?? .null)
+        object.append(key: "supportedQueryFormats", value: supportedQueryFormats.map(JSONValue.string) ?? .null)
+        object.append(key: "capabilities", value: capabilities.map(JSONValue.string) ?? .null)
+        object.append(key: "supportsStatistics", value: .bool(supportsStatistics))
+        object.append(key: "supportsAdvancedQueries", value: .bool(advancedQueryCapabilities != nil))
+        if let advanced = advancedQueryCapabilities {
+            object.append(key: "advancedQueryCapabilities", value: .object(JSONObject([
+                ("supportsPagination", .bool(advanced.supportsPagination)),
+                ("supportsOrderBy", .bool(advanced.supportsOrderBy)),
+                ("supportsStatistics", .bool(advanced.supportsStatistics)),
+                ("supportsHavingClause", .bool(advanced.supportsHavingClause)),
+                ("supportsCountDistinct", .bool(advanced.supportsCountDistinct)),
+                ("supportsDistinct", .bool(advanced.supportsDistinct)),
+                ("supportsReturningQueryExtent", .bool(false)),
+                ("supportsQueryWithDistance", .bool(false)),
+            ])))
+        }
+        object.append(key: "fields", value: .array(fields.map(\.esriJSON)))
+        var writer = JSONWriter(capacity: 2048)
+        writer.append(.object(object))
+        return writer.bytes
+    }
+
+    /// `{"wkid":…,"latestWkid":…}` (102100 gets latestWkid 3857).
+    public static func spatialReferenceJSON(_ wkid: Int) -> JSONValue {
+        .object(JSONObject([("wkid", .int(Int64(wkid))), ("latestWkid", .int(Int64(wkid == 102100 ? 3857 : wkid)))]))
+    }
+}
+
+/// Why a layer description could not be used.
+public enum LayerDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server answered with its error object.
+    case arcGIS(ArcGISError)
+    /// The answer is not JSON (an HTML page, a proxy error, …).
+    case notJSON(String)
+    /// JSON, but not a layer or table (a service root, a stream service, …).
+    case notALayer(String)
+    /// A layer description with a malformed member.
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .arcGIS(let error): return error.description
+        case .notJSON(let detail): return "the layer description is not JSON (\(detail))"
+        case .notALayer(let detail): return "not a feature layer: \(detail)"
+        case .invalid(let detail): return "the layer description is malformed: \(detail)"
+        }
+    }
+}

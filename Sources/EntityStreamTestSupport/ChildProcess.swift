@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started with `posix_spawn`, its standard streams wired
+/// as the caller asks, waited for with `waitpid`.
+///
+/// Tests use this rather than Foundation's `Process`: on Linux, `Process`
+/// notices its child's exit on a Dispatch queue whose threads are the ones
+/// Swift's tasks run on, so tests blocked waiting for children (two are
+/// enough on a 2-core machine) starve that queue and stall the whole run.
+/// Nothing here needs another thread. Every pipe end is made close-on-exec
+/// at once, so children do not keep other tests' pipes open.
+public final class ChildProcess: @unchecked Sendable {
+    /// What one of the child's standard streams is connected to.
+    public enum Stream {
+        /// A pipe whose other end the parent keeps (see ``standardInput`` and friends).
+        case pipe
+        /// `/dev/null`.
+        case null
+        /// A descriptor of the parent's, duplicated into the child.
+        case descriptor(Int32)
+    }
+
+    /// The child's process id.
+    public let processIdentifier: pid_t
+    /// The parent's end of the child's stdin pipe (write), or -1.
+    public private(set) var standardInput: Int32 = -1
+    /// The parent's end of the child's stdout pipe (read), or -1.
+    public let standardOutput: Int32
+    /// The parent's end of the child's stderr pipe (read), or -1.
+    public let standardError: Int32
+    private var exitStatus: Int32?
+
+    /// Starts `executable` with `arguments` (and `environment`, or the
+    /// parent's). Throws the `errno` of a failed spawn.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                input: Stream = .pipe, output: Stream = .pipe, error: Stream = .pipe) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var childEnds: [Int32] = []
+        defer { for fd in childEnds { close(fd) } }
+
+        func wire(_ stream: Stream, to target: Int32, childReads: Bool) throws -> Int32 {
+            switch stream {
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", childReads ? O_RDONLY : O_WRONLY, 0)
+                return -1
+            case .descriptor(let fd):
+                posix_spawn_file_actions_adddup2(&actions, fd, target)
+                return -1
+            case .pipe:
+                var ends: [Int32] = [-1, -1]
+                guard pipe(&ends) == 0 else { throw ChildProcessError(code: errno) }
+                for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                let (childEnd, parentEnd) = childReads ? (ends[0], ends[1]) : (ends[1], ends[0])
+                childEnds.append(childEnd)
+                posix_spawn_file_actions_adddup2(&actions, childEnd, target)
+                return parentEnd
+            }
+        }
+        let inputEnd = try wire(input, to: 0, childReads: true)
+        let outputEnd = try wire(output, to: 1, childReads: false)
+        let errorEnd = try wire(error, to: 2, childReads: false)
+        // After the dup2s, the child keeps its three standard streams and nothing else: other
+        // tests' pipes and sockets (opened without close-on-exec by code that
+        // does not expect children) would otherwise stay open in it.
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
+
+        let environmentLines = (environment.map { $0.map { "\($0.key)=\($0.value)" } })
+        var pid: pid_t = 0
+        let status = withCStrings([executable] + arguments) { argv in
+            if let environmentLines {
+                return withCStrings(environmentLines) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
+            }
+            return posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        }
+        guard status == 0 else {
+            for fd in [inputEnd, outputEnd, errorEnd] where fd >= 0 { close(fd) }
+            throw ChildProcessError(code: status)
+        }
+        processIdentifier = pid
+        standardInput = inputEnd
+        standardOutput = outputEnd
+        standardError = errorEnd
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+; declared
+    /// only under `_GNU_SOURCE`, so looked up by name).
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    deinit {
+        if exitStatus == nil {
+            kill(processIdentifier, SIGKILL)
+            _ = wait()
+        }
+        for fd in [standardInput, standardOutput, standardError] where fd >= 0 { close(fd) }
+    }
+
+    /// Writes all of `bytes` to the child's stdin (ignoring a child that has gone).
+    public func write(_ bytes: [UInt8]) {
+        guard standardInput >= 0 else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(standardInput, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    /// Closes the child's stdin (it reads end of file).
+    public func closeInput() {
+        if standardInput >= 0 {
+            close(standardInput)
+            standardInput = -1
+        }
+    }
+
+    /// Sends `signal` to the child.
+    public func signal(_ number: Int32) {
+        if exitStatus == nil { kill(processIdentifier, number) }
+    }
+
+    /// Waits for the child to end: its exit status, or 128 + the signal that ended it.
+    @discardableResult
+    public func wait() -> Int32 {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(processIdentifier, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        let result = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        exitStatus = result
+        return result
+    }
+
+    /// Whether the child has not been waited for and has not ended.
+    public var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        let answer = waitpid(processIdentifier, &status, WNOHANG)
+        guard answer == processIdentifier else { return answer == 0 }
+        let signal = status & 0x7f
+        exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        return false
+    }
+
+    /// The next bytes from `fd` (blocking); empty at end of file.
+    public static func read(_ fd: Int32) -> [UInt8] {
+        guard fd >= 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            return count > 0 ? Array(buffer[0..<count]) : []
+        }
+    }
+
+    /// Everything the child writes to stdout and stderr until both close,
+    /// read together with `poll` so neither pipe can fill and block it.
+    public func readToEnd() -> (output: [UInt8], error: [UInt8]) {
+        var output: [UInt8] = [], error: [UInt8] = []
+        var open = [standardOutput, standardError]
+        while open.contains(where: { $0 >= 0 }) {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { break }
+            for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
+                let chunk = Self.read(fds[index].fd)
+                if chunk.isEmpty { open[index] = -1 } else if index == 0 { output += chunk } else { error += chunk }
+            }
+        }
+        return (output, error)
+    }
+}
+
+/// A spawn or pipe that failed, with its `errno`.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let code: Int32
+    public var description: String { "cannot start a child process: \(String(cString: strerror(code)))" }
+}
+
+/// Calls `body` with a NULL-terminated C array of `strings`.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    return body(pointers)
+}

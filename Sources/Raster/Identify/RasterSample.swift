@@ -1,0 +1,45 @@
+import EntityStreamCore
+
+/// The values of one raster cell: its column and row, and every band's
+/// value at full precision.
+///
+/// `values[i]` is band i's sample as a Double (exact for every pixel type),
+/// or nil when that sample is NoData (``NoDataValue``'s GDAL rule). The cell
+/// ``isNoData`` when every band is. ``attributes`` are the ArcGIS Runtime's
+/// `RasterCell` attributes. A value type; `Sendable`.
+public struct RasterSample: Sendable, Hashable {
+    public let column: Int
+    public let row: Int
+    public let pixelType: PixelType
+    public let values: [Double?]
+
+    public init(column: Int, row: Int, pixelType: PixelType, values: [Double?]) {
+        self.column = column
+        self.row = row
+        self.pixelType = pixelType
+        self.values = values
+    }
+
+    /// True when every band's sample is NoData.
+    public var isNoData: Bool { values.allSatisfy { $0 == nil } }
+
+    /// The Runtime's attributes, in this order: `Band_0` … `Band_<n-1>`
+    /// (0-based; integers for integer pixel types, doubles for float types,
+    /// null for a NoData sample), `Pixel.Type` (`uint8`, `float32`, …), and
+    /// `"NoData": true` only when the whole cell is NoData.
+    public var attributes: JSONObject {
+        var object = JSONObject()
+        for (band, value) in values.enumerated() {
+            object.append(key: "Band_\(band)", value: jsonValue(value))
+        }
+        object.append(key: "Pixel.Type", value: .string(pixelType.rawValue))
+        if isNoData { object.append(key: "NoData", value: .bool(true)) }
+        return object
+    }
+
+    private func jsonValue(_ value: Double?) -> JSONValue {
+        guard let value else { return .null }
+        if !pixelType.isFloatingPoint, let integer = Int64(exactly: value) { return .int(integer) }
+        return .double(value)
+    }
+}

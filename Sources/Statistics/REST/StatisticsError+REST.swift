@@ -1,0 +1,30 @@
+import EntityStreamCore
+
+extension StatisticsError {
+    /// The REST query parameter a server names when it refuses the request
+    /// for this reason: `outStatistics` (the statistics themselves),
+    /// `groupByFieldsForStatistics`, `orderByFields` or `havingClause`.
+    public var restParameter: String {
+        switch self {
+        case .noStatistics, .unknownStatisticType, .malformedStatistic, .malformedOutStatistics, .unknownStatisticField,
+             .nonNumericField, .allRowsNotCountable, .duplicateOutputName:
+            return "outStatistics"
+        case .malformedGroupBy, .unknownGroupByField, .duplicateGroupByField:
+            return "groupByFieldsForStatistics"
+        case .malformedOrdering, .unknownOrderBy, .duplicateOrderBy:
+            return "orderByFields"
+        case .having:
+            return "havingClause"
+        case .limitExceeded(let what, _):
+            if what.contains("group-by") { return "groupByFieldsForStatistics" }
+            if what.contains("order-by") { return "orderByFields" }
+            if what.contains("having") { return "havingClause" }
+            return "outStatistics"
+        }
+    }
+
+    /// The error as a server reports it: the parameter and this description.
+    public var featureQueryError: FeatureQueryError {
+        FeatureQueryError(restParameter, description)
+    }
+}

@@ -1,0 +1,67 @@
+import EntityStreamCore
+
+extension StatisticsPlan {
+    /// The records of one page of a server's answer to this plan's request
+    /// (``StatisticsRequest/apply(to:plan:)``): each feature's attributes
+    /// read by the plan's group-by field names and statistic output names
+    /// (ASCII case-insensitively, as servers may change the case), in the
+    /// plan's order, with the value kinds this engine gives: `count` an
+    /// integer (a whole double becomes one), `sum`/`avg`/`stddev`/`var`
+    /// doubles (an integer becomes one), the rest as the server typed them.
+    /// - Throws: ``FeatureSetReadError/invalid(_:)`` when the page lacks a
+    ///   group-by field or a statistic, or a count is not a whole number.
+    public func records(from page: FeatureSetPage) throws(FeatureSetReadError) -> [StatisticsRecord] {
+        var groupColumns: [Int] = []
+        for name in groupFieldNames {
+            guard let index = page.schema.index(ofField: name) else {
+                throw .invalid("the statistics answer has no group-by field '\(name)' (fields: \(page.schema.fields.map(\.name).joined(separator: ", ")))")
+            }
+            groupColumns.append(index)
+        }
+        var statisticColumns: [Int] = []
+        for name in statisticNames {
+            guard let index = page.schema.index(ofField: name) else {
+                throw .invalid("the statistics answer has no statistic '\(name)' (fields: \(page.schema.fields.map(\.name).joined(separator: ", ")))")
+            }
+            statisticColumns.append(index)
+        }
+        var records: [StatisticsRecord] = []
+        records.reserveCapacity(page.features.count)
+        for (number, feature) in page.features.enumerated() {
+            let group = zip(groupFieldNames, groupColumns).map { NamedValue(name: $0, value: feature.attribute($1)) }
+            var statistics: [NamedValue] = []
+            statistics.reserveCapacity(statisticNames.count)
+            for (position, column) in statisticColumns.enumerated() {
+                let name = statisticNames[position]
+                var value = feature.attribute(column)
+                switch (outputs[position].type, value) {
+                case (.count, .double(let x)):
+                    guard let whole = Int64(exactly: x) else {
+                        throw .invalid("features[\(number)]: the count '\(name)' is \(x), not a whole number")
+                    }
+                    value = .int(whole)
+                case (.sum, .int(let i)), (.avg, .int(let i)), (.stddev, .int(let i)), (.var, .int(let i)):
+                    value = .double(Double(i))
+                default:
+                    break
+                }
+                statistics.append(NamedValue(name: name, value: value))
+            }
+            records.append(StatisticsRecord(group: group, statistics: statistics))
+        }
+        return records
+    }
+
+    /// The records of a result table this plan's request produced through a
+    /// ``FeatureQueryEngine`` with ``TableStatisticsEngine`` (a local file
+    /// queried as a layer would be): row values are read by position, the
+    /// group-by values first, then the statistics; a short row reads NULL.
+    public func records(from result: FeatureStatisticsResult) -> [StatisticsRecord] {
+        let width = groupFieldNames.count
+        return result.rows.map { row in
+            func value(_ column: Int) -> AttributeValue { column < row.count ? row[column] : .null }
+            return StatisticsRecord(group: groupFieldNames.enumerated().map { NamedValue(name: $1, value: value($0)) },
+                                    statistics: statisticNames.enumerated().map { NamedValue(name: $1, value: value(width + $0)) })
+        }
+    }
+}

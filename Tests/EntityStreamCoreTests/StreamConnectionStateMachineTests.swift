@@ -1,0 +1,127 @@
+import EntityStreamCore
+import Testing
+
+@Suite("Connection state machine")
+struct StreamConnectionStateMachineTests {
+    private func machine(_ policy: ReconnectPolicy = ReconnectPolicy()) -> StreamConnectionStateMachine {
+        StreamConnectionStateMachine(policy: policy)
+    }
+
+    /// connect() from rest starts an episode; while it runs, connect() waits for its outcome; once connected, returns it.
+    @Test(.timeLimit(.minutes(1))) func connectStartsOneEpisode() {
+        var state = machine()
+        #expect(state.connectRequested() == .startEpisode(1))
+        #expect(state.status == .connecting)
+        #expect(state.connectRequested() == .awaitOutcome)
+        let outcome1 = state.established(episode: 1, now: 0)
+        #expect(outcome1)
+        #expect(state.status == .connected)
+        #expect(state.connectRequested() == .alreadyConnected)
+    }
+
+    /// While a disconnect tears down, the status reads disconnected, a connect waits for the teardown,
+    /// and reports from the torn-down episode change nothing.
+    @Test(.timeLimit(.minutes(1))) func disconnectIsNotReenteredByConnect() {
+        var state = machine()
+        _ = state.connectRequested()
+        _ = state.established(episode: 1, now: 0)
+        #expect(state.disconnectRequested() == .tearDown(episode: 1))
+        #expect(state.status == .disconnected)
+        #expect(state.connectRequested() == .awaitTeardown)
+        #expect(state.disconnectRequested() == .awaitTeardown)
+        #expect(state.attemptEnded(episode: 1, .closed(code: 1000, reason: ""), now: 5) == .stale)
+        let outcome2 = state.established(episode: 1, now: 5)
+        #expect(!outcome2)
+        state.teardownFinished()
+        #expect(state.status == .disconnected)
+        #expect(state.connectRequested() == .startEpisode(2))
+        #expect(!state.isCurrent(1) && state.isCurrent(2))
+    }
+
+    /// The SDK policy: two immediate retries, then the interval, then failed after the last attempt.
+    @Test(.timeLimit(.minutes(1))) func followsThePolicyThenFails() {
+        var state = machine(ReconnectPolicy(maximumAttempts: 3, immediateAttempts: 2, intervalMilliseconds: 10_000))
+        _ = state.connectRequested()
+        #expect(state.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 0)
+                == .retryNow(attempt: 1, requireNewToken: false, error: "refused"))
+        #expect(state.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 0)
+                == .retryNow(attempt: 2, requireNewToken: false, error: "refused"))
+        #expect(state.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 100)
+                == .retryAt(deadline: 10_100, attempt: 3, error: "refused"))
+        #expect(state.status == .connecting, "waiting between attempts reads connecting")
+        #expect(state.attemptStarting(episode: 1) == false)
+        #expect(state.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 10_100) == .fail(error: "refused"))
+        #expect(state.status == .failed)
+        #expect(state.lastError == "refused")
+    }
+
+    /// A first attempt that cannot succeed by retrying fails at once; the same failure after the
+    /// service has worked is retried. Network trouble on the first attempt follows the policy.
+    @Test(.timeLimit(.minutes(1))) func firstAttemptFailuresFollowTheirNature() {
+        var permanent = machine()
+        _ = permanent.connectRequested()
+        #expect(permanent.attemptEnded(episode: 1, .failed(message: "404", retryable: false), now: 0) == .fail(error: "404"))
+
+        var transient = machine()
+        _ = transient.connectRequested()
+        #expect(transient.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 0)
+                == .retryNow(attempt: 1, requireNewToken: false, error: "refused"))
+
+        var later = machine()
+        _ = later.connectRequested()
+        _ = later.established(episode: 1, now: 0)
+        #expect(later.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 10) != .fail(error: "lost"))
+        #expect(later.attemptEnded(episode: 1, .failed(message: "404", retryable: false), now: 20)
+                == .retryNow(attempt: 2, requireNewToken: false, error: "404"))
+    }
+
+    /// 1001 is retried; 4400 is final; 4401 asks once for a new token.
+    @Test(.timeLimit(.minutes(1))) func closeCodes() {
+        var goingAway = machine()
+        _ = goingAway.connectRequested()
+        _ = goingAway.established(episode: 1, now: 0)
+        #expect(goingAway.attemptEnded(episode: 1, .closed(code: 1001, reason: "restart"), now: 1)
+                == .retryNow(attempt: 1, requireNewToken: false, error: "server closed the connection (1001: restart)"))
+
+        var invalid = machine()
+        _ = invalid.connectRequested()
+        _ = invalid.established(episode: 1, now: 0)
+        #expect(invalid.attemptEnded(episode: 1, .closed(code: 4400, reason: "bad"), now: 1)
+                == .fail(error: "server closed the connection (4400: bad)"))
+
+        var unauthorized = machine()
+        _ = unauthorized.connectRequested()
+        _ = unauthorized.established(episode: 1, now: 0)
+        #expect(unauthorized.attemptEnded(episode: 1, .closed(code: 4401, reason: ""), now: 1)
+                == .retryNow(attempt: 1, requireNewToken: true, error: "server closed the connection (4401)"))
+        #expect(unauthorized.attemptStarting(episode: 1) == true)
+        #expect(unauthorized.attemptEnded(episode: 1, .tokenUnchanged(message: "no new token"), now: 2) == .fail(error: "no new token"))
+    }
+
+    /// A connection that delivered data resets the count, however short; a silent short one does not.
+    @Test(.timeLimit(.minutes(1))) func productiveConnectionsResetTheCount() {
+        var state = machine(ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2))
+        _ = state.connectRequested()
+        for round in 0..<20 {
+            _ = state.established(episode: 1, now: Int64(round))
+            state.dataDelivered()
+            #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: Int64(round))
+                    == .retryNow(attempt: 1, requireNewToken: false, error: "lost"), "round \(round)")
+        }
+        _ = state.established(episode: 1, now: 100)
+        _ = state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 101)   // silent: attempt 2
+        #expect(state.attempt == 2)
+        #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 102) == .fail(error: "lost"))
+    }
+
+    /// After failed, disconnect() just reports disconnected; a new connect() starts afresh at attempt 0.
+    @Test(.timeLimit(.minutes(1))) func failedThenDisconnectThenConnect() {
+        var state = machine(ReconnectPolicy(maximumAttempts: 0))
+        _ = state.connectRequested()
+        #expect(state.attemptEnded(episode: 1, .failed(message: "x", retryable: true), now: 0) == .fail(error: "x"))
+        #expect(state.disconnectRequested() == .reportDisconnected)
+        #expect(state.disconnectRequested() == .nothing)
+        #expect(state.connectRequested() == .startEpisode(2))
+        #expect(state.attempt == 0 && state.lastError == nil)
+    }
+}

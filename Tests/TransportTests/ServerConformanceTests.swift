@@ -1,0 +1,76 @@
+import EntityStreamTestSupport
+import Testing
+import Transport
+
+/// What the server does with frames a conforming client would never send (RFC 6455).
+@Suite("Server WebSocket conformance")
+struct ServerConformanceTests {
+    /// An echo server that also reports how each connection ended.
+    private func server(endings: AsyncStreamBox<Result<CloseInfo, TransportError>>) async throws -> TransportServer {
+        try await startEchoServer { configuration in
+            configuration.webSocketResponder = { _ in
+                .accept { socket in
+                    do {
+                        for try await batch in socket.inbound {
+                            for index in batch.indices { try await socket.send(batch.text(at: index)) }
+                        }
+                    } catch {}
+                    endings.yield(await socket.closed())
+                }
+            }
+        }
+    }
+
+    /// A close frame with code 5000 (not allowed on the wire, §7.4) is answered with 1002, not echoed.
+    @Test(.timeLimit(.minutes(1))) func invalidCloseCodeIsAnsweredWithProtocolError() async throws {
+        let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
+        let server = try await server(endings: endings)
+        var client = try RawWebSocket(port: server.port)
+        defer { client.close() }
+        try client.sendFrame(opcode: 0x8, payload: [0x13, 0x88] + Array("bad".utf8))   // 5000
+        let answer = client.readUntilClose()
+        #expect(answer?.closeCode == 1002)
+        let ending = await endings.next()
+        #expect(ending == .success(CloseInfo(code: 5000, reason: "bad", initiatedByPeer: true)))
+        await server.shutdown()
+    }
+
+    /// A valid close code is echoed.
+    @Test(.timeLimit(.minutes(1))) func validCloseCodeIsEchoed() async throws {
+        let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
+        let server = try await server(endings: endings)
+        var client = try RawWebSocket(port: server.port)
+        defer { client.close() }
+        try client.sendFrame(opcode: 0x1, payload: Array("hello".utf8))
+        #expect(try client.readFrame() == RawWebSocket.Frame(opcode: 0x1, payload: Array("hello".utf8)))
+        try client.sendFrame(opcode: 0x8, payload: [0x0F, 0xA0])   // 4000
+        #expect(client.readUntilClose()?.closeCode == 4000)
+        await server.shutdown()
+    }
+
+    /// A text message that is not valid UTF-8 ends the connection with 1007 (§8.1).
+    @Test(.timeLimit(.minutes(1))) func invalidUTF8ClosesWith1007() async throws {
+        let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
+        let server = try await server(endings: endings)
+        var client = try RawWebSocket(port: server.port)
+        defer { client.close() }
+        try client.sendFrame(opcode: 0x1, payload: [0x7B, 0xC3, 0x28, 0x7D])   // "{", broken 2-byte sequence, "}"
+        #expect(client.readUntilClose()?.closeCode == 1007)
+        await server.shutdown()
+    }
+
+    /// An unmasked client frame must close the connection (§5.1). libwebsockets 4.1.6 (Debian 12)
+    /// does not check the mask bit and exposes no way to see it; the check arrived upstream later
+    /// (warmcat/libwebsockets "Audit fixes", lib/roles/ws/ops-ws.c). Kept here, disabled, as the
+    /// test that passes once a fixed libwebsockets is installed.
+    @Test(.timeLimit(.minutes(1)), .disabled("libwebsockets 4.1.6 accepts unmasked client frames and cannot report them"))
+    func unmaskedClientFrameCloses() async throws {
+        let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
+        let server = try await server(endings: endings)
+        var client = try RawWebSocket(port: server.port)
+        defer { client.close() }
+        try client.sendFrame(opcode: 0x1, payload: Array("plain".utf8), masked: false)
+        #expect(client.readUntilClose()?.closeCode == 1002)
+        await server.shutdown()
+    }
+}
