@@ -170,7 +170,9 @@ struct HardeningCommandLineTests {
         let connect = try RunningProcess(CommandLineTool.path("entitystream"), ["connect", "\(url)?token=rest-secret-5", "--events", "response,status"])
         connect.write(#"{"id":1,"command":"status"}"# + "\n")
         var response: [String: Any]?
-        for line in connect.readLines(6) {
+        // Line by line: after the statuses and the response nothing more comes until SIGINT.
+        for _ in 0..<6 {
+            guard let line = connect.readLines(1).first else { break }
             if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["event"] as? String == "response" {
                 response = object
                 break

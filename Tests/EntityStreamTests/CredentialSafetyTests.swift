@@ -33,14 +33,18 @@ private final class SilentListener: Sendable {
     func close() { _ = Glibc.close(descriptor) }
 }
 
-/// Options that fail fast: no retry, short timeouts, self-signed TLS allowed (test servers).
-private func quickOptions(token: String? = nil) -> StreamConnectionOptions {
+/// Options that fail fast: no retry, self-signed TLS allowed (test servers).
+/// Timeouts are short only where the test waits for one (a silent peer);
+/// elsewhere they are generous, so a loaded machine cannot turn an answer
+/// into a timeout.
+private func quickOptions(token: String? = nil, httpTimeoutMilliseconds: Int = 20_000,
+                          socketTimeoutMilliseconds: Int = 20_000) -> StreamConnectionOptions {
     var options = StreamConnectionOptions()
     options.clock = ManualClock()
     options.token = token
     options.reconnectPolicy = ReconnectPolicy(maximumAttempts: 0)
-    options.http.timeout = .milliseconds(400)
-    options.webSocket.connectTimeout = .milliseconds(400)
+    options.http.timeout = .milliseconds(httpTimeoutMilliseconds)
+    options.webSocket.connectTimeout = .milliseconds(socketTimeoutMilliseconds)
     options.http.allowSelfSignedCertificates = true
     options.webSocket.allowSelfSignedCertificates = true
     return options
@@ -74,7 +78,7 @@ struct CredentialSafetyTests {
         let silent = try SilentListener()
         defer { silent.close() }
         let result = await connectAndCollect("http://127.0.0.1:\(silent.port)/arcgis/rest/services/S/StreamServer",
-                                             quickOptions(token: "user-secret-42"))
+                                             quickOptions(token: "user-secret-42", httpTimeoutMilliseconds: 400))
         let failure = try #require(result.statuses.last)
         #expect(failure.status == .failed)
         #expect(failure.error?.contains("timed out") == true, "\(failure.error ?? "")")
@@ -92,7 +96,7 @@ struct CredentialSafetyTests {
         let service = try await ScriptedStreamService.start(
             description: { _ in HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: streamBase, token: "socket-secret-77")) },
             socket: { _, _ in .reject(status: 404, body: "") })
-        let result = await connectAndCollect(service.serviceURL, quickOptions(token: "user-secret-42"))
+        let result = await connectAndCollect(service.serviceURL, quickOptions(token: "user-secret-42", socketTimeoutMilliseconds: 400))
         #expect(result.statuses.last?.status == .failed)
         #expect(result.lastError?.contains(kind == "silent" ? "timed out" : "invalid URL") == true, "\(result.lastError ?? "")")
         for text in shownTexts(result) {

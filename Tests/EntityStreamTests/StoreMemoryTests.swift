@@ -16,6 +16,17 @@ struct StoreMemoryTests {
         let bus = EventBus()
         let aged = Subscriber(name: "aged", filter: EventFilter(kinds: [.observationPurged]), capacity: 1 << 20)
         await bus.subscribe(aged)
+        // Read while ingesting: the bus's queues are bounded in bytes, and the
+        // count purges alone would fill this one (back-pressure then holds the store).
+        let counting = Task {
+            var agePurges = 0
+            while agePurges < 100, let batch = await aged.next() {
+                for event in batch {
+                    if case .store(.observationPurged(_, _, _, .maximumDuration)) = event.payload { agePurges += 1 }
+                }
+            }
+            return agePurges
+        }
         let store = EntityStore(schema: schema, options: PurgeOptions(maximumDuration: 300, maximumObservations: 100), bus: bus, clock: clock)
         for batch in 0..<3_000 {
             await store.ingest((0..<5).map { index in
@@ -29,12 +40,7 @@ struct StoreMemoryTests {
         #expect(clock.sleeperCount == 1)
         // The timer still purges by age: 300 s after the last batch nothing is left.
         clock.advance(by: 300_001)
-        var agePurges = 0
-        while agePurges < 100, let batch = await aged.next() {
-            for event in batch {
-                if case .store(.observationPurged(_, _, _, .maximumDuration)) = event.payload { agePurges += 1 }
-            }
-        }
+        let agePurges = await counting.value
         #expect(agePurges == 100)
         #expect(await store.observationCount == 0)
         await store.stop()
