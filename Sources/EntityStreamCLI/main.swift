@@ -34,28 +34,28 @@ func runCommandLine(_ words: [String]) async -> Int32 {
             print(generalHelp)
             return 0
         case "connect":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await ConnectCommand(arguments: &arguments).run()
         case "replay":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await ReplayCommand(arguments: &arguments).run()
         case "record":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await RecordCommand(arguments: &arguments).run()
         case "query":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await QueryCommand(arguments: &arguments).run()
         case "statistics":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await StatisticsCommand(arguments: &arguments).run()
         case "hotspots":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await HotSpotsSubcommand(arguments: &arguments).run()
         case "identify":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await IdentifyCommand(arguments: &arguments).run()
         case "demo":
-            _ = arguments.next()
+            _ = try arguments.next()
             return try await DemoCommand(arguments: &arguments).run()
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
@@ -75,6 +75,6 @@ func runCommandLine(_ words: [String]) async -> Int32 {
 }
 
 MallocTuning.keepBatchBuffersInHeap()
-let status = await runCommandLine(ArgumentList.expandingEquals(Array(CommandLine.arguments.dropFirst())))
+let status = await runCommandLine(Array(CommandLine.arguments.dropFirst()))
 await TransportEventLoop.shared.shutdown()
 exit(status)

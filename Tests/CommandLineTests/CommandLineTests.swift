@@ -76,7 +76,9 @@ struct CommandLineTests {
         (["replay", "f.json", "--geometry", "5,2,3,4"], "no area"),
         (["replay", "f.json", "--where", "speed >"], "--where: where clause error at position 8"),
         (["replay", "f.json", "--interval", "5", "--speed", "2"], "either --interval or --speed"),
-        (["replay", "f.json", "--speed", "0"], "--speed expects a number > 0"),
+        (["replay", "f.json", "--speed", "0"], "--speed expects a number ≥ 1e-06"),
+        (["replay", "f.json", "--speed", "1e-300"], "--speed expects a number ≥ 1e-06"),
+        (["replay", "f.json", "--speed", "1e308"], "--speed expects a number ≤ 1000000"),
         (["replay", "f.json", "--out-sr", "0"], "--out-sr expects a whole number ≥ 1"),
         (["replay", "f.json", "--duration", "0"], "--duration expects a number > 0"),
         (["replay", "f.json", "--duration", "1e300"], "--duration expects a number ≤ 1000000000, not '1e300'"),
@@ -110,7 +112,7 @@ struct CommandLineTests {
         let result = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--speed", "2"])
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.standardError == "entitystream: replay: --speed needs a recording made by 'entitystream record' (this file is Esri feature JSON lines, without times); use --interval\n")
+        #expect(result.standardError == "entitystream: replay: --speed needs a recording made by 'entitystream record' or a CSV track (this file is Esri feature JSON lines, without times); use --interval\n")
     }
 
     /// Runtime failures exit with status 1 and say why.

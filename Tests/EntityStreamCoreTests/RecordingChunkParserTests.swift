@@ -2,8 +2,8 @@ import EntityStreamCore
 import Foundation
 import Testing
 
-/// Parses `bytes` fed in chunks of the given sizes (cycled), returning (message, offset, line) triples.
-private func parseInChunks(_ bytes: [UInt8], sizes: [Int]) throws -> (entries: [(String, Int64?, Int)], layout: RecordingFile.Layout?) {
+/// Parses `bytes` fed in chunks of the given sizes (cycled), returning (message, offset, line, problem) entries.
+private func parseInChunks(_ bytes: [UInt8], sizes: [Int]) throws -> (entries: [(String, Int64?, Int, String?)], layout: RecordingFile.Layout?) {
     var parser = RecordingChunkParser(maximumMessageBytes: 1 << 20)
     var batch = RecordingChunkParser.Batch()
     var position = 0
@@ -15,14 +15,16 @@ private func parseInChunks(_ bytes: [UInt8], sizes: [Int]) throws -> (entries: [
         try bytes[position..<end].withUnsafeBytes { try parser.append($0, isLast: end == bytes.count, into: &batch) }
         position = end
     } while position < bytes.count
-    let entries = (0..<batch.count).map { (String(decoding: batch.bytes[batch.range($0)], as: UTF8.self), batch.offsets[$0], batch.lines[$0]) }
+    let entries = (0..<batch.count).map {
+        (String(decoding: batch.bytes[batch.range($0)], as: UTF8.self), batch.offsets[$0], batch.lines[$0], batch.problems[$0])
+    }
     return (entries, parser.layout)
 }
 
 /// The same file read whole by `RecordingFile` (the independent oracle).
-private func parseWhole(_ bytes: [UInt8]) throws -> (entries: [(String, Int64?, Int)], layout: RecordingFile.Layout) {
+private func parseWhole(_ bytes: [UInt8]) throws -> (entries: [(String, Int64?, Int, String?)], layout: RecordingFile.Layout) {
     let file = try RecordingFile(bytes: bytes)
-    return (file.entries.map { (String(decoding: $0.message, as: UTF8.self), $0.offsetMilliseconds, $0.line) }, file.layout)
+    return (file.entries.map { (String(decoding: $0.message, as: UTF8.self), $0.offsetMilliseconds, $0.line, $0.problem) }, file.layout)
 }
 
 private let header = #"{"recording":"entitystream","version":1,"service":"http://h/StreamServer","startedAt":1,"description":{"fields":[]}}"#
@@ -36,6 +38,16 @@ struct RecordingChunkParserTests {
         header + "\n{\"t\":0,\"message\":{\"attributes\":{\"a\":1}}}\n{\"t\":15,\"text\":\"not json\"}\n\n{\"t\":40,\"message\":[1,2]}\n",
         // A JSON array over several lines, with brackets and commas inside strings and nesting.
         "  [\n {\"attributes\":{\"s\":\"a],[b\\\"c\"}},\n {\"geometry\":{\"x\":1,\"y\":[2,3]}} ,{\"attributes\":{}}\n]\n",
+        // A recording with malformed lines among good ones (kept with their problem, in place).
+        header + "\n{\"t\":0,\"message\":{\"a\":1}}\n{\"t\":0.5,\"message\":{}}\n{\"message\":{}}\n{\"t\":5,\n{\"t\":9,\"text\":\"x\"}\n",
+        // Feature lines whose first line is itself an array message.
+        "[{\"a\":1},{\"a\":2}]\n{\"a\":3}\n[{\"a\":4}]\n",
+        // A one-line array, then blank lines.
+        "[{\"a\":1},{\"a\":2}]\n\n  \n",
+        // A UTF-8 byte-order mark before feature lines, an array and a recording.
+        "\u{FEFF}{\"a\":1}\n{\"b\":2}\n",
+        "\u{FEFF}[{\"a\":1},\n{\"b\":2}]",
+        "\u{FEFF}" + header + "\n{\"t\":4,\"message\":{\"a\":1}}",
     ]
 
     /// Fed in any chunk sizes (1 byte, primes, whole), the parser yields exactly what reading the whole file yields.
@@ -49,6 +61,7 @@ struct RecordingChunkParserTests {
             #expect(chunked.entries.map(\.0) == whole.entries.map(\.0), "chunk sizes \(sizes)")
             #expect(chunked.entries.map(\.1) == whole.entries.map(\.1))
             #expect(chunked.entries.map(\.2) == whole.entries.map(\.2))
+            #expect(chunked.entries.map(\.3) == whole.entries.map(\.3))
         }
     }
 
@@ -68,9 +81,19 @@ struct RecordingChunkParserTests {
         #expect(chunked.entries.map(\.1) == whole.entries.map(\.1))
     }
 
-    /// Malformed files are refused naming the line: a broken recording line, an unclosed or trailing array, an empty file, an overlong line.
+    /// A broken recording line does not refuse the file: it comes as a message carrying its problem (the line as it stands), in its place.
+    @Test(.timeLimit(.minutes(1))) func brokenRecordingLineIsAProblemEntry() throws {
+        let parsed = try parseInChunks(Array((header + "\n{\"message\":1}\n{\"t\":2,\"message\":{}}").utf8), sizes: [8])
+        #expect(parsed.layout == .recording)
+        #expect(parsed.entries.count == 2)
+        #expect(parsed.entries.first?.0 == "{\"message\":1}")
+        #expect(parsed.entries.first?.2 == 2)
+        #expect(parsed.entries.first?.3?.contains("a recording line needs \"t\"") == true)
+        #expect(parsed.entries.last?.1 == 2 && parsed.entries.last?.3 == nil)
+    }
+
+    /// Malformed files are refused naming the line: an unclosed or trailing array, an empty file, an overlong line.
     @Test(.timeLimit(.minutes(1))) func malformedFilesNameTheLine() throws {
-        #expect(throws: RecordingError.self) { _ = try parseInChunks(Array((header + "\n{\"message\":1}").utf8), sizes: [8]) }
         do {
             _ = try parseInChunks(Array("[{\"a\":1},\n{\"a\":2}".utf8), sizes: [4])
             Issue.record("an unclosed array was accepted")

@@ -47,9 +47,7 @@ struct RecordingFileTests {
         ("{\"recording\":\"entitystream\",\"version\":1,\"startedAt\":0,\"description\":{}}", "line 1: the recording header has no \"service\""),
         ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"description\":{}}", "line 1: the recording header has no \"startedAt\""),
         ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0}", "line 1: the recording header has no service description"),
-        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0,\"description\":{}}\n{\"message\":{}}", "line 2: a recording line needs \"t\""),
-        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0,\"description\":{}}\n{\"t\":5}", "line 2: a recording line needs \"message\" or \"text\""),
-        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0,\"description\":{}}\n{\"t\":5,", "line 2: not a recording line"),
+        ("\u{FEFF}", "the file is empty"),
     ] as [(String, String)])
     func unreadableFilesAreNamed(text: String, expected: String) {
         #expect(throws: RecordingError.self) { try RecordingFile(bytes: bytes(text)) }
@@ -58,5 +56,63 @@ struct RecordingFileTests {
         } catch {
             #expect(error.description.hasPrefix(expected), "\(error)")
         }
+    }
+
+    /// A malformed line of a recording does not refuse the file: it becomes
+    /// an entry carrying its problem, in its place, and every good line is
+    /// kept with its offset (a bad "t" — fractional, huge, negative, beyond
+    /// Int64 — is named as such, not as a missing "t").
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        (#"{"message":{}}"#, #"a recording line needs "t""#),
+        (#"{"t":5}"#, #"a recording line needs "message" or "text""#),
+        (#"{"t":5,"#, "not a recording line"),
+        (#"{"t":0.5,"message":{}}"#, #""t" must be a whole number of milliseconds from 0 to 1000000000000, not 0.5"#),
+        (#"{"t":1e300,"message":{}}"#, #""t" must be a whole number of milliseconds from 0 to 1000000000000, not 1e300"#),
+        (#"{"t":-1,"message":{}}"#, #""t" must be a whole number of milliseconds from 0 to 1000000000000, not -1"#),
+        (#"{"t":9223372036854775807,"message":{}}"#, #"not 9223372036854775807"#),
+        (#"{"t":"5","message":{}}"#, #"not "5""#),
+        (#"{"t":5,"text":7}"#, #""text" must be a JSON string"#),
+    ] as [(String, String)])
+    func badRecordingLinesAreKeptWithTheirProblem(line: String, problem: String) throws {
+        let header = #"{"recording":"entitystream","version":1,"service":"s","startedAt":0,"description":{}}"#
+        let text = [header, #"{"t":1,"message":{"a":1}}"#, line, #"{"t":3,"text":"x"}"#].joined(separator: "\n")
+        let recording = try RecordingFile(bytes: bytes(text))
+        #expect(recording.layout == .recording)
+        #expect(recording.entries.map(\.line) == [2, 3, 4])
+        #expect(recording.entries[0].problem == nil && recording.entries[0].offsetMilliseconds == 1)
+        #expect(recording.entries[2].problem == nil && recording.entries[2].message == bytes("x"))
+        let bad = recording.entries[1]
+        #expect(bad.problem?.contains(problem) == true, "\(bad.problem ?? "no problem")")
+        #expect(bad.message == bytes(line))
+        #expect(recording.problemCount == 1)
+    }
+
+    /// Feature lines whose first line is itself a JSON array (an array
+    /// message, as on a socket) are feature lines, not one invalid array; a
+    /// one-line array and a pretty-printed array are arrays.
+    @Test(.timeLimit(.minutes(1))) func firstLineArrayOfFeatureLines() throws {
+        let lines = try RecordingFile(bytes: bytes("[{\"a\":1},{\"a\":2}]\n{\"a\":3}\n[{\"a\":4}]\n"))
+        #expect(lines.layout == .featureLines)
+        #expect(lines.entries.map { String(decoding: $0.message, as: UTF8.self) } == [#"[{"a":1},{"a":2}]"#, #"{"a":3}"#, #"[{"a":4}]"#])
+        let oneLine = try RecordingFile(bytes: bytes("[{\"a\":1},{\"a\":2}]\n"))
+        #expect(oneLine.layout == .featureArray)
+        #expect(oneLine.entries.count == 2)
+        let pretty = try RecordingFile(bytes: bytes("[{\"a\":1},\n{\"a\":2}]"))
+        #expect(pretty.layout == .featureArray)
+        #expect(pretty.entries.map(\.line) == [1, 2])
+    }
+
+    /// A UTF-8 byte-order mark before any layout is ignored: the file reads
+    /// exactly as without it (same entries, same lines, same offsets).
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        "{\"a\":1}\n{\"b\":2}\n",
+        "[{\"a\":1},\n{\"b\":2}]",
+        "{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0,\"description\":{}}\n{\"t\":4,\"message\":{\"a\":1}}",
+    ])
+    func byteOrderMarkIsIgnored(text: String) throws {
+        let plain = try RecordingFile(bytes: bytes(text))
+        let marked = try RecordingFile(bytes: [0xEF, 0xBB, 0xBF] + bytes(text))
+        #expect(marked.layout == plain.layout)
+        #expect(marked.entries == plain.entries)
     }
 }

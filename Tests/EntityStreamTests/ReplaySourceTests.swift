@@ -55,8 +55,9 @@ struct ReplaySourceTests {
         await pipeline.close()
     }
 
-    /// However slow --speed is, a timed replay waits (a very long time) instead of
-    /// overflowing the clock: the first message plays, the next is due far ahead.
+    /// However slow the speed is, a timed replay waits (until the end of year
+    /// 9999, the last instant there is) instead of overflowing the clock: the
+    /// first message plays, the next is due at the end of ``Instant/range``.
     @Test(.timeLimit(.minutes(1))) func tinySpeedWaitsInsteadOfOverflowing() async throws {
         var file = JSONWriter()
         let description = try JSONParser.parse(Array(#"{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}"#.utf8))
@@ -78,10 +79,55 @@ struct ReplaySourceTests {
         let run = Task { await source.run(into: pipeline) }
         #expect(await observations(subscriber, count: 1).count == 1)
         await clock.sleepers(atLeast: 1)
-        #expect(clock.nextDeadline == start + 1_000_000_000_000_000)
+        #expect(start < Instant.range.upperBound)
+        #expect(clock.nextDeadline == Instant.range.upperBound)
         run.cancel()
         await run.value
         await pipeline.close()
+    }
+
+    /// A malformed line of a recording streamed from disk is an `error` event
+    /// (source `recording`, naming the file and line) in its place, and the
+    /// replay goes on; the same bytes read into memory (as from stdin) play
+    /// the same events.
+    @Test(.timeLimit(.minutes(1))) func malformedRecordingLineIsAnErrorEventInPlace() async throws {
+        let header = #"{"recording":"entitystream","version":1,"service":"http://h/StreamServer","startedAt":0,"description":{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}}"#
+        let lines = [
+            header,
+            #"{"t":0,"message":{"geometry":{"x":1,"y":2},"attributes":{"id":"A"}}}"#,
+            #"{"t":0.5,"message":{"geometry":{"x":3,"y":4},"attributes":{"id":"X"}}}"#,
+            #"{"t":20,"message":{"geometry":{"x":5,"y":6},"attributes":{"id":"B"}}}"#,
+        ]
+        let text = lines.joined(separator: "\n") + "\n"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-line-\(UUID().uuidString).json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        /// What a replay publishes: observation ids and error texts, in order.
+        func play(_ source: ReplaySource) async -> [String] {
+            let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: ManualClock())
+            let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observation, .error]))
+            await pipeline.bus.subscribe(subscriber)
+            await source.run(into: pipeline)
+            await pipeline.close()
+            var seen: [String] = []
+            while let batch = await subscriber.next() {
+                for event in batch {
+                    if let observation = event.observation, case .string(let id) = observation.attributes.first { seen.append(id) }
+                    if case .error(let report) = event.payload { seen.append("\(report.source.rawValue): \(report.message)") }
+                }
+            }
+            return seen
+        }
+        let streamed = await play(try ReplaySource.prepare(path: path, trackIDField: nil, filter: StreamFilter(),
+                                                           pacing: .asFastAsPossible, loop: false))
+        #expect(streamed.count == 3)
+        #expect(streamed.first == "A" && streamed.last == "B")
+        #expect(streamed.dropFirst().first?.hasPrefix("recording: \(path) line 3: \"t\" must be a whole number of milliseconds") == true,
+                "\(streamed)")
+        let inMemory = await play(try ReplaySource.prepare(bytes: Array(text.utf8), path: path, trackIDField: nil, filter: StreamFilter(),
+                                                           pacing: .asFastAsPossible, loop: false))
+        #expect(inMemory == streamed)
     }
 
     /// An outSR that cannot be converted locally is refused before anything plays.

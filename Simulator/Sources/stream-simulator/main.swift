@@ -44,12 +44,14 @@ Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotsp
   --job-delay MS                each job stays MS in each status (submitted, waiting, executing, cancelling)
   --no-layer-pagination         layers refuse resultOffset/resultRecordCount (as old servers do)
 Pacing:
-  --speed X                     recorded timing X times faster (recordings, CSV) (default 1)
-  --interval MS                 pause between messages of untimed files (default 10)
+  --speed X                     recorded timing X times faster (recordings, CSV) (default 1;
+                                0.000001 to 1000000)
+  --interval MS                 pause between messages of untimed files (default 10; at most
+                                1000000000000, about 31 years)
   --loop                        start again at the end
   --burst                       send as fast as each socket takes (benchmarks)
   --seed S                      fleet random seed (default 1)
-  --rate R                      fleet observations per second per vehicle (default 1)
+  --rate R                      fleet observations per second per vehicle (default 1; 0.001 to 1000)
 Network and security:
   --port P                      port (default 6180; 0 picks a free one, printed on stderr)
   --host ADDRESS                listen on exactly this address of this machine (default 127.0.0.1;
@@ -105,16 +107,21 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         guard index < words.count else { throw UsageError("\(flag) needs a value") }
         return words[index]
     }
-    func integer(_ flag: String, minimum: Int) throws -> Int {
+    func integer(_ flag: String, minimum: Int, maximum: Int = .max) throws -> Int {
         let text = try value(flag)
         guard let number = Int(text), number >= minimum else { throw UsageError("\(flag) expects a whole number ≥ \(minimum), not '\(text)'") }
+        guard number <= maximum else { throw UsageError("\(flag) expects a whole number ≤ \(maximum), not '\(text)'") }
         return number
     }
-    func number(_ flag: String, above minimum: Double) throws -> Double {
+    /// A number within `range` (time values use the bounds `entitystream` uses: ``TimeBounds``).
+    func number(_ flag: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {
         let text = try value(flag)
-        guard let number = Double(text), number.isFinite, number > minimum else { throw UsageError("\(flag) expects a number > \(Int(minimum)), not '\(text)'") }
+        guard let number = Double(text), number.isFinite, range.contains(number), !(excludingLowerBound && number == range.lowerBound) else {
+            throw UsageError("\(flag) expects a number \(excludingLowerBound ? "above" : "from") \(range.lowerBound) \(excludingLowerBound ? "up " : "")to \(range.upperBound), not '\(text)'")
+        }
         return number
     }
+    let maximumMilliseconds = Int(TimeBounds.maximumMilliseconds)
     while index < words.count {
         let word = words[index]
         switch word {
@@ -149,15 +156,15 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             if configuration.jobDelayMilliseconds > 3_600_000 { throw UsageError("--job-delay expects at most 3600000 ms (an hour)") }
         case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
         case "--no-layer-pagination": configuration.layerPagination = false
-        case "--speed": configuration.pacing.speed = try number(word, above: 0)
-        case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0))
+        case "--speed": configuration.pacing.speed = try number(word, in: TimeBounds.speeds)
+        case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0, maximum: maximumMilliseconds))
         case "--loop": configuration.pacing.loop = true
         case "--burst": configuration.pacing.burst = true
         case "--seed":
             let text = try value(word)
             guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
             fleet.seed = seed
-        case "--rate": fleet.ratePerVehicle = try number(word, above: 0)
+        case "--rate": fleet.ratePerVehicle = try number(word, in: 0.001...1000)
         case "--port": configuration.port = try integer(word, minimum: 0)
             if configuration.port > 65535 { throw UsageError("--port expects 0–65535") }
         case "--host":
@@ -176,10 +183,11 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         case "--close-code":
             do { configuration.faults.closeCode = try FaultPlan.parseCloseCode(try value(word)) } catch let error as SimulatorError { throw UsageError(error.description) }
         case "--malformed-every": configuration.faults.malformedEvery = try integer(word, minimum: 1)
-        case "--stall": configuration.faults.stallMilliseconds = Int64(try integer(word, minimum: 1))
+        case "--stall": configuration.faults.stallMilliseconds = Int64(try integer(word, minimum: 1, maximum: maximumMilliseconds))
         case "--stall-after": configuration.faults.stallAfter = try integer(word, minimum: 0)
         case "--reject-first": configuration.faults.rejectFirst = try integer(word, minimum: 0)
-        case "--expire-token-after": configuration.faults.expireTokenAfterSeconds = try number(word, above: 0)
+        case "--expire-token-after":
+            configuration.faults.expireTokenAfterSeconds = try number(word, in: 0...TimeBounds.maximumSeconds, excludingLowerBound: true)
         default:
             throw UsageError("unknown option '\(word)' (see stream-simulator --help)")
         }

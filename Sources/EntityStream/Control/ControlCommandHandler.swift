@@ -13,6 +13,19 @@ public struct ControlCommandHandler: Sendable {
         self.registry = registry
     }
 
+    /// Handles one item of standard input: a command line, or a line over
+    /// the limit, answered with an error response (`"id":null`, since the
+    /// line was not read).
+    public func handle(_ input: StandardInputLine) async {
+        switch input {
+        case .line(let bytes):
+            await handle(line: bytes)
+        case .tooLong(let byteCount):
+            await respond(ControlResponse(id: .null, command: "unknown", ok: false,
+                                          error: "a command line of \(byteCount) bytes is longer than the limit of \(StandardInputLines.maximumLineLength) bytes; it was skipped"))
+        }
+    }
+
     /// Handles one line of standard input.
     public func handle(line: [UInt8]) async {
         let command: any ControlCommand

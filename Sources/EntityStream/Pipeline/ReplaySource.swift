@@ -4,18 +4,25 @@ import Foundation
 /// Plays a recording file into a ``StreamPipeline`` with no network, applying
 /// the stream filter locally (the role a server plays for a live stream).
 ///
-/// The file is streamed in bounded chunks (``RecordingFileReader``), never
-/// read whole: memory does not grow with its size.
+/// A file given by path is streamed in bounded chunks
+/// (``RecordingFileReader``), never read whole: memory does not grow with its
+/// size. Standard input (`replay -`) and CSV tracks (`replay --csv`) are the
+/// exceptions: they are held in memory (stdin cannot be read twice for
+/// `--loop`; a CSV track is sorted by time and its column types are inferred
+/// over all rows), see ``prepare(bytes:path:trackIDField:filter:pacing:loop:)``
+/// and ``prepare(stream:path:filter:pacing:loop:)``.
 /// ``prepare(path:trackIDField:filter:pacing:loop:)`` reads its first
 /// messages to learn the layout and schema and checks the options before
 /// anything runs, throwing ``ReplayError`` with a clear reason (unreadable
 /// file, unknown layout, no track field, invalid where clause…; `--speed` on
 /// a file without times is a usage error). ``run(into:filterUpdates:)`` then
 /// reads and decodes in batches (each line a message, as on a socket);
-/// lines that cannot be decoded are reported as `error` events naming the
-/// line and byte offset, and the replay goes on; a file that turns out
-/// malformed further on (a broken recording line) ends the replay with an
-/// `error` event naming the line.
+/// lines that cannot be decoded, and malformed lines of a recording, are
+/// reported as `error` events (source `recording`) naming the file and line
+/// (and byte offset), in their place, and the replay goes on. A file that
+/// turns out unreadable further on (an invalid array, an over-long line)
+/// ends the replay with an `error` event naming the line. Due times follow
+/// ``PlaybackSchedule`` (saturating: no offset, loop or speed can trap).
 public struct ReplaySource: Sendable {
     /// What the file holds (layout, header, schema), from its first messages.
     public let summary: RecordingSummary
@@ -25,6 +32,9 @@ public struct ReplaySource: Sendable {
     private let baseSchema: Schema
     private let spatialReference: Int?
     private let filter: StreamFilter
+    /// The messages when they are held in memory (standard input, a CSV
+    /// track); nil when they are streamed from ``path``.
+    private let entries: [RecordingFile.Entry]?
 
     /// The file's layout.
     public var layout: RecordingFile.Layout { summary.layout }
@@ -36,12 +46,59 @@ public struct ReplaySource: Sendable {
             if error.message.hasPrefix("cannot read") { throw ReplayError(error.message) }
             throw ReplayError("'\(path)' \(error)")
         }
-        if case .recordedTiming = pacing, summary.layout != .recording {
-            throw ReplayError("--speed needs a recording made by 'entitystream record' (this file is \(summary.layout.rawValue), without times); use --interval",
+        return try prepare(summary: summary, path: path, entries: nil, filter: filter, pacing: pacing, loop: loop)
+    }
+
+    /// Prepares a file's bytes already read (standard input), named `path` in
+    /// messages. The bytes stay in memory while the replay runs (standard
+    /// input cannot be read again for `--loop`); files are better given by path.
+    public static func prepare(bytes: [UInt8], path: String, trackIDField: String?, filter: StreamFilter, pacing: ReplayPacing,
+                               loop: Bool) throws(ReplayError) -> ReplaySource {
+        let stream: RecordedStream
+        do { stream = try RecordedStream(bytes: bytes, trackIDField: trackIDField, trackFieldRequired: true) } catch {
+            throw ReplayError("'\(path)' \(error)")
+        }
+        return try prepare(stream: stream, path: path, filter: filter, pacing: pacing, loop: loop)
+    }
+
+    /// The whole file (for a CSV track, which is read whole), or a
+    /// ``ReplayError`` with the system's reason.
+    public static func readFile(_ path: String) throws(ReplayError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ReplayError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+            throw ReplayError("cannot read '\(path)': it is a directory")
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw ReplayError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// Prepares a stream read some other way (a CSV track, standard input),
+    /// named `path` in messages; its entries stay in memory while the replay runs.
+    public static func prepare(stream: RecordedStream, path: String, filter: StreamFilter, pacing: ReplayPacing,
+                               loop: Bool) throws(ReplayError) -> ReplaySource {
+        try prepare(summary: RecordingSummary(path: path, stream: stream), path: path, entries: stream.file.entries, filter: filter,
+                    pacing: pacing, loop: loop)
+    }
+
+    /// `entries` nil: streamed from `path`.
+    private static func prepare(summary: RecordingSummary, path: String, entries: [RecordingFile.Entry]?, filter: StreamFilter,
+                                pacing: ReplayPacing, loop: Bool) throws(ReplayError) -> ReplaySource {
+        if case .recordedTiming = pacing, !summary.layout.isTimed {
+            throw ReplayError("--speed needs a recording made by 'entitystream record' or a CSV track (this file is \(summary.layout.rawValue), without times); use --interval",
                               isUsageError: true)
         }
         let source = ReplaySource(summary: summary, path: path, pacing: pacing, loop: loop, baseSchema: summary.schema,
-                                  spatialReference: summary.spatialReference, filter: filter)
+                                  spatialReference: summary.spatialReference, filter: filter, entries: entries)
         if let problem = source.problem(with: filter) { throw ReplayError("filter: \(problem)") }
         return source
     }
@@ -67,10 +124,10 @@ public struct ReplaySource: Sendable {
         let paced = pacing != .asFastAsPossible
         let start = clock.now()
         var pass = 0
-        var span: Int64 = 1
+        var span: Double = 1
         var lastOffset: Int64 = 0
-        let reader: RecordingFileReader
-        do { reader = try RecordingFileReader(path: path) } catch {
+        var reader: MessageReader
+        do { reader = try MessageReader(path: path, entries: entries) } catch {
             errorCount += 1
             await pipeline.report(.recording, error.description, count: errorCount)
             return
@@ -94,12 +151,20 @@ public struct ReplaySource: Sendable {
                 while index < messages.count {
                     if Task.isCancelled { return }
                     let end = paced ? index + 1 : messages.count
-                    if paced, let pause = pauseBefore(offset: messages.offsets[index], pass: pass, span: span, start: start, clock: clock) {
+                    if paced, messages.problems[index] == nil,
+                       let pause = pauseBefore(offset: messages.offsets[index], pass: pass, span: span, start: start, clock: clock) {
                         do { try await clock.sleep(until: pause) } catch { return }
                     }
                     if let requested = filterUpdates?.take() { batch.apply(requested) }
                     let now = clock.now()
                     for entryIndex in index..<end {
+                        if let problem = messages.problems[entryIndex] {
+                            // A malformed recording line: reported in its place; the replay goes on.
+                            await batch.handOver(to: pipeline)
+                            errorCount += 1
+                            await pipeline.report(.recording, "\(path) line \(messages.lines[entryIndex]): \(problem)", count: errorCount)
+                            continue
+                        }
                         do {
                             try batch.decoder.decode(messages.bytes, range: messages.range(entryIndex), receivedAt: now, into: &batch.decoded)
                         } catch {
@@ -114,7 +179,7 @@ public struct ReplaySource: Sendable {
                     index = end
                 }
             }
-            if pass == 0 { span = max(lastOffset, 0) &+ 1 }
+            if pass == 0 { span = Double(max(lastOffset, 0)) + 1 }
             pass += 1
             guard loop, played > 0, !Task.isCancelled else { return }
             do { try reader.rewind() } catch {
@@ -123,6 +188,37 @@ public struct ReplaySource: Sendable {
                 return
             }
         } while true
+    }
+
+    /// Where a running replay takes its messages from: the file, in bounded
+    /// chunks, or the entries held in memory.
+    private enum MessageReader {
+        case file(RecordingFileReader)
+        case entries([RecordingFile.Entry], next: Int)
+
+        init(path: String, entries: [RecordingFile.Entry]?) throws(RecordingError) {
+            if let entries { self = .entries(entries, next: 0) } else { self = .file(try RecordingFileReader(path: path)) }
+        }
+
+        /// Appends messages until `batch` holds `minimum` or the messages end; false once they have ended.
+        mutating func read(into batch: inout RecordingChunkParser.Batch, minimum: Int) throws(RecordingError) -> Bool {
+            switch self {
+            case .file(let reader):
+                return try reader.read(into: &batch, minimum: minimum)
+            case .entries(let entries, let next):
+                let end = min(next + max(minimum - batch.count, 1), entries.count)
+                for index in next..<end { batch.append(entries[index]) }
+                self = .entries(entries, next: end)
+                return end < entries.count
+            }
+        }
+
+        mutating func rewind() throws(RecordingError) {
+            switch self {
+            case .file(let reader): try reader.rewind()
+            case .entries(let entries, _): self = .entries(entries, next: 0)
+            }
+        }
     }
 
     /// The decoding state of a running replay, and its hand-over to the pipeline.
@@ -185,17 +281,15 @@ public struct ReplaySource: Sendable {
 
     /// When the next message is due, if pacing says to wait. `span` is the
     /// recording's length (its last offset + 1), known once a pass has ended.
-    private func pauseBefore(offset: Int64?, pass: Int, span: Int64, start: Int64, clock: any EntityClock) -> Int64? {
+    private func pauseBefore(offset: Int64?, pass: Int, span: Double, start: Int64, clock: any EntityClock) -> Int64? {
         switch pacing {
         case .asFastAsPossible:
             return nil
         case .interval(let milliseconds):
-            return clock.now() + milliseconds
+            return PlaybackSchedule.adding(Double(milliseconds), to: clock.now())
         case .recordedTiming(let speed):
             guard let offset else { return nil }
-            let scaled = (Double(offset) + Double(pass) * Double(span)) / speed
-            // A tiny speed can scale past Int64: wait "forever" (31,000 years) instead of trapping.
-            return start + Int64(min(scaled.rounded(), 1e15))
+            return PlaybackSchedule.due(start: start, offset: offset, pass: pass, span: span, speed: speed)
         }
     }
 }

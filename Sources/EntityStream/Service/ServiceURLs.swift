@@ -24,13 +24,9 @@ public enum ServiceURLs {
         return append(items, to: url)
     }
 
-    /// `url` with every `token=` value replaced by `***`.
+    /// `url` with every credential (`token=…`) replaced by `***` (see ``Redaction``).
     public static func redacted(_ url: String) -> String {
-        guard let query = url.firstIndex(of: "?") else { return url }
-        let parts = url[url.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
-            part.lowercased().hasPrefix("token=") ? "token=***" : String(part)
-        }
-        return String(url[...query]) + parts.joined(separator: "&")
+        Redaction.redactedURL(url)
     }
 
     private static func append(_ items: [(String, String)], to url: String) -> String {

@@ -13,6 +13,11 @@ public struct StreamConnectionOptions: Sendable {
     /// Track-id field to use when the service names none (or to override it).
     public var trackIDField: String?
     public var reconnectPolicy = ReconnectPolicy()
+    /// Send the token over a plain `ws://` stream URL even when the service
+    /// description came over https (off: the connection fails, saying so).
+    /// Redirects from https to http are governed by
+    /// ``HTTPClientConfiguration/allowsRedirectToPlaintext`` in ``http``.
+    public var allowsPlaintextToken = false
     /// How long to wait for the server's answer to a filter change.
     public var filterReplyTimeoutMilliseconds: Int64 = 10_000
     public var webSocket = WebSocketConfiguration()

@@ -40,7 +40,7 @@ public actor StreamServiceConnection {
     /// The schema observations are decoded with (grows as fields are learned).
     public private(set) var schema: Schema?
     /// Why the last attempt failed, if it did.
-    public var lastError: String? { machine.lastError }
+    public var lastError: String? { machine.lastError.map(redacted) }
     /// Messages that could not be decoded so far.
     public private(set) var undecodableMessageCount = 0
     /// The filter in effect (or to be sent at the next connection).
@@ -52,6 +52,10 @@ public actor StreamServiceConnection {
     private var runner: Task<Void, Never>?
     private var urlRotation = 0
     private var usedSocketToken: String?
+    /// The REST token last sent (the user's, or one its source renewed).
+    private var usedRESTToken: String?
+    /// The last description was fetched over https (after any redirects).
+    private var descriptionCameOverTLS = false
     private var outcomeWaiters: [(episode: Int, continuation: CheckedContinuation<ConnectionStatus, Never>)] = []
     private var teardownWaiters: [CheckedContinuation<Void, Never>] = []
     private nonisolated let listeners = StatusListeners()
@@ -84,6 +88,7 @@ public actor StreamServiceConnection {
     }
 
     private func publishStatus(error: String?) async {
+        let error = error.map(redacted)
         let change = ConnectionStatusChange(status: machine.status, attempt: machine.attempt,
                                             url: currentURL.map(ServiceURLs.redacted), error: error, time: clock.now())
         // On the bus first, so whoever reacts to the change finds the event already queued.
@@ -226,6 +231,9 @@ public actor StreamServiceConnection {
         let base = urls[urlRotation % urls.count]
         urlRotation += 1
         let url = ServiceURLs.subscribeURL(base: base, token: socketToken, filter: options.filter)
+        if let refusal = plaintextTokenRefusal(streamURL: base, token: socketToken) {
+            return .failed(message: refusal, retryable: false)
+        }
         currentURL = url
         usedSocketToken = socketToken
 
@@ -246,6 +254,22 @@ public actor StreamServiceConnection {
         if socket === connection { socket = nil }
         failPendingFilters(reason: "the connection closed before the server answered")
         return end
+    }
+
+    /// Why the token must not go to `streamURL`: a plain `ws://` URL after
+    /// the user asked for https or the description came over it, unless
+    /// plaintext tokens are allowed. Nil when sending is fine.
+    private func plaintextTokenRefusal(streamURL: String, token: String?) -> String? {
+        guard let token, !token.isEmpty, !options.allowsPlaintextToken,
+              streamURL.lowercased().hasPrefix("ws://"),
+              serviceURL.lowercased().hasPrefix("https://") || descriptionCameOverTLS else { return nil }
+        return "refusing to send the token over the plain ws:// stream URL \(redacted(streamURL)) given by a service description loaded over https; "
+            + "allow it explicitly (--allow-plaintext-token) only if the network is trusted"
+    }
+
+    /// `text` without any credential this connection knows or that looks like one.
+    private func redacted(_ text: String) -> String {
+        Redaction.redact(text, secrets: [options.token, usedRESTToken, usedSocketToken])
     }
 
     /// A transport error in words, with a hint for a local simulator's
@@ -297,6 +321,7 @@ public actor StreamServiceConnection {
 
     private func loadDescription(token: String?) async throws(ServiceDescriptionError) -> ServiceDescription {
         let url = ServiceURLs.descriptionURL(service: serviceURL, token: token)
+        if token != nil { usedRESTToken = token }
         let response: HTTPResponse
         do {
             response = try await http.get(url)
@@ -308,8 +333,9 @@ public actor StreamServiceConnection {
             do { _ = try ServiceDescription(json: response.body) } catch {
                 if case .arcGISError = error { throw error }
             }
-            throw .httpStatus(response.status, excerpt: String(response.text.prefix(120)))
+            throw .httpStatus(response.status, excerpt: OneLine.text(response.text, maximumLength: 120))
         }
+        descriptionCameOverTLS = response.url.lowercased().hasPrefix("https://")
         return try ServiceDescription(json: response.body)
     }
 

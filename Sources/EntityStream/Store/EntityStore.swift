@@ -7,13 +7,21 @@ import EntityStreamCore
 /// stream messages in batches and publishes the resulting events (waiting
 /// when the bus applies back-pressure); an age-purge timer driven by the
 /// injected clock purges expired observations even when no data arrives.
+/// There is one timer task at a time, started again only when the next
+/// expiry comes earlier than it wakes: a timer that wakes early finds
+/// nothing expired and sleeps on. (Restarting it at every batch left one
+/// cancelled sleep per batch pending until its deadline — memory that grew
+/// with `--max-duration` while the store held a constant count.)
 /// Queries and `purgeAll` run between batches, never in the middle of one.
 public actor EntityStore {
     private var state: EntityStoreState
     private let bus: EventBus
     private let clock: any EntityClock
     private var timer: Task<Void, Never>?
+    /// When the running timer wakes (nil: none running).
     private var timerDeadline: Int64?
+    /// Timer tasks started so far (for tests: it must not grow with batches).
+    private(set) var timerStarts = 0
     /// Errors reported under source `store` so far (one count per source).
     private var storeErrorCount = 0
     private var events: [StreamEvent] = []
@@ -158,16 +166,17 @@ public actor EntityStore {
         scheduleTimer()
     }
 
-    /// Keeps one timer task sleeping until the next observation expires.
+    /// Keeps one timer task sleeping until (at the latest) the next
+    /// observation expires. A running timer that wakes no later than that is
+    /// kept: when it wakes it purges what expired and sleeps again until the
+    /// next expiry then. Only an expiry earlier than the timer (or none
+    /// running) starts one.
     private func scheduleTimer() {
-        let deadline = state.nextExpiry()
-        guard deadline != timerDeadline else { return }
+        guard let deadline = state.nextExpiry() else { return }
+        if let timerDeadline, timerDeadline <= deadline { return }
         timer?.cancel()
         timerDeadline = deadline
-        guard let deadline else {
-            timer = nil
-            return
-        }
+        timerStarts += 1
         let clock = self.clock
         timer = Task { [weak self] in
             do { try await clock.sleep(until: deadline) } catch { return }

@@ -70,16 +70,20 @@ struct StreamOptions {
         return true
     }
 
-    static let help = """
+    static let help = help(whereDefault: nil, maxDurationDefault: "off")
+
+    /// The options' help, with the command's own defaults (the demo's differ).
+    static func help(whereDefault: String?, maxDurationDefault: String) -> String {
+        """
       Filter (sent to the service; applied locally when replaying):
-        --where SQL                 where clause, e.g. "speed > 0"
+        --where SQL                 where clause, e.g. "speed > 0"\(whereDefault.map { " (default \($0))" } ?? "")
         --geometry xmin,ymin,xmax,ymax[,wkid]
                                     keep features inside this envelope
         --out-fields a,b            attributes to receive (the track field is always kept)
         --out-sr WKID               output spatial reference (e.g. 4326, 3857)
         --track-field F             the field that identifies an entity (when the service names none)
       Entity store (purge options, as the ArcGIS Maps SDK):
-        --max-duration S            forget observations S seconds after receipt (0 = off; default off)
+        --max-duration S            forget observations S seconds after receipt (0 = off; default \(maxDurationDefault))
         --max-observations N        keep at most N observations in total (0 = off; default 100000)
         --max-observations-per-track N
                                     keep at most N observations per track (0 = off; default off)
@@ -96,4 +100,5 @@ struct StreamOptions {
                                     (default: wait, losing nothing)
     \(RasterOptions.help)
     """
+    }
 }

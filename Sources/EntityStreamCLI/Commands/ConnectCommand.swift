@@ -26,7 +26,7 @@ struct ConnectCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             if word == "-h" || word == "--help" { throw HelpRequested(text: Self.help) }
             if try stream.parse(word, from: &arguments) { continue }
             if try connection.parse(word, from: &arguments) { continue }
@@ -66,12 +66,16 @@ struct ConnectCommand {
 struct ConnectionOptions {
     var token: String?
     var allowSelfSigned = false
+    var allowPlaintextToken = false
     var reconnect = ReconnectPolicy()
 
     static let help = """
       Connection:
         --token T                   ArcGIS token for the service
         --insecure                  accept a self-signed TLS certificate (local simulator only)
+        --allow-plaintext-token     send the token over plain http/ws even when the service was
+                                    reached over https (a ws:// stream URL, a redirect to http);
+                                    refused by default, since anyone on the network could read it
         --reconnect-attempts N      reconnection attempts before failing (default 12; first 2 at once)
         --reconnect-interval S      seconds between later attempts (default 10)
     """
@@ -82,6 +86,8 @@ struct ConnectionOptions {
             token = try arguments.value(for: flag)
         case "--insecure":
             allowSelfSigned = true
+        case "--allow-plaintext-token":
+            allowPlaintextToken = true
         case "--reconnect-attempts":
             reconnect.maximumAttempts = try arguments.integer(for: flag, minimum: 0)
         case "--reconnect-interval":
@@ -102,6 +108,8 @@ struct ConnectionOptions {
         options.reconnectPolicy = reconnect
         options.webSocket.allowSelfSignedCertificates = allowSelfSigned
         options.http.allowSelfSignedCertificates = allowSelfSigned
+        options.allowsPlaintextToken = allowPlaintextToken
+        options.http.allowsRedirectToPlaintext = allowPlaintextToken
         options.selfSignedCertificateHint = "if this is the local stream-simulator, --insecure accepts its self-signed certificate"
         return options
     }

@@ -27,14 +27,14 @@ struct DemoCommand {
       --vehicles N                fleet size (default 25, at most 100000)
       --seed S                    fleet random seed (default 1)
       --rate R                    observations per second per vehicle (default 1; 0.001 to 1000)
-    \(StreamOptions.help)
+    \(StreamOptions.help(whereDefault: "\"speed > 0\"", maxDurationDefault: "300"))
       -h, --help                  show this help
     """
 
     init(arguments: inout ArgumentList) throws {
         stream.filter.whereClause = "speed > 0"
         stream.purge.maximumDuration = 300
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--vehicles": fleet.vehicles = try arguments.integer(for: word, minimum: 1, maximum: 100_000)
@@ -63,7 +63,7 @@ struct DemoCommand {
             return 1
         }
         let url = simulator.serviceURL(SnowplowFleet.serviceName)
-        Stderr.line("""
+        Stderr.block("""
         entitystream demo: \(fleet.vehicles) simulated snowplows near Sandy, Utah, served on loopback at
           \(url)
         streaming JSON lines (where "\(stream.filter.whereClause ?? "1=1")", max duration \(stream.purge.maximumDuration > 0 ? "\(Int(stream.purge.maximumDuration)) s" : "off")); Ctrl-C to stop.

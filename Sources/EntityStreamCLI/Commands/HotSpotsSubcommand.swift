@@ -81,7 +81,7 @@ struct HotSpotsSubcommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--format":

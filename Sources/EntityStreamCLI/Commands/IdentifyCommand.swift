@@ -36,7 +36,7 @@ struct IdentifyCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--at":
@@ -79,8 +79,26 @@ struct IdentifyCommand {
                 }
             }
         }
-        let input: IdentifyRasterJob.Input = points.isEmpty ? .jsonLines(StandardInputLines.stream(keepingEmptyLines: true)) : .points(points)
+        let input: IdentifyRasterJob.Input = points.isEmpty ? .jsonLines(Self.numberedLines()) : .points(points)
         let job = IdentifyRasterJob(raster: raster, input: input, defaultSpatialReference: spatialReference)
         return await OneShotAnalysis(format: format).run("identify", job: job)
+    }
+
+    /// Every stdin line, empty ones included (the job numbers them); a line
+    /// over the limit comes as text the job answers as not a point, naming its size.
+    private static func numberedLines() -> AsyncStream<[UInt8]> {
+        let lines = StandardInputLines.stream(keepingEmptyLines: true)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await line in lines {
+                    switch line {
+                    case .line(let bytes): continuation.yield(bytes)
+                    case .tooLong(let count): continuation.yield(Array("a line of \(count) bytes, over the limit of \(StandardInputLines.maximumLineLength)".utf8))
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 }

@@ -37,7 +37,7 @@ struct QueryCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--time":

@@ -47,7 +47,7 @@ struct RecordCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "-o", "--output": outputPath = try arguments.value(for: word)

@@ -1,5 +1,7 @@
 import EntityStream
 import EntityStreamCore
+import Foundation
+import StreamSimulator
 import Synchronization
 
 /// `entitystream replay FILE …`: run a recording through the same store and
@@ -10,6 +12,7 @@ struct ReplayCommand {
     var pacing = ReplayPacing.asFastAsPossible
     var loop = false
     var hold = false
+    var csv: CSVColumnMapping?
 
     static let help = """
     Usage: entitystream replay FILE [options]
@@ -17,8 +20,11 @@ struct ReplayCommand {
     Plays a recording through the entity store and prints the same JSON lines
     as `connect`, with no network; as fast as possible unless timed. FILE is a
     recording made by `entitystream record`, Esri feature JSON lines (such as
-    Esri's AIS sample file; name the track field with --track-field), or a
-    JSON array of features. Filters are applied locally.
+    Esri's AIS sample file; name the track field with --track-field), a JSON
+    array of features, or a CSV of timestamped positions (with --csv); - reads
+    it from stdin (then stdin carries no control commands). Filters are
+    applied locally; an unusable line becomes an "error" event and the replay
+    goes on.
 
     Example:
       entitystream replay ../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json \\
@@ -27,10 +33,15 @@ struct ReplayCommand {
     Options:
       Pacing:
         --interval MS               pause MS milliseconds between messages (Esri's samples use 10)
-        --speed X                   a recording's own timing, X times faster (0.5 = half speed)
+        --speed X                   a recording's (or a CSV's) own timing, X times faster
+                                    (0.5 = half speed; 0.000001 to 1000000)
         --loop                      start again at the end (stop with --limit, --duration or Ctrl-C)
         --hold                      after the end, keep the store and answer control commands
                                     (queries, analyses) until stdin ends or Ctrl-C
+      CSV tracks:
+        --csv id=COL,time=COL,x=COL,y=COL
+                                    read FILE as CSV: the track-id, time (ISO-8601 or epoch
+                                    seconds/milliseconds), longitude and latitude columns
     \(StreamOptions.help)
       -h, --help                  show this help
     """
@@ -38,37 +49,44 @@ struct ReplayCommand {
     init(arguments: inout ArgumentList) throws {
         var sawInterval = false
         var sawSpeed = false
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--interval":
                 pacing = .interval(milliseconds: Int64(try arguments.integer(for: word, minimum: 0,
-                                                                           maximum: Int(ArgumentList.maximumSeconds) * 1000)))
+                                                                           maximum: Int(TimeBounds.maximumMilliseconds))))
                 sawInterval = true
             case "--speed":
-                pacing = .recordedTiming(speed: try arguments.number(for: word, minimum: 0, inclusive: false))
+                pacing = .recordedTiming(speed: try arguments.number(for: word, minimum: TimeBounds.speeds.lowerBound,
+                                                                     maximum: TimeBounds.speeds.upperBound))
                 sawSpeed = true
             case "--loop":
                 loop = true
             case "--hold":
                 hold = true
+            case "--csv":
+                do { csv = try CSVColumnMapping(parsing: try arguments.value(for: word)) } catch let error as CSVError {
+                    throw UsageError("--csv: \(error)")
+                }
             default:
                 if try stream.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") { throw UsageError("replay: unknown option '\(word)' (see entitystream replay --help)") }
+                if word.hasPrefix("-") && word != "-" { throw UsageError("replay: unknown option '\(word)' (see entitystream replay --help)") }
                 guard path.isEmpty else { throw UsageError("replay: unexpected argument '\(word)'; give one file") }
                 path = word
             }
         }
         if sawInterval && sawSpeed { throw UsageError("replay: use either --interval or --speed, not both") }
-        guard !path.isEmpty else { throw UsageError("replay: missing the FILE to replay") }
+        guard !path.isEmpty else { throw UsageError("replay: missing the FILE to replay (- for stdin)") }
+        if hold && path == "-" {
+            throw UsageError("replay: --hold answers control commands from stdin, which 'replay -' reads the file from")
+        }
         try stream.validate()
     }
 
     func run() async throws -> Int32 {
         let source: ReplaySource
         do {
-            source = try ReplaySource.prepare(path: path, trackIDField: stream.trackIDField, filter: stream.filter,
-                                              pacing: pacing, loop: loop)
+            source = try prepare()
         } catch where error.isUsageError {
             throw UsageError("replay: \(error)")
         } catch {
@@ -78,9 +96,48 @@ struct ReplayCommand {
         var session = StreamSession(options: stream)
         session.holdAfterSourceEnds = hold
         (session.rasters, session.enricher) = try await stream.rasters.open()
+        session.readsControlCommands = path != "-"
         return try await session.run { pipeline in
             ReplayRun(source: source, pipeline: pipeline)
         }
+    }
+}
+
+extension ReplayCommand {
+    /// Reads FILE (stdin for `-`) as a recording, feature file or CSV track.
+    /// A file given by path is streamed in bounded chunks; standard input and
+    /// CSV tracks are read whole into memory (see ``ReplaySource``).
+    func prepare() throws(ReplayError) -> ReplaySource {
+        let name = path == "-" ? "stdin" : path
+        if csv == nil && path != "-" {
+            return try ReplaySource.prepare(path: path, trackIDField: stream.trackIDField, filter: stream.filter, pacing: pacing, loop: loop)
+        }
+        let bytes = path == "-" ? Self.readStandardInput() : try ReplaySource.readFile(path)
+        guard let csv else {
+            return try ReplaySource.prepare(bytes: bytes, path: name, trackIDField: stream.trackIDField, filter: stream.filter,
+                                            pacing: pacing, loop: loop)
+        }
+        let recorded: RecordedStream
+        do {
+            let track = try CSVTrackRecording(csv: String(decoding: bytes, as: UTF8.self), mapping: csv)
+            recorded = try track.recordedStream(trackIDField: stream.trackIDField)
+        } catch {
+            throw ReplayError("'\(name)': \(error)")
+        }
+        return try ReplaySource.prepare(stream: recorded, path: name, filter: stream.filter, pacing: pacing, loop: loop)
+    }
+
+    /// All of standard input (before anything else reads it).
+    static func readStandardInput() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return bytes
     }
 }
 

@@ -61,7 +61,7 @@ struct StatisticsCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = arguments.next() {
+        while let word = try arguments.next() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--stat": specs.append(try arguments.value(for: word))

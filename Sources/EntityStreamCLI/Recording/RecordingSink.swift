@@ -66,7 +66,8 @@ final class RecordingSink: StreamConnectionSink {
             recording.startedAt = now
             recording.lines.removeAll()
             RecordingWriter.appendHeader(RecordingHeader(service: ServiceURLs.redacted(service), startedAt: now,
-                                                         description: .object(description.raw)), to: &recording.lines)
+                                                         description: Redaction.withoutCredentials(.object(description.raw))),
+                                        to: &recording.lines)
             return Self.write(&recording)
         } }
         if let failure { stop(.writeFailed(failure)) }

@@ -39,6 +39,8 @@ struct StreamSession {
     var rasters = SessionRasters()
     /// What every observation's events carry (`--enrich`).
     var enricher: (any ObservationEnricher)?
+    /// Read control commands from stdin (not when stdin carries the replayed file).
+    var readsControlCommands = true
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -81,11 +83,13 @@ struct StreamSession {
                 await withDiscardingTaskGroup { analysing in
                     analysing.addTask { await runtime.run() }
                     await withDiscardingTaskGroup { watching in
-                        watching.addTask {
-                            for await line in StandardInputLines.stream() {
-                                await handler.handle(line: line)
+                        if readsControlCommands {
+                            watching.addTask {
+                                for await line in StandardInputLines.stream() {
+                                    await handler.handle(line)
+                                }
+                                if hold { stops.stop(.inputEnded) }
                             }
-                            if hold { stops.stop(.inputEnded) }
                         }
                         if let progress { watching.addTask { await progress.run() } }
                         watching.addTask { await stops.watchDuration() }

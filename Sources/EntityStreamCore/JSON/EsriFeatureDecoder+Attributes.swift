@@ -15,6 +15,7 @@ extension EsriFeatureDecoder {
         }
         guard depth < maxDepth else { throw JSONScanner.depthError(maxDepth: maxDepth, at: start) }
         let fieldCount = fieldTable.fieldCount
+        let trackIndex = schema.trackIDIndex ?? -1
         var values = [AttributeValue](unsafeUninitializedCapacity: fieldCount) { buffer, initialized in
             for i in 0..<fieldCount { buffer.initializeElement(at: i, to: .null) }
             initialized = fieldCount
@@ -27,7 +28,7 @@ extension EsriFeatureDecoder {
                     : fieldTable.lookup(scanner.base + key.start, count: key.byteCount,
                                         readable: scanner.count - key.start, keyPosition: keyPosition)
                 if let index {
-                    values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index])
+                    values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == trackIndex)
                 } else {
                     try readUnmatchedAttribute(&scanner, key: key, values: &values, learned: &feature.learned)
                 }
@@ -44,28 +45,35 @@ extension EsriFeatureDecoder {
     private mutating func readUnmatchedAttribute(_ scanner: inout JSONScanner, key: JSONStringToken,
                                                  values: inout [AttributeValue], learned: inout [LearnedAttribute]) throws(JSONError) {
         if let index = scanner.withDecodedBytes(key, { fieldTable.lookup($0) }) {
-            values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index])
+            values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == schema.trackIDIndex)
             return
         }
         let name = scanner.decodeString(key)
         if let index = schema.index(ofField: name), index < values.count {
             scanner.withDecodedBytes(key) { fieldTable.addAlias($0, fieldIndex: index) }
-            values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index])
+            values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == schema.trackIDIndex)
             return
         }
         let value = try readAttributeValue(&scanner, kind: .plain)
         learned.append(LearnedAttribute(name: name, value: value))
     }
 
-    /// A string, number, boolean or null; numbers typed for the field.
+    /// A string, number, boolean or null; numbers typed for the field. For
+    /// the track-id field a number is converted only when nothing is lost:
+    /// an integer beyond Int64 keeps the service's text (as a string), one
+    /// that a float field could not hold exactly stays an integer — so two
+    /// entities never merge into one.
     @inline(__always)
-    private func readAttributeValue(_ scanner: inout JSONScanner, kind: FieldValueKind) throws(JSONError) -> AttributeValue {
+    private func readAttributeValue(_ scanner: inout JSONScanner, kind: FieldValueKind, isTrackID: Bool = false) throws(JSONError) -> AttributeValue {
         let next = scanner.skipWhitespace()
         switch next {
         case ASCII.quote:
             return .string(scanner.decodeString(try scanner.scanString()))
         case ASCII.minus, ASCII.zero...ASCII.nine:
-            return EsriFeatureDecoder.typed(try scanner.scanNumber(), kind: kind)
+            let start = scanner.position
+            let number = try scanner.scanNumber()
+            if isTrackID, let exact = EsriFeatureDecoder.exactTrackID(number, kind: kind, text: scanner, from: start) { return exact }
+            return EsriFeatureDecoder.typed(number, kind: kind)
         case ASCII.t, ASCII.f, ASCII.n:
             switch try scanner.scanLiteral(next) {
             case .true: return .bool(true)
@@ -74,6 +82,26 @@ extension EsriFeatureDecoder {
             }
         default:
             throw scanner.mismatch("an attribute value must be a string, number, boolean or null", found: next)
+        }
+    }
+
+    /// The track id a number must keep to stay distinct, when typing it for
+    /// its field would lose precision; nil when ``typed(_:kind:)`` is exact.
+    @inline(never)
+    static func exactTrackID(_ number: JSONNumber, kind: FieldValueKind, text scanner: JSONScanner, from start: Int) -> AttributeValue? {
+        switch number {
+        case .int(let whole):
+            guard kind == .floatingPoint, Int64(exactly: Double(whole)) != whole else { return nil }
+            return .int(whole)
+        case .double:
+            let end = scanner.position
+            var integral = true
+            for offset in start..<end {
+                let byte = scanner.base[offset]
+                if byte == ASCII.dot || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { integral = false }
+            }
+            guard integral else { return nil }
+            return .string(String(decoding: UnsafeBufferPointer(start: scanner.base + start, count: end - start), as: UTF8.self))
         }
     }
 

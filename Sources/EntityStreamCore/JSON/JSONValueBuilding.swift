@@ -4,20 +4,22 @@ extension JSONScanner {
     /// already open around it (see ``skipValue(depth:maxDepth:)``). Iterative,
     /// so deep input cannot exhaust the stack.
     mutating func parseValue(depth: Int, maxDepth: Int) throws(JSONError) -> JSONValue {
-        /// An open container and what it holds so far (an object also its pending key).
-        enum Frame {
-            case array([JSONValue])
-            case object([JSONObject.Member], key: String)
-        }
         var next = skipWhitespace()
         if next != ASCII.openBracket && next != ASCII.openBrace {
             return try parseScalar(next)
         }
-        var frames: [Frame] = []
+        // The open containers, innermost last: their kinds, and what each
+        // holds so far in a stack of its own kind. Elements are appended in
+        // place (`stack[last].append`), never through a copy of the
+        // container, so building is linear in the input whatever its shape.
+        var kinds = JSONContainerStack()
+        var arrays: [[JSONValue]] = []
+        var objects: [[JSONObject.Member]] = []
+        var keys: [String] = []
         var value: JSONValue
         valueLoop: while true {
             if next == ASCII.openBracket || next == ASCII.openBrace {
-                guard depth + frames.count < maxDepth else {
+                guard depth + kinds.depth < maxDepth else {
                     throw JSONScanner.depthError(maxDepth: maxDepth, at: position)
                 }
                 let isObject = next == ASCII.openBrace
@@ -30,11 +32,13 @@ extension JSONScanner {
                     position += 1
                     value = .array([])
                 } else {
+                    kinds.push(isObject: isObject)
                     if isObject {
-                        frames.append(.object([], key: try parseKeyAndColon(next)))
+                        objects.append([])
+                        keys.append(try parseKeyAndColon(next))
                         next = skipWhitespace()
                     } else {
-                        frames.append(.array([]))
+                        arrays.append([])
                     }
                     continue valueLoop
                 }
@@ -42,33 +46,31 @@ extension JSONScanner {
                 value = try parseScalar(next)
             }
             // `value` is complete: add it to its container, closing containers
-            // until one continues with ','. (Frames are moved out and back, so
-            // their arrays are never copied.)
-            while let frame = frames.popLast() {
+            // until one continues with ','.
+            while !kinds.isEmpty {
                 next = skipWhitespace()
-                switch frame {
-                case .array(var elements):
-                    elements.append(value)
+                if kinds.topIsObject {
+                    objects[objects.count - 1].append(JSONObject.Member(key: keys.removeLast(), value: value))
                     if next == ASCII.comma {
                         position += 1
                         next = skipWhitespace()
-                        frames.append(.array(elements))
-                        continue valueLoop
-                    }
-                    guard next == ASCII.closeBracket else { throw expected("',' or ']' after array element") }
-                    value = .array(elements)
-                case .object(var members, let key):
-                    members.append(JSONObject.Member(key: key, value: value))
-                    if next == ASCII.comma {
-                        position += 1
-                        next = skipWhitespace()
-                        frames.append(.object(members, key: try parseKeyAndColon(next)))
+                        keys.append(try parseKeyAndColon(next))
                         next = skipWhitespace()
                         continue valueLoop
                     }
                     guard next == ASCII.closeBrace else { throw expected("',' or '}' after object member") }
-                    value = .object(JSONObject(members: members))
+                    value = .object(JSONObject(members: objects.removeLast()))
+                } else {
+                    arrays[arrays.count - 1].append(value)
+                    if next == ASCII.comma {
+                        position += 1
+                        next = skipWhitespace()
+                        continue valueLoop
+                    }
+                    guard next == ASCII.closeBracket else { throw expected("',' or ']' after array element") }
+                    value = .array(arrays.removeLast())
                 }
+                kinds.pop()
                 position += 1
             }
             return value

@@ -1,13 +1,17 @@
-/// A recording file ready to play: its messages, and the schema and spatial
-/// reference they decode with. The one loader behind `entitystream replay`
-/// and `stream-simulator --recording`.
+/// A recording held in memory, ready to play: its messages, and the schema
+/// and spatial reference they decode with. Files given by path are streamed
+/// instead (``RecordingSummary``, ``RecordingFileReader``); this is for bytes
+/// already read (`entitystream replay -` from standard input) and streams
+/// built some other way (a CSV track).
 ///
 /// A recording made by `record` carries the service description: its fields
 /// and track-id field (or `trackIDField` instead). Plain feature files carry
 /// none: the fields are learned from the first features that decode, the
 /// spatial reference from the first geometry that names one, and the track
 /// field must be named. ``init(bytes:trackIDField:trackFieldRequired:)``
-/// throws ``RecordingError`` saying what is missing or wrong. A value type.
+/// throws ``RecordingError`` saying what is missing or wrong; malformed
+/// recording lines do not refuse it (their entries carry their problem and
+/// are left out when learning the fields). A value type.
 public struct RecordedStream: Sendable {
     public let file: RecordingFile
     /// The recorded service description (recordings made by `record` only).
@@ -19,13 +23,21 @@ public struct RecordedStream: Sendable {
     /// How many messages of a plain feature file are read to learn its fields.
     public static let learningSample = 1000
 
+    /// A stream read some other way (a CSV track): its entries, schema and spatial reference as given.
+    public init(file: RecordingFile, schema: Schema, spatialReference: Int?, description: ServiceDescription? = nil) {
+        self.file = file
+        self.schema = schema
+        self.spatialReference = spatialReference
+        self.description = description
+    }
+
     /// `trackFieldRequired`: fail when no track-id field is known (a replay
     /// needs one to form entities; a simulator can serve without).
     public init(bytes: [UInt8], trackIDField: String?, trackFieldRequired: Bool) throws(RecordingError) {
         let file = try RecordingFile(bytes: bytes)
         guard !file.entries.isEmpty else { throw RecordingError(line: nil, "holds no messages") }
         self.file = file
-        let learned = try Self.learn(header: file.header, sample: file.entries.prefix(Self.learningSample).map(\.message),
+        let learned = try Self.learn(header: file.header, sample: Array(file.entries.lazy.filter { $0.problem == nil }.prefix(Self.learningSample).map(\.message)),
                                      trackIDField: trackIDField, trackFieldRequired: trackFieldRequired)
         description = learned.description
         schema = learned.schema
@@ -83,9 +95,25 @@ public struct RecordedStream: Sendable {
 
 /// What a recording file holds, found by reading it through once in bounded
 /// chunks (its messages are not kept): layout, header, the schema its
-/// messages decode with, how many messages and the last recorded offset.
-/// The streaming counterpart of ``RecordedStream``, for files of any size.
+/// messages decode with, how many messages, the last recorded offset and
+/// the malformed recording lines (which do not refuse the file: they are
+/// reported where they stand as it plays). The streaming counterpart of
+/// ``RecordedStream``, for files of any size.
 public struct RecordingSummary: Sendable {
+    /// A malformed line of a recording: its 1-based line and why it cannot be played.
+    public struct Problem: Sendable, Hashable {
+        public let line: Int
+        public let reason: String
+
+        public init(line: Int, reason: String) {
+            self.line = line
+            self.reason = reason
+        }
+    }
+
+    /// How many ``problems`` are kept (the rest are only counted in ``problemCount``).
+    public static let keptProblems = 20
+
     public let path: String
     public let layout: RecordingFile.Layout
     public let header: RecordingHeader?
@@ -96,6 +124,10 @@ public struct RecordingSummary: Sendable {
     public let messageCount: Int?
     /// The last message's offset in a recording (nil when unknown or untimed).
     public let lastOffsetMilliseconds: Int64?
+    /// The first ``keptProblems`` malformed recording lines of what was read.
+    public let problems: [Problem]
+    /// How many malformed recording lines were read in all.
+    public let problemCount: Int
 
     /// Reads `path`: its first ``RecordedStream/learningSample`` messages to
     /// learn the schema, and, with `readWholeFile`, the rest to count
@@ -106,18 +138,30 @@ public struct RecordingSummary: Sendable {
         var batch = RecordingChunkParser.Batch()
         try reader.read(into: &batch, minimum: RecordedStream.learningSample)
         guard !batch.isEmpty, let layout = reader.layout else { throw RecordingError(line: nil, "holds no messages") }
-        let sample = (0..<min(batch.count, RecordedStream.learningSample)).map { Array(batch.bytes[batch.range($0)]) }
+        let sample = (0..<min(batch.count, RecordedStream.learningSample)).filter { batch.problems[$0] == nil }
+            .map { Array(batch.bytes[batch.range($0)]) }
         let learned = try RecordedStream.learn(header: reader.header, sample: sample, trackIDField: trackIDField,
                                                trackFieldRequired: trackFieldRequired)
-        var count = batch.count
-        var lastOffset = batch.offsets.last ?? nil
+        var count = 0
+        var lastOffset: Int64?
+        var problems: [Problem] = []
+        var problemCount = 0
+        func take(_ batch: RecordingChunkParser.Batch) {
+            count += batch.count
+            if let offset = batch.offsets.last(where: { $0 != nil }) ?? nil { lastOffset = offset }
+            for (index, problem) in batch.problems.enumerated() {
+                guard let problem else { continue }
+                problemCount += 1
+                if problems.count < Self.keptProblems { problems.append(Problem(line: batch.lines[index], reason: problem)) }
+            }
+        }
+        take(batch)
         if readWholeFile {
             var more = true
             while more {
                 batch.removeAll()
                 more = try reader.read(into: &batch, minimum: 4096)
-                count += batch.count
-                if let offset = batch.offsets.last ?? nil { lastOffset = offset }
+                take(batch)
             }
         }
         self.path = path
@@ -128,5 +172,22 @@ public struct RecordingSummary: Sendable {
         spatialReference = learned.spatialReference
         messageCount = readWholeFile ? count : nil
         lastOffsetMilliseconds = readWholeFile ? lastOffset : nil
+        self.problems = problems
+        self.problemCount = problemCount
+    }
+
+    /// The summary of a stream already in memory (standard input, a CSV track), named `path`.
+    public init(path: String, stream: RecordedStream) {
+        self.path = path
+        layout = stream.file.layout
+        header = stream.file.header
+        description = stream.description
+        schema = stream.schema
+        spatialReference = stream.spatialReference
+        messageCount = stream.file.entries.count
+        lastOffsetMilliseconds = stream.file.entries.last { $0.offsetMilliseconds != nil }?.offsetMilliseconds
+        let bad = stream.file.entries.filter { $0.problem != nil }
+        problems = bad.prefix(Self.keptProblems).map { Problem(line: $0.line, reason: $0.problem ?? "") }
+        problemCount = bad.count
     }
 }

@@ -7,16 +7,23 @@ import Glibc
 /// between chunks is the unfinished last line (or array element), never
 /// the file.
 ///
-/// It recognises the same three layouts as ``RecordingFile``, from the first
-/// bytes that are not white space: `[` starts a JSON array of features
-/// (split into its top-level elements, not validated here); a line that is
-/// an `entitystream` recording header starts a recording (each later line
-/// `{"t":…,"message"|"text":…}`); anything else is Esri feature JSON lines.
-/// Empty lines are skipped; line numbers count from 1 as in an editor.
-/// Messages reach the decoder as they stand in the file, so a malformed
-/// message is reported there, as on a live socket. Throws ``RecordingError``
-/// naming the line for a malformed recording line or array, and for a line
-/// or element longer than `maximumMessageBytes`. A value type; not thread-safe.
+/// It recognises the same three layouts as ``RecordingFile``, by the same
+/// rules, from the first bytes that are not white space (a leading UTF-8
+/// byte-order mark is ignored): `[` starts a JSON array of features (split
+/// into its top-level elements, not validated here) when the file is that one
+/// line, or when its first line is not a JSON text by itself (a
+/// pretty-printed array) — otherwise the file is feature lines whose first
+/// line is an array message; a line that is an `entitystream` recording
+/// header starts a recording (each later line `{"t":…,"message"|"text":…}`);
+/// anything else is Esri feature JSON lines. Empty lines are skipped; line
+/// numbers count from 1 as in an editor. Messages reach the decoder as they
+/// stand in the file, so a malformed message is reported there, as on a live
+/// socket; a malformed line of a recording is a message carrying its
+/// ``Batch/problems`` entry (the line as it stands, and why it cannot be
+/// played), to be reported in its place while the rest plays. Throws
+/// ``RecordingError`` naming the line only for what refuses the file: an
+/// empty file, an unusable header, an invalid array, and a line or element
+/// longer than `maximumMessageBytes`. A value type; not thread-safe.
 public struct RecordingChunkParser: Sendable {
     /// Messages parsed from one or more chunks: bytes back to back, with
     /// their end offsets, recorded offsets (recordings only) and lines.
@@ -27,6 +34,9 @@ public struct RecordingChunkParser: Sendable {
         public var offsets: [Int64?] = []
         /// 1-based line where each message starts.
         public var lines: [Int] = []
+        /// Why each message cannot be played (a malformed recording line, then
+        /// its bytes are the line as it stands), or nil for a playable one.
+        public var problems: [String?] = []
 
         public init() {}
 
@@ -41,13 +51,20 @@ public struct RecordingChunkParser: Sendable {
             ends.removeAll(keepingCapacity: true)
             offsets.removeAll(keepingCapacity: true)
             lines.removeAll(keepingCapacity: true)
+            problems.removeAll(keepingCapacity: true)
         }
 
-        mutating func append(_ message: UnsafeRawBufferPointer, offset: Int64?, line: Int) {
+        /// Appends an entry read some other way (standard input, a CSV track).
+        public mutating func append(_ entry: RecordingFile.Entry) {
+            entry.message.withUnsafeBytes { append($0, offset: entry.offsetMilliseconds, line: entry.line, problem: entry.problem) }
+        }
+
+        mutating func append(_ message: UnsafeRawBufferPointer, offset: Int64?, line: Int, problem: String? = nil) {
             bytes.append(contentsOf: message)
             ends.append(bytes.count)
             offsets.append(offset)
             lines.append(line)
+            problems.append(problem)
         }
     }
 
@@ -62,6 +79,10 @@ public struct RecordingChunkParser: Sendable {
     private var carryLine = 1
     private var array = ArrayScan()
     private var finished = false
+    /// Nothing seen yet: a byte-order mark may still come.
+    private var atFileStart = true
+    /// While a file starting with `[` waits for its first newline: how far `carry` was searched.
+    private var newlineSearchedUpTo = 0
 
     /// Where an array split stands between chunks (within it, the scan
     /// always restarts at an element's start, at the top level).
@@ -79,12 +100,22 @@ public struct RecordingChunkParser: Sendable {
     public mutating func append(_ chunk: UnsafeRawBufferPointer, isLast: Bool, into batch: inout Batch) throws(RecordingError) {
         guard !finished else { return }
         carry.append(contentsOf: chunk)
+        if atFileStart {
+            // A UTF-8 byte-order mark (as some editors write) is not part of the first line.
+            let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+            if carry.count < mark.count && mark.starts(with: carry) && !isLast { return }
+            if carry.starts(with: mark) { carry.removeFirst(mark.count) }
+            atFileStart = false
+        }
         if layout == nil {
             guard let first = carry.firstIndex(where: { !Self.isSpace($0) }) else {
                 if isLast { finished = true; throw RecordingError(line: nil, "the file is empty") }
                 return
             }
-            if carry[first] == UInt8(ascii: "[") { layout = .featureArray }
+            if carry[first] == UInt8(ascii: "[") {
+                guard let decided = arrayLayout(from: first, isLast: isLast) else { return }
+                layout = decided
+            }
         }
         if layout == .featureArray {
             try scanArray(isLast: isLast, into: &batch)
@@ -95,6 +126,24 @@ public struct RecordingChunkParser: Sendable {
             finished = true
             if layout == nil { throw RecordingError(line: nil, "the file is empty") }
         }
+    }
+
+    /// Whether a file starting with `[` (at `first` in `carry`) is one JSON
+    /// array or feature lines (see the type's contract), or nil until more
+    /// bytes tell. A first line longer than `maximumMessageBytes` cannot be
+    /// a feature line: it is taken for an array (whose elements are bounded).
+    private mutating func arrayLayout(from first: Int, isLast: Bool) -> RecordingFile.Layout? {
+        let from = max(first, newlineSearchedUpTo)
+        guard let newline = carry.withUnsafeBytes({ Self.firstNewline(in: $0, from: from) }) else {
+            newlineSearchedUpTo = carry.count
+            return isLast || carry.count > maximumMessageBytes ? .featureArray : nil
+        }
+        newlineSearchedUpTo = newline
+        var end = newline
+        while end > first, Self.isSpace(carry[end - 1]) { end -= 1 }
+        guard (try? JSONParser.validate(Array(carry[first..<end]))) != nil else { return .featureArray }
+        if carry[(newline + 1)...].contains(where: { !Self.isSpace($0) }) { return .featureLines }
+        return isLast || carry.count > maximumMessageBytes ? .featureArray : nil
     }
 
     // MARK: Lines
@@ -153,9 +202,8 @@ public struct RecordingChunkParser: Sendable {
                 batch.append(line, offset: nil, line: number)
             }
         case .recording?:
-            let entry = try RecordingFile.recordingEntry(Array(line)[...], line: number)
-            entry.message.withUnsafeBytes { batch.append($0, offset: entry.offsetMilliseconds, line: number) }
-        case .featureLines?, .featureArray?:
+            batch.append(RecordingFile.recordingEntry(Array(line)[...], line: number))
+        case .featureLines?, .featureArray?, .csvTrack?:
             batch.append(line, offset: nil, line: number)
         }
     }

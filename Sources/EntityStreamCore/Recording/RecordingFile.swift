@@ -1,23 +1,35 @@
 /// A recorded stream, read from bytes: what the simulator and
 /// `entitystream replay` play back.
 ///
-/// Three layouts are recognised:
+/// Three layouts are recognised (a leading UTF-8 byte-order mark is ignored):
 /// - the format `entitystream record` writes (``RecordingWriter``): a header
 ///   line carrying the service description, then one line per message with
 ///   its time offset;
-/// - Esri feature JSON lines (one feature per line, as Esri's AIS sample file);
-/// - one JSON array of features.
+/// - Esri feature JSON lines (one message per line, as Esri's AIS sample
+///   file; a line may itself be a JSON array of features, as on a socket);
+/// - one JSON array of features, possibly over many lines. A file starting
+///   with `[` is this layout when it is one line, or when its first line is
+///   not a JSON text by itself (a pretty-printed array); otherwise it is
+///   feature lines.
 ///
-/// ``init(bytes:)`` throws ``RecordingError`` naming the line when the layout
-/// cannot be recognised or a recording line is malformed. Lines are not
-/// decoded here; each ``Entry`` is the message's bytes exactly as they stand
-/// in the file (as the service sent them), so malformed messages reach the
-/// decoder (and are reported there) like on a live socket.
+/// ``init(bytes:)`` throws ``RecordingError`` naming the line when the file
+/// is empty, its header is unusable or its array is invalid. A malformed
+/// line of a recording does not refuse the file: its ``Entry`` carries the
+/// ``Entry/problem`` (say, `"t"` that is not a whole number of milliseconds
+/// within ``TimeBounds/milliseconds``), to be reported where it stands as
+/// the file plays, and the other lines play. Lines are not decoded here;
+/// each ``Entry`` is the message's bytes exactly as they stand in the file
+/// (as the service sent them), so malformed messages reach the decoder (and
+/// are reported there) like on a live socket.
 public struct RecordingFile: Sendable {
     public enum Layout: String, Sendable, Hashable {
         case recording = "entitystream recording"
         case featureLines = "Esri feature JSON lines"
         case featureArray = "JSON array of features"
+        case csvTrack = "CSV track"
+
+        /// The entries carry time offsets (recordings, CSV tracks): `--speed` applies.
+        public var isTimed: Bool { self == .recording || self == .csvTrack }
     }
 
     /// One message to play: its bytes and, in recordings, its time offset.
@@ -27,6 +39,16 @@ public struct RecordingFile: Sendable {
         public var message: [UInt8]
         /// 1-based line in the file, for error messages.
         public var line: Int
+        /// Why this line of a recording cannot be played (then `message`
+        /// holds the line as it stands); nil for a playable message.
+        public var problem: String?
+
+        public init(offsetMilliseconds: Int64?, message: [UInt8], line: Int, problem: String? = nil) {
+            self.offsetMilliseconds = offsetMilliseconds
+            self.message = message
+            self.line = line
+            self.problem = problem
+        }
     }
 
     public let layout: Layout
@@ -34,11 +56,23 @@ public struct RecordingFile: Sendable {
     public let header: RecordingHeader?
     public let entries: [Entry]
 
+    /// A file made of entries read some other way (a CSV track).
+    public init(layout: Layout, header: RecordingHeader? = nil, entries: [Entry]) {
+        self.layout = layout
+        self.header = header
+        self.entries = entries
+    }
+
+    /// Lines with a problem (malformed recording lines).
+    public var problemCount: Int { entries.count { $0.problem != nil } }
+
     public init(bytes: [UInt8]) throws(RecordingError) {
+        // A UTF-8 byte-order mark (as some editors write) is not part of the first line.
+        let bomLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var lines: [(number: Int, range: Range<Int>)] = []
-        var start = 0
+        var start = bomLength
         var number = 1
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+        for index in bytes.indices.dropFirst(bomLength) where bytes[index] == UInt8(ascii: "\n") {
             lines.append((number, start..<index))
             start = index + 1
             number += 1
@@ -52,10 +86,14 @@ public struct RecordingFile: Sendable {
         }
         guard let first = lines.first else { throw RecordingError(line: nil, "the file is empty") }
 
-        if bytes[first.range.lowerBound] == UInt8(ascii: "[") {
+        if bytes[first.range.lowerBound] == UInt8(ascii: "["),
+           lines.count == 1 || (try? JSONParser.validate(Array(bytes[first.range]))) == nil {
             let ranges: [Range<Int>]
-            do { ranges = try JSONParser.elementRanges(ofArray: bytes) } catch {
-                throw RecordingError(line: Self.lineNumber(of: error.offset, in: bytes), "the JSON array is invalid: \(error)")
+            let parsed = bytes.withUnsafeBytes { all in
+                Result { () throws(JSONError) in try JSONParser.elementRanges(ofArray: UnsafeRawBufferPointer(rebasing: all[bomLength...])) }
+            }
+            do { ranges = try parsed.get().map { ($0.lowerBound + bomLength)..<($0.upperBound + bomLength) } } catch {
+                throw RecordingError(line: Self.lineNumber(of: error.offset + bomLength, in: bytes), "the JSON array is invalid: \(error)")
             }
             var line = 1
             var scanned = 0
@@ -73,7 +111,7 @@ public struct RecordingFile: Sendable {
             var entries: [Entry] = []
             entries.reserveCapacity(lines.count - 1)
             for line in lines.dropFirst() {
-                entries.append(try Self.recordingEntry(bytes[line.range], line: line.number))
+                entries.append(Self.recordingEntry(bytes[line.range], line: line.number))
             }
             self.entries = entries
             self.header = header
@@ -87,22 +125,37 @@ public struct RecordingFile: Sendable {
     }
 
     /// `{"t":<ms>,"message":<json>}` or `{"t":<ms>,"text":"<string>"}`. The
-    /// message is taken byte for byte as it stands in the file.
-    static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) throws(RecordingError) -> Entry {
+    /// message is taken byte for byte as it stands in the file; a line that
+    /// is not like this is an entry with its ``Entry/problem``.
+    static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) -> Entry {
         let bytes = Array(line)
+        func problem(_ text: String) -> Entry { Entry(offsetMilliseconds: nil, message: bytes, line: number, problem: text) }
         let members: [(key: String, value: Range<Int>)]
         do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
-            throw RecordingError(line: number, "not a recording line: \(error)")
+            return problem("not a recording line: \(error)")
         }
         func member(_ key: String) -> ArraySlice<UInt8>? { members.last { $0.key == key }.map { bytes[$0.value] } }
-        guard let offset = member("t").flatMap({ try? JSONParser.parse(Array($0)).intValue }) else {
-            throw RecordingError(line: number, "a recording line needs \"t\" (milliseconds since the start)")
+        guard let time = member("t") else {
+            return problem("a recording line needs \"t\" (milliseconds since the start)")
         }
-        if let text = member("text").flatMap({ try? JSONParser.parse(Array($0)).stringValue }) {
+        let offset: Int64
+        switch try? JSONParser.parse(Array(time)) {
+        case .int(let whole)? where TimeBounds.milliseconds.contains(whole):
+            offset = whole
+        case .double(let real)? where real == real.rounded() && real >= 0 && real <= Double(TimeBounds.maximumMilliseconds):
+            offset = Int64(real)
+        default:
+            let text = String(decoding: time.prefix(40), as: UTF8.self)
+            return problem("\"t\" must be a whole number of milliseconds from 0 to \(TimeBounds.maximumMilliseconds), not \(text)")
+        }
+        if let textMember = member("text") {
+            guard let text = (try? JSONParser.parse(Array(textMember)))?.stringValue else {
+                return problem("\"text\" must be a JSON string (the message as received)")
+            }
             return Entry(offsetMilliseconds: offset, message: Array(text.utf8), line: number)
         }
         guard let message = member("message") else {
-            throw RecordingError(line: number, "a recording line needs \"message\" or \"text\"")
+            return problem("a recording line needs \"message\" or \"text\"")
         }
         return Entry(offsetMilliseconds: offset, message: Array(message), line: number)
     }

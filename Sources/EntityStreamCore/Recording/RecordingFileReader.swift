@@ -9,7 +9,9 @@ import Glibc
 /// The one type in this module that does I/O: plain `read(2)` on a regular
 /// file (page-cache reads; nothing here waits on a peer). ``init(path:chunkSize:)``
 /// throws ``RecordingError`` when the file cannot be opened; ``read(into:minimum:)``
-/// when it cannot be read or a line is malformed. ``rewind()`` starts over
+/// when it cannot be read or refuses to parse (see ``RecordingChunkParser``:
+/// an invalid array, an over-long line; a malformed recording line is not
+/// thrown but handed out with its problem). ``rewind()`` starts over
 /// (for `--loop`). Used by one task at a time; closes its descriptor when released.
 public final class RecordingFileReader {
     public let path: String

@@ -15,6 +15,8 @@ struct ArrivalQueue {
     private(set) var staleCount = 0
 
     var storedCount: Int { entries.count - head }
+    /// Entries allocated (memory diagnostics).
+    var capacity: Int { entries.capacity }
 
     mutating func append(slot: Int, id: Int64) {
         entries.append(UInt64(slot) << Self.idBits | (UInt64(bitPattern: id) & Self.idMask))

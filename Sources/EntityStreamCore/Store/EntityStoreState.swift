@@ -351,6 +351,29 @@ public struct EntityStoreState: Sendable {
         return entities[slot].history.observations(maximum: maximum, strings: strings)
     }
 
+    /// What the state holds in memory beyond the observations themselves
+    /// (for tests that check memory follows the store's contents).
+    struct Footprint {
+        var arrivalEntries: Int
+        var arrivalCapacity: Int
+        var retainedRecords: Int
+        var chunks: Int
+        var chunkWords: Int
+        var entitySlots: Int
+    }
+
+    var footprint: Footprint {
+        var records = 0, chunks = 0, words = 0
+        for entity in entities where entity.isLive {
+            let retained = entity.history.retainedRecords
+            records += retained.records
+            chunks += retained.chunks
+            words += retained.capacityWords
+        }
+        return Footprint(arrivalEntries: arrivals.storedCount, arrivalCapacity: arrivals.capacity, retainedRecords: records,
+                         chunks: chunks, chunkWords: words, entitySlots: entities.count)
+    }
+
     /// Distinct interned strings (for memory diagnostics).
     public var internedStringCount: Int { strings.count }
 }

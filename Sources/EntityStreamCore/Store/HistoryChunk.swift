@@ -44,6 +44,8 @@ struct HistoryChunk {
     }
 
     var isFull: Bool { end == Self.capacity }
+    /// Words allocated for records (memory diagnostics).
+    var capacityWords: Int { storage.capacity }
     var liveCount: Int { end - start }
 
     /// Appends one record; `attributes` are already packed; `start`/`end` are

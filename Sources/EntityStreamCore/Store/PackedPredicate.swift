@@ -41,8 +41,8 @@ struct PackedPredicate {
         case .and(let items), .or(let items): return items.reduce(into: Set<String>()) { $0.formUnion(stringLiterals($1)) }
         case .not(let inner): return stringLiterals(inner)
         case .compareField(_, _, .string(let text)): return [text]
-        case .fieldInLiterals(_, let literals, _, _):
-            return Set(literals.compactMap { if case .string(let text) = $0 { return text }; return nil })
+        case .fieldInLiterals(_, let literals, _):
+            return Set(literals.stringValues)
         default: return []
         }
     }
@@ -98,10 +98,11 @@ struct PackedPredicate {
                     return .unknown   // NULL, or a number compared with a string
                 }
             }
-        case .fieldInLiterals(let field, let literals, let hasNull, let negated):
-            if !literals.isEmpty, literals.allSatisfy({ if case .string = $0 { return true }; return false }) {
+        case .fieldInLiterals(let field, let literals, let negated):
+            if literals.isOnlyStrings {
+                let hasNull = literals.hasNull
                 var ids = Set<UInt64>()
-                for case .string(let text) in literals {
+                for text in literals.stringValues {
                     if let id = table.id(ofExactly: text) { ids.insert(PackedValue.stringTag << 48 | UInt64(id)) }
                 }
                 return { words, count in

@@ -67,6 +67,18 @@ struct TrackHistory {
         return info
     }
 
+    /// Records held in memory, live or already purged but still in a chunk
+    /// (for memory diagnostics), and the chunk slots allocated.
+    var retainedRecords: (records: Int, chunks: Int, capacityWords: Int) {
+        var records = 0
+        var words = 0
+        for chunk in chunks[head...] {
+            records += chunk.end
+            words += chunk.capacityWords
+        }
+        return (records, chunks.count, words)
+    }
+
     /// The chunks holding live records, oldest first (the first and last may
     /// be partly purged or partly filled: use their `start..<end`).
     var liveChunks: ArraySlice<HistoryChunk> { chunks[head...] }

@@ -115,11 +115,9 @@ struct WhereCompiler {
         if lhs.isNullLiteral { return .constant(.unknown) }
         if case .field(let index) = lhs, items.allSatisfy(\.isLiteral) {
             var literals: [AttributeValue] = []
-            var hasNull = false
-            for case .literal(let value) in items {
-                if value.isNull { hasNull = true } else if !literals.contains(value) { literals.append(value) }
-            }
-            return .fieldInLiterals(index, literals, hasNull: hasNull, negated: negated)
+            literals.reserveCapacity(items.count)
+            for case .literal(let value) in items { literals.append(value) }
+            return .fieldInLiterals(index, WhereLiteralSet(literals), negated: negated)
         }
         return fold(.inList(lhs, items, negated: negated))
     }
@@ -200,10 +198,18 @@ struct WhereCompiler {
         case .unaryPlus(let inner):
             let operand = try numeric(inner, "'+' needs a numeric operand")
             return numericResult(operand.operand, from: [operand], at: e.position)
-        case .arithmetic(let op, let l, let r):
-            let message = "'\(op.rawValue)' needs numeric operands"
-            let lhs = try numeric(l, message), rhs = try numeric(r, message)
-            return numericResult(.arithmetic(op, lhs.operand, rhs.operand), from: [lhs, rhs], at: e.position)
+        case .arithmetic(let first, let steps):
+            guard let firstOp = steps.first?.op else { return try value(first) }
+            let head = try numeric(first, "'\(firstOp.rawValue)' needs numeric operands")
+            var operands = [head]
+            var compiled: [WhereOperandStep] = []
+            compiled.reserveCapacity(steps.count)
+            for step in steps {
+                let operand = try numeric(step.operand, "'\(step.op.rawValue)' needs numeric operands")
+                operands.append(operand)
+                compiled.append(WhereOperandStep(op: step.op, operand: operand.operand))
+            }
+            return numericResult(Self.foldingLeadingLiterals(head.operand, compiled), from: operands, at: e.position)
         case .function(let function, let argument):
             let name = function.rawValue
             switch function {
@@ -243,13 +249,25 @@ struct WhereCompiler {
         return TypedOperand(operand: Self.fold(node), type: type, description: "numeric expression", position: position)
     }
 
+    /// A chain with its leading literal steps computed now (`1 + 2 + a` →
+    /// `3 + a`): left to right, exactly as evaluation would.
+    private static func foldingLeadingLiterals(_ first: WhereOperand, _ steps: [WhereOperandStep]) -> WhereOperand {
+        guard case .literal(var value) = first else { return .arithmetic(first, steps) }
+        var index = 0
+        while index < steps.count, case .literal(let next) = steps[index].operand {
+            value = WhereValueOrder.arithmetic(steps[index].op, value, next)
+            index += 1
+        }
+        return index == steps.count ? .literal(value) : .arithmetic(.literal(value), Array(steps[index...]))
+    }
+
     /// Evaluates `node` at compile time when all its children are literals.
     private static func fold(_ node: WhereOperand) -> WhereOperand {
         let constant: Bool
         switch node {
         case .field, .literal: return node
         case .negate(let a), .upper(let a), .lower(let a), .charLength(let a), .abs(let a): constant = a.isLiteral
-        case .arithmetic(_, let a, let b): constant = a.isLiteral && b.isLiteral
+        case .arithmetic(let first, let steps): constant = first.isLiteral && steps.allSatisfy(\.operand.isLiteral)
         }
         return constant ? .literal(node.value(WhereNullRow())) : node
     }

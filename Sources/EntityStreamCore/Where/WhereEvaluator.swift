@@ -35,19 +35,8 @@ extension WhereCondition {
             return !inner.evaluate(row)
         case .compare(let lhs, let op, let rhs):
             return WhereValueOrder.truth(WhereValueOrder.compare(lhs.value(row), rhs.value(row)), op)
-        case .fieldInLiterals(let field, let literals, let hasNull, let negated):
-            let value = row.value(at: field)
-            if value.isNull { return .unknown }
-            var sawUnknown = hasNull
-            for literal in literals {
-                switch WhereValueOrder.compare(value, literal) {
-                case .equal?: return negated ? .false : .true
-                case nil: sawUnknown = true
-                default: break
-                }
-            }
-            if sawUnknown { return .unknown }
-            return negated ? .true : .false
+        case .fieldInLiterals(let field, let literals, let negated):
+            return literals.evaluate(row.value(at: field), negated: negated)
         case .inList(let operand, let items, let negated):
             let value = operand.value(row)
             if value.isNull { return .unknown }
@@ -84,8 +73,13 @@ extension WhereOperand {
             return value
         case .negate(let inner):
             return WhereValueOrder.negate(inner.value(row))
-        case .arithmetic(let op, let lhs, let rhs):
-            return WhereValueOrder.arithmetic(op, lhs.value(row), rhs.value(row))
+        case .arithmetic(let first, let steps):
+            var result = first.value(row)
+            for step in steps {
+                if result.isNull { return .null }
+                result = WhereValueOrder.arithmetic(step.op, result, step.operand.value(row))
+            }
+            return result
         case .upper(let inner):
             guard case .string(let s) = inner.value(row) else { return .null }
             return .string(s.uppercased())

@@ -14,7 +14,9 @@ struct WhereExpression: Sendable, Hashable {
         case date(milliseconds: Int64)
         case negate(WhereExpression)
         case unaryPlus(WhereExpression)
-        case arithmetic(WhereArithmeticOperator, WhereExpression, WhereExpression)
+        /// A left-associative chain `first op₁ a₁ op₂ a₂ …` of one precedence
+        /// level (`+ -` or `* /`): flat, so its length is not nesting.
+        case arithmetic(WhereExpression, [WhereArithmeticStep])
         case function(WhereFunction, WhereExpression)
         // Conditions
         case comparison(WhereComparisonOperator, WhereExpression, WhereExpression)
@@ -33,6 +35,12 @@ struct WhereExpression: Sendable, Hashable {
     var position: Int
     /// 1 for leaves; 1 + the deepest child otherwise.
     var height: Int
+}
+
+/// One `op operand` step of an arithmetic chain.
+struct WhereArithmeticStep: Sendable, Hashable {
+    var op: WhereArithmeticOperator
+    var operand: WhereExpression
 }
 
 /// `= <> < <= > >=` (`!=` is read as `<>`). The raw values are the

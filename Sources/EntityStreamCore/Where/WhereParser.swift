@@ -19,7 +19,9 @@
 /// ```
 /// Parentheses may hold either a condition or a value; which one is needed
 /// where is checked by ``WhereCompiler``. Nesting is limited
-/// (``maximumNesting``, ``maximumHeight``) so no input can exhaust the stack.
+/// (``maximumNesting``, ``maximumHeight``) so no input can exhaust the stack;
+/// chains of one level (`AND`, `OR`, `+ -`, `* /`) are flat nodes, so
+/// their length is not nesting.
 struct WhereParser {
     static let maximumNesting = 64
     static let maximumHeight = 128
@@ -252,29 +254,38 @@ struct WhereParser {
     // MARK: - Values
 
     private mutating func parseSum() throws(WhereClauseError) -> WhereExpression {
-        var lhs = try parseProduct()
+        let first = try parseProduct()
+        var steps: [WhereArithmeticStep] = []
         while true {
             let op: WhereArithmeticOperator
             if current.isSymbol(.plus) { op = .add }
             else if current.isSymbol(.minus) { op = .subtract }
-            else { return lhs }
+            else { break }
             _ = advance()
-            let rhs = try parseProduct()
-            lhs = try node(.arithmetic(op, lhs, rhs), at: lhs.position, children: [lhs, rhs])
+            steps.append(WhereArithmeticStep(op: op, operand: try parseProduct()))
         }
+        return try chain(first, steps)
     }
 
     private mutating func parseProduct() throws(WhereClauseError) -> WhereExpression {
-        var lhs = try parseUnary()
+        let first = try parseUnary()
+        var steps: [WhereArithmeticStep] = []
         while true {
             let op: WhereArithmeticOperator
             if current.isSymbol(.star) { op = .multiply }
             else if current.isSymbol(.slash) { op = .divide }
-            else { return lhs }
+            else { break }
             _ = advance()
-            let rhs = try parseUnary()
-            lhs = try node(.arithmetic(op, lhs, rhs), at: lhs.position, children: [lhs, rhs])
+            steps.append(WhereArithmeticStep(op: op, operand: try parseUnary()))
         }
+        return try chain(first, steps)
+    }
+
+    /// One flat node for a chain of one precedence level: `a + 1 + 1 …` is
+    /// as deep as its deepest term, however long it is.
+    private func chain(_ first: WhereExpression, _ steps: [WhereArithmeticStep]) throws(WhereClauseError) -> WhereExpression {
+        if steps.isEmpty { return first }
+        return try node(.arithmetic(first, steps), at: first.position, children: [first] + steps.map(\.operand))
     }
 
     private mutating func parseUnary() throws(WhereClauseError) -> WhereExpression {

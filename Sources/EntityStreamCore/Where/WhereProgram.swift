@@ -12,8 +12,8 @@ indirect enum WhereCondition: Sendable, Hashable {
     /// `field op literal`, the most common shape, without operand dispatch.
     case compareField(Int, WhereComparisonOperator, AttributeValue)
     case inList(WhereOperand, [WhereOperand], negated: Bool)
-    /// `field [NOT] IN (literal, …)`; `hasNull` when a NULL literal is listed.
-    case fieldInLiterals(Int, [AttributeValue], hasNull: Bool, negated: Bool)
+    /// `field [NOT] IN (literal, …)`, looked up in O(log n).
+    case fieldInLiterals(Int, WhereLiteralSet, negated: Bool)
     case between(WhereOperand, WhereOperand, WhereOperand, negated: Bool)
     case like(WhereOperand, LikePattern, negated: Bool)
     case isNull(WhereOperand, negated: Bool)
@@ -24,9 +24,16 @@ indirect enum WhereOperand: Sendable, Hashable {
     case field(Int)
     case literal(AttributeValue)
     case negate(WhereOperand)
-    case arithmetic(WhereArithmeticOperator, WhereOperand, WhereOperand)
+    /// A left-associative chain, evaluated step by step (no recursion per step).
+    case arithmetic(WhereOperand, [WhereOperandStep])
     case upper(WhereOperand)
     case lower(WhereOperand)
     case charLength(WhereOperand)
     case abs(WhereOperand)
+}
+
+/// One `op operand` step of a compiled arithmetic chain.
+struct WhereOperandStep: Sendable, Hashable {
+    var op: WhereArithmeticOperator
+    var operand: WhereOperand
 }

@@ -25,6 +25,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case bodyTooLarge(limit: Int)
     /// An HTTP request was redirected more often than allowed.
     case tooManyRedirects(limit: Int)
+    /// An `https` request was redirected to plain `http`, which was refused
+    /// (see ``HTTPClientConfiguration/allowsRedirectToPlaintext``).
+    case insecureRedirect(from: String, to: String)
     /// Pings went unanswered for the configured hang-up time.
     case peerUnresponsive(seconds: Int)
     /// The connection ended without a WebSocket close handshake.
@@ -50,6 +53,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .messageTooLarge(let limit): return "WebSocket message exceeds the maximum size of \(limit) bytes"
         case .bodyTooLarge(let limit): return "HTTP response body exceeds the maximum size of \(limit) bytes"
         case .tooManyRedirects(let limit): return "more than \(limit) HTTP redirects"
+        case .insecureRedirect(let from, let to):
+            return "refused to follow a redirect from \(from) to plain-text \(to): the request and its token would travel unencrypted"
         case .peerUnresponsive(let seconds): return "peer did not answer pings for \(seconds) s; connection dropped"
         case .connectionLost(let detail): return "connection lost without a close handshake (\(detail))"
         case .notConnected: return "the connection is closed"

@@ -4,7 +4,10 @@
 /// connect failures as for WebSockets, ``TransportError/timedOut(operation:seconds:)``,
 /// ``TransportError/bodyTooLarge(limit:)``, ``TransportError/tooManyRedirects(limit:)``.
 /// Redirects (301, 302, 303, 307, 308) are followed up to the configured
-/// limit; 303 (and 301/302 after a POST) continue as GET. Any status,
+/// limit; 303 (and 301/302 after a POST) continue as GET. A redirect from
+/// `https` to plain `http` throws ``TransportError/insecureRedirect(from:to:)``
+/// unless ``HTTPClientConfiguration/allowsRedirectToPlaintext``: the request
+/// (its query's token, its headers) would travel unencrypted. Any status,
 /// including 4xx and 5xx, is a response, not an error. Cancelling the
 /// calling task ends the request with ``TransportError/cancelled``. Sendable.
 public struct HTTPClient: Sendable {
@@ -43,7 +46,11 @@ public struct HTTPClient: Sendable {
             }
             redirects += 1
             guard redirects <= configuration.maximumRedirects else { throw .tooManyRedirects(limit: configuration.maximumRedirects) }
-            url = try url.resolving(location)
+            let next = try url.resolving(location)
+            if url.usesTLS && !next.usesTLS && !configuration.allowsRedirectToPlaintext {
+                throw .insecureRedirect(from: url.description, to: next.description)
+            }
+            url = next
             current.url = url.description
             if response.status == 303 || (current.method == .post && response.status <= 302) {
                 current.method = .get

@@ -42,4 +42,20 @@ public struct SimulatorConfiguration: Sendable {
     public var log: @Sendable (String) -> Void = { _ in }
 
     public init() {}
+
+    /// Checks every time value against ``TimeBounds`` (the bounds
+    /// `entitystream` applies too), so that no schedule can overflow.
+    /// Throws ``SimulatorError`` naming the value.
+    public func validate() throws(SimulatorError) {
+        if let problem = TimeBounds.problem(speed: pacing.speed) { throw SimulatorError("speed \(pacing.speed): \(problem)") }
+        if let problem = TimeBounds.problem(milliseconds: pacing.intervalMilliseconds) {
+            throw SimulatorError("interval \(pacing.intervalMilliseconds) \(problem)")
+        }
+        if let stall = faults.stallMilliseconds, let problem = TimeBounds.problem(milliseconds: stall) {
+            throw SimulatorError("stall \(stall) \(problem)")
+        }
+        if let seconds = faults.expireTokenAfterSeconds, seconds <= 0 || TimeBounds.problem(seconds: seconds) != nil {
+            throw SimulatorError("token expiry after \(seconds) s: \(TimeBounds.problem(seconds: seconds) ?? "must be above 0 seconds")")
+        }
+    }
 }

@@ -35,7 +35,9 @@ public final class SimulatorServer: Sendable {
         let upgrades = Atomic<Int>(0)
         let subscribers = LockedState<[Int: SubscriberSession]>([:])
         let nextSubscriber = Atomic<Int>(1)
-        let port = LockedState<Int>(0)
+        /// `ws://host:port` of the address the server listens on (never a
+        /// request's `Host` header): where `streamUrls` point.
+        let webSocketBase = LockedState<String>("")
 
         init(services: [String: SimulatedService], layers: [String: SimulatedLayer], hotSpots: [String: SimulatedHotSpotService],
              configuration: SimulatorConfiguration) {
@@ -64,10 +66,16 @@ public final class SimulatorServer: Sendable {
         guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty else {
             throw SimulatorError("no service to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
         }
+        try configuration.validate()
         var services: [String: SimulatedService] = [:]
         for specification in configuration.services {
             guard services[specification.name] == nil else { throw SimulatorError("service '\(specification.name)' is given twice") }
-            services[specification.name] = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
+            let service = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
+            for line in service.skippedLines { configuration.log(line) }
+            if service.skippedLineCount > service.skippedLines.count {
+                configuration.log("service \(service.name): \(service.skippedLineCount) unusable lines skipped in all")
+            }
+            services[specification.name] = service
         }
         guard configuration.maxRecordCount >= 1 else { throw SimulatorError("the layers' maxRecordCount must be at least 1") }
         var layers: [String: SimulatedLayer] = [:]
@@ -102,7 +110,7 @@ public final class SimulatorServer: Sendable {
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
         let server: TransportServer
         do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
-        state.port.withLock { $0 = server.port }
+        state.webSocketBase.withLock { $0 = server.webSocketBase }
         var rotation: Task<Void, Never>?
         if let seconds = configuration.faults.expireTokenAfterSeconds {
             rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
@@ -149,6 +157,7 @@ public final class SimulatorServer: Sendable {
     private static func respond(to request: HTTPServerRequest, state: SharedState) async -> HTTPServerResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         if parts == ["arcgis", "rest", "services"] {
+            if let refusal = tokenRefusal(request, state: state) { return refusal }
             var entries: [(String, String)] = state.services.keys.map { ($0, "StreamServer") }
             for name in state.hotSpots.keys { entries.append((name, "GPServer")) }
             for name in state.layers.keys {
@@ -172,16 +181,20 @@ public final class SimulatorServer: Sendable {
               let service = state.services[parts[3]] else {
             return HTTPServerResponse(status: 404, body: DescriptionBuilder.error(code: 404, message: "Service not found: \(request.path)"))
         }
+        if let refusal = tokenRefusal(request, state: state) { return refusal }
+        let base = state.webSocketBase.withLock { $0 }
+        let socketBase = "\(base)/arcgis/ws/services/\(service.name)/StreamServer"
+        return HTTPServerResponse(body: DescriptionBuilder.json(for: service, socketBase: socketBase, token: state.tokens.socketToken))
+    }
+
+    /// ArcGIS's answer to a REST request without the required token (499) or
+    /// with a wrong one (498); nil when the token is fine or none is required.
+    private static func tokenRefusal(_ request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse? {
         switch state.tokens.checkREST(request.queryValue("token")) {
         case .missing: return HTTPServerResponse(body: DescriptionBuilder.error(code: 499, message: "Token Required"))
         case .invalid: return HTTPServerResponse(body: DescriptionBuilder.error(code: 498, message: "Invalid Token"))
-        case .accepted: break
+        case .accepted: return nil
         }
-        let scheme = state.configuration.tls == nil ? "ws" : "wss"
-        let port = state.port.withLock { $0 }
-        let host = request.headers["host"] ?? "127.0.0.1:\(port)"
-        let socketBase = "\(scheme)://\(host)/arcgis/ws/services/\(service.name)/StreamServer"
-        return HTTPServerResponse(body: DescriptionBuilder.json(for: service, socketBase: socketBase, token: state.tokens.socketToken))
     }
 
     // MARK: WebSocket
@@ -229,7 +242,7 @@ public final class SimulatorServer: Sendable {
         while !Task.isCancelled {
             do { try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) } catch { return }
             let fresh = state.tokens.rotate()
-            state.configuration.log("fault: socket token expired; the description now hands out \(fresh)")
+            state.configuration.log("fault: socket token expired; the description now hands out a new one (generation \(state.tokens.generation))")
             let stale = state.subscribers.withLock { $0.values.filter { $0.token != fresh } }
             for session in stale { await session.expireToken() }
         }

@@ -17,6 +17,8 @@ struct FeedCursor {
     private var readAhead = RecordingChunkParser.Batch()
     private var readIndex = 0
     private var fileEnded = false
+    /// Messages of the streamed file yielded in the current pass.
+    private var yieldedInPass = 0
     private var index = 0
     private var pass = 0
     /// Items yielded so far, across loops.
@@ -47,25 +49,37 @@ struct FeedCursor {
         case .messages(let entries, let timed):
             guard let position = advance(count: entries.count) else { return nil }
             let entry = entries[position]
-            return (due(offset: timed ? entry.offsetMilliseconds : nil, position: position,
-                        span: timed ? (entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
+            return (due(offset: timed ? entry.offsetMilliseconds : nil,
+                        span: timed ? Double(entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
         case .file(let path, let timed, let span):
             guard let (message, offset) = nextFromFile(path: path) else { return nil }
             defer { sequence += 1 }
-            return (due(offset: timed ? offset : nil, position: 0, span: timed ? span : nil), .raw(message))
+            return (due(offset: timed ? offset : nil, span: timed ? Double(span) : nil), .raw(message))
         case .observations(let observations):
             guard let position = advance(count: observations.count) else { return nil }
             let observation = observations[position]
             let first = observations.first?.receivedAt ?? 0
-            let span = (observations.last?.receivedAt ?? first) - first + 1000
-            return (due(offset: observation.receivedAt - first, position: position, span: span), .observation(observation))
+            let span = Double(observations.last?.receivedAt ?? first) - Double(first) + 1000
+            return (due(offset: observation.receivedAt &- first, span: span), .observation(observation))
         }
     }
 
     /// The next message of a streamed file (reading ahead in chunks, starting
     /// again at the end when looping); nil at the end, or when the file can
-    /// no longer be read (the subscriber's feed then ends).
+    /// no longer be read (the subscriber's feed then ends). Malformed
+    /// recording lines are skipped (the server announced them when it loaded
+    /// the file); a looped file with nothing playable ends.
     private mutating func nextFromFile(path: String) -> (message: [UInt8], offset: Int64?)? {
+        while true {
+            guard let index = nextReadAhead(path: path) else { return nil }
+            if readAhead.problems[index] != nil { continue }
+            yieldedInPass += 1
+            return (Array(readAhead.bytes[readAhead.range(index)]), readAhead.offsets[index])
+        }
+    }
+
+    /// The index in `readAhead` of the file's next message, reading on as needed.
+    private mutating func nextReadAhead(path: String) -> Int? {
         if readIndex == readAhead.count {
             readAhead.removeAll()
             readIndex = 0
@@ -73,9 +87,10 @@ struct FeedCursor {
                 if reader == nil { reader = try RecordingFileReader(path: path) }
                 while readAhead.isEmpty {
                     if fileEnded {
-                        guard pacing.loop else { return nil }
+                        guard pacing.loop, yieldedInPass > 0 else { return nil }
                         try reader?.rewind()
                         fileEnded = false
+                        yieldedInPass = 0
                         pass += 1
                     }
                     let more = try reader?.read(into: &readAhead, minimum: 1024) ?? false
@@ -89,7 +104,7 @@ struct FeedCursor {
         }
         let index = readIndex
         readIndex += 1
-        return (Array(readAhead.bytes[readAhead.range(index)]), readAhead.offsets[index])
+        return index
     }
 
     /// The index to play now, moving on (and looping when allowed).
@@ -106,13 +121,13 @@ struct FeedCursor {
         return index
     }
 
-    private func due(offset: Int64?, position: Int, span: Int64?) -> Int64? {
+    /// When the current item is due (see ``PlaybackSchedule``: saturating, never trapping).
+    private func due(offset: Int64?, span: Double?) -> Int64? {
         if pacing.burst { return nil }
         if let offset, let span {
-            let elapsed = Double(offset + Int64(pass) * span) / pacing.speed
-            return start + Int64(elapsed.rounded())
+            return PlaybackSchedule.due(start: start, offset: offset, pass: pass, span: span, speed: pacing.speed)
         }
-        return start + sequence * pacing.intervalMilliseconds
+        return PlaybackSchedule.due(start: start, sequence: sequence, interval: pacing.intervalMilliseconds)
     }
 }
 

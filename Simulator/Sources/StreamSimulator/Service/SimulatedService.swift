@@ -21,6 +21,13 @@ public struct SimulatedService: Sendable {
     public let schema: Schema
     public let spatialReference: Int
     public let description: String
+    /// Lines of the source that cannot be served (malformed recording lines),
+    /// each naming its line and why; the server announces them when it
+    /// starts, and each subscriber's feed skips them.
+    public var skippedLines: [String] = []
+    /// How many lines were skipped in all (``skippedLines`` keeps the first
+    /// ``RecordingSummary/keptProblems``).
+    public var skippedLineCount = 0
     let feed: Feed
 
     /// Loads `specification`. `trackIDField` names the track field when the
@@ -41,10 +48,13 @@ public struct SimulatedService: Sendable {
             }
             let title = summary.description?.serviceDescription ?? summary.header.map { "Replay of \($0.service)" }
                 ?? "Replay of \(URL(fileURLWithPath: path).lastPathComponent)"
-            let timed = summary.layout == .recording
-            return SimulatedService(name: specification.name, schema: summary.schema, spatialReference: summary.spatialReference ?? 4326,
-                                    description: title,
-                                    feed: .file(path: path, timed: timed, span: max(summary.lastOffsetMilliseconds ?? 0, 0) &+ 1))
+            var service = SimulatedService(name: specification.name, schema: summary.schema, spatialReference: summary.spatialReference ?? 4326,
+                                           description: title,
+                                           feed: .file(path: path, timed: summary.layout.isTimed,
+                                                       span: max(summary.lastOffsetMilliseconds ?? 0, 0) &+ 1))
+            service.skippedLines = summary.problems.map { "'\(path)' line \($0.line): \($0.reason); skipped" }
+            service.skippedLineCount = summary.problemCount
+            return service
         case .csv(let path, let mapping):
             guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }
             let recording: CSVTrackRecording

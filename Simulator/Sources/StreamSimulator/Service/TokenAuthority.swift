@@ -17,6 +17,8 @@ final class TokenAuthority: Sendable {
 
     /// The socket token the description hands out now.
     var socketToken: String? { socket.withLock { $0.token } }
+    /// How many socket tokens were issued (1 before any rotation); safe to log, unlike the token.
+    var generation: Int { socket.withLock { $0.generation } }
 
     func checkREST(_ given: String?) -> Check {
         guard let restToken else { return .accepted }

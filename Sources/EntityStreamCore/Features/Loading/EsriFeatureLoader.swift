@@ -25,6 +25,8 @@ enum EsriFeatureLoader {
     struct Message {
         var line: Int
         var bytes: ArraySlice<UInt8>
+        /// Set for a malformed recording line (skipped and counted, not decoded).
+        var malformed = false
     }
 
     // MARK: Formats
@@ -104,7 +106,7 @@ enum EsriFeatureLoader {
             declared.wkid = (reference?["wkid"]?.intValue ?? reference?["latestWkid"]?.intValue).flatMap { Int(exactly: $0) }
             declared.geometryType = .point
         }
-        let messages = recording.entries.map { Message(line: $0.line, bytes: $0.message[...]) }
+        let messages = recording.entries.map { Message(line: $0.line, bytes: $0.message[...], malformed: $0.problem != nil) }
         return try load(messages, declared: declared, lenient: true, format: .recording, file: file, name: name, mapping: mapping)
     }
 
@@ -125,6 +127,11 @@ enum EsriFeatureLoader {
         keep.reserveCapacity(messages.count)
         for message in messages {
             decoded.removeAll(keepingCapacity: true)
+            if message.malformed {
+                report.skip("malformed recording line", line: message.line)
+                keep.append(false)
+                continue
+            }
             let result = message.bytes.withUnsafeBytes { buffer in
                 Result { () throws(JSONError) in try decoder.decode(buffer, receivedAt: 0, into: &decoded) }
             }
