@@ -8,6 +8,8 @@ public final class RecordingSink: StreamConnectionSink {
     private struct State {
         var schemas: [Schema] = []
         var messages: [StreamMessage] = []
+        var primed: [StreamMessage] = []
+        var primedAfterLive = false
         var events: [StreamEvent] = []
         var waiters: [(condition: @Sendable (RecordingSink.Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
     }
@@ -15,8 +17,18 @@ public final class RecordingSink: StreamConnectionSink {
     /// What the sink has received so far.
     public struct Snapshot: Sendable {
         public var schemas: [Schema]
+        /// Live messages (``receive(_:)``), in order.
         public var messages: [StreamMessage]
+        /// Primed messages (``receivePrimed(_:)``), in order.
+        public var primed: [StreamMessage]
+        /// True when a primed batch came after a live one.
+        public var primedAfterLive: Bool
         public var events: [StreamEvent]
+
+        /// Primed observations, in order.
+        public var primedObservations: [Observation] {
+            primed.compactMap { if case .observation(let o) = $0 { return o } else { return nil } }
+        }
 
         /// Observations received, in order.
         public var observations: [Observation] {
@@ -42,6 +54,12 @@ public final class RecordingSink: StreamConnectionSink {
 
     public func schemaChanged(_ schema: Schema) async { update { $0.schemas.append(schema) } }
     public func receive(_ messages: [StreamMessage]) async { update { $0.messages.append(contentsOf: messages) } }
+    public func receivePrimed(_ messages: [StreamMessage]) async {
+        update {
+            if !$0.messages.isEmpty { $0.primedAfterLive = true }
+            $0.primed.append(contentsOf: messages)
+        }
+    }
     public func publish(_ event: StreamEvent) async { update { $0.events.append(event) } }
 
     public var snapshot: Snapshot { state.withLock { Self.snapshot($0) } }
@@ -75,6 +93,7 @@ public final class RecordingSink: StreamConnectionSink {
     }
 
     private static func snapshot(_ state: State) -> Snapshot {
-        Snapshot(schemas: state.schemas, messages: state.messages, events: state.events)
+        Snapshot(schemas: state.schemas, messages: state.messages, primed: state.primed, primedAfterLive: state.primedAfterLive,
+                 events: state.events)
     }
 }

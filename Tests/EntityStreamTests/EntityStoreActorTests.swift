@@ -37,6 +37,21 @@ struct EntityStoreActorTests {
         await store.stop()
     }
 
+    /// A primed batch's observation and entity-received events are marked primed through the pipeline; a live batch's are not.
+    @Test(.timeLimit(.minutes(1))) func primedBatchesAreMarked() async {
+        let clock = ManualClock()
+        let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
+        let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observation, .entityReceived]), clock: clock)
+        await pipeline.bus.subscribe(subscriber)
+        await pipeline.schemaChanged(schema)
+        await pipeline.receivePrimed([message("A", at: clock.now())])
+        await pipeline.receive([message("A", at: clock.now()), message("B", at: clock.now())])
+        let events = await collect(subscriber) { $0.count >= 5 }
+        #expect(events.map(\.kind) == [.entityReceived, .observation, .observation, .entityReceived, .observation])
+        #expect(events.map(\.primed) == [true, true, false, false, false])
+        await pipeline.close()
+    }
+
     /// With back-pressure, a slow consumer still receives every one of 200,000 events, in order.
     @Test(.timeLimit(.minutes(1))) func backPressureLosesNothing() async {
         let bus = EventBus(capacity: 1_000)

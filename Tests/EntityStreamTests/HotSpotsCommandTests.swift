@@ -255,7 +255,9 @@ struct HotSpotsCommandTests {
     @Test(.timeLimit(.minutes(1))) func cancelStopsTheEngine() async throws {
         let harness = await Harness()
         var fixes: [Fix] = []
-        for i in 0..<30_000 { fixes.append(Fix(track: "T\(i % 50)", x: Double(i % 173) * 37 + Double(i % 7), y: Double(i / 173) * 41, t: Int64(i), speed: 0)) }
+        // Enough incidents that the engine runs for seconds in a debug build: the cancel, sent right after,
+        // reaches it while it computes even when the test threads are slowed by a loaded machine.
+        for i in 0..<120_000 { fixes.append(Fix(track: "T\(i % 50)", x: Double(i % 347) * 37 + Double(i % 7), y: Double(i / 347) * 41, t: Int64(i), speed: 0)) }
         await harness.ingest(fixes, wkid: 2913)
         await harness.settle()
         await harness.handler.handle(line: Array(#"{"id":"big","command":"hotspots"}"#.utf8))

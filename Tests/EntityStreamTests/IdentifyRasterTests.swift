@@ -206,7 +206,7 @@ struct IdentifyRasterTests {
         }
         let events = analyses(await harness.run(#"{"id":9,"command":"identify","points":[{"x":-111.5,"y":40.5,"sr":999999},{"x":-111.5,"y":40.5}]}"#))
         let results = events.filter { $0.phase == .result }
-        #expect(results.count == 2)
+        try #require(results.count == 2, "\(events)")
         #expect(results[0].members["error"]?.stringValue?.contains("999999") == true && results[0].feature == nil)
         #expect(results[1].feature?.attributes["Band_0"] != nil)
         #expect(events.last?.members["errors"] == .int(1))

@@ -18,7 +18,13 @@ Serves ArcGIS stream services and feature layers on one port, speaking the real 
        jobs/<id>/results/Output_Features, jobs/<id>/cancel; results also as …/<Name>/MapServer/jobs/<id>/0)
 
 What to serve (at least one):
-  --fleet N                     a generated snowplow fleet of N vehicles, named SandyVehicles
+  --fleet N                     a generated snowplow fleet of N vehicles, named SandyVehicles; each fleet
+                                service NAME also serves NAME_Latest (its latest report per vehicle, kept
+                                current; the description's keepLatestArchive) and NAME_Vehicles (one row
+                                per vehicle: vehiclename, depot, modelyear; relatedFeatures, joinField
+                                vehiclename), both as …/FeatureServer/0 and …/MapServer/0
+  --no-archive                  fleets serve no NAME_Latest archive (keepLatestArchive null)
+  --no-related                  fleets serve no NAME_Vehicles table (relatedFeatures null)
   --recording FILE              a recording (entitystream record), Esri feature JSON lines,
                                 a JSON array of features, or a CSV (with --csv)
   --service NAME=FILE|fleet:N   add a named service (repeatable), e.g. Vessels=ais.json
@@ -156,6 +162,8 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             if configuration.jobDelayMilliseconds > 3_600_000 { throw UsageError("--job-delay expects at most 3600000 ms (an hour)") }
         case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
         case "--no-layer-pagination": configuration.layerPagination = false
+        case "--no-archive": configuration.fleetArchive = false
+        case "--no-related": configuration.fleetRelated = false
         case "--speed": configuration.pacing.speed = try number(word, in: TimeBounds.speeds)
         case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0, maximum: maximumMilliseconds))
         case "--loop": configuration.pacing.loop = true

@@ -17,6 +17,8 @@ import EntityStreamCore
 public final class StreamPipeline: StreamConnectionSink {
     private enum Work: Sendable {
         case messages([StreamMessage])
+        /// Observations primed from the service's archive.
+        case primed([StreamMessage])
         case event(StreamEvent)
         case schema(Schema)
 
@@ -57,6 +59,7 @@ public final class StreamPipeline: StreamConnectionSink {
                     }
                     switch item {
                     case .messages(let messages): await store.ingest(messages)
+                    case .primed(let messages): await store.ingest(messages, primed: true)
                     case .schema(let schema): await store.updateSchema(schema)
                     case .event: break
                     }
@@ -80,6 +83,10 @@ public final class StreamPipeline: StreamConnectionSink {
 
     public func receive(_ messages: [StreamMessage]) async {
         await work.send([.messages(messages)], cost: StreamMessage.retainedBytes(of: messages))
+    }
+
+    public func receivePrimed(_ messages: [StreamMessage]) async {
+        await work.send([.primed(messages)], cost: StreamMessage.retainedBytes(of: messages))
     }
 
     public func publish(_ event: StreamEvent) async {

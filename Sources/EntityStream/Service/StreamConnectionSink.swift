@@ -11,6 +11,11 @@ public protocol StreamConnectionSink: Sendable {
     func schemaChanged(_ schema: Schema) async
     /// Decoded messages of one receive batch (filter replies already handled).
     func receive(_ messages: [StreamMessage]) async
+    /// Observations primed from the service's `keepLatestArchive` before the
+    /// socket opened, in the stream's schema, to be stored and published as
+    /// ordinary observations marked primed (``StreamEvent/primed``). By
+    /// default they go to ``receive(_:)`` unmarked.
+    func receivePrimed(_ messages: [StreamMessage]) async
     /// Status changes, filter outcomes and errors.
     func publish(_ event: StreamEvent) async
     /// A service description was loaded (before the socket opens).
@@ -22,4 +27,5 @@ public protocol StreamConnectionSink: Sendable {
 extension StreamConnectionSink {
     public func descriptionLoaded(_ description: ServiceDescription) async {}
     public func rawBatch(_ batch: MessageBatch, receivedAt: Int64) async {}
+    public func receivePrimed(_ messages: [StreamMessage]) async { await receive(messages) }
 }

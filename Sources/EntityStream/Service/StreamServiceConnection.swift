@@ -20,6 +20,21 @@ import Transport
 /// reported as `error` events naming the byte offset, and the stream goes
 /// on. ``setFilter(_:)`` changes the filter on the open socket and resolves
 /// as applied, rejected or timed out; filter messages leave in call order.
+///
+/// Buddy services (the description's optional members, as the ArcGIS JS
+/// StreamLayer uses them):
+/// - `relatedFeatures`: the static rows are fetched once (``RelatedFeaturesLoader``;
+///   a failure is an `error` event with source `related` and is retried at
+///   the next connection attempt) and joined to every observation by the
+///   join field (``RelatedFeatureJoin``); the schema gains the related fields.
+/// - `keepLatestArchive`: before the socket opens, the archive is queried
+///   with the filter (``ArchivePrimer``) and its features go to the sink as
+///   primed observations ahead of any live message. Once per ``connect()``
+///   (the first attempt that primes successfully): reconnects after a drop
+///   do not prime again, so a track never gets the archive's row twice per
+///   connect. A failure is an `error` event with source `archive`, and the
+///   connection goes on to the socket (priming is tried again at the next
+///   attempt of the same connect, if there is one).
 public actor StreamServiceConnection {
     public nonisolated let serviceURL: String
     private var options: StreamConnectionOptions
@@ -61,6 +76,16 @@ public actor StreamServiceConnection {
     private nonisolated let listeners = StatusListeners()
     private var pendingFilters: [PendingFilter] = []
     private var nextFilterID = 0
+    /// The related rows, once fetched (kept for the connection's life).
+    private var relatedTable: (url: String, table: RelatedTable)?
+    /// The join in effect (nil without related features).
+    private var join: RelatedFeatureJoin?
+    /// The episode whose archive priming succeeded.
+    private var primedEpisode: Int?
+    private var archiveErrorCount = 0
+    private var relatedErrorCount = 0
+    /// Primed observations delivered so far (all connects).
+    public private(set) var primedObservationCount = 0
 
     private struct PendingFilter {
         let id: Int
@@ -207,12 +232,15 @@ public actor StreamServiceConnection {
         } else {
             socketToken = await socketTokens.token()
         }
-        let schema: Schema
+        var schema: Schema
         do {
             schema = try description.schema(trackIDFieldOverride: options.trackIDField)
         } catch {
             return .failed(message: error.description, retryable: false)
         }
+        join = await relatedJoin(description: description, schema: schema)
+        guard machine.isCurrent(episode), !Task.isCancelled else { return .failed(message: "cancelled", retryable: true) }
+        if let join { schema = join.schema }
         if let whereText = options.filter.effectiveWhereClause {
             do {
                 _ = try WhereClause(whereText, schema: schema)
@@ -225,6 +253,10 @@ public actor StreamServiceConnection {
         if self.schema != schema {
             self.schema = schema
             await sink.schemaChanged(schema)
+        }
+        if primedEpisode != episode {
+            await primeFromArchive(description: description, schema: schema, episode: episode)
+            guard machine.isCurrent(episode), !Task.isCancelled else { return .failed(message: "cancelled", retryable: true) }
         }
         let urls = description.webSocketURLs
         guard !urls.isEmpty else { return .failed(message: ServiceDescriptionError.missingStreamURLs.description, retryable: false) }
@@ -339,6 +371,85 @@ public actor StreamServiceConnection {
         return try ServiceDescription(json: response.body)
     }
 
+    // MARK: Buddy services
+
+    /// The options of the buddy services' layer clients: the connection's
+    /// token source (renewals shared), HTTP settings, event loop and clock.
+    private var buddyClientOptions: FeatureLayerClientOptions {
+        var client = FeatureLayerClientOptions()
+        client.tokenSource = restTokens
+        client.http = options.http
+        client.eventLoop = options.eventLoop
+        client.clock = clock
+        return client
+    }
+
+    /// The join of the description's related features to `schema` (fetching
+    /// the rows the first time), or nil; problems become `related` errors.
+    private func relatedJoin(description: ServiceDescription, schema: Schema) async -> RelatedFeatureJoin? {
+        let related: RelatedFeatures
+        do {
+            guard let member = try description.related() else { return nil }
+            related = member
+        } catch {
+            await reportBuddy(.related, error.description)
+            return nil
+        }
+        if relatedTable?.url != related.featuresURL {
+            do {
+                let table = try await RelatedFeaturesLoader(related: related, clientOptions: buddyClientOptions).load()
+                relatedTable = (related.featuresURL, table)
+                if table.duplicateKeys > 0 || table.rowsWithoutKey > 0 {
+                    await reportBuddy(.related, "related features from \(ServiceURLs.redacted(related.featuresURL)): \(table.duplicateKeys) rows repeat a '\(related.joinField)' value (the first row is used) and \(table.rowsWithoutKey) have none (not joined)")
+                }
+            } catch {
+                if Task.isCancelled { return nil }
+                await reportBuddy(.related, "related features not joined: \(error)")
+                return nil
+            }
+        }
+        guard let table = relatedTable?.table else { return nil }
+        do { return try RelatedFeatureJoin(streamSchema: schema, table: table) } catch {
+            await reportBuddy(.related, "related features not joined: \(error)")
+            return nil
+        }
+    }
+
+    /// Primes the store from the description's archive, if it has one.
+    private func primeFromArchive(description: ServiceDescription, schema: Schema, episode: Int) async {
+        let archive: KeepLatestArchive
+        do {
+            guard let member = try description.archive() else { return }
+            archive = member
+        } catch {
+            await reportBuddy(.archive, error.description)
+            return
+        }
+        let primer = ArchivePrimer(archive: archive, filter: options.filter, schema: schema, join: join, clientOptions: buddyClientOptions)
+        switch await primer.run(sink: sink) {
+        case .primed(let count, _):
+            primedObservationCount += count
+            primedEpisode = episode
+        case .failed(let message, let delivered):
+            primedObservationCount += delivered
+            await reportBuddy(.archive, "priming from keepLatestArchive failed\(delivered > 0 ? " after \(delivered) observations" : ""); streaming without it: \(message)")
+        case .cancelled:
+            break
+        }
+    }
+
+    private func reportBuddy(_ source: StreamErrorReport.Source, _ message: String) async {
+        let count: Int
+        if source == .archive {
+            archiveErrorCount += 1
+            count = archiveErrorCount
+        } else {
+            relatedErrorCount += 1
+            count = relatedErrorCount
+        }
+        await sink.publish(StreamEvent(time: clock.now(), payload: .error(StreamErrorReport(source: source, message: message, count: count))))
+    }
+
     // MARK: Receiving
 
     private func receive(from connection: WebSocketConnection, schema: Schema) async -> StreamConnectionStateMachine.AttemptEnd {
@@ -384,6 +495,7 @@ public actor StreamServiceConnection {
             await sink.schemaChanged(decoder.schema)
         }
         guard !messages.isEmpty else { return }
+        if let join { join.join(&messages) }
         if messages.contains(where: { if case .filterReply = $0 { return true } else { return false } }) {
             for message in messages {
                 if case .filterReply(let reply) = message { await resolveFilter(reply: reply) }

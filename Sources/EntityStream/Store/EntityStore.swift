@@ -53,7 +53,9 @@ public actor EntityStore {
     /// Stores a batch of decoded messages and publishes what happened, in
     /// order. With an enricher, the batch's points are enriched first (the
     /// store waits for that; queries may run meanwhile, before the batch).
-    public func ingest(_ messages: [StreamMessage]) async {
+    /// `primed`: the observations come from the service's archive (their
+    /// events carry ``StreamEvent/primed``).
+    public func ingest(_ messages: [StreamMessage], primed: Bool = false) async {
         let enrichments = await enrichments(for: messages)
         let now = clock.now()
         events.removeAll(keepingCapacity: true)
@@ -70,7 +72,7 @@ public actor EntityStore {
                     enriched &+= 1
                 }
                 let before = events.count
-                store(observation, now: now, enrichment: enrichment)
+                store(observation, now: now, enrichment: enrichment, primed: primed)
                 let made = events.count - before
                 observationBytes &+= made &* (64 &+ observation.retainedBytes &+ (enrichment?.rasterText.count ?? 0))
                 observationEvents &+= made
@@ -112,8 +114,8 @@ public actor EntityStore {
         return await enricher.enrich(points)
     }
 
-    private func store(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment?) {
-        if state.ingest(observation, now: now, enrichment: enrichment, into: &events) == .missingTrackID {
+    private func store(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment?, primed: Bool) {
+        if state.ingest(observation, now: now, enrichment: enrichment, primed: primed, into: &events) == .missingTrackID {
             storeErrorCount += 1
             let field = state.schema.trackIDField?.name ?? "(none)"
             events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(

@@ -11,6 +11,10 @@ public struct StreamErrorReport: Sendable {
         case control
         /// A line of a replayed recording.
         case recording
+        /// The service's `keepLatestArchive` layer (priming before the socket opens).
+        case archive
+        /// The service's `relatedFeatures` layer (joined to observations).
+        case related
     }
 
     public var source: Source

@@ -8,6 +8,11 @@ public struct StreamEvent: Sendable {
     /// What the session added to an `observation` or `entity-received`
     /// event (the raster cells under it, with `--enrich`); nil otherwise.
     public var enrichment: ObservationEnrichment?
+    /// True for the `observation` and `entity-received` events of an
+    /// observation primed from the service's `keepLatestArchive` (the last
+    /// known observation per track, queried before the socket opened);
+    /// written as `"primed":true`. False for everything else.
+    public var primed: Bool
 
     public enum Payload: Sendable {
         case status(ConnectionStatusChange)
@@ -21,10 +26,11 @@ public struct StreamEvent: Sendable {
         case analysis(AnalysisEvent)
     }
 
-    public init(time: Int64, payload: Payload, enrichment: ObservationEnrichment? = nil) {
+    public init(time: Int64, payload: Payload, enrichment: ObservationEnrichment? = nil, primed: Bool = false) {
         self.time = time
         self.payload = payload
         self.enrichment = enrichment
+        self.primed = primed
     }
 
     /// The event's kind (matched without copying the payload: this runs for

@@ -40,7 +40,7 @@ public struct JSONLinesFormatter: Sendable {
     }
 
     /// Keys the GeoJSON properties use themselves; attributes with these names get an `attribute_` prefix.
-    static let reservedPropertyNames: Set<String> = ["event", "track", "entity", "observation", "time", "epoch"]
+    static let reservedPropertyNames: Set<String> = ["event", "track", "entity", "observation", "time", "epoch", "primed"]
 
     public init(format: OutputFormat, schema: Schema) {
         self.format = format
@@ -93,6 +93,7 @@ public struct JSONLinesFormatter: Sendable {
         switch event.payload {
         case .store(let storeEvent):
             appendStoreFields(storeEvent, to: &writer)
+            if event.primed { writer.appendRaw(",\"primed\":true") }
             appendTimes(event.time, to: &writer)
             if let observation = event.observation { appendEsriGeometryAndAttributes(observation, to: &writer) }
             if let enrichment = event.enrichment { Self.appendEnrichment(enrichment, to: &writer) }
@@ -161,7 +162,9 @@ public struct JSONLinesFormatter: Sendable {
         writer.appendRaw(eventNameBytes(event.kind))
         writer.appendRaw("\"")
         switch event.payload {
-        case .store(let storeEvent): appendStoreFields(storeEvent, to: &writer)
+        case .store(let storeEvent):
+            appendStoreFields(storeEvent, to: &writer)
+            if event.primed { writer.appendRaw(",\"primed\":true") }
         default: appendOtherFields(event.payload, to: &writer)
         }
         appendTimes(event.time, to: &writer)

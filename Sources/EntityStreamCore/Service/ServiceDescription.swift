@@ -35,9 +35,9 @@ public struct ServiceDescription: Sendable, Hashable {
     public var spatialReference: Int?
     public var fields: [Field]
     public var streamURLs: [StreamURLs]
-    /// Kept for later use (priming from the archive).
+    /// The `keepLatestArchive` member as given (see ``archive()``).
     public var keepLatestArchive: JSONValue?
-    /// Kept for later use (joining related features).
+    /// The `relatedFeatures` member as given (see ``related()``).
     public var relatedFeatures: JSONValue?
 
     public init(json bytes: [UInt8]) throws(ServiceDescriptionError) {
@@ -89,6 +89,18 @@ public struct ServiceDescription: Sendable, Hashable {
             return StreamURLs(transport: entry["transport"]?.stringValue ?? "ws", urls: urls, token: entry["token"]?.stringValue)
         }
         guard webSocketEntry != nil else { throw .missingStreamURLs }
+    }
+
+    /// The archive to prime from: nil when the description has none; throws
+    /// ``ServiceDescriptionError/invalid(_:)`` when the member is malformed.
+    public func archive() throws(ServiceDescriptionError) -> KeepLatestArchive? {
+        try KeepLatestArchive(json: keepLatestArchive)
+    }
+
+    /// The related features to join: nil when the description has none;
+    /// throws ``ServiceDescriptionError/invalid(_:)`` when the member is malformed.
+    public func related() throws(ServiceDescriptionError) -> RelatedFeatures? {
+        try RelatedFeatures(json: relatedFeatures)
     }
 
     /// The `ws` transport entry (the first with URLs).

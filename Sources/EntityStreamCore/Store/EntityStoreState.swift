@@ -62,11 +62,12 @@ public struct EntityStoreState: Sendable {
     }
 
     /// Stores `observation`, appending bus events; its `observation` and
-    /// `entity-received` events carry `enrichment`.
+    /// `entity-received` events carry `enrichment` and, for an observation
+    /// primed from the service's archive, `primed`.
     @discardableResult
     public mutating func ingest(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment? = nil,
-                                into events: inout [StreamEvent]) -> IngestOutcome {
-        writing(&events, to: StreamEventList(now: now, enrichment: enrichment)) { $0.ingest(observation, now: now, sink: &$1) }
+                                primed: Bool = false, into events: inout [StreamEvent]) -> IngestOutcome {
+        writing(&events, to: StreamEventList(now: now, enrichment: enrichment, primed: primed)) { $0.ingest(observation, now: now, sink: &$1) }
     }
 
     private mutating func ingest<Sink: StoreEventSink>(_ observation: Observation, now: Int64, sink events: inout Sink) -> IngestOutcome {

@@ -18,16 +18,20 @@ struct StoreEventList: StoreEventSink {
 struct StreamEventList: StoreEventSink {
     let now: Int64
     let enrichment: ObservationEnrichment?
+    let primed: Bool
     var events: [StreamEvent] = []
-    init(now: Int64, enrichment: ObservationEnrichment? = nil) {
+    init(now: Int64, enrichment: ObservationEnrichment? = nil, primed: Bool = false) {
         self.now = now
         self.enrichment = enrichment
+        self.primed = primed
     }
     mutating func append(_ event: StoreEvent, time: Int64?) {
         var streamEvent = StreamEvent(time: time ?? now, payload: .store(event))
-        if let enrichment {
+        if enrichment != nil || primed {
             switch event {
-            case .observation, .entityReceived: streamEvent.enrichment = enrichment
+            case .observation, .entityReceived:
+                streamEvent.enrichment = enrichment
+                streamEvent.primed = primed
             case .observationPurged, .entityPurged: break
             }
         }

@@ -30,6 +30,17 @@ public struct SimulatorConfiguration: Sendable {
     /// engine; nil refuses them (400) and the layers then say
     /// `supportsStatistics: false`.
     public var statisticsEngine: (any FeatureStatisticsEngine)? = TableStatisticsEngine()
+    /// Each fleet service NAME also serves its "Store Latest" archive as the
+    /// layer `NAME_Latest` (`…/NAME_Latest/FeatureServer/0`) and names it in
+    /// its description's `keepLatestArchive` (false: `--no-archive`).
+    public var fleetArchive = true
+    /// Each fleet service NAME also serves its static vehicle table as
+    /// `NAME_Vehicles` and names it in `relatedFeatures` with join field
+    /// `vehiclename` (false: `--no-related`).
+    public var fleetRelated = true
+    /// Anchors the fleets' timeline (the server's start) and tells the
+    /// archive layers what "now" is; subscribers pace by the system clock.
+    public var clock: any EntityClock = SystemClock()
     /// Track-id field for sources without one (plain feature files).
     public var trackIDField: String?
     public var pacing = SimulatorPacing()

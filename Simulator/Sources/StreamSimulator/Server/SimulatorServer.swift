@@ -29,6 +29,10 @@ public final class SimulatorServer: Sendable {
         let services: [String: SimulatedService]
         let layers: [String: SimulatedLayer]
         let hotSpots: [String: SimulatedHotSpotService]
+        /// The fleets' latest-per-track archive layers, by layer name.
+        let archives: [String: FleetLatestArchive]
+        /// Per fleet service name: its archive and vehicle-table layer names, when served.
+        let buddies: [String: (archive: String?, related: String?)]
         let tokens: TokenAuthority
         let configuration: SimulatorConfiguration
         let serverStart: Int64
@@ -40,13 +44,49 @@ public final class SimulatorServer: Sendable {
         let webSocketBase = LockedState<String>("")
 
         init(services: [String: SimulatedService], layers: [String: SimulatedLayer], hotSpots: [String: SimulatedHotSpotService],
-             configuration: SimulatorConfiguration) {
+             configuration: SimulatorConfiguration) throws(SimulatorError) {
+            let serverStart = configuration.clock.now()
+            var layers = layers
+            var archives: [String: FleetLatestArchive] = [:]
+            var buddies: [String: (archive: String?, related: String?)] = [:]
+            for (name, service) in services {
+                guard case .fleet(let fleet) = service.feed else { continue }
+                var entry: (archive: String?, related: String?) = (nil, nil)
+                if configuration.fleetArchive {
+                    let layerName = "\(name)_Latest"
+                    guard layers[layerName] == nil, hotSpots[layerName] == nil else {
+                        throw SimulatorError("'\(layerName)' is the archive layer of fleet service \(name); name the other layer differently or give --no-archive")
+                    }
+                    archives[layerName] = FleetLatestArchive(name: layerName, configuration: fleet, serverStart: serverStart, clock: configuration.clock,
+                                                             maxRecordCount: configuration.maxRecordCount, supportsPagination: configuration.layerPagination)
+                    entry.archive = layerName
+                }
+                if configuration.fleetRelated {
+                    let layerName = "\(name)_Vehicles"
+                    guard layers[layerName] == nil, hotSpots[layerName] == nil, archives[layerName] == nil else {
+                        throw SimulatorError("'\(layerName)' is the vehicle table of fleet service \(name); name the other layer differently or give --no-related")
+                    }
+                    layers[layerName] = SimulatedLayer(table: FleetVehicleTable.table(name: layerName, vehicles: fleet.normalized.vehicles),
+                                                       maxRecordCount: configuration.maxRecordCount, supportsPagination: configuration.layerPagination,
+                                                       statistics: configuration.statisticsEngine)
+                    entry.related = layerName
+                }
+                buddies[name] = entry
+            }
             self.services = services
             self.layers = layers
             self.hotSpots = hotSpots
+            self.archives = archives
+            self.buddies = buddies
             self.configuration = configuration
             self.tokens = TokenAuthority(token: configuration.token, rotating: configuration.faults.expireTokenAfterSeconds != nil)
-            self.serverStart = SystemClock().now()
+            self.serverStart = serverStart
+        }
+
+        /// The layers a request for `name` may address (an archive's as of now).
+        func layers(named name: String) -> [String: SimulatedLayer] {
+            if let archive = archives[name] { return [name: archive.layer()] }
+            return layers
         }
     }
 
@@ -99,7 +139,11 @@ public final class SimulatorServer: Sendable {
             configuration.log("hotspots \(specification.name): \(table.count) incidents from \(specification.path) (\(table.report.format?.name ?? "?"), wkid \(table.spatialReference.map(String.init) ?? "none"), time field \(table.startTimeFieldIndex.map { table.schema.fields[$0].name } ?? "none"))")
             for line in table.report.summary { configuration.log("hotspots \(specification.name): \(line)") }
         }
-        let state = SharedState(services: services, layers: layers, hotSpots: hotSpots, configuration: configuration)
+        let state = try SharedState(services: services, layers: layers, hotSpots: hotSpots, configuration: configuration)
+        for (name, entry) in state.buddies.sorted(by: { $0.key < $1.key }) {
+            if let archive = entry.archive { configuration.log("service \(name): latest-per-track archive served as layer \(archive) (keepLatestArchive)") }
+            if let related = entry.related { configuration.log("service \(name): vehicle table served as layer \(related) (relatedFeatures, joinField vehiclename)") }
+        }
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
@@ -135,6 +179,9 @@ public final class SimulatorServer: Sendable {
         "\(server.httpBase)/arcgis/rest/services/\(name)/GPServer/" + HotSpotServiceSpecification.taskName.split(separator: " ").joined(separator: "%20")
     }
 
+    /// When the fleets' timeline starts (epoch ms, the configuration's clock at start).
+    public var serverStart: Int64 { state.serverStart }
+
     /// The base HTTP URL, `http://127.0.0.1:PORT` (or https).
     public var httpBase: String { server.httpBase }
 
@@ -160,7 +207,7 @@ public final class SimulatorServer: Sendable {
             if let refusal = tokenRefusal(request, state: state) { return refusal }
             var entries: [(String, String)] = state.services.keys.map { ($0, "StreamServer") }
             for name in state.hotSpots.keys { entries.append((name, "GPServer")) }
-            for name in state.layers.keys {
+            for name in Array(state.layers.keys) + Array(state.archives.keys) {
                 entries.append((name, FeatureServiceRoot.Kind.mapServer.rawValue))
                 entries.append((name, FeatureServiceRoot.Kind.featureServer.rawValue))
             }
@@ -174,7 +221,7 @@ public final class SimulatorServer: Sendable {
         if let response = await GPRouter.respond(to: request, parts: parts, services: state.hotSpots, tokens: state.tokens) {
             return response
         }
-        if let response = LayerRouter.respond(to: request, parts: parts, layers: state.layers, tokens: state.tokens) {
+        if parts.count >= 5, let response = LayerRouter.respond(to: request, parts: parts, layers: state.layers(named: parts[3]), tokens: state.tokens) {
             return response
         }
         guard parts.count == 5, parts[0] == "arcgis", parts[1] == "rest", parts[2] == "services", parts[4] == "StreamServer",
@@ -182,9 +229,15 @@ public final class SimulatorServer: Sendable {
             return HTTPServerResponse(status: 404, body: DescriptionBuilder.error(code: 404, message: "Service not found: \(request.path)"))
         }
         if let refusal = tokenRefusal(request, state: state) { return refusal }
+        // URLs name the listening address, never the request's Host header.
         let base = state.webSocketBase.withLock { $0 }
         let socketBase = "\(base)/arcgis/ws/services/\(service.name)/StreamServer"
-        return HTTPServerResponse(body: DescriptionBuilder.json(for: service, socketBase: socketBase, token: state.tokens.socketToken))
+        let restBase = (base.hasPrefix("wss:") ? "https:" : "http:") + base.drop { $0 != ":" }.dropFirst() + "/arcgis/rest/services"
+        let buddies = state.buddies[service.name]
+        return HTTPServerResponse(body: DescriptionBuilder.json(
+            for: service, socketBase: socketBase, token: state.tokens.socketToken,
+            archiveURL: buddies?.archive.map { "\(restBase)/\($0)/FeatureServer/0" },
+            related: buddies?.related.map { (url: "\(restBase)/\($0)/FeatureServer/0", joinField: "vehiclename") }))
     }
 
     /// ArcGIS's answer to a REST request without the required token (499) or

@@ -3,7 +3,10 @@ import EntityStreamCore
 /// Writes a service's `StreamServer?f=json` answer: what ArcGIS GeoEvent
 /// answers, with `streamUrls` pointing back at this simulator.
 enum DescriptionBuilder {
-    static func json(for service: SimulatedService, socketBase: String, token: String?) -> [UInt8] {
+    /// `archiveURL`: the `keepLatestArchive.featuresUrl` (nil: `null`);
+    /// `related`: the `relatedFeatures` layer and join field (nil: `null`).
+    static func json(for service: SimulatedService, socketBase: String, token: String?, archiveURL: String? = nil,
+                     related: (url: String, joinField: String)? = nil) -> [UInt8] {
         var object = JSONObject()
         object.append(key: "currentVersion", value: .double(11.1))
         object.append(key: "serviceItemId", value: .string(service.name))
@@ -29,8 +32,12 @@ enum DescriptionBuilder {
         urls.append(key: "urls", value: .array([.string(socketBase)]))
         if let token { urls.append(key: "token", value: .string(token)) }
         object.append(key: "streamUrls", value: .array([.object(urls)]))
-        object.append(key: "keepLatestArchive", value: .null)
-        object.append(key: "relatedFeatures", value: .null)
+        object.append(key: "keepLatestArchive", value: archiveURL.map { url in
+            .object(JSONObject([("featuresUrl", .string(url)), ("maximumFeatureAge", .int(0)), ("updateInterval", .int(30))]))
+        } ?? .null)
+        object.append(key: "relatedFeatures", value: related.map { related in
+            .object(JSONObject([("featuresUrl", .string(related.url)), ("joinField", .string(related.joinField))]))
+        } ?? .null)
         var writer = JSONWriter(capacity: 4096)
         writer.append(.object(object))
         return writer.bytes
