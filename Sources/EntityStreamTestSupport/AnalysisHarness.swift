@@ -59,8 +59,13 @@ public struct AnalysisHarness: Sendable {
     /// Sends a command line and returns its events up to the final analysis
     /// event, or up to its `response`.
     public func command(_ line: String) async -> [StreamEvent] {
+        await command(bytes: Array(line.utf8))
+    }
+
+    /// The same for a line given as bytes (which need not be UTF-8).
+    public func command(bytes: [UInt8]) async -> [StreamEvent] {
         await settle()
-        await handler.handle(line: Array(line.utf8))
+        await handler.handle(line: bytes)
         return await collect()
     }
 

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// ``exchange(port:send:readLimit:timeoutMilliseconds:)`` connects, writes
 /// every byte, then reads what the server answers until it closes, the
-/// limit is reached, or nothing arrives for the timeout. It runs on its own
+/// limit is reached, or nothing arrives for the timeout (with
+/// `closeWriting`, it shuts its sending side after the bytes, as a client
+/// that has nothing more to say). It runs on its own
 /// thread (blocking calls never occupy a Swift concurrency thread) and never
 /// throws: a refused connection or a reset is an empty or partial answer.
 public enum RawTCPExchange {
@@ -22,16 +24,17 @@ public enum RawTCPExchange {
     }
 
     public static func exchange(port: Int, send bytes: [UInt8], readLimit: Int = 1 << 20,
-                                timeoutMilliseconds: Int = 2_000) async -> Answer {
+                                timeoutMilliseconds: Int = 2_000, closeWriting: Bool = false) async -> Answer {
         await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: run(port: port, bytes: bytes, readLimit: readLimit, timeoutMilliseconds: timeoutMilliseconds))
+                continuation.resume(returning: run(port: port, bytes: bytes, readLimit: readLimit, timeoutMilliseconds: timeoutMilliseconds,
+                                                   closeWriting: closeWriting))
             }
             thread.start()
         }
     }
 
-    private static func run(port: Int, bytes: [UInt8], readLimit: Int, timeoutMilliseconds: Int) -> Answer {
+    private static func run(port: Int, bytes: [UInt8], readLimit: Int, timeoutMilliseconds: Int, closeWriting: Bool) -> Answer {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return Answer(bytes: [], connected: false, closedByServer: false) }
         defer { close(descriptor) }
@@ -54,6 +57,7 @@ public enum RawTCPExchange {
                 offset += written
             }
         }
+        if closeWriting { _ = shutdown(descriptor, Int32(SHUT_WR)) }
         var answer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while answer.count < readLimit {
