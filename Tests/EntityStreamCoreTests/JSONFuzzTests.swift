@@ -1,54 +1,59 @@
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// Random bytes never make the readers trap, and validate/parse/decode agree on validity.
 struct JSONFuzzTests {
     /// Random byte strings (biased towards JSON punctuation) and random splices of valid documents.
-    @Test(.timeLimit(.minutes(1))) func randomBytesNeverTrap() throws {
-        var rng = SplitMix64(seed: 0xF022)
-        var generator = JSONDocumentGenerator(seed: 0xF023)
-        let alphabet = Array(#"{}[]":,-+.eE0123456789tfnrulsa\ "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF0, 0xFF, 0x0A]
-        var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "a", type: .integer)]))
-        for round in 0..<20_000 {
-            var bytes: [UInt8]
-            switch round % 3 {
-            case 0:
-                bytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            case 1:
-                bytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
-            default:
-                let document = generator.document()
-                let cut = Int.random(in: 0...document.count, using: &rng)
-                bytes = Array(document[..<cut]) + generator.mutate(generator.document())
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomBytesNeverTrap() throws {
+        FuzzRounds.run("JSON random bytes", fixed: [0xF022]) { seed in
+            var rng = SplitMix64(seed: seed)
+            var generator = JSONDocumentGenerator(seed: seed &+ 1)
+            let alphabet = Array(#"{}[]":,-+.eE0123456789tfnrulsa\ "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF0, 0xFF, 0x0A]
+            var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "a", type: .integer)]))
+            for round in 0..<20_000 {
+                var bytes: [UInt8]
+                switch round % 3 {
+                case 0:
+                    bytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                case 1:
+                    bytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
+                default:
+                    let document = generator.document()
+                    let cut = Int.random(in: 0...document.count, using: &rng)
+                    bytes = Array(document[..<cut]) + generator.mutate(generator.document())
+                }
+                let parsed = try? JSONParser.parse(bytes)
+                let valid = (try? JSONParser.validate(bytes)) != nil
+                #expect((parsed != nil) == valid, "\(FuzzRounds.label(seed)) round \(round)")
+                var output: [StreamMessage] = []
+                let decoded = (try? decoder.decode(bytes, receivedAt: 0, into: &output)) != nil
+                // Anything the decoder accepts is valid JSON.
+                if decoded { #expect(valid, "\(FuzzRounds.label(seed)) round \(round)") }
             }
-            let parsed = try? JSONParser.parse(bytes)
-            let valid = (try? JSONParser.validate(bytes)) != nil
-            #expect((parsed != nil) == valid)
-            var output: [StreamMessage] = []
-            let decoded = (try? decoder.decode(bytes, receivedAt: 0, into: &output)) != nil
-            // Anything the decoder accepts is valid JSON.
-            if decoded { #expect(valid) }
         }
     }
 
     /// Features with random edits: the decoder never traps, and on failure leaves output untouched.
-    @Test(.timeLimit(.minutes(1))) func mutatedFeaturesNeverTrap() {
-        var generator = JSONDocumentGenerator(seed: 0xFEA7)
-        let template = Array(#"[{"geometry":{"x":-122.5,"y":47.1,"z":3,"spatialReference":{"wkid":4326}},"attributes":{"MMSI":"367","SOG":1.5,"n":7,"b":true,"q":null}},{"type":"delete","feature":{"attributes":{"MMSI":"1"}}},{"filter":{"where":"1=1"},"error":null}]"#.utf8)
-        var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "MMSI", type: .string)]))
-        let sentinel = StreamMessage.filterReply(JSONObject([("sentinel", .bool(true))]))
-        for _ in 0..<20_000 {
-            var bytes = template
-            for _ in 0..<Int.random(in: 1...3, using: &generator.rng) { bytes = generator.mutate(bytes) }
-            var output: [StreamMessage] = [sentinel]
-            let schemaBefore = decoder.schema
-            do {
-                try decoder.decode(bytes, receivedAt: 0, into: &output)
-                #expect(output.first == sentinel)
-            } catch {
-                #expect(output == [sentinel])
-                #expect(decoder.schema == schemaBefore)
-                #expect(error.offset >= 0 && error.offset <= bytes.count)
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFeaturesNeverTrap() {
+        FuzzRounds.run("JSON mutated features", fixed: [0xFEA7]) { seed in
+            var generator = JSONDocumentGenerator(seed: seed)
+            let template = Array(#"[{"geometry":{"x":-122.5,"y":47.1,"z":3,"spatialReference":{"wkid":4326}},"attributes":{"MMSI":"367","SOG":1.5,"n":7,"b":true,"q":null}},{"type":"delete","feature":{"attributes":{"MMSI":"1"}}},{"filter":{"where":"1=1"},"error":null}]"#.utf8)
+            var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "MMSI", type: .string)]))
+            let sentinel = StreamMessage.filterReply(JSONObject([("sentinel", .bool(true))]))
+            for _ in 0..<20_000 {
+                var bytes = template
+                for _ in 0..<Int.random(in: 1...3, using: &generator.rng) { bytes = generator.mutate(bytes) }
+                var output: [StreamMessage] = [sentinel]
+                let schemaBefore = decoder.schema
+                do throws(JSONError) {
+                    try decoder.decode(bytes, receivedAt: 0, into: &output)
+                    #expect(output.first == sentinel, "\(FuzzRounds.label(seed))")
+                } catch {
+                    #expect(output == [sentinel], "\(FuzzRounds.label(seed))")
+                    #expect(decoder.schema == schemaBefore, "\(FuzzRounds.label(seed))")
+                    #expect(error.offset >= 0 && error.offset <= bytes.count, "\(FuzzRounds.label(seed))")
+                }
             }
         }
     }

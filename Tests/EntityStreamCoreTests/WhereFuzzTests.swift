@@ -1,5 +1,6 @@
-import Testing
 import EntityStreamCore
+import EntityStreamTestSupport
+import Testing
 
 @Suite("Where robustness: no input crashes the engine")
 struct WhereFuzzTests {
@@ -22,74 +23,80 @@ struct WhereFuzzTests {
     ]
 
     /// Compiling returns or throws WhereClauseError; evaluating always returns; positions stay in range.
-    static func exercise(_ text: String) {
+    static func exercise(_ text: String, seed: UInt64) {
         let count = text.unicodeScalars.count
         do {
             let clause = try WhereClause(text, schema: F.schema)
             for row in rows {
                 let truth = clause.evaluate(row)
-                #expect(clause.matches(row) == (truth == .true))
+                #expect(clause.matches(row) == (truth == .true), "\(text) — \(FuzzRounds.label(seed))")
             }
-            #expect(clause.referencedFieldIndices == Array(Set(clause.referencedFieldIndices)).sorted())
+            #expect(clause.referencedFieldIndices == Array(Set(clause.referencedFieldIndices)).sorted(), "\(text) — \(FuzzRounds.label(seed))")
         } catch {
-            #expect(error.position >= 1 && error.position <= count + 1, "\(text): \(error)")
-            #expect(!error.message.isEmpty)
+            #expect(error.position >= 1 && error.position <= count + 1, "\(text): \(error) — \(FuzzRounds.label(seed))")
+            #expect(!error.message.isEmpty, "\(text) — \(FuzzRounds.label(seed))")
             _ = error.description
         }
     }
 
     /// A few thousand random token soups only ever compile or throw WhereClauseError.
-    @Test(.timeLimit(.minutes(1))) func randomTokenSoups() {
-        var generator = SplitMix64(seed: 42)
-        var compiled = 0
-        for _ in 0..<4000 {
-            let length = Int.random(in: 0...14, using: &generator)
-            let tokens = (0..<length).map { _ in Self.vocabulary.randomElement(using: &generator)! }
-            let separator = Bool.random(using: &generator) ? " " : ""
-            let text = tokens.joined(separator: separator)
-            if (try? WhereClause(text, schema: F.schema)) != nil { compiled += 1 }
-            Self.exercise(text)
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomTokenSoups() {
+        FuzzRounds.run("where token soups", fixed: [42]) { seed in
+            var generator = SplitMix64(seed: seed)
+            var compiled = 0
+            for _ in 0..<4000 {
+                let length = Int.random(in: 0...14, using: &generator)
+                let tokens = (0..<length).map { _ in Self.vocabulary.randomElement(using: &generator)! }
+                let separator = Bool.random(using: &generator) ? " " : ""
+                let text = tokens.joined(separator: separator)
+                if (try? WhereClause(text, schema: F.schema)) != nil { compiled += 1 }
+                Self.exercise(text, seed: seed)
+            }
+            #expect(compiled > 0, "\(FuzzRounds.label(seed))")
         }
-        #expect(compiled > 0)
     }
 
     /// Mutations of valid clauses (deleted, duplicated, swapped characters) never crash.
-    @Test(.timeLimit(.minutes(1))) func mutatedValidClauses() {
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedValidClauses() {
         let seeds = [
             "speed > 0 AND agency IN (3,4) AND vehiclename LIKE 'TRUCK%'",
             "lastupdate BETWEEN date '2024-01-01' AND timestamp '2024-12-31 23:59:59.999'",
             "NOT (UPPER(vehicletype) = 'PLOW' OR \"speed limit\" - speed >= -1.5e2) AND payload IS NOT NULL",
             "vehiclename LIKE 'a!%b' ESCAPE '!' OR agency NOT IN (1, NULL, -2) AND ABS(point_x / 0) IS NULL",
         ]
-        var generator = SplitMix64(seed: 7)
-        for _ in 0..<3000 {
-            var scalars = Array(seeds.randomElement(using: &generator)!.unicodeScalars)
-            for _ in 0..<Int.random(in: 1...4, using: &generator) where !scalars.isEmpty {
-                let i = Int.random(in: 0..<scalars.count, using: &generator)
-                switch Int.random(in: 0...2, using: &generator) {
-                case 0: scalars.remove(at: i)
-                case 1: scalars.insert(scalars[i], at: i)
-                default: scalars.swapAt(i, Int.random(in: 0..<scalars.count, using: &generator))
+        FuzzRounds.run("where mutated clauses", fixed: [7]) { seed in
+            var generator = SplitMix64(seed: seed)
+            for _ in 0..<3000 {
+                var scalars = Array(seeds.randomElement(using: &generator)!.unicodeScalars)
+                for _ in 0..<Int.random(in: 1...4, using: &generator) where !scalars.isEmpty {
+                    let i = Int.random(in: 0..<scalars.count, using: &generator)
+                    switch Int.random(in: 0...2, using: &generator) {
+                    case 0: scalars.remove(at: i)
+                    case 1: scalars.insert(scalars[i], at: i)
+                    default: scalars.swapAt(i, Int.random(in: 0..<scalars.count, using: &generator))
+                    }
                 }
+                Self.exercise(String(String.UnicodeScalarView(scalars)), seed: seed)
             }
-            Self.exercise(String(String.UnicodeScalarView(scalars)))
         }
     }
 
     /// Random strings of arbitrary scalars (ASCII-heavy, plus controls and non-ASCII) never crash.
-    @Test(.timeLimit(.minutes(1))) func randomStrings() {
-        var generator = SplitMix64(seed: 1234)
-        let extra: [Unicode.Scalar] = ["\u{0}", "\u{7F}", "\u{301}", "\u{FEFF}", "\u{2028}", "日", "😀", "\u{10FFFF}"]
-        for _ in 0..<4000 {
-            var text = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...30, using: &generator) {
-                if Int.random(in: 0..<8, using: &generator) == 0 {
-                    text.append(extra.randomElement(using: &generator)!)
-                } else {
-                    text.append(Unicode.Scalar(UInt8.random(in: 32...126, using: &generator)))
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomStrings() {
+        FuzzRounds.run("where random strings", fixed: [1234]) { seed in
+            var generator = SplitMix64(seed: seed)
+            let extra: [Unicode.Scalar] = ["\u{0}", "\u{7F}", "\u{301}", "\u{FEFF}", "\u{2028}", "日", "😀", "\u{10FFFF}"]
+            for _ in 0..<4000 {
+                var text = String.UnicodeScalarView()
+                for _ in 0..<Int.random(in: 0...30, using: &generator) {
+                    if Int.random(in: 0..<8, using: &generator) == 0 {
+                        text.append(extra.randomElement(using: &generator)!)
+                    } else {
+                        text.append(Unicode.Scalar(UInt8.random(in: 32...126, using: &generator)))
+                    }
                 }
+                Self.exercise(String(text), seed: seed)
             }
-            Self.exercise(String(text))
         }
     }
 }
