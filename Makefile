@@ -1,14 +1,17 @@
 # EntityStream: two commands do everything on a fresh Debian machine.
 #   make demo   install what is missing, build, run the embedded demo
 #   make test   install what is missing, run the tests
-# Also: make setup, make build, make bench (release build + benchmarks).
+# Also: make setup, make build, make bench (release build + benchmarks),
+#   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60).
 
 SHELL := /bin/bash
 SWIFT ?= swift
 # Root installs directly; anyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# How long `make fuzz` runs each fuzz test with fresh seeds (seconds).
+FUZZ_SECONDS ?= 60
 
-.PHONY: setup build test demo bench clean
+.PHONY: setup build test fuzz demo bench clean
 
 ## setup: install the Debian packages the build and tests need, only if missing
 setup:
@@ -38,6 +41,12 @@ build: setup
 ## test: every test (Swift Testing)
 test: setup
 	$(SWIFT) test
+
+## fuzz: the fuzz tests (the same generators `make test` runs on fixed seeds) with fresh
+## seeds until FUZZ_SECONDS have passed; a failure names its seed, replayed with
+## ENTITYSTREAM_FUZZ_SEED=0x… swift test --filter <test>
+fuzz: setup
+	ENTITYSTREAM_FUZZ_SECONDS=$(FUZZ_SECONDS) $(SWIFT) test --filter Fuzz
 
 ## demo: the embedded demo (simulated snowplows over a loopback WebSocket); Ctrl-C stops it
 demo: build
