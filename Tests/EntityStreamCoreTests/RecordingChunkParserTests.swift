@@ -48,6 +48,8 @@ struct RecordingChunkParserTests {
         "\u{FEFF}{\"a\":1}\n{\"b\":2}\n",
         "\u{FEFF}[{\"a\":1},\n{\"b\":2}]",
         "\u{FEFF}" + header + "\n{\"t\":4,\"message\":{\"a\":1}}",
+        // A carriage return at a line's start (a header's, a malformed line's) is white space for both readers (found by fuzzing).
+        "\r" + header + "\n\r{\"t\":5,\n\r {\"t\":6,\"message\":{}}\n",
     ]
 
     /// Fed in any chunk sizes (1 byte, primes, whole), the parser yields exactly what reading the whole file yields.

@@ -81,7 +81,10 @@ public struct RecordingFile: Sendable {
         lines = lines.compactMap { line in
             var range = line.range
             while let last = range.last, bytes[last] == UInt8(ascii: "\r") || bytes[last] == UInt8(ascii: " ") || bytes[last] == UInt8(ascii: "\t") { range = range.lowerBound..<last }
-            while let first = range.first, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { range = (first + 1)..<range.upperBound }
+            // The same white space as RecordingChunkParser trims at both ends (a lone "\r" at a line's start included).
+            while let first = range.first, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") || bytes[first] == UInt8(ascii: "\r") {
+                range = (first + 1)..<range.upperBound
+            }
             return range.isEmpty ? nil : (line.number, range)
         }
         guard let first = lines.first else { throw RecordingError(line: nil, "the file is empty") }
