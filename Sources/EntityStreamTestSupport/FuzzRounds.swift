@@ -48,26 +48,8 @@ public enum FuzzRounds {
     /// Calls `round` with each seed to run: `fixed` (or only the replay
     /// seed), then, when fuzzing for ``seconds``, fresh seeds until the time
     /// is up. Returns how many rounds ran. `name` labels the stderr summary.
-    @discardableResult
-    public static func run(_ name: String, fixed: [UInt64], _ round: (UInt64) throws -> Void) rethrows -> Int {
-        if let replaySeed {
-            try round(replaySeed)
-            return 1
-        }
-        let start = Date()
-        for seed in fixed { try round(seed) }
-        guard let seconds else { return fixed.count }
-        var rounds = fixed.count
-        var seeds = SplitMix64(seed: freshBase ^ UInt64(truncatingIfNeeded: name.hashValue))
-        while Date().timeIntervalSince(start) < seconds {
-            try round(seeds.next())
-            rounds += 1
-        }
-        report(name, rounds: rounds, since: start)
-        return rounds
-    }
-
-    /// The same for rounds that await.
+    /// It yields between rounds, so that fuzz tests running in parallel on
+    /// few cores share them instead of one starving the others.
     @discardableResult
     public static func run(_ name: String, fixed: [UInt64], _ round: (UInt64) async throws -> Void) async rethrows -> Int {
         if let replaySeed {
@@ -75,13 +57,17 @@ public enum FuzzRounds {
             return 1
         }
         let start = Date()
-        for seed in fixed { try await round(seed) }
+        for seed in fixed {
+            try await round(seed)
+            await Task.yield()
+        }
         guard let seconds else { return fixed.count }
         var rounds = fixed.count
         var seeds = SplitMix64(seed: freshBase ^ UInt64(truncatingIfNeeded: name.hashValue))
         while Date().timeIntervalSince(start) < seconds {
             try await round(seeds.next())
             rounds += 1
+            await Task.yield()
         }
         report(name, rounds: rounds, since: start)
         return rounds

@@ -5,8 +5,8 @@ import Testing
 /// Random bytes never make the readers trap, and validate/parse/decode agree on validity.
 struct JSONFuzzTests {
     /// Random byte strings (biased towards JSON punctuation) and random splices of valid documents.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomBytesNeverTrap() throws {
-        FuzzRounds.run("JSON random bytes", fixed: [0xF022]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomBytesNeverTrap() async throws {
+        await FuzzRounds.run("JSON random bytes", fixed: [0xF022]) { seed in
             var rng = SplitMix64(seed: seed)
             var generator = JSONDocumentGenerator(seed: seed &+ 1)
             let alphabet = Array(#"{}[]":,-+.eE0123456789tfnrulsa\ "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xED, 0xF0, 0xFF, 0x0A]
@@ -35,8 +35,8 @@ struct JSONFuzzTests {
     }
 
     /// Features with random edits: the decoder never traps, and on failure leaves output untouched.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFeaturesNeverTrap() {
-        FuzzRounds.run("JSON mutated features", fixed: [0xFEA7]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFeaturesNeverTrap() async {
+        await FuzzRounds.run("JSON mutated features", fixed: [0xFEA7]) { seed in
             var generator = JSONDocumentGenerator(seed: seed)
             let template = Array(#"[{"geometry":{"x":-122.5,"y":47.1,"z":3,"spatialReference":{"wkid":4326}},"attributes":{"MMSI":"367","SOG":1.5,"n":7,"b":true,"q":null}},{"type":"delete","feature":{"attributes":{"MMSI":"1"}}},{"filter":{"where":"1=1"},"error":null}]"#.utf8)
             var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "MMSI", type: .string)]))

@@ -40,8 +40,8 @@ struct WhereFuzzTests {
     }
 
     /// A few thousand random token soups only ever compile or throw WhereClauseError.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomTokenSoups() {
-        FuzzRounds.run("where token soups", fixed: [42]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomTokenSoups() async {
+        await FuzzRounds.run("where token soups", fixed: [42]) { seed in
             var generator = SplitMix64(seed: seed)
             var compiled = 0
             for _ in 0..<4000 {
@@ -57,14 +57,14 @@ struct WhereFuzzTests {
     }
 
     /// Mutations of valid clauses (deleted, duplicated, swapped characters) never crash.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedValidClauses() {
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedValidClauses() async {
         let seeds = [
             "speed > 0 AND agency IN (3,4) AND vehiclename LIKE 'TRUCK%'",
             "lastupdate BETWEEN date '2024-01-01' AND timestamp '2024-12-31 23:59:59.999'",
             "NOT (UPPER(vehicletype) = 'PLOW' OR \"speed limit\" - speed >= -1.5e2) AND payload IS NOT NULL",
             "vehiclename LIKE 'a!%b' ESCAPE '!' OR agency NOT IN (1, NULL, -2) AND ABS(point_x / 0) IS NULL",
         ]
-        FuzzRounds.run("where mutated clauses", fixed: [7]) { seed in
+        await FuzzRounds.run("where mutated clauses", fixed: [7]) { seed in
             var generator = SplitMix64(seed: seed)
             for _ in 0..<3000 {
                 var scalars = Array(seeds.randomElement(using: &generator)!.unicodeScalars)
@@ -82,8 +82,8 @@ struct WhereFuzzTests {
     }
 
     /// Random strings of arbitrary scalars (ASCII-heavy, plus controls and non-ASCII) never crash.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomStrings() {
-        FuzzRounds.run("where random strings", fixed: [1234]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomStrings() async {
+        await FuzzRounds.run("where random strings", fixed: [1234]) { seed in
             var generator = SplitMix64(seed: seed)
             let extra: [Unicode.Scalar] = ["\u{0}", "\u{7F}", "\u{301}", "\u{FEFF}", "\u{2028}", "日", "😀", "\u{10FFFF}"]
             for _ in 0..<4000 {

@@ -116,13 +116,18 @@ struct RecordingFuzzTests {
             #expect(written.mutated.contains(1), "a valid header not recognised — \(context)")
         }
         // The chunk parser agrees with the whole-file reader (arrays: it splits without validating, so only lines).
-        let parsed = try Self.chunked(written.bytes, &mutator)
+        let parsed: (layout: RecordingFile.Layout?, entries: [Entry])
+        do { parsed = try Self.chunked(written.bytes, &mutator) } catch {
+            Issue.record("the chunk parser refused what the file reader read as \(whole.layout): \(error) — \(context)")
+            return
+        }
         #expect(parsed.layout == whole.layout, "\(context)")
         if whole.layout != .featureArray {
             #expect(parsed.entries.count == whole.entries.count, "\(context)")
             for (chunk, entry) in zip(parsed.entries, whole.entries) {
                 #expect(chunk.message == entry.message && chunk.offset == entry.offsetMilliseconds && chunk.line == entry.line
-                        && chunk.problem == entry.problem, "chunked entry at line \(chunk.line) differs — \(context)")
+                        && chunk.problem == entry.problem,
+                        "chunked entry at line \(chunk.line) differs: \(String(decoding: chunk.message, as: UTF8.self).debugDescription) \(String(describing: chunk.problem)) vs \(String(decoding: entry.message, as: UTF8.self).debugDescription) \(String(describing: entry.problem)) — \(context)")
             }
         }
         // The streaming summary counts the same messages and problems.
@@ -139,8 +144,8 @@ struct RecordingFuzzTests {
     }
 
     /// Recordings with some message lines mutated (never across lines): every line is an entry, the valid ones exactly as written.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedLinesAreEntriesAndValidLinesStay() throws {
-        try FuzzRounds.run("recording lines", fixed: [0x5EC_01, 0x5EC_02]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedLinesAreEntriesAndValidLinesStay() async throws {
+        try await FuzzRounds.run("recording lines", fixed: [0x5EC_01, 0x5EC_02]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary)
             for _ in 0..<60 {
                 let written = Self.write(count: mutator.int(1...40), mutating: 0.25, header: false, newlines: false, &mutator)
@@ -150,8 +155,8 @@ struct RecordingFuzzTests {
     }
 
     /// Recordings whose header is mutated too: refused naming line 1, or read as another layout with every line an entry.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedHeadersAreRefusedByLine() throws {
-        try FuzzRounds.run("recording headers", fixed: [0x5EC_11]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedHeadersAreRefusedByLine() async throws {
+        try await FuzzRounds.run("recording headers", fixed: [0x5EC_11]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary)
             for _ in 0..<80 {
                 let written = Self.write(count: mutator.int(1...12), mutating: 0.2, header: true, newlines: false, &mutator)
@@ -161,8 +166,8 @@ struct RecordingFuzzTests {
     }
 
     /// Whole files mutated anywhere (line breaks included): no reader traps, and a refusal names a line within the file.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFilesNeverTrap() throws {
-        try FuzzRounds.run("recording files", fixed: [0x5EC_21]) { seed in
+    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFilesNeverTrap() async throws {
+        try await FuzzRounds.run("recording files", fixed: [0x5EC_21]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary + ["\n", "\r\n", "\n\n", "[\n", "\n]"])
             for _ in 0..<150 {
                 let written = Self.write(count: mutator.int(1...10), mutating: 0, header: false, newlines: true, &mutator)
