@@ -47,35 +47,13 @@ public actor FeatureLayerClient {
     /// give no token source). A trailing `/query` is dropped.
     /// - Throws: ``FeatureLayerError/invalidURL(_:)`` for a URL that is not http(s).
     public init(layerURL: String, options: FeatureLayerClientOptions = FeatureLayerClientOptions()) throws(FeatureLayerError) {
-        let parts = layerURL.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var base = String(parts[0])
-        while base.hasSuffix("/") { base.removeLast() }
-        if base.hasSuffix("/query") { base.removeLast(6) }
-        do throws(TransportError) {
-            let parsed = try TransportURL(base)
-            guard !parsed.isWebSocket else { throw TransportError.invalidURL(base, reason: "expected an http:// or https:// URL") }
-        } catch {
-            throw .invalidURL(ServiceURLs.redacted(error.description))
-        }
-        var urlToken: String?
-        var extras: [(String, String)] = []
-        if parts.count > 1 {
-            guard let items = PercentEncoding.parseForm(String(parts[1])) else {
-                throw .invalidURL("the query string of '\(ServiceURLs.redacted(layerURL))' is malformed")
-            }
-            for (name, value) in items {
-                switch Schema.fold(name) {
-                case "f": continue
-                case "token": urlToken = value
-                default: extras.append((name, value))
-                }
-            }
-        }
-        self.base = base
-        self.displayURL = base
-        self.extraParameters = extras
+        let endpoint: ArcGISEndpoint
+        do { endpoint = try ArcGISEndpoint(parsing: layerURL, droppingSuffix: "/query") } catch { throw .invalidURL(error.reason) }
+        self.base = endpoint.base
+        self.displayURL = endpoint.base
+        self.extraParameters = endpoint.extraParameters
         self.options = options
-        self.tokenSource = options.tokenSource ?? StaticTokenSource(urlToken)
+        self.tokenSource = options.tokenSource ?? StaticTokenSource(endpoint.token)
         self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
     }
 
@@ -208,7 +186,7 @@ public actor FeatureLayerClient {
         while true {
             guard !Task.isCancelled else { throw .cancelled }
             let response = try await exchange(path: path, parameters: parameters, token: token)
-            if let rejection = Self.tokenRejection(response) {
+            if let rejection = ArcGISResponse.tokenRejection(response) {
                 if !renewed, case .renewed(let fresh) = await tokenSource.renewToken(rejected: token) {
                     token = fresh
                     renewed = true
@@ -246,7 +224,7 @@ public actor FeatureLayerClient {
     private func read<T>(_ response: HTTPResponse, operation: String,
                          _ parse: ([UInt8]) throws(FeatureSetReadError) -> T) throws(FeatureLayerError) -> T {
         try checkComplete(response)
-        let expected = Self.contentLength(response)
+        let expected = ArcGISResponse.contentLength(response)
         do {
             let value = try parse(response.body)
             setStatus(.connected, error: nil)
@@ -262,7 +240,7 @@ public actor FeatureLayerClient {
                 throw failed(.truncated(url: displayURL, received: bytes, expected: expected))
             case .invalid(let detail):
                 if !(200..<300).contains(response.status) {
-                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: FeatureSetReader.excerpt(response.body)))
+                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(response.body)))
                 }
                 throw failed(.invalidResponse(url: displayURL, detail: detail))
             }
@@ -272,14 +250,11 @@ public actor FeatureLayerClient {
     /// Throws ``FeatureLayerError/truncated(url:received:expected:)`` when the
     /// body is shorter than its `Content-Length`.
     private func checkComplete(_ response: HTTPResponse) throws(FeatureLayerError) {
-        if let expected = Self.contentLength(response), response.body.count < expected {
+        if let expected = ArcGISResponse.contentLength(response), response.body.count < expected {
             throw failed(.truncated(url: displayURL, received: response.body.count, expected: expected))
         }
     }
 
-    private static func contentLength(_ response: HTTPResponse) -> Int? {
-        response.headers["content-length"].flatMap { Int($0.split(separator: " ").first ?? "") }
-    }
 
     /// A body that is not JSON: cut short, a server error status, or not ArcGIS at all.
     private func classifyNonJSON(_ response: HTTPResponse) -> FeatureLayerError {
@@ -290,18 +265,10 @@ public actor FeatureLayerClient {
             }
         }
         if response.status >= 500 {
-            return .httpStatus(url: displayURL, status: response.status, excerpt: FeatureSetReader.excerpt(body))
+            return .httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(body))
         }
         return .notArcGIS(url: displayURL, status: response.status, contentType: response.headers["content-type"],
-                          excerpt: FeatureSetReader.excerpt(body))
+                          excerpt: ArcGISResponse.excerpt(body))
     }
 
-    /// The ArcGIS token error (498/499) a response carries, if any.
-    private static func tokenRejection(_ response: HTTPResponse) -> ArcGISError? {
-        // Error objects are small: a page of features is not parsed twice.
-        if response.body.count < 64 * 1024, let error = ArcGISError(bytes: response.body), error.isTokenError { return error }
-        if response.status == 498 { return .invalidToken }
-        if response.status == 499 { return .tokenRequired }
-        return nil
-    }
 }

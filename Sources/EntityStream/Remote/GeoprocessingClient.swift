@@ -34,29 +34,19 @@ public actor GeoprocessingClient {
     /// `taskURL` is the task's REST URL (spaces in it are encoded); a `token`
     /// in its query string is used when the options give no token source,
     /// other query items are ignored. A trailing `/submitJob` is dropped.
-    /// - Throws: ``GeoprocessingError/invalidURL(_:)`` for a URL that is not http(s).
+    /// - Throws: ``GeoprocessingError/invalidURL(_:)`` for a URL that is not http(s)
+    ///   or whose query string is malformed (see ``ArcGISEndpoint``).
     public init(taskURL: String, options: GeoprocessingClientOptions = GeoprocessingClientOptions()) throws(GeoprocessingError) {
-        let parts = taskURL.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var base = String(parts[0]).replacingSpaces()
-        while base.hasSuffix("/") { base.removeLast() }
-        if base.hasSuffix("/submitJob") { base.removeLast(10) }
-        do throws(TransportError) {
-            let parsed = try TransportURL(base)
-            guard !parsed.isWebSocket else { throw TransportError.invalidURL(base, reason: "expected an http:// or https:// URL") }
-        } catch {
-            throw .invalidURL(ServiceURLs.redacted(error.description))
-        }
+        let endpoint: ArcGISEndpoint
+        do { endpoint = try ArcGISEndpoint(parsing: taskURL.replacingSpaces(), droppingSuffix: "/submitJob") } catch { throw .invalidURL(error.reason) }
+        let base = endpoint.base
         guard base.range(of: "/GPServer/") != nil else {
             throw .invalidURL("'\(ServiceURLs.redacted(base))' is not a geoprocessing task (…/GPServer/<task>)")
-        }
-        var urlToken: String?
-        if parts.count > 1, let items = PercentEncoding.parseForm(String(parts[1])) {
-            urlToken = items.last { Schema.fold($0.0) == "token" }?.1
         }
         self.base = base
         displayURL = base
         self.options = options
-        tokenSource = options.tokenSource ?? StaticTokenSource(urlToken)
+        tokenSource = options.tokenSource ?? StaticTokenSource(endpoint.token)
         http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
     }
 
@@ -118,7 +108,7 @@ public actor GeoprocessingClient {
         while true {
             guard !Task.isCancelled else { throw .cancelled }
             let response = try await exchange(method, path: path, parameters: parameters, token: token)
-            if let rejection = Self.tokenRejection(response) {
+            if let rejection = ArcGISResponse.tokenRejection(response) {
                 if !renewed, case .renewed(let fresh) = await tokenSource.renewToken(rejected: token) {
                     token = fresh
                     renewed = true
@@ -147,7 +137,7 @@ public actor GeoprocessingClient {
     private func read<T>(_ response: HTTPResponse, operation: String, token: String?,
                          _ parse: ([UInt8]) throws(GPRESTError) -> T) throws(GeoprocessingError) -> T {
         let body = response.body
-        if let expected = response.headers["content-length"].flatMap({ Int($0.split(separator: " ").first ?? "") }), body.count < expected {
+        if let expected = ArcGISResponse.contentLength(response), body.count < expected {
             throw failed(.truncated(url: displayURL, received: body.count, expected: expected))
         }
         do {
@@ -161,36 +151,23 @@ public actor GeoprocessingClient {
                 throw .arcGIS(ArcGISError(code: service.code, message: service.message, details: service.details), operation: operation)
             case .invalidJSON:
                 if response.status >= 500 {
-                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: Self.excerpt(body)))
+                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(body)))
                 }
                 if let first = body.first(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
                     throw failed(.truncated(url: displayURL, received: body.count, expected: nil))
                 }
                 throw failed(.notArcGIS(url: displayURL, status: response.status, contentType: response.headers["content-type"],
-                                        excerpt: Self.excerpt(body)))
+                                        excerpt: ArcGISResponse.excerpt(body)))
             default:
                 if !(200..<300).contains(response.status) {
-                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: Self.excerpt(body)))
+                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(body)))
                 }
                 throw failed(.invalidResponse(url: displayURL, detail: error.description.redactingToken(token)))
             }
         }
     }
 
-    /// The start of a body, as printable text (at most 120 characters).
-    static func excerpt(_ body: [UInt8]) -> String {
-        let text = String(decoding: body.prefix(160), as: UTF8.self)
-        let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }.prefix(120))
-        return flat.isEmpty ? "(empty body)" : flat
-    }
 
-    /// The ArcGIS token error (498/499) a response carries, if any.
-    private static func tokenRejection(_ response: HTTPResponse) -> ArcGISError? {
-        if response.body.count < 64 * 1024, let error = ArcGISError(bytes: response.body), error.isTokenError { return error }
-        if response.status == 498 { return .invalidToken }
-        if response.status == 499 { return .tokenRequired }
-        return nil
-    }
 }
 
 extension String {
