@@ -32,11 +32,11 @@ public enum FuzzRounds {
         return UInt64(text)
     }()
 
-    /// Minutes for a fuzz test's `.timeLimit`: 1 in normal runs; with
-    /// ``seconds`` set, enough for the time asked plus a minute for the last round.
+    /// Minutes for a fuzz test's `.timeLimit`: 2 in normal runs (as every
+    /// test); with ``seconds`` set, enough for the time asked plus two minutes.
     public static var timeLimitMinutes: Int {
-        guard let seconds else { return 1 }
-        return Int((seconds / 60).rounded(.up)) + 1
+        guard let seconds else { return 2 }
+        return Int((seconds / 60).rounded(.up)) + 2
     }
 
     /// Where the fresh seeds of this process start (printed once per test).

@@ -14,7 +14,7 @@ struct ArrivalQueueTests {
     /// the queue asks for a compaction only when stale entries outnumber
     /// live ones, and the compaction leaves the live ones in arrival order
     /// with nothing counted stale.
-    @Test(.timeLimit(.minutes(1))) func entriesGoingStaleTogetherCompactOnce() {
+    @Test(.timeLimit(.minutes(2))) func entriesGoingStaleTogetherCompactOnce() {
         var few = queueOfTwoTracks()
         let compactForAThird = few.noteStale(count: 1_000)   // slot 0 deleted
         #expect(!compactForAThird)

@@ -9,7 +9,7 @@ private func event(_ change: StoreEvent) -> StreamEvent { StreamEvent(time: 0, p
 struct EventFilterTests {
     /// The where clause tests the observation an event carries; purge events
     /// carry none and pass it, while the track-id filter still applies to them.
-    @Test(.timeLimit(.minutes(1))) func whereClauseAppliesToCarriedObservationsOnly() throws {
+    @Test(.timeLimit(.minutes(2))) func whereClauseAppliesToCarriedObservationsOnly() throws {
         let filter = EventFilter(whereClause: try WhereClause("speed > 2", schema: schema), trackIDs: [.string("A")])
         let a = EntityReference(entityID: 1, trackID: .string("A"))
         let b = EntityReference(entityID: 2, trackID: .string("B"))

@@ -18,7 +18,7 @@ struct JSONAISRecordingTests {
     }
 
     /// Every line decodes to exactly one observation; 14 distinct MMSI; every attribute and x/y equals JSONSerialization's.
-    @Test(.timeLimit(.minutes(1))) func everyLineMatchesFoundation() throws {
+    @Test(.timeLimit(.minutes(2))) func everyLineMatchesFoundation() throws {
         let lines = try JSONAISRecordingTests.lines()
         #expect(lines.count == 8400)
         var decoder = EsriFeatureDecoder(schema: JSONAISRecordingTests.serviceSchema)
@@ -58,7 +58,7 @@ struct JSONAISRecordingTests {
     }
 
     /// Without a service description the six fields are learned from the first line, in order.
-    @Test(.timeLimit(.minutes(1))) func learnsTheFieldsWithoutASchema() throws {
+    @Test(.timeLimit(.minutes(2))) func learnsTheFieldsWithoutASchema() throws {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
         var output: [StreamMessage] = []
         for line in try JSONAISRecordingTests.lines() {
@@ -71,7 +71,7 @@ struct JSONAISRecordingTests {
     }
 
     /// Decoded observations written back with appendFeature decode to the same observations.
-    @Test(.timeLimit(.minutes(1))) func writeBackRoundTrips() throws {
+    @Test(.timeLimit(.minutes(2))) func writeBackRoundTrips() throws {
         var decoder = EsriFeatureDecoder(schema: JSONAISRecordingTests.serviceSchema)
         var writer = JSONWriter()
         for line in try JSONAISRecordingTests.lines().prefix(2000) {

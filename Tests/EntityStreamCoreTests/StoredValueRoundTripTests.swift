@@ -9,7 +9,7 @@ struct StoredValueRoundTripTests {
     /// including NaN, ±infinity and -0, come back from the track history
     /// with their values and their types; the interned text of the wide ones
     /// is freed with them.
-    @Test(.timeLimit(.minutes(1))) func extremeValuesKeepValueAndType() {
+    @Test(.timeLimit(.minutes(2))) func extremeValuesKeepValueAndType() {
         let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "when", type: .date),
                                      Field(name: "n", type: .bigInteger), Field(name: "x", type: .double)], trackIDField: "id")
         let wholes: [Int64] = [0, -1, limit - 1, -limit, limit, -limit - 1, limit * 4, Int64.max, Int64.min]

@@ -83,7 +83,7 @@ struct WhereArrayRow: AttributeRow {
 @Suite("Where fixtures and row access")
 struct WhereFixtureTests {
     /// Observation conforms to AttributeRow and reads fields it does not carry as NULL.
-    @Test(.timeLimit(.minutes(1))) func observationRowReadsMissingAsNull() throws {
+    @Test(.timeLimit(.minutes(2))) func observationRowReadsMissingAsNull() throws {
         let short = Observation(geometry: nil, attributes: [.string("TRUCK 1")], receivedAt: 0)
         #expect(short.value(at: 0) == .string("TRUCK 1"))
         #expect(short.value(at: 3) == .null)
@@ -92,7 +92,7 @@ struct WhereFixtureTests {
     }
 
     /// Any AttributeRow implementation can be evaluated, not just Observation.
-    @Test(.timeLimit(.minutes(1))) func customRowType() throws {
+    @Test(.timeLimit(.minutes(2))) func customRowType() throws {
         let clause = try WhereClause("agency = 3 AND speed > 10", schema: WhereFixture.schema)
         #expect(clause.evaluate(WhereArrayRow(values: [.null, .null, .int(3), .double(11)])) == .true)
         #expect(clause.evaluate(WhereArrayRow(values: [.null, .null, .int(3)])) == .unknown)
@@ -100,7 +100,7 @@ struct WhereFixtureTests {
     }
 
     /// The fixture plow has the values the other tests assume.
-    @Test(.timeLimit(.minutes(1))) func plowFixture() {
+    @Test(.timeLimit(.minutes(2))) func plowFixture() {
         let plow = WhereFixture.row(WhereFixture.plow)
         #expect(plow.value(at: 2) == .int(3))
         #expect(plow.value(at: 9) == .null)

@@ -66,7 +66,7 @@ private func makeRuntime(_ published: Published, status: String? = "connected") 
 @Suite("Analysis runtime")
 struct AnalysisRuntimeTests {
     /// A job publishes accepted (with the stream's status), its results in order, then one summary with the stream's status.
-    @Test(.timeLimit(.minutes(1))) func jobReportsInOrder() async throws {
+    @Test(.timeLimit(.minutes(2))) func jobReportsInOrder() async throws {
         let published = Published()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
@@ -82,7 +82,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// Cancel stops a running job, which ends with one cancelled line; cancelling again or an unknown job says so.
-    @Test(.timeLimit(.minutes(1))) func cancelStopsAJob() async throws {
+    @Test(.timeLimit(.minutes(2))) func cancelStopsAJob() async throws {
         let published = Published()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
@@ -100,7 +100,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// An id that names a running job is refused; after the job ends it may be used again.
-    @Test(.timeLimit(.minutes(1))) func idsAreUniqueWhileRunning() async throws {
+    @Test(.timeLimit(.minutes(2))) func idsAreUniqueWhileRunning() async throws {
         let published = Published()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
@@ -119,7 +119,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// A failing job ends with its reason; other jobs running beside it are not disturbed.
-    @Test(.timeLimit(.minutes(1))) func failuresAreReportedAndIsolated() async throws {
+    @Test(.timeLimit(.minutes(2))) func failuresAreReportedAndIsolated() async throws {
         let published = Published()
         let runtime = makeRuntime(published, status: nil)
         let running = Task { await runtime.run() }
@@ -140,7 +140,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// Cancelling the runtime's task cancels every running job; after close no job starts.
-    @Test(.timeLimit(.minutes(1))) func endingTheRuntimeCancelsJobs() async throws {
+    @Test(.timeLimit(.minutes(2))) func endingTheRuntimeCancelsJobs() async throws {
         let published = Published()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }

@@ -130,7 +130,7 @@ struct ControlCommandFuzzTests {
     }
 
     /// The unmutated templates are each answered once too (the analyses among them with a summary): the generator starts from valid input.
-    @Test(.timeLimit(.minutes(1))) func templatesAreAnsweredOnce() async {
+    @Test(.timeLimit(.minutes(2))) func templatesAreAnsweredOnce() async {
         let harness = await Self.harness()
         var finals: [AnalysisPhase] = []
         // purge-all last: the analyses before it find the vehicles.

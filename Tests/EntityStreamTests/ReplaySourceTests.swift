@@ -22,7 +22,7 @@ private func observations(_ subscriber: Subscriber, count: Int) async -> [Observ
 @Suite("Replay source")
 struct ReplaySourceTests {
     /// A filter changed while replaying never reshapes the schema: values stay under their own fields.
-    @Test(.timeLimit(.minutes(1))) func filterChangeKeepsValuesUnderTheirFields() async throws {
+    @Test(.timeLimit(.minutes(2))) func filterChangeKeepsValuesUnderTheirFields() async throws {
         let path = try featureFile(count: 4)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let clock = ManualClock()
@@ -58,7 +58,7 @@ struct ReplaySourceTests {
     /// However slow the speed is, a timed replay waits (until the end of year
     /// 9999, the last instant there is) instead of overflowing the clock: the
     /// first message plays, the next is due at the end of ``Instant/range``.
-    @Test(.timeLimit(.minutes(1))) func tinySpeedWaitsInsteadOfOverflowing() async throws {
+    @Test(.timeLimit(.minutes(2))) func tinySpeedWaitsInsteadOfOverflowing() async throws {
         var file = JSONWriter()
         let description = try JSONParser.parse(Array(#"{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}"#.utf8))
         RecordingWriter.appendHeader(RecordingHeader(service: "http://h/StreamServer", startedAt: 0, description: description), to: &file)
@@ -90,7 +90,7 @@ struct ReplaySourceTests {
     /// (source `recording`, naming the file and line) in its place, and the
     /// replay goes on; the same bytes read into memory (as from stdin) play
     /// the same events.
-    @Test(.timeLimit(.minutes(1))) func malformedRecordingLineIsAnErrorEventInPlace() async throws {
+    @Test(.timeLimit(.minutes(2))) func malformedRecordingLineIsAnErrorEventInPlace() async throws {
         let header = #"{"recording":"entitystream","version":1,"service":"http://h/StreamServer","startedAt":0,"description":{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}}"#
         let lines = [
             header,
@@ -131,7 +131,7 @@ struct ReplaySourceTests {
     }
 
     /// An outSR that cannot be converted locally is refused before anything plays.
-    @Test(.timeLimit(.minutes(1))) func unsupportedOutSRIsRefused() throws {
+    @Test(.timeLimit(.minutes(2))) func unsupportedOutSRIsRefused() throws {
         let path = try featureFile(count: 1)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ReplayError.self) {

@@ -24,7 +24,7 @@ struct ConcurrencyTests {
 
     /// Four actors, each with its own open copy of one raster, identify the same
     /// WGS84 points at the same time and agree with a single sequential run.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func independentRastersRunInParallel() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("shared.tif")

@@ -19,7 +19,7 @@ struct EdgeTests {
 
     /// North-up: the top-left corner and left/top edges are inside; right and
     /// bottom edges, and every other corner, are outside.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func northUp() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([100, 10, 0, 500, 0, -10], in: directory)
@@ -43,7 +43,7 @@ struct EdgeTests {
 
     /// South-up (positive y scale): row 0 starts at the smallest y, so the
     /// raster's pixel-top edge is y0 and its pixel-bottom edge y0 + 3·dy.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func southUp() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([100, 10, 0, 500, 0, 10], in: directory)
@@ -58,7 +58,7 @@ struct EdgeTests {
 
     /// Every cell's four edges, for a raster whose cell size is not a power
     /// of two: each point x0 + k·dx on a left/top edge lands in cell k.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func everyEdgeOfEveryCell() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([440720, 60, 0, 3751320, 0, -60], in: directory)
@@ -71,7 +71,7 @@ struct EdgeTests {
     }
 
     /// Outside in every direction and non-finite input: nil for outside, an error for NaN/∞.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func outsideAndNonFinite() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([100, 10, 0, 500, 0, -10], in: directory)

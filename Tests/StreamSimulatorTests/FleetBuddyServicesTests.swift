@@ -59,7 +59,7 @@ struct FleetBuddyServicesTests {
     /// Primed observations are exactly the archive's latest report per vehicle
     /// (paged 2 at a time, each vehicle once), come before any live message,
     /// and both they and live observations carry the vehicle table's columns.
-    @Test(.timeLimit(.minutes(1))) func primesThenStreamsWithRelatedAttributes() async throws {
+    @Test(.timeLimit(.minutes(2))) func primesThenStreamsWithRelatedAttributes() async throws {
         let fixture = try await FleetFixture.start(vehicles: 5, maxRecordCount: 2)
         let sink = RecordingSink()
         let connection = fixture.connection(sink: sink)
@@ -90,7 +90,7 @@ struct FleetBuddyServicesTests {
     }
 
     /// The connection's where clause applies to the archive query: only the matching vehicle is primed.
-    @Test(.timeLimit(.minutes(1))) func whereClauseFiltersTheArchive() async throws {
+    @Test(.timeLimit(.minutes(2))) func whereClauseFiltersTheArchive() async throws {
         let fixture = try await FleetFixture.start(vehicles: 4)
         let sink = RecordingSink()
         let connection = fixture.connection(where: "vehiclename = 'TRUCK 3'", sink: sink)
@@ -107,7 +107,7 @@ struct FleetBuddyServicesTests {
     }
 
     /// Every vehicle is primed once when the archive and the vehicle table page 3 rows at a time.
-    @Test(.timeLimit(.minutes(1))) func pagingReturnsEveryRowOnce() async throws {
+    @Test(.timeLimit(.minutes(2))) func pagingReturnsEveryRowOnce() async throws {
         let fixture = try await FleetFixture.start(vehicles: 7, maxRecordCount: 3)
         let sink = RecordingSink()
         let connection = fixture.connection(sink: sink)
@@ -125,7 +125,7 @@ struct FleetBuddyServicesTests {
     }
 
     /// An archive that cannot be queried is an `archive` error event; the stream still connects and delivers.
-    @Test(.timeLimit(.minutes(1))) func failingArchiveStillStreams() async throws {
+    @Test(.timeLimit(.minutes(2))) func failingArchiveStillStreams() async throws {
         let fixture = try await FleetFixture.start(vehicles: 2)
         let base = fixture.server.httpBase
         // A stream service whose archive names a layer the simulator does not serve.

@@ -7,7 +7,7 @@ struct FlowAndLifecycleTests {
     /// A consumer slower than the server still receives all 100,000 messages in
     /// order, while the client's unconsumed buffer and the server's queue stay
     /// bounded (reading pauses instead of buffering everything).
-    @Test(.timeLimit(.minutes(1))) func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
+    @Test(.timeLimit(.minutes(2))) func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
         let total = 100_000
         let padding = String(repeating: "p", count: 280)
         let serverQueueLimit = 256 * 1024
@@ -62,7 +62,7 @@ struct FlowAndLifecycleTests {
 
     /// When the peer stops answering pings, the client drops the connection and
     /// reports the peer as unresponsive.
-    @Test(.timeLimit(.minutes(1))) func unansweredPingsDetectDeadPeer() async throws {
+    @Test(.timeLimit(.minutes(2))) func unansweredPingsDetectDeadPeer() async throws {
         let server = try await startEchoServer { configuration in
             // The server stops reading after one byte is buffered, so it never sees the pings.
             configuration.receiveBufferLimit = 1
@@ -83,7 +83,7 @@ struct FlowAndLifecycleTests {
 
     /// Shutting down the client loop and the server while messages stream ends
     /// both sides cleanly and their service threads exit.
-    @Test(.timeLimit(.minutes(1))) func shutdownWhileMessagesAreInFlight() async throws {
+    @Test(.timeLimit(.minutes(2))) func shutdownWhileMessagesAreInFlight() async throws {
         // The loop's own thread (the system keeps 15 bytes of its name).
         let threadsBefore = ProcessStatus.threadNames().filter { $0 == "entitystream-te" }.count
         let server = try await startEchoServer { configuration in
@@ -121,7 +121,7 @@ struct FlowAndLifecycleTests {
 
     /// Server shutdown returns only when no handler is running: one waiting on
     /// something else entirely is cancelled and awaited.
-    @Test(.timeLimit(.minutes(1))) func shutdownEndsEveryHandler() async throws {
+    @Test(.timeLimit(.minutes(2))) func shutdownEndsEveryHandler() async throws {
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: Bool.self)
         let server = try await startEchoServer { configuration in
@@ -147,7 +147,7 @@ struct FlowAndLifecycleTests {
 
     /// shutdown() while the loop is still starting answers everyone: the connect that started it
     /// succeeds or fails with shutDown, shutdown returns, and no service thread is left behind.
-    @Test(.timeLimit(.minutes(1))) func shutdownWhileStartingAnswersEveryone() async throws {
+    @Test(.timeLimit(.minutes(2))) func shutdownWhileStartingAnswersEveryone() async throws {
         let server = try await startEchoServer()
         let threadsBefore = ProcessStatus.threadNames().filter { $0 == "es-race" }.count
         for _ in 0..<20 {

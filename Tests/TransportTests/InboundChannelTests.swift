@@ -12,7 +12,7 @@ private func turn(_ texts: [String]) -> TurnBatch {
 @Suite("Inbound channel")
 struct InboundChannelTests {
     /// Turns delivered while the consumer is busy are merged into one batch, in order.
-    @Test(.timeLimit(.minutes(1))) func busyConsumerGetsOneMergedBatch() async throws {
+    @Test(.timeLimit(.minutes(2))) func busyConsumerGetsOneMergedBatch() async throws {
         let channel = InboundChannel(bufferLimit: 1 << 20) {}
         var first = turn(["a", "b"])
         var second = turn(["c"])
@@ -23,7 +23,7 @@ struct InboundChannelTests {
     }
 
     /// Past the buffer limit the service thread is told to pause, and resumed once the consumer drains.
-    @Test(.timeLimit(.minutes(1))) func backPressurePausesAndResumes() async throws {
+    @Test(.timeLimit(.minutes(2))) func backPressurePausesAndResumes() async throws {
         let resumed = LockedState(0)
         let channel = InboundChannel(bufferLimit: 4) { resumed.withLock { $0 += 1 } }
         var small = turn(["ab"])
@@ -37,7 +37,7 @@ struct InboundChannelTests {
     }
 
     /// What was delivered comes out before the end; an error ends the sequence after it.
-    @Test(.timeLimit(.minutes(1))) func deliversBeforeTheError() async throws {
+    @Test(.timeLimit(.minutes(2))) func deliversBeforeTheError() async throws {
         let channel = InboundChannel(bufferLimit: 1 << 20) {}
         var batch = turn(["last"])
         _ = channel.deliver(&batch)
@@ -47,7 +47,7 @@ struct InboundChannelTests {
     }
 
     /// A consumer cancelled while it waits is resumed with `cancelled`.
-    @Test(.timeLimit(.minutes(1))) func cancelledConsumerIsResumed() async {
+    @Test(.timeLimit(.minutes(2))) func cancelledConsumerIsResumed() async {
         let channel = InboundChannel(bufferLimit: 1 << 20) {}
         let consumer = Task { () -> TransportError? in
             do throws(TransportError) { _ = try await channel.next(); return nil } catch { return error }
@@ -58,7 +58,7 @@ struct InboundChannelTests {
     }
 
     /// Two tasks waiting at once is a programming error that stops the program with a message.
-    @Test(.timeLimit(.minutes(1))) func secondConsumerStopsLoudly() async {
+    @Test(.timeLimit(.minutes(2))) func secondConsumerStopsLoudly() async {
         await #expect(processExitsWith: .failure) {
             let channel = InboundChannel(bufferLimit: 1 << 20) {}
             let first = Task { _ = try? await channel.next() }

@@ -9,7 +9,7 @@ struct MessageAssemblerTests {
     }
 
     /// Chunks of one message are joined; complete messages land back to back in the batch.
-    @Test(.timeLimit(.minutes(1))) func joinsChunksIntoWholeMessages() {
+    @Test(.timeLimit(.minutes(2))) func joinsChunksIntoWholeMessages() {
         var assembler = MessageAssembler(maximumMessageSize: 100)
         var batch = TurnBatch()
         #expect(append(&assembler, "whole", first: true, final: true, into: &batch) == .complete)
@@ -23,7 +23,7 @@ struct MessageAssemblerTests {
     }
 
     /// A message growing past the limit is refused, whether it arrives whole or in chunks.
-    @Test(.timeLimit(.minutes(1))) func refusesOversizedMessages() {
+    @Test(.timeLimit(.minutes(2))) func refusesOversizedMessages() {
         var assembler = MessageAssembler(maximumMessageSize: 4)
         var batch = TurnBatch()
         #expect(append(&assembler, "12345", first: true, final: true, into: &batch) == .tooLarge)
@@ -41,7 +41,7 @@ struct ServerOutboundQueueTests {
     }
 
     /// Queued messages come out as framed bytes, in order, one chunk per write.
-    @Test(.timeLimit(.minutes(1))) func framesMessagesIntoChunks() throws {
+    @Test(.timeLimit(.minutes(2))) func framesMessagesIntoChunks() throws {
         var queue = ServerOutboundQueue()
         enqueue(&queue, "a")
         enqueue(&queue, "bc")
@@ -54,7 +54,7 @@ struct ServerOutboundQueueTests {
     }
 
     /// Dropping makes room by removing the oldest messages first and counts them.
-    @Test(.timeLimit(.minutes(1))) func dropsOldestFirstAndCounts() throws {
+    @Test(.timeLimit(.minutes(2))) func dropsOldestFirstAndCounts() throws {
         var queue = ServerOutboundQueue()
         for index in 0..<10 { enqueue(&queue, "m\(index)") }
         queue.dropOldest(toFit: 4 * 4)
@@ -71,7 +71,7 @@ struct ServerOutboundQueueTests {
 @Suite("Frame encoding")
 struct WebSocketFrameEncoderTests {
     /// Payload lengths use the 7-bit, 16-bit and 64-bit forms at their boundaries.
-    @Test(.timeLimit(.minutes(1)), arguments: [(125, 2), (126, 4), (65_535, 4), (65_536, 10)])
+    @Test(.timeLimit(.minutes(2)), arguments: [(125, 2), (126, 4), (65_535, 4), (65_536, 10)])
     func lengthForms(count: Int, header: Int) {
         var buffer: [UInt8] = []
         [UInt8](repeating: 0x41, count: count).withUnsafeBytes {
@@ -82,7 +82,7 @@ struct WebSocketFrameEncoderTests {
     }
 
     /// Fragmented messages start with TEXT, continue with CONTINUATION and only the last has FIN.
-    @Test(.timeLimit(.minutes(1))) func fragmentsCarryOpcodesAndFin() {
+    @Test(.timeLimit(.minutes(2))) func fragmentsCarryOpcodesAndFin() {
         var buffer: [UInt8] = []
         Array("abcdefg".utf8).withUnsafeBytes { WebSocketFrameEncoder.appendText($0, fragmentSize: 3, to: &buffer) }
         #expect(buffer == [0x01, 3, 0x61, 0x62, 0x63, 0x00, 3, 0x64, 0x65, 0x66, 0x80, 1, 0x67])
@@ -92,7 +92,7 @@ struct WebSocketFrameEncoderTests {
 @Suite("URLs and encoding")
 struct URLAndEncodingTests {
     /// URLs split into scheme, host, port and path with query, with default ports.
-    @Test(.timeLimit(.minutes(1))) func parsesURLs() throws {
+    @Test(.timeLimit(.minutes(2))) func parsesURLs() throws {
         let url = try TransportURL("wss://realtimegis2016.esri.com:6443/arcgis/ws/services/SandyVehicles/StreamServer/subscribe?outSR=4326")
         #expect(url.scheme == .wss)
         #expect(url.host == "realtimegis2016.esri.com")
@@ -106,7 +106,7 @@ struct URLAndEncodingTests {
     }
 
     /// Relative redirects resolve against the current URL.
-    @Test(.timeLimit(.minutes(1))) func resolvesRedirects() throws {
+    @Test(.timeLimit(.minutes(2))) func resolvesRedirects() throws {
         let base = try TransportURL("https://host:8443/a/b/c?x=1")
         #expect(try base.resolving("/root").description == "https://host:8443/root")
         #expect(try base.resolving("sibling").description == "https://host:8443/a/b/sibling")
@@ -114,7 +114,7 @@ struct URLAndEncodingTests {
     }
 
     /// Percent-encoding round-trips text with reserved and non-ASCII characters.
-    @Test(.timeLimit(.minutes(1))) func percentEncodingRoundTrips() {
+    @Test(.timeLimit(.minutes(2))) func percentEncodingRoundTrips() {
         let text = "speed > 0 AND name LIKE 'TRUCK%' & ü+"
         let encoded = PercentEncoding.encode(text)
         #expect(!encoded.contains(" ") && !encoded.contains("&") && !encoded.contains("+"))
