@@ -7,12 +7,6 @@ import Testing
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double)],
                             trackIDField: "id", startTimeField: "t")
 
-private struct FixedTarget: ControlTarget {
-    func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
-    func statusFacts() async -> JSONObject { JSONObject() }
-    func streamStatus() async -> String { "connected" }
-}
-
 /// One observation: a track, a point, its time field and speed.
 private struct Fix {
     var track: String
@@ -22,74 +16,29 @@ private struct Fix {
     var speed: Double
 }
 
-/// A pipeline, a runtime and a command handler, as a session wires them.
-private struct Harness {
-    let clock = ManualClock()
-    let pipeline: StreamPipeline
-    let subscriber: Subscriber
-    let runtime: AnalysisRuntime
-    let handler: ControlCommandHandler
-    let running: Task<Void, Never>
+/// The shared analysis session of the test support, with this file's schema and fixes.
+private typealias Harness = AnalysisHarness
 
-    init() async {
-        pipeline = StreamPipeline(purgeOptions: PurgeOptions(maximumDuration: 0, maximumObservations: 0), clock: clock)
-        subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.analysis, .response]), clock: clock)
-        await pipeline.bus.subscribe(subscriber)
-        let store = pipeline.store
-        runtime = AnalysisRuntime(environment: AnalysisEnvironment(store: store, streamStatus: { "connected" }, clock: clock)) { [pipeline] in
-            await pipeline.publish($0)
-        }
-        let runtime = self.runtime
-        running = Task { await runtime.run() }
-        handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: FixedTarget(), runtime: runtime))
-        await pipeline.schemaChanged(schema)
+extension AnalysisHarness {
+    fileprivate init() async {
+        await self.init(schema: schema)
     }
 
-    func ingest(_ fixes: [Fix], wkid: Int?) async {
-        await pipeline.receive(fixes.map { fix in
-            .observation(Observation(geometry: Point(x: fix.x, y: fix.y, wkid: wkid),
-                                     attributes: [.string(fix.track), .date(milliseconds: fix.t), .double(fix.speed)], receivedAt: clock.now()))
+    fileprivate func ingest(_ fixes: [Fix], wkid: Int?) async {
+        await ingest(fixes.map { fix in
+            Observation(geometry: Point(x: fix.x, y: fix.y, wkid: wkid),
+                        attributes: [.string(fix.track), .date(milliseconds: fix.t), .double(fix.speed)], receivedAt: clock.now())
         })
     }
 
-    func settle() async {
-        await pipeline.publish(StreamEvent(time: 0, payload: .response(ControlResponse(id: .string("settle"), command: "settle", ok: true))))
-        while let batch = await subscriber.next() {
-            if batch.contains(where: { if case .response(let r) = $0.payload { return r.id == .string("settle") }; return false }) { return }
-        }
-    }
-
-    /// Collects events until the job's final line (or a response).
-    func collect() async -> [StreamEvent] {
-        var events: [StreamEvent] = []
-        while let batch = await subscriber.next() {
-            events += batch
-            if events.contains(where: { event in
-                if case .analysis(let analysis) = event.payload { return analysis.phase.isFinal }
-                return event.kind == .response
-            }) { break }
-        }
-        return events
-    }
-
-    func run(_ line: String) async -> [StreamEvent] {
-        await settle()
-        await handler.handle(line: Array(line.utf8))
-        return await collect()
-    }
-
-    func close() async {
-        await runtime.close()
-        await running.value
-        await pipeline.close()
+    /// Sends a command and returns its events up to its final line (or its refusal).
+    fileprivate func run(_ line: String) async -> [StreamEvent] {
+        await command(line)
     }
 }
 
 private func analyses(_ events: [StreamEvent]) -> [AnalysisEvent] {
-    events.compactMap { event in
-        if case .analysis(let analysis) = event.payload { return analysis }
-        return nil
-    }
+    AnalysisHarness.analyses(events)
 }
 
 /// The job statuses of the status lines (not the engine progress lines), in order.

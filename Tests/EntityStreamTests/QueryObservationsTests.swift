@@ -6,79 +6,30 @@ import Testing
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double)],
                             trackIDField: "id", startTimeField: "t")
 
-/// A replay-like control target: filters are not used here.
-private struct FixedTarget: ControlTarget {
-    func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
-    func statusFacts() async -> JSONObject { JSONObject() }
-    func streamStatus() async -> String { "connected" }
-}
+/// The shared analysis session of the test support, with this file's schema and rows.
+private typealias Harness = AnalysisHarness
 
-/// A pipeline with a subscriber, a runtime and a command handler, as a session wires them.
-private struct Harness {
-    let clock = ManualClock()
-    let pipeline: StreamPipeline
-    let subscriber: Subscriber
-    let runtime: AnalysisRuntime
-    let handler: ControlCommandHandler
-    let running: Task<Void, Never>
-
-    init(options: PurgeOptions = PurgeOptions(maximumDuration: 0, maximumObservations: 0)) async {
-        pipeline = StreamPipeline(purgeOptions: options, clock: clock)
-        subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.analysis, .response]), clock: clock)
-        await pipeline.bus.subscribe(subscriber)
-        let store = pipeline.store
-        runtime = AnalysisRuntime(environment: AnalysisEnvironment(store: store, streamStatus: { "connected" }, clock: clock)) { [pipeline] in
-            await pipeline.publish($0)
-        }
-        let runtime = self.runtime
-        running = Task { await runtime.run() }
-        handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: FixedTarget(), runtime: runtime))
-        await pipeline.schemaChanged(schema)
+extension AnalysisHarness {
+    fileprivate init(options: PurgeOptions = PurgeOptions(maximumDuration: 0, maximumObservations: 0)) async {
+        await self.init(schema: schema, options: options)
     }
 
-    func ingest(_ rows: [(String, Int64, Double)]) async {
-        await pipeline.receive(rows.map { row in
-            .observation(Observation(geometry: Point(x: 1, y: 2, wkid: 4326),
-                                     attributes: [.string(row.0), .date(milliseconds: row.1), .double(row.2)], receivedAt: clock.now()))
+    /// Rows of (track, time, speed) at one point, received now.
+    fileprivate func ingest(_ rows: [(String, Int64, Double)]) async {
+        await ingest(rows.map { row in
+            Observation(geometry: Point(x: 1, y: 2, wkid: 4326),
+                        attributes: [.string(row.0), .date(milliseconds: row.1), .double(row.2)], receivedAt: clock.now())
         })
     }
 
-    /// Waits until everything handed to the pipeline so far has been processed
-    /// (a marker published after it comes out of the bus).
-    func settle() async {
-        await pipeline.publish(StreamEvent(time: 0, payload: .response(ControlResponse(id: .string("settle"), command: "settle", ok: true))))
-        while let batch = await subscriber.next() {
-            if batch.contains(where: { if case .response(let r) = $0.payload { return r.id == .string("settle") }; return false }) { return }
-        }
-    }
-
-    /// Sends a command and collects its analysis events until the final one (or its refusal).
-    func run(_ line: String) async -> [StreamEvent] {
-        await settle()
-        await handler.handle(line: Array(line.utf8))
-        var events: [StreamEvent] = []
-        while let batch = await subscriber.next() {
-            events += batch
-            if events.contains(where: { event in
-                if case .analysis(let analysis) = event.payload { return analysis.phase.isFinal }
-                return event.kind == .response
-            }) { break }
-        }
-        return events
-    }
-
-    func close() async {
-        await runtime.close()
-        await running.value
-        await pipeline.close()
+    /// Sends a command and returns its events up to its final line (or its refusal).
+    fileprivate func run(_ line: String) async -> [StreamEvent] {
+        await command(line)
     }
 }
 
 private func analyses(_ events: [StreamEvent]) -> [AnalysisEvent] {
-    events.compactMap { event in
-        if case .analysis(let analysis) = event.payload { return analysis }
-        return nil
-    }
+    AnalysisHarness.analyses(events)
 }
 
 @Suite("query-observations over the store")

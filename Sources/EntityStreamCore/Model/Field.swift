@@ -23,6 +23,23 @@ public enum FieldType: Sendable, Hashable {
         }
     }
 
+    /// How messages name the type: "integer", "date", "object id", …
+    public var word: String {
+        switch self {
+        case .objectID: return "object id"
+        case .smallInteger: return "small integer"
+        case .integer: return "integer"
+        case .bigInteger: return "big integer"
+        case .single: return "single"
+        case .double: return "double"
+        case .string: return "string"
+        case .date: return "date"
+        case .guid: return "GUID"
+        case .globalID: return "global id"
+        case .other(let name): return name
+        }
+    }
+
     /// The `esriFieldType…` name.
     public var esriName: String {
         switch self {

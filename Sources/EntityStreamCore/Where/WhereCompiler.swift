@@ -178,7 +178,7 @@ struct WhereCompiler {
             referencedFields.insert(index)
             let field = schema.fields[index]
             return TypedOperand(operand: .field(index), type: WhereValueType(field.type),
-                                description: "\(WhereValueType.word(for: field.type)) field '\(field.name)'",
+                                description: "\(field.type.word) field '\(field.name)'",
                                 position: e.position)
         case .integer(let v):
             return TypedOperand(operand: .literal(.int(v)), type: .number, description: "number \(v)", position: e.position)

@@ -32,21 +32,4 @@ enum WhereValueType: Sendable, Hashable {
 
     /// Usable where a string is needed (LIKE, UPPER, LOWER, CHAR_LENGTH).
     var isTextual: Bool { self == .string || self == .dynamic || self == .null }
-
-    /// How error messages name a field of this declared type.
-    static func word(for fieldType: FieldType) -> String {
-        switch fieldType {
-        case .objectID: return "object id"
-        case .smallInteger: return "small integer"
-        case .integer: return "integer"
-        case .bigInteger: return "big integer"
-        case .single: return "single"
-        case .double: return "double"
-        case .string: return "string"
-        case .date: return "date"
-        case .guid: return "GUID"
-        case .globalID: return "global id"
-        case .other(let name): return name
-        }
-    }
 }

@@ -66,7 +66,7 @@ public enum StatisticsError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unknownGroupByField(let name):
             return "unknown group-by field '\(name)'"
         case .nonNumericField(let type, let field, let fieldType):
-            return "\(type.sqlName) needs a numeric field, but '\(field)' is a \(Self.word(for: fieldType)) field"
+            return "\(type.sqlName) needs a numeric field, but '\(field)' is a \(fieldType.word) field"
         case .allRowsNotCountable(let type):
             return "\(type.sqlName) of '*' is not allowed: only COUNT takes '*' (all rows)"
         case .duplicateGroupByField(let name):
@@ -82,20 +82,4 @@ public enum StatisticsError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    /// How messages name a declared field type.
-    static func word(for type: FieldType) -> String {
-        switch type {
-        case .objectID: return "object id"
-        case .smallInteger: return "small integer"
-        case .integer: return "integer"
-        case .bigInteger: return "big integer"
-        case .single: return "single"
-        case .double: return "double"
-        case .string: return "string"
-        case .date: return "date"
-        case .guid: return "GUID"
-        case .globalID: return "global id"
-        case .other(let name): return name
-        }
-    }
 }
