@@ -15,7 +15,7 @@ import Transport
 ///   same with a callback and returns a ``FeatureQuerySummary``.
 ///   ``count(_:)`` and ``objectIDs(_:)`` send `returnCountOnly`/`returnIdsOnly`.
 /// - Cancelling the calling task stops between requests and aborts the
-///   request in flight (``ArcGISRequestError/cancelled``).
+///   request in flight (``FeatureLayerError/request(_:)`` with ``ArcGISRequestError/cancelled``).
 /// - Tokens: sent as the `token` parameter (in the form body when a request
 ///   is long enough to be POSTed); on ArcGIS 498/499 the ``TokenSource`` is
 ///   asked once for another, else the call fails with

@@ -20,7 +20,7 @@ import Transport
 ///   unreachable, not ArcGIS, truncated an answer or refused the token —
 ///   through ``GeoprocessingClientOptions/onStatus`` with ``displayURL``.
 /// - Cancelling the calling task aborts the request in flight
-///   (``ArcGISRequestError/cancelled``).
+///   (``GeoprocessingError/request(_:)`` with ``ArcGISRequestError/cancelled``).
 /// Every error is a ``GeoprocessingError`` that never contains the token.
 public actor GeoprocessingClient {
     /// The task URL as shown to users: no query, no token.
