@@ -79,7 +79,7 @@ struct FeatureLayerClientErrorTests {
         options.onStatus = { statuses.append($0) }
         let client = try FeatureLayerClient(layerURL: "http://127.0.0.1:\(port)/arcgis/rest/services/X/MapServer/0", options: options)
         let error = await layerError { _ = try await client.count(FeatureQuery()) }
-        guard case .unreachable(_, let detail)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .request(.unreachable(_, let detail))? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(detail.contains("refused"))
         #expect(error?.description.contains("hidden-token-value") == false)
         #expect(statuses.all.map(\.status) == [.connecting, .failed])
@@ -99,7 +99,7 @@ struct FeatureLayerClientErrorTests {
         options.tokenSource = StaticTokenSource("hidden-token-value")
         let client = try FeatureLayerClient(layerURL: "\(server.httpBase)/some/page", options: options)
         let error = await layerError { _ = try await client.description() }
-        guard case .notArcGIS(_, let status, let contentType, let excerpt)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .request(.notArcGIS(_, let status, let contentType, let excerpt))? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(status == 200)
         #expect(contentType?.hasPrefix("text/html") == true)
         #expect(excerpt.contains("Welcome to nginx"))
@@ -141,7 +141,7 @@ struct FeatureLayerClientErrorTests {
         defer { cutFraming.stop() }
         let framed = try FeatureLayerClient(layerURL: "\(cutFraming.base)/arcgis/rest/services/X/FeatureServer/0")
         let framingError = await layerError { _ = try await allPages(framed, FeatureQuery()) }
-        guard case .truncated(_, let received, let expected)? = framingError else { Issue.record("\(String(describing: framingError))"); return }
+        guard case .request(.truncated(_, let received, let expected))? = framingError else { Issue.record("\(String(describing: framingError))"); return }
         #expect(received == page.utf8.count)
         #expect(expected == page.utf8.count + 300)
         #expect(framingError?.description.contains("truncated after \(page.utf8.count) bytes of \(page.utf8.count + 300)") == true)
@@ -152,7 +152,7 @@ struct FeatureLayerClientErrorTests {
         defer { cutJSON.stop() }
         let client = try FeatureLayerClient(layerURL: "\(cutJSON.base)/arcgis/rest/services/X/FeatureServer/0")
         let jsonError = await layerError { _ = try await allPages(client, FeatureQuery()) }
-        guard case .truncated(_, let bytes, _)? = jsonError else { Issue.record("\(String(describing: jsonError))"); return }
+        guard case .request(.truncated(_, let bytes, _))? = jsonError else { Issue.record("\(String(describing: jsonError))"); return }
         #expect(bytes == page.utf8.count)
         #expect(await client.status == .failed)
     }
@@ -168,7 +168,7 @@ struct FeatureLayerClientErrorTests {
         options.tokenSource = StaticTokenSource("hidden-token-value")
         let client = try FeatureLayerClient(layerURL: "\(responder.base)/arcgis/rest/services/X/FeatureServer/0", options: options)
         let error = await layerError { _ = try await allPages(client, FeatureQuery(objectIDs: Array(1...600))) }
-        guard case .invalidResponse(_, let detail)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .request(.invalidResponse(_, let detail))? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(detail.contains("exceededTransferLimit"))
         let post = try #require(responder.requests.last)
         #expect(post.hasPrefix("POST /arcgis/rest/services/X/FeatureServer/0/query HTTP/1.1"))
@@ -188,7 +188,7 @@ struct FeatureLayerClientErrorTests {
         let error = await layerError {
             for try await page in client.pages(FeatureQuery()) { received += page.features.count }
         }
-        guard case .invalidResponse(_, let detail)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .request(.invalidResponse(_, let detail))? = error else { Issue.record("\(String(describing: error))"); return }
         #expect(detail.contains("ignored resultOffset"))
         #expect(received == 2)
     }
@@ -212,7 +212,7 @@ struct FeatureLayerClientErrorTests {
         task.cancel()
         let result = await task.result
         guard case .failure(let error) = result else { Issue.record("the query finished"); return }
-        #expect(error as? FeatureLayerError == .cancelled)
+        #expect(error as? FeatureLayerError == .request(.cancelled))
         release.yield(())
         await server.shutdown()
     }

@@ -284,10 +284,10 @@ struct FeatureLayerTests {
             guard let client = try? FeatureLayerClient(layerURL: server.layerURL("Secure"), options: options) else { return nil }
             do { _ = try await client.description(); return nil } catch { return error }
         }
-        guard case .tokenRejected(let required, false)? = await failure(nil) else { Issue.record("no 499"); return }
+        guard case .request(.tokenRejected(let required, false))? = await failure(nil) else { Issue.record("no 499"); return }
         #expect(required.code == 499)
         let wrong = await failure(StaticTokenSource("guess-token"))
-        guard case .tokenRejected(let invalid, false)? = wrong else { Issue.record("no 498"); return }
+        guard case .request(.tokenRejected(let invalid, false))? = wrong else { Issue.record("no 498"); return }
         #expect(invalid.code == 498)
         #expect(wrong?.description.contains("guess-token") == false)
         #expect(await failure(StaticTokenSource("s3cret-token")) == nil)
@@ -329,7 +329,7 @@ extension FeatureLayerTests {
         let strict = try FeatureLayerClient(layerURL: server.layerURL("S"))
         var strictError: FeatureLayerError?
         do { _ = try await strict.description() } catch { strictError = error }
-        guard case .unreachable(_, let detail)? = strictError else { Issue.record("\(String(describing: strictError))"); return }
+        guard case .request(.unreachable(_, let detail))? = strictError else { Issue.record("\(String(describing: strictError))"); return }
         #expect(detail.contains("TLS"))
         await server.shutdown()
     }

@@ -15,11 +15,11 @@ import Transport
 ///   same with a callback and returns a ``FeatureQuerySummary``.
 ///   ``count(_:)`` and ``objectIDs(_:)`` send `returnCountOnly`/`returnIdsOnly`.
 /// - Cancelling the calling task stops between requests and aborts the
-///   request in flight (``FeatureLayerError/cancelled``).
+///   request in flight (``FeatureLayerError/request(_:)`` with ``ArcGISRequestError/cancelled``).
 /// - Tokens: sent as the `token` parameter (in the form body when a request
 ///   is long enough to be POSTed); on ArcGIS 498/499 the ``TokenSource`` is
 ///   asked once for another, else the call fails with
-///   ``FeatureLayerError/tokenRejected(_:renewed:)``.
+///   ``ArcGISRequestError/tokenRejected(_:renewed:)`` (``ArcGISRequester``).
 /// - Status: `connecting` before the first request (and after a failure),
 ///   `connected` once the server answered as ArcGIS (errors about the query
 ///   included), `failed` when it is unreachable, not ArcGIS, truncated its
@@ -29,11 +29,8 @@ import Transport
 public actor FeatureLayerClient {
     /// The layer URL as shown to users: no query, no token.
     public nonisolated let displayURL: String
-    private let base: String
-    private let extraParameters: [(String, String)]
     private let options: FeatureLayerClientOptions
-    private let tokenSource: any TokenSource
-    private let http: HTTPClient
+    private let requester: ArcGISRequester
 
     public private(set) var status: ConnectionStatus = .disconnected
     /// The last error that made the status `failed`.
@@ -49,12 +46,11 @@ public actor FeatureLayerClient {
     public init(layerURL: String, options: FeatureLayerClientOptions = FeatureLayerClientOptions()) throws(FeatureLayerError) {
         let endpoint: ArcGISEndpoint
         do { endpoint = try ArcGISEndpoint(parsing: layerURL, droppingSuffix: "/query") } catch { throw .invalidURL(error.reason) }
-        self.base = endpoint.base
         self.displayURL = endpoint.base
-        self.extraParameters = endpoint.extraParameters
         self.options = options
-        self.tokenSource = options.tokenSource ?? StaticTokenSource(endpoint.token)
-        self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
+        self.requester = ArcGISRequester(endpoint: endpoint, keepingQueryItems: true, tokenSource: options.tokenSource,
+                                         http: HTTPClient(configuration: options.http, eventLoop: options.eventLoop),
+                                         maximumGETLength: options.maximumGETLength)
     }
 
     // MARK: Status
@@ -100,17 +96,16 @@ public actor FeatureLayerClient {
     /// Loads the layer description again.
     @discardableResult
     public func reloadDescription() async throws(FeatureLayerError) -> LayerDescription {
-        let response = try await send(path: nil, parameters: [("f", "json")])
-        try checkComplete(response)
+        let answer = try await send(path: nil, parameters: [("f", "json")])
         let description: LayerDescription
         do {
-            description = try LayerDescription(json: response.body)
+            description = try LayerDescription(json: answer.body)
         } catch {
             switch error {
             case .arcGIS(let arcGIS):
                 setStatus(.connected, error: nil)
                 throw .arcGIS(arcGIS, operation: "layer description request")
-            case .notJSON: throw failed(classifyNonJSON(response))
+            case .notJSON: throw failed(.request(answer.notJSON()))
             case .notALayer(let detail), .invalid(let detail): throw failed(.notALayer(url: displayURL, detail: detail))
             }
         }
@@ -145,8 +140,8 @@ public actor FeatureLayerClient {
         request.resultRecordCount = nil
         request.orderBy = []
         request.format = .json
-        let response = try await send(path: "query", parameters: request.parameters)
-        return try read(response, operation: "count query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.count(bytes) }
+        let answer = try await send(path: "query", parameters: request.parameters)
+        return try read(answer, operation: "count query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.count(bytes) }
     }
 
     /// The object ids of the features matching `query` (`returnIdsOnly`), in the server's order.
@@ -162,71 +157,38 @@ public actor FeatureLayerClient {
     func fetchObjectIDs(_ request: FeatureQuery) async throws(FeatureLayerError) -> [Int64] {
         var request = request
         request.format = .json
-        let response = try await send(path: "query", parameters: request.parameters)
-        return try read(response, operation: "object-id query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.objectIDs(bytes).ids }
+        let answer = try await send(path: "query", parameters: request.parameters)
+        return try read(answer, operation: "object-id query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.objectIDs(bytes).ids }
     }
 
     func fetchPage(_ request: FeatureQuery, index: Int) async throws(FeatureLayerError) -> FeatureSetPage {
         var request = request
         request.format = .json
-        let response = try await send(path: "query", parameters: request.parameters)
+        let answer = try await send(path: "query", parameters: request.parameters)
         let now = options.clock.now()
-        return try read(response, operation: "query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.page(bytes, index: index, receivedAt: now) }
+        return try read(answer, operation: "query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.page(bytes, index: index, receivedAt: now) }
     }
 
     // MARK: HTTP
 
-    /// Sends one request (GET, or POST when the URL would be too long) with
-    /// the token, renewing it once on 498/499. Status: connecting before,
-    /// failed on a transport failure or a refused token.
-    private func send(path: String?, parameters: [(String, String)]) async throws(FeatureLayerError) -> HTTPResponse {
+    /// Sends one request through the requester (GET, or POST when the URL
+    /// would be too long). Status: connecting before, failed on a transport
+    /// failure, a truncated body or a refused token.
+    private func send(path: String?, parameters: [(String, String)]) async throws(FeatureLayerError) -> ArcGISAnswer {
         if status != .connected { setStatus(.connecting, error: nil) }
-        var token = await tokenSource.token()
-        var renewed = false
-        while true {
-            guard !Task.isCancelled else { throw .cancelled }
-            let response = try await exchange(path: path, parameters: parameters, token: token)
-            if let rejection = ArcGISResponse.tokenRejection(response) {
-                if !renewed, case .renewed(let fresh) = await tokenSource.renewToken(rejected: token) {
-                    token = fresh
-                    renewed = true
-                    continue
-                }
-                throw failed(.tokenRejected(rejection, renewed: renewed))
-            }
-            return response
-        }
-    }
-
-    private func exchange(path: String?, parameters: [(String, String)], token: String?) async throws(FeatureLayerError) -> HTTPResponse {
-        let url = path.map { "\(base)/\($0)" } ?? base
-        let names = Set(parameters.map { Schema.fold($0.0) })
-        var items = extraParameters.filter { !names.contains(Schema.fold($0.0)) } + parameters
-        if let token { items.append(("token", token)) }
-        let query = PercentEncoding.query(items)
-        let request: HTTPRequest
-        if url.utf8.count + 1 + query.utf8.count <= options.maximumGETLength {
-            request = HTTPRequest(method: .get, url: "\(url)?\(query)")
-        } else {
-            request = .postForm(url, items)
-        }
         do {
-            return try await http.send(request)
+            return try await requester.send(.get, path: path, parameters: parameters)
         } catch {
-            if case .cancelled = error { throw .cancelled }
-            if Task.isCancelled { throw .cancelled }
-            throw failed(.unreachable(url: displayURL, detail: ServiceURLs.redacted(error.description).redactingToken(token)))
+            throw failed(.request(error))
         }
     }
 
-    /// Reads a response body with `parse`, turning every failure into a
+    /// Reads an answer's body with `parse`, turning every failure into a
     /// ``FeatureLayerError``; `connected` on an ArcGIS answer.
-    private func read<T>(_ response: HTTPResponse, operation: String,
+    private func read<T>(_ answer: ArcGISAnswer, operation: String,
                          _ parse: ([UInt8]) throws(FeatureSetReadError) -> T) throws(FeatureLayerError) -> T {
-        try checkComplete(response)
-        let expected = ArcGISResponse.contentLength(response)
         do {
-            let value = try parse(response.body)
+            let value = try parse(answer.body)
             setStatus(.connected, error: nil)
             return value
         } catch {
@@ -235,40 +197,12 @@ public actor FeatureLayerClient {
                 setStatus(.connected, error: nil)
                 throw .arcGIS(arcGIS, operation: operation)
             case .notJSON:
-                throw failed(classifyNonJSON(response))
+                throw failed(.request(answer.notJSON()))
             case .truncated(let bytes):
-                throw failed(.truncated(url: displayURL, received: bytes, expected: expected))
+                throw failed(.request(answer.cutShort(after: bytes)))
             case .invalid(let detail):
-                if !(200..<300).contains(response.status) {
-                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(response.body)))
-                }
-                throw failed(.invalidResponse(url: displayURL, detail: detail))
+                throw failed(.request(answer.unexpected(detail)))
             }
         }
     }
-
-    /// Throws ``FeatureLayerError/truncated(url:received:expected:)`` when the
-    /// body is shorter than its `Content-Length`.
-    private func checkComplete(_ response: HTTPResponse) throws(FeatureLayerError) {
-        if let expected = ArcGISResponse.contentLength(response), response.body.count < expected {
-            throw failed(.truncated(url: displayURL, received: response.body.count, expected: expected))
-        }
-    }
-
-
-    /// A body that is not JSON: cut short, a server error status, or not ArcGIS at all.
-    private func classifyNonJSON(_ response: HTTPResponse) -> FeatureLayerError {
-        let body = response.body
-        do throws(JSONError) { try JSONParser.validate(body) } catch {
-            if case .truncated(let count) = FeatureSetReader.classify(error, body) {
-                return .truncated(url: displayURL, received: count, expected: nil)
-            }
-        }
-        if response.status >= 500 {
-            return .httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(body))
-        }
-        return .notArcGIS(url: displayURL, status: response.status, contentType: response.headers["content-type"],
-                          excerpt: ArcGISResponse.excerpt(body))
-    }
-
 }

@@ -11,7 +11,7 @@ import EntityStreamCore
 /// order of the ids (when the page carries the object-id field). A server
 /// that ignores `resultOffset` (a page starting where the previous one did)
 /// is an error, not an endless loop. Errors are
-/// ``FeatureLayerError`` (cancellation included). Iterate it once.
+/// ``FeatureLayerError`` (cancellation included: ``ArcGISRequestError/cancelled``). Iterate it once.
 public struct FeatureQueryPages: AsyncSequence, Sendable {
     public typealias Element = FeatureSetPage
 
@@ -56,29 +56,29 @@ public struct FeatureQueryPages: AsyncSequence, Sendable {
         }
 
         private mutating func nextPage() async throws(FeatureLayerError) -> FeatureSetPage? {
-            if Task.isCancelled { throw .cancelled }
+            if Task.isCancelled { throw .request(.cancelled) }
             if pager == nil {
                 pager = FeatureQueryPager(query: query, layer: try await client.description())
             }
             guard var pager else { return nil }
             defer { self.pager = pager }
             while let request = pager.nextRequest() {
-                if Task.isCancelled { throw .cancelled }
+                if Task.isCancelled { throw .request(.cancelled) }
                 if pager.expectsObjectIDs {
                     let ids = try await client.fetchObjectIDs(request)
-                    do { try pager.received(objectIDs: ids) } catch { throw .invalidResponse(url: client.displayURL, detail: error.description) }
+                    do { try pager.received(objectIDs: ids) } catch { throw .request(.invalidResponse(url: client.displayURL, detail: error.description)) }
                     continue
                 }
                 var page = try await client.fetchPage(request, index: pages)
                 do {
                     try pager.received(featureCount: page.features.count, exceededTransferLimit: page.exceededTransferLimit)
                 } catch {
-                    throw .invalidResponse(url: client.displayURL, detail: error.description)
+                    throw .request(.invalidResponse(url: client.displayURL, detail: error.description))
                 }
                 if case .objectIDBatches = pager.strategy, let ids = request.objectIDs { Self.reorder(&page, by: ids) }
                 if case .pages = pager.strategy, let first = page.features.first.flatMap({ page.objectID(of: $0) }) {
                     if first == previousFirstID {
-                        throw .invalidResponse(url: client.displayURL, detail: "the server ignored resultOffset: page \(pages) starts with the same feature (object id \(first)) as page \(pages - 1)")
+                        throw .request(.invalidResponse(url: client.displayURL, detail: "the server ignored resultOffset: page \(pages) starts with the same feature (object id \(first)) as page \(pages - 1)"))
                     }
                     previousFirstID = first
                 }

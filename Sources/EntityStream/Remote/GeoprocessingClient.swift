@@ -14,21 +14,19 @@ import Transport
 /// - ``result(_:parameter:)``: `GET <task>/jobs/<id>/results/<name>?f=json`.
 /// - Tokens: sent as the `token` parameter (in the form body of POSTs); on
 ///   ArcGIS 498/499 the ``TokenSource`` is asked once for another, else the
-///   call fails with ``GeoprocessingError/tokenRejected(_:renewed:)``.
+///   call fails with ``ArcGISRequestError/tokenRejected(_:renewed:)`` (``ArcGISRequester``).
 /// - Status: `connecting` before the first request (and after a failure),
 ///   `connected` once the server answered as ArcGIS, `failed` when it is
 ///   unreachable, not ArcGIS, truncated an answer or refused the token —
 ///   through ``GeoprocessingClientOptions/onStatus`` with ``displayURL``.
 /// - Cancelling the calling task aborts the request in flight
-///   (``GeoprocessingError/cancelled``).
+///   (``GeoprocessingError/request(_:)`` with ``ArcGISRequestError/cancelled``).
 /// Every error is a ``GeoprocessingError`` that never contains the token.
 public actor GeoprocessingClient {
     /// The task URL as shown to users: no query, no token.
     public nonisolated let displayURL: String
-    private let base: String
     private let options: GeoprocessingClientOptions
-    private let tokenSource: any TokenSource
-    private let http: HTTPClient
+    private let requester: ArcGISRequester
     public private(set) var status: ConnectionStatus = .disconnected
 
     /// `taskURL` is the task's REST URL (spaces in it are encoded); a `token`
@@ -43,11 +41,10 @@ public actor GeoprocessingClient {
         guard base.range(of: "/GPServer/") != nil else {
             throw .invalidURL("'\(ServiceURLs.redacted(base))' is not a geoprocessing task (…/GPServer/<task>)")
         }
-        self.base = base
         displayURL = base
         self.options = options
-        tokenSource = options.tokenSource ?? StaticTokenSource(endpoint.token)
-        http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
+        requester = ArcGISRequester(endpoint: endpoint, keepingQueryItems: false, tokenSource: options.tokenSource,
+                                    http: HTTPClient(configuration: options.http, eventLoop: options.eventLoop), maximumGETLength: nil)
     }
 
     // MARK: Operations
@@ -94,54 +91,25 @@ public actor GeoprocessingClient {
         options.onStatus?(ConnectionStatusChange(status: newStatus, attempt: 0, url: displayURL, error: error, time: options.clock.now()))
     }
 
-    private func failed(_ error: GeoprocessingError) -> GeoprocessingError {
+    /// The request failure as the client's error; the status becomes `failed` when the service is unusable.
+    private func failed(_ error: ArcGISRequestError) -> GeoprocessingError {
         if error.isReachabilityFailure { setStatus(.failed, error: error.description) }
-        return error
+        return .request(error)
     }
 
-    /// Sends one request with the token (renewed once on 498/499) and reads its answer with `parse`.
+    /// Sends one request through the requester and reads its answer with `parse`.
+    /// Status: connecting before, connected on an ArcGIS answer, failed when the service is unusable.
     private func call<T>(_ method: HTTPMethod, path: String?, parameters: [(String, String)], operation: String,
                          _ parse: ([UInt8]) throws(GPRESTError) -> T) async throws(GeoprocessingError) -> T {
         if status != .connected { setStatus(.connecting, error: nil) }
-        var token = await tokenSource.token()
-        var renewed = false
-        while true {
-            guard !Task.isCancelled else { throw .cancelled }
-            let response = try await exchange(method, path: path, parameters: parameters, token: token)
-            if let rejection = ArcGISResponse.tokenRejection(response) {
-                if !renewed, case .renewed(let fresh) = await tokenSource.renewToken(rejected: token) {
-                    token = fresh
-                    renewed = true
-                    continue
-                }
-                throw failed(.tokenRejected(rejection, renewed: renewed))
-            }
-            return try read(response, operation: operation, token: token, parse)
-        }
-    }
-
-    private func exchange(_ method: HTTPMethod, path: String?, parameters: [(String, String)], token: String?) async throws(GeoprocessingError) -> HTTPResponse {
-        let url = path.map { "\(base)/\($0)" } ?? base
-        var items = parameters
-        if let token { items.append(("token", token)) }
-        let request = method == .post ? HTTPRequest.postForm(url, items) : HTTPRequest(method: .get, url: "\(url)?\(PercentEncoding.query(items))")
+        let answer: ArcGISAnswer
         do {
-            return try await http.send(request)
+            answer = try await requester.send(method, path: path, parameters: parameters)
         } catch {
-            if case .cancelled = error { throw .cancelled }
-            if Task.isCancelled { throw .cancelled }
-            throw failed(.unreachable(url: displayURL, detail: ServiceURLs.redacted(error.description).redactingToken(token)))
-        }
-    }
-
-    private func read<T>(_ response: HTTPResponse, operation: String, token: String?,
-                         _ parse: ([UInt8]) throws(GPRESTError) -> T) throws(GeoprocessingError) -> T {
-        let body = response.body
-        if let expected = ArcGISResponse.contentLength(response), body.count < expected {
-            throw failed(.truncated(url: displayURL, received: body.count, expected: expected))
+            throw failed(error)
         }
         do {
-            let value = try parse(body)
+            let value = try parse(answer.body)
             setStatus(.connected, error: nil)
             return value
         } catch {
@@ -150,24 +118,12 @@ public actor GeoprocessingClient {
                 setStatus(.connected, error: nil)
                 throw .arcGIS(ArcGISError(code: service.code, message: service.message, details: service.details), operation: operation)
             case .invalidJSON:
-                if response.status >= 500 {
-                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(body)))
-                }
-                if let first = body.first(where: { $0 != 32 && $0 != 9 && $0 != 10 && $0 != 13 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-                    throw failed(.truncated(url: displayURL, received: body.count, expected: nil))
-                }
-                throw failed(.notArcGIS(url: displayURL, status: response.status, contentType: response.headers["content-type"],
-                                        excerpt: ArcGISResponse.excerpt(body)))
+                throw failed(answer.notJSON())
             default:
-                if !(200..<300).contains(response.status) {
-                    throw failed(.httpStatus(url: displayURL, status: response.status, excerpt: ArcGISResponse.excerpt(body)))
-                }
-                throw failed(.invalidResponse(url: displayURL, detail: error.description.redactingToken(token)))
+                throw failed(answer.unexpected(error.description))
             }
         }
     }
-
-
 }
 
 extension String {

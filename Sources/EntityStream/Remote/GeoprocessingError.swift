@@ -5,57 +5,33 @@ import EntityStreamCore
 /// No case ever carries a token: URLs are redacted and messages scrubbed
 /// before they are stored. ``description`` is the one-line text a command
 /// line prints; ``isReachabilityFailure`` tells whether the service itself
-/// is unusable (its status becomes `failed`) or merely refused a request.
+/// is unusable (its status becomes `failed`) or merely refused a request,
+/// or the calling task was cancelled.
 public enum GeoprocessingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered with ArcGIS error JSON (`operation`: "submitJob", "job status", …).
     case arcGIS(ArcGISError, operation: String)
-    /// 498/499: the token is missing, invalid or expired, and no other was available.
-    case tokenRejected(ArcGISError, renewed: Bool)
-    /// The answer is not ArcGIS REST JSON (an HTML page, a proxy's text, …).
-    case notArcGIS(url: String, status: Int, contentType: String?, excerpt: String)
-    /// The answer stopped early.
-    case truncated(url: String, received: Int, expected: Int?)
-    /// No answer: refused, DNS, TLS, timeout — the transport's message.
-    case unreachable(url: String, detail: String)
-    /// An HTTP error status without ArcGIS error JSON.
-    case httpStatus(url: String, status: Int, excerpt: String)
-    /// JSON of an unexpected shape (what was wrong).
-    case invalidResponse(url: String, detail: String)
     /// The task URL cannot be used.
     case invalidURL(String)
-    /// The calling task was cancelled.
-    case cancelled
+    /// The request got no usable answer (unreachable, not ArcGIS, truncated,
+    /// refused token, unexpected JSON, …) or was cancelled (``ArcGISRequestError/cancelled``).
+    case request(ArcGISRequestError)
 
     public var description: String {
         switch self {
         case .arcGIS(let error, let operation):
             return "the \(operation) request failed: \(error)"
-        case .tokenRejected(let error, let renewed):
-            let hint = renewed ? "the renewed token was refused too"
-                : error.code == 499 ? "the service requires a token: give one with --token" : "the token is invalid or expired and no new one is available"
-            return "\(error): \(hint)"
-        case .notArcGIS(let url, let status, let contentType, let excerpt):
-            return "not an ArcGIS REST endpoint (\(url) answered HTTP \(status)\(contentType.map { " \($0)" } ?? ""): \(excerpt))"
-        case .truncated(let url, let received, let expected):
-            return "the response from \(url) was truncated after \(received) bytes" + (expected.map { " of \($0)" } ?? "")
-        case .unreachable(let url, let detail):
-            return "cannot reach \(url): \(detail)"
-        case .httpStatus(let url, let status, let excerpt):
-            return "\(url) answered HTTP \(status): \(excerpt)"
-        case .invalidResponse(let url, let detail):
-            return "unexpected answer from \(url): \(detail)"
         case .invalidURL(let detail):
             return "invalid geoprocessing task URL: \(detail)"
-        case .cancelled:
-            return "cancelled"
+        case .request(let error):
+            return error.description
         }
     }
 
     /// True when the service cannot be used at all.
     public var isReachabilityFailure: Bool {
         switch self {
-        case .arcGIS, .cancelled, .invalidURL: return false
-        default: return true
+        case .arcGIS, .invalidURL: return false
+        case .request(let error): return error.isReachabilityFailure
         }
     }
 }

@@ -69,7 +69,7 @@ struct ArchivePrimer: Sendable {
                 await sink.receivePrimed(messages)
             }
         } catch let error as FeatureLayerError {
-            if case .cancelled = error { return .cancelled }
+            if case .request(.cancelled) = error { return .cancelled }
             return Task.isCancelled ? .cancelled : .failed(error.description, delivered: delivered)
         } catch {
             return Task.isCancelled ? .cancelled : .failed("\(error)", delivered: delivered)

@@ -7,7 +7,7 @@ import EntityStreamCore
 /// Pages are aligned to the first page's fields (``SchemaAlignment``).
 /// ``load()`` throws a readable ``RelatedFeaturesError`` (the
 /// ``FeatureLayerError`` text, never a token, or a missing join field);
-/// cancellation throws ``FeatureLayerError/cancelled``. A plain value.
+/// cancellation throws ``FeatureLayerError/request(_:)`` with ``ArcGISRequestError/cancelled``. A plain value.
 struct RelatedFeaturesLoader: Sendable {
     let related: RelatedFeatures
     let clientOptions: FeatureLayerClientOptions
@@ -38,7 +38,7 @@ struct RelatedFeaturesLoader: Sendable {
                 for feature in page.features { rows.append(align.align(feature).attributes) }
             }
         } catch let error as FeatureLayerError {
-            if case .cancelled = error { throw error }
+            if case .request(.cancelled) = error { throw error }
             throw RelatedFeaturesError(error.description)
         }
         return try RelatedTable(schema: schema ?? Schema(fields: []), joinField: related.joinField, rows: rows)

@@ -43,7 +43,7 @@ public struct LayerQueryJob: AnalysisJob {
             return summary
         } catch let error as FeatureLayerError {
             await connection.flushStatuses(to: context)
-            if case .cancelled = error { throw CancellationError() }
+            if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)
         } catch {
             await connection.flushStatuses(to: context)
