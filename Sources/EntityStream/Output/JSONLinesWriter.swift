@@ -52,6 +52,7 @@ public final class JSONLinesWriter: Sendable {
         self.schema = schema
         self.format = format
         output = FileDescriptorOutput(fileDescriptor: fileDescriptor)
+        output.enlargePipeBuffer()
         self.observationLimit = observationLimit
         self.counters = counters
     }

@@ -113,6 +113,12 @@ public struct ReplaySource: Sendable {
         }
     }
 
+    /// Messages decoded per hand-over when playing as fast as possible. Every
+    /// stage holds about one batch, so this sets the memory in flight: 4096
+    /// kept about 30k observations alive (heaptrack: 29 MB of heap at peak);
+    /// 1024 keeps 24 MB, at the same speed (measured through a pipe).
+    static let unpacedBatch = 1024
+
     /// Plays the file into `pipeline`; returns when it is done (never, with
     /// `loop`, until the task is cancelled). `filterUpdates` yields filters set
     /// while running (`set-filter`); they apply from the next batch on.
@@ -140,7 +146,7 @@ public struct ReplaySource: Sendable {
                 if Task.isCancelled { return }
                 messages.removeAll()
                 do {
-                    more = try reader.read(into: &messages, minimum: paced ? 1 : 4096)
+                    more = try reader.read(into: &messages, minimum: paced ? 1 : Self.unpacedBatch)
                 } catch {
                     errorCount += 1
                     await pipeline.report(.recording, "\(path) \(error)", count: errorCount)

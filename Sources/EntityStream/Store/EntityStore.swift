@@ -58,7 +58,11 @@ public actor EntityStore {
     public func ingest(_ messages: [StreamMessage], primed: Bool = false) async {
         let enrichments = await enrichments(for: messages)
         let now = clock.now()
-        events.removeAll(keepingCapacity: true)
+        // A fresh array sized for this batch (an observation and at most one
+        // purge each, usually): reusing one kept every batch at the largest
+        // capacity seen, memory the queues' byte bounds did not count.
+        events = []
+        events.reserveCapacity(messages.count &* 2 &+ 4)
         // The bytes the events keep alive, summed here where the observations are at hand.
         var observationBytes = 0
         var observationEvents = 0
@@ -74,7 +78,7 @@ public actor EntityStore {
                 let before = events.count
                 store(observation, now: now, enrichment: enrichment, primed: primed)
                 let made = events.count - before
-                observationBytes &+= made &* (64 &+ observation.retainedBytes &+ (enrichment?.rasterText.count ?? 0))
+                observationBytes &+= made &* (StreamEvent.inlineBytes &+ observation.retainedBytes &+ (enrichment?.rasterText.count ?? 0))
                 observationEvents &+= made
             case .delete(let observation):
                 if let index = state.schema.trackIDIndex {
@@ -96,8 +100,8 @@ public actor EntityStore {
             }
         }
         let batch = events
-        events.removeAll(keepingCapacity: true)
-        await bus.publish(batch, retainedBytes: observationBytes &+ (batch.count &- observationEvents) &* 256)
+        events = []
+        await bus.publish(batch, retainedBytes: observationBytes &+ (batch.count &- observationEvents) &* (StreamEvent.inlineBytes &+ 96))
         scheduleTimer()
     }
 

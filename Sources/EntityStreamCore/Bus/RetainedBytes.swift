@@ -27,6 +27,9 @@ extension StreamMessage {
 }
 
 extension StreamEvent {
+    /// What one event takes inline, in the array that carries it.
+    public static let inlineBytes = MemoryLayout<StreamEvent>.stride
+
     /// The estimate for a batch of events.
     public static func retainedBytes(of events: [StreamEvent]) -> Int {
         var total = 0
@@ -37,9 +40,9 @@ extension StreamEvent {
     public var retainedBytes: Int {
         switch payload {
         case .store(.entityReceived(_, _, let observation)), .store(.observation(_, _, let observation)):
-            return 64 &+ observation.retainedBytes
+            return Self.inlineBytes &+ observation.retainedBytes
         case .store, .status, .filter, .error, .dropped:
-            return 256
+            return Self.inlineBytes &+ 96
         case .response, .analysis:
             return 4096
         }
