@@ -12,7 +12,9 @@ import Synchronization
 /// waits to be written. ``run()`` returns when the subscription
 /// ends, when the observation limit is reached, when the reader has gone
 /// away (EPIPE, e.g. `| head`), or when the output cannot be written (a full
-/// disk, an I/O error: see ``FileDescriptorOutput``).
+/// disk, an I/O error: see ``FileDescriptorOutput``); in the last three
+/// cases it ends the subscription first (later deliveries are dropped, never
+/// waited for).
 public final class JSONLinesWriter: Sendable {
     public enum Ending: Sendable, Hashable {
         /// The subscription ended.
@@ -60,6 +62,18 @@ public final class JSONLinesWriter: Sendable {
     public var writtenCounters: Counters { counters }
 
     public func run() async -> Ending {
+        let ending = await write()
+        // A writer that stops early stops consuming: end its subscription, so
+        // that publishers (the bus, then the store and the source) are not
+        // held back by a queue nobody will read. The session used to do this
+        // only when the writer's stop was the first one it saw; when the
+        // source had ended a moment before, closing the pipeline waited for
+        // ever on the full queue.
+        if ending != .finished { subscriber.finish() }
+        return ending
+    }
+
+    private func write() async -> Ending {
         var formatter = JSONLinesFormatter(format: format, schema: schema.schema)
         var writer = JSONWriter(capacity: 512 * 1024)
         var spare: JSONWriter? = JSONWriter(capacity: 512 * 1024)
