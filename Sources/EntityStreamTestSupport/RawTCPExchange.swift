@@ -24,7 +24,7 @@ public enum RawTCPExchange {
     }
 
     public static func exchange(port: Int, send bytes: [UInt8], readLimit: Int = 1 << 20,
-                                timeoutMilliseconds: Int = 2_000, closeWriting: Bool = false) async -> Answer {
+                                timeoutMilliseconds: Int = 15_000, closeWriting: Bool = false) async -> Answer {
         await withCheckedContinuation { continuation in
             let thread = Thread {
                 continuation.resume(returning: run(port: port, bytes: bytes, readLimit: readLimit, timeoutMilliseconds: timeoutMilliseconds,

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,9 +6,12 @@ import Glibc
 /// A deliberately bare WebSocket client for conformance tests: it writes
 /// frames byte by byte as the test wants them (masked or not, any close
 /// code, invalid UTF-8), which no real client library would, and reads the
-/// server's frames back. Blocking POSIX sockets with a receive timeout.
+/// server's frames back. Blocking POSIX sockets with a receive timeout, so
+/// a conversation runs on a thread of its own (``conversation(port:path:_:)``):
+/// blocking a thread of Swift's cooperative pool (two here) can starve the
+/// in-process server it is talking to.
 struct RawWebSocket {
-    struct Frame: Equatable {
+    struct Frame: Equatable, Sendable {
         var opcode: UInt8
         var payload: [UInt8]
         /// The close code of a close frame.
@@ -46,6 +50,23 @@ struct RawWebSocket {
     }
 
     func close() { Glibc.close(descriptor) }
+
+    /// Connects, runs `body` with the client on a thread of its own, closes,
+    /// and returns what `body` returned (or throws what it threw).
+    static func conversation<Result: Sendable>(port: Int, path: String = "/echo",
+                                               _ body: @escaping @Sendable (inout RawWebSocket) throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                do {
+                    var client = try RawWebSocket(port: port, path: path)
+                    defer { client.close() }
+                    continuation.resume(returning: try body(&client))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
+    }
 
     /// Sends one frame: FIN set, `opcode`, `payload`, masked with a fixed key unless `masked` is false.
     func sendFrame(opcode: UInt8, payload: [UInt8], masked: Bool = true) throws {

@@ -25,10 +25,10 @@ struct ServerConformanceTests {
     @Test(.timeLimit(.minutes(2))) func invalidCloseCodeIsAnsweredWithProtocolError() async throws {
         let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
         let server = try await server(endings: endings)
-        var client = try RawWebSocket(port: server.port)
-        defer { client.close() }
-        try client.sendFrame(opcode: 0x8, payload: [0x13, 0x88] + Array("bad".utf8))   // 5000
-        let answer = client.readUntilClose()
+        let answer = try await RawWebSocket.conversation(port: server.port) { client in
+            try client.sendFrame(opcode: 0x8, payload: [0x13, 0x88] + Array("bad".utf8))   // 5000
+            return client.readUntilClose()
+        }
         #expect(answer?.closeCode == 1002)
         let ending = await endings.next()
         #expect(ending == .success(CloseInfo(code: 5000, reason: "bad", initiatedByPeer: true)))
@@ -39,12 +39,14 @@ struct ServerConformanceTests {
     @Test(.timeLimit(.minutes(2))) func validCloseCodeIsEchoed() async throws {
         let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
         let server = try await server(endings: endings)
-        var client = try RawWebSocket(port: server.port)
-        defer { client.close() }
-        try client.sendFrame(opcode: 0x1, payload: Array("hello".utf8))
-        #expect(try client.readFrame() == RawWebSocket.Frame(opcode: 0x1, payload: Array("hello".utf8)))
-        try client.sendFrame(opcode: 0x8, payload: [0x0F, 0xA0])   // 4000
-        #expect(client.readUntilClose()?.closeCode == 4000)
+        let (echo, close) = try await RawWebSocket.conversation(port: server.port) { client in
+            try client.sendFrame(opcode: 0x1, payload: Array("hello".utf8))
+            let echo = try client.readFrame()
+            try client.sendFrame(opcode: 0x8, payload: [0x0F, 0xA0])   // 4000
+            return (echo, client.readUntilClose())
+        }
+        #expect(echo == RawWebSocket.Frame(opcode: 0x1, payload: Array("hello".utf8)))
+        #expect(close?.closeCode == 4000)
         await server.shutdown()
     }
 
@@ -52,10 +54,11 @@ struct ServerConformanceTests {
     @Test(.timeLimit(.minutes(2))) func invalidUTF8ClosesWith1007() async throws {
         let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
         let server = try await server(endings: endings)
-        var client = try RawWebSocket(port: server.port)
-        defer { client.close() }
-        try client.sendFrame(opcode: 0x1, payload: [0x7B, 0xC3, 0x28, 0x7D])   // "{", broken 2-byte sequence, "}"
-        #expect(client.readUntilClose()?.closeCode == 1007)
+        let close = try await RawWebSocket.conversation(port: server.port) { client in
+            try client.sendFrame(opcode: 0x1, payload: [0x7B, 0xC3, 0x28, 0x7D])   // "{", broken 2-byte sequence, "}"
+            return client.readUntilClose()
+        }
+        #expect(close?.closeCode == 1007)
         await server.shutdown()
     }
 
@@ -67,10 +70,11 @@ struct ServerConformanceTests {
     func unmaskedClientFrameCloses() async throws {
         let endings = AsyncStreamBox<Result<CloseInfo, TransportError>>()
         let server = try await server(endings: endings)
-        var client = try RawWebSocket(port: server.port)
-        defer { client.close() }
-        try client.sendFrame(opcode: 0x1, payload: Array("plain".utf8), masked: false)
-        #expect(client.readUntilClose()?.closeCode == 1002)
+        let close = try await RawWebSocket.conversation(port: server.port) { client in
+            try client.sendFrame(opcode: 0x1, payload: Array("plain".utf8), masked: false)
+            return client.readUntilClose()
+        }
+        #expect(close?.closeCode == 1002)
         await server.shutdown()
     }
 }
