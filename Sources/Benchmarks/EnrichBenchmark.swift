@@ -32,7 +32,6 @@ enum EnrichBenchmark {
             enriched.append(second.timing)
             bytes.enriched = second.bytes
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         let wall = (plain: median(plain.map(\.wall)), enriched: median(enriched.map(\.wall)))
         let cpu = (plain: median(plain.map(\.cpu)), enriched: median(enriched.map(\.cpu)))
         lines.append("enrich: entitystream replay of the AIS recording cycled to \(count) observations, --max-observations-per-track 1000, "
@@ -49,30 +48,12 @@ enum EnrichBenchmark {
         return lines
     }
 
-    /// Runs `executable` with stdout to a pipe that this thread drains; its
+    /// One run of `entitystream` through a pipe (``MeasuredProcess``): its
     /// wall and CPU time and the bytes it wrote. Fails on a non-zero exit.
     static func timeThroughPipe(_ executable: String, _ arguments: [String]) throws -> (timing: Timing, bytes: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        let start = Timing.Start()
-        try process.run()
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var total = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            total += count
-        }
-        process.waitUntilExit()
-        let timing = start.elapsedOfChildren()
-        guard process.terminationStatus == 0 else { throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
-        return (timing, total)
+        let run = try MeasuredProcess.run(executable, arguments)
+        guard run.status == 0 else { throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(run.status): \(run.standardError)") }
+        return (Timing(wall: run.seconds, cpu: run.cpuSeconds), run.outputBytes)
     }
 
     /// The enricher and the formatter alone, on this thread.
