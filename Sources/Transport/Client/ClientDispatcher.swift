@@ -15,7 +15,8 @@ protocol ClientSession: AnyObject {
     func contextDestroyed()
     /// A keepalive tick (about once a second).
     func tick(now: ContinuousClock.Instant)
-    /// OpenSSL refused the server's certificate (`problem`), during the handshake.
+    /// OpenSSL judged the server's certificate during the handshake:
+    /// `problem` when it refused it, nil when it accepted it.
     func certificateVerified(_ problem: TLSCertificateProblem?)
 }
 
@@ -44,9 +45,9 @@ final class ClientDispatcher: ServiceLoopDelegate, @unchecked Sendable {
             // `user` is OpenSSL's X509_STORE_CTX here and `length` its preverify verdict;
             // the session is found through the wsi's own user pointer. Returning 0 keeps
             // libwebsockets' decision (it refuses what OpenSSL refused).
-            if length == 0, let raw = lws_wsi_user(wsi), let session = sessions[Int(bitPattern: raw)] {
-                let code = es_x509_verify_error(user)
-                if code != 0 { session.certificateVerified(TLSCertificateProblem(verifyError: code)) }
+            if let raw = lws_wsi_user(wsi), let session = sessions[Int(bitPattern: raw)] {
+                let code = length == 0 ? es_x509_verify_error(user) : 0
+                session.certificateVerified(code != 0 ? TLSCertificateProblem(verifyError: code) : nil)
             }
             return 0
         }

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Synchronization
 
 /// One HTTP request/response exchange on the client loop. Service thread only.
 final class ClientHTTPSession: ClientSession, @unchecked Sendable {
@@ -17,7 +18,10 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     private var finished = false
     private var earlyEnd: Result<HTTPResponse, TransportError>?
     private var readBuffer = [UInt8](repeating: 0, count: Int(es_lws_pre()) + 64 * 1024)
-    private var certificateProblem: TLSCertificateProblem?
+    private var handshake = TLSHandshakeRecord()
+    /// Set before the caller is answered: the connect failed in a way
+    /// libwebsockets' context-creation race explains (``TLSContextEpoch``).
+    let lostToContextCreation = Atomic<Bool>(false)
 
     init(id: Int, request: HTTPRequest, url: TransportURL, address: String,
          configuration: HTTPClientConfiguration, dispatcher: ClientDispatcher) {
@@ -41,6 +45,7 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     }
 
     func connect(context: OpaquePointer) {
+        handshake.connecting(epoch: TLSContextEpoch.current)
         let request = ClientConnectRequest(url: url, address: address, sessionID: id, method: self.request.method.rawValue,
                                            allowSelfSignedCertificates: configuration.allowSelfSignedCertificates,
                                            extraFlags: LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue)
@@ -98,7 +103,10 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
 
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-            finish(.failure(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: 0, certificateProblem: certificateProblem)))
+            if handshake.failureMayBeContextRace(usesTLS: url.usesTLS, epochNow: TLSContextEpoch.current) {
+                lostToContextCreation.store(true, ordering: .releasing)
+            }
+            finish(.failure(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: 0, certificateProblem: handshake.certificateProblem)))
             return 0
 
         case LWS_CALLBACK_CLOSED_CLIENT_HTTP:
@@ -163,7 +171,7 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     func turnEnded() {}
 
     func certificateVerified(_ problem: TLSCertificateProblem?) {
-        if let problem { certificateProblem = problem }
+        handshake.certificateVerified(problem)
     }
 
     func beginShutdown() {

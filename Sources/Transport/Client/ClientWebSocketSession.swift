@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Synchronization
 import Locking
 
 /// One client WebSocket connection: the libwebsockets shell around a
@@ -29,7 +30,10 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     private var wsi: OpaquePointer?
     private var openContinuation: CheckedContinuation<Result<Void, TransportError>, Never>?
     private var pingRequested = false
-    private var certificateProblem: TLSCertificateProblem?
+    private var handshake = TLSHandshakeRecord()
+    /// Set before the caller is answered: the connect failed in a way
+    /// libwebsockets' context-creation race explains (``TLSContextEpoch``).
+    let lostToContextCreation = Atomic<Bool>(false)
 
     var inbound: InboundChannel { core.inbound }
 
@@ -66,6 +70,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     }
 
     func connect(context: OpaquePointer) {
+        handshake.connecting(epoch: TLSContextEpoch.current)
         // Keepalive is the state machine's (see WebSocketSessionStateMachine): libwebsockets' own is off.
         let request = ClientConnectRequest(url: url, address: address, sessionID: id, method: nil,
                                            allowSelfSignedCertificates: configuration.allowSelfSignedCertificates,
@@ -111,9 +116,12 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
 
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+            if handshake.failureMayBeContextRace(usesTLS: url.usesTLS, epochNow: TLSContextEpoch.current) {
+                lostToContextCreation.store(true, ordering: .releasing)
+            }
             let status = Int(lws_http_client_http_response(wsi))
             finish(core.connectFailed(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: status,
-                                                                      certificateProblem: certificateProblem)))
+                                                                      certificateProblem: handshake.certificateProblem)))
             return 0
 
         case LWS_CALLBACK_CLIENT_CLOSED:
@@ -134,7 +142,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     /// Service thread: the TLS library's verdict on the server's certificate
     /// (only failures are kept, to explain a failed handshake).
     func certificateVerified(_ problem: TLSCertificateProblem?) {
-        if let problem { certificateProblem = problem }
+        handshake.certificateVerified(problem)
     }
 
     private func appendHeaders(wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {

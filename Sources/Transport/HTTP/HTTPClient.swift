@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An HTTP/1.1 client over libwebsockets for `http://` and `https://`.
 ///
 /// Every call returns the whole response or throws a ``TransportError``:
@@ -76,10 +78,23 @@ public struct HTTPClient: Sendable {
     private static func send(_ request: HTTPRequest, url: TransportURL, address: String, configuration: HTTPClientConfiguration,
                              eventLoop: TransportEventLoop) async throws(TransportError) -> HTTPResponse {
         let (loop, dispatcher) = try await eventLoop.running()
-        let session = ClientHTTPSession(
-            id: eventLoop.makeSessionID(), request: request, url: url, address: address,
-            configuration: configuration, dispatcher: dispatcher)
-        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+        var attempt = 1
+        while true {
+            let session = ClientHTTPSession(
+                id: eventLoop.makeSessionID(), request: request, url: url, address: address,
+                configuration: configuration, dispatcher: dispatcher)
+            let result = await exchange(session, loop: loop)
+            if case .failure = result, session.lostToContextCreation.load(ordering: .acquiring),
+               attempt < TLSContextEpoch.connectAttempts {
+                attempt += 1
+                continue
+            }
+            return try result.get()
+        }
+    }
+
+    private static func exchange(_ session: ClientHTTPSession, loop: ServiceLoop) async -> Result<HTTPResponse, TransportError> {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let accepted = loop.execute {
                     guard let context = loop.context else { return continuation.resume(returning: .failure(.shutDown)) }
@@ -90,7 +105,6 @@ public struct HTTPClient: Sendable {
         } onCancel: {
             loop.execute { session.fail(.cancelled) }
         }
-        return try result.get()
     }
 }
 

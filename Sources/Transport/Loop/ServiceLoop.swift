@@ -177,7 +177,12 @@ final class ServiceLoop: @unchecked Sendable {
         }
         configure(&info) { UnsafePointer(self.keep($0)) }
 
-        guard let context = lws_create_context(&info) else {
+        // libwebsockets 4.1 re-takes OpenSSL's ex-data indexes here: see TLSContextEpoch.
+        let takesTLSIndexes = info.options & UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) != 0
+        if takesTLSIndexes { TLSContextEpoch.creationBegins() }
+        let created = lws_create_context(&info)
+        if takesTLSIndexes { TLSContextEpoch.creationEnded() }
+        guard let context = created else {
             releaseCMemory()
             finishWaiters()
             ready.resume(returning: .failure(.serverStartFailed(detail: "libwebsockets could not create its context (address or port unusable or in use, or unreadable TLS certificate/key)")))

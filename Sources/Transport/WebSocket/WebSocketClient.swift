@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Synchronization
 
 /// Opens client WebSocket connections (`ws://` and `wss://`).
 ///
@@ -41,10 +42,24 @@ public enum WebSocketClient {
     private static func open(url: TransportURL, address: String, configuration: WebSocketConfiguration,
                              eventLoop: TransportEventLoop) async throws(TransportError) -> WebSocketConnection {
         let (loop, dispatcher) = try await eventLoop.running()
-        let session = ClientWebSocketSession(
-            id: eventLoop.makeSessionID(), url: url, address: address, configuration: configuration,
-            loop: loop, dispatcher: dispatcher)
-        let opened: Result<Void, TransportError> = await withTaskCancellationHandler {
+        var attempt = 1
+        while true {
+            let session = ClientWebSocketSession(
+                id: eventLoop.makeSessionID(), url: url, address: address, configuration: configuration,
+                loop: loop, dispatcher: dispatcher)
+            let opened = await open(session, loop: loop)
+            if case .failure = opened, session.lostToContextCreation.load(ordering: .acquiring),
+               attempt < TLSContextEpoch.connectAttempts {
+                attempt += 1
+                continue
+            }
+            try opened.get()
+            return WebSocketConnection(session: session)
+        }
+    }
+
+    private static func open(_ session: ClientWebSocketSession, loop: ServiceLoop) async -> Result<Void, TransportError> {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let accepted = loop.execute {
                     guard let context = loop.context else {
@@ -58,8 +73,6 @@ public enum WebSocketClient {
         } onCancel: {
             loop.execute { session.abandonConnect(with: .cancelled) }
         }
-        try opened.get()
-        return WebSocketConnection(session: session)
     }
 
     /// Opens a connection, runs `body` with its inbound messages and the
