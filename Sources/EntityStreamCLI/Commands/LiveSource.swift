@@ -10,7 +10,7 @@ struct LiveSource: SessionSource, ControlTarget {
     /// Connects and follows the status until the connection fails for good
     /// (the reason) or is disconnected (nil).
     func run() async -> String? {
-        let updates = await connection.statusUpdates()
+        let updates = connection.statusUpdates()
         _ = await connection.connect()
         for await change in updates {
             switch change.status {
