@@ -130,6 +130,43 @@ struct ReplaySourceTests {
         #expect(inMemory == streamed)
     }
 
+    /// A file read as fast as possible is handed on in bounded batches (a
+    /// 256 KiB chunk holds thousands of short lines): every observation
+    /// still arrives once, in file order, and a bad line's error sits
+    /// exactly between its neighbours, whichever batch they fall in.
+    @Test(.timeLimit(.minutes(2))) func largeFilePlaysInOrderAcrossBatches() async throws {
+        let count = 5000
+        let badLine = 3001
+        let lines = (1...count).map { number in
+            number == badLine ? #"{"geometry":{"x":1,"y":2},"attributes":{"id":"#
+                : #"{"geometry":{"x":1,"y":2},"attributes":{"id":"T\#(number)","n":\#(number)}}"#
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString).json").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let source = try ReplaySource.prepare(path: path, trackIDField: "id", filter: StreamFilter(), pacing: .asFastAsPossible, loop: false)
+        let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: ManualClock())
+        let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observation, .error]))
+        await pipeline.bus.subscribe(subscriber)
+        let consumer = Task {
+            var seen: [String] = []
+            while let batch = await subscriber.next() {
+                for event in batch {
+                    if let observation = event.observation, case .int(let number) = observation.attribute(1) { seen.append(String(number)) }
+                    if case .error(let report) = event.payload { seen.append("error line \(report.message.contains("line \(badLine):"))") }
+                }
+            }
+            return seen
+        }
+        await source.run(into: pipeline)
+        await pipeline.close()
+        let seen = await consumer.value
+        let expected = (1...count).map { $0 == badLine ? "error line true" : String($0) }
+        #expect(seen.count == expected.count)
+        #expect(seen == expected, "first difference at \(zip(seen, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
+    }
+
     /// An outSR that cannot be converted locally is refused before anything plays.
     @Test(.timeLimit(.minutes(2))) func unsupportedOutSRIsRefused() throws {
         let path = try featureFile(count: 1)

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Reads a recording file in bounded chunks (1 MiB by default) and hands its
+/// Reads a recording file in bounded chunks (256 KiB by default) and hands its
 /// messages out in batches (see ``RecordingChunkParser``): memory stays the
 /// size of a chunk and a batch, whatever the file's size.
 ///
@@ -20,7 +20,7 @@ public final class RecordingFileReader {
     private var chunk: [UInt8]
     private var atEnd = false
 
-    public init(path: String, chunkSize: Int = 1 << 20) throws(RecordingError) {
+    public init(path: String, chunkSize: Int = 256 << 10) throws(RecordingError) {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RecordingError(line: nil, "cannot read '\(path)': \(String(cString: strerror(errno)))") }
