@@ -4,13 +4,14 @@
 protocol StoreEventSink {
     associatedtype Event
     var events: [Event] { get set }
-    mutating func append(_ event: StoreEvent, time: Int64?)
+    /// Takes `event` (consumed: the store hands its only copy over).
+    mutating func append(_ event: consuming StoreEvent, time: Int64?)
 }
 
 /// Collects plain store events.
 struct StoreEventList: StoreEventSink {
     var events: [StoreEvent] = []
-    mutating func append(_ event: StoreEvent, time: Int64?) { events.append(event) }
+    mutating func append(_ event: consuming StoreEvent, time: Int64?) { events.append(event) }
 }
 
 /// Collects bus events, stamping those without a time of their own with
@@ -25,16 +26,18 @@ struct StreamEventList: StoreEventSink {
         self.enrichment = enrichment
         self.primed = primed
     }
-    mutating func append(_ event: StoreEvent, time: Int64?) {
-        var streamEvent = StreamEvent(time: time ?? now, payload: .store(event))
-        if enrichment != nil || primed {
-            switch event {
-            case .observation, .entityReceived:
-                streamEvent.enrichment = enrichment
-                streamEvent.primed = primed
-            case .observationPurged, .entityPurged: break
-            }
+    mutating func append(_ event: consuming StoreEvent, time: Int64?) {
+        // Built in place: a local copy cost a retain and a release per event.
+        guard enrichment != nil || primed else {
+            events.append(StreamEvent(time: time ?? now, payload: .store(event)))
+            return
         }
-        events.append(streamEvent)
+        let decorated: Bool
+        switch event {
+        case .observation, .entityReceived: decorated = true
+        case .observationPurged, .entityPurged: decorated = false
+        }
+        events.append(StreamEvent(time: time ?? now, payload: .store(event),
+                                  enrichment: decorated ? enrichment : nil, primed: decorated && primed))
     }
 }
