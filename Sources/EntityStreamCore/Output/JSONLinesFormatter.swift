@@ -95,7 +95,13 @@ public struct JSONLinesFormatter: Sendable {
             appendStoreFields(storeEvent, to: &writer)
             if event.primed { writer.appendRaw(",\"primed\":true") }
             appendTimes(event.time, to: &writer)
-            if let observation = event.observation { appendEsriGeometryAndAttributes(observation, to: &writer) }
+            // From the store event already bound (`event.observation` would copy it again).
+            switch storeEvent {
+            case .observation(_, _, let observation), .entityReceived(_, _, let observation):
+                appendEsriGeometryAndAttributes(observation, to: &writer)
+            case .observationPurged, .entityPurged:
+                break
+            }
             if let enrichment = event.enrichment { Self.appendEnrichment(enrichment, to: &writer) }
         case .analysis(let analysis):
             appendAnalysisFields(analysis, to: &writer)
