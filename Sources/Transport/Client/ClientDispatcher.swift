@@ -18,6 +18,9 @@ protocol ClientSession: AnyObject {
     /// OpenSSL judged the server's certificate during the handshake:
     /// `problem` when it refused it, nil when it accepted it.
     func certificateVerified(_ problem: TLSCertificateProblem?)
+    /// Read once the caller has its answer: the connect failed in a way
+    /// libwebsockets' context-creation race explains (``TLSContextEpoch``).
+    var lostToContextCreation: Bool { get }
 }
 
 extension ClientSession {

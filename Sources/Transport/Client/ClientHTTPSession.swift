@@ -19,9 +19,9 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
     private var earlyEnd: Result<HTTPResponse, TransportError>?
     private var readBuffer = [UInt8](repeating: 0, count: Int(es_lws_pre()) + 64 * 1024)
     private var handshake = TLSHandshakeRecord()
-    /// Set before the caller is answered: the connect failed in a way
-    /// libwebsockets' context-creation race explains (``TLSContextEpoch``).
-    let lostToContextCreation = Atomic<Bool>(false)
+    /// Set on the service thread before the caller is answered.
+    private let contextRace = Atomic<Bool>(false)
+    var lostToContextCreation: Bool { contextRace.load(ordering: .acquiring) }
 
     init(id: Int, request: HTTPRequest, url: TransportURL, address: String,
          configuration: HTTPClientConfiguration, dispatcher: ClientDispatcher) {
@@ -104,7 +104,7 @@ final class ClientHTTPSession: ClientSession, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
             if handshake.failureMayBeContextRace(usesTLS: url.usesTLS, epochNow: TLSContextEpoch.current) {
-                lostToContextCreation.store(true, ordering: .releasing)
+                contextRace.store(true, ordering: .releasing)
             }
             finish(.failure(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: 0, certificateProblem: handshake.certificateProblem)))
             return 0

@@ -31,9 +31,9 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     private var openContinuation: CheckedContinuation<Result<Void, TransportError>, Never>?
     private var pingRequested = false
     private var handshake = TLSHandshakeRecord()
-    /// Set before the caller is answered: the connect failed in a way
-    /// libwebsockets' context-creation race explains (``TLSContextEpoch``).
-    let lostToContextCreation = Atomic<Bool>(false)
+    /// Set on the service thread before the caller is answered.
+    private let contextRace = Atomic<Bool>(false)
+    var lostToContextCreation: Bool { contextRace.load(ordering: .acquiring) }
 
     var inbound: InboundChannel { core.inbound }
 
@@ -117,7 +117,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
             if handshake.failureMayBeContextRace(usesTLS: url.usesTLS, epochNow: TLSContextEpoch.current) {
-                lostToContextCreation.store(true, ordering: .releasing)
+                contextRace.store(true, ordering: .releasing)
             }
             let status = Int(lws_http_client_http_response(wsi))
             finish(core.connectFailed(ConnectErrorClassifier.classify(text, url: url, handshakeStatus: status,
@@ -140,7 +140,7 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
     }
 
     /// Service thread: the TLS library's verdict on the server's certificate
-    /// (only failures are kept, to explain a failed handshake).
+    /// (a refusal explains a failed handshake; see ``TLSHandshakeRecord``).
     func certificateVerified(_ problem: TLSCertificateProblem?) {
         handshake.certificateVerified(problem)
     }

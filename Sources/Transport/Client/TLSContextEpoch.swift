@@ -9,7 +9,8 @@ import Synchronization
 /// fails before any certificate verdict. ``ServiceLoop`` calls
 /// ``creationBegins()`` and ``creationEnded()`` around each such creation; a
 /// client connection compares the epoch at its start with the epoch at its
-/// failure (``TLSHandshakeRecord``).
+/// failure (``TLSHandshakeRecord``) and is opened again if the race explains
+/// it (``ClientConnectAttempts``).
 enum TLSContextEpoch {
     /// How many creations had begun and how many had ended at one moment.
     struct Snapshot: Sendable, Hashable {
@@ -19,10 +20,6 @@ enum TLSContextEpoch {
         /// A creation is under way (it may already have taken new indexes).
         var creationInProgress: Bool { begun != ended }
     }
-
-    /// How many times a client opens a connection whose failure the race
-    /// explains (the first attempt included) before it reports the failure.
-    static let connectAttempts = 3
 
     private static let begun = Atomic<UInt64>(0)
     private static let ended = Atomic<UInt64>(0)

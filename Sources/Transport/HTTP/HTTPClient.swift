@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An HTTP/1.1 client over libwebsockets for `http://` and `https://`.
 ///
 /// Every call returns the whole response or throws a ``TransportError``:
@@ -78,19 +76,11 @@ public struct HTTPClient: Sendable {
     private static func send(_ request: HTTPRequest, url: TransportURL, address: String, configuration: HTTPClientConfiguration,
                              eventLoop: TransportEventLoop) async throws(TransportError) -> HTTPResponse {
         let (loop, dispatcher) = try await eventLoop.running()
-        var attempt = 1
-        while true {
-            let session = ClientHTTPSession(
-                id: eventLoop.makeSessionID(), request: request, url: url, address: address,
-                configuration: configuration, dispatcher: dispatcher)
-            let result = await exchange(session, loop: loop)
-            if case .failure = result, session.lostToContextCreation.load(ordering: .acquiring),
-               attempt < TLSContextEpoch.connectAttempts {
-                attempt += 1
-                continue
-            }
-            return try result.get()
-        }
+        let (_, result) = await ClientConnectAttempts.run(makeSession: {
+            ClientHTTPSession(id: eventLoop.makeSessionID(), request: request, url: url, address: address,
+                              configuration: configuration, dispatcher: dispatcher)
+        }) { session in await exchange(session, loop: loop) }
+        return try result.get()
     }
 
     private static func exchange(_ session: ClientHTTPSession, loop: ServiceLoop) async -> Result<HTTPResponse, TransportError> {

@@ -1,5 +1,4 @@
 import CLibWebSockets
-import Synchronization
 
 /// Opens client WebSocket connections (`ws://` and `wss://`).
 ///
@@ -42,20 +41,12 @@ public enum WebSocketClient {
     private static func open(url: TransportURL, address: String, configuration: WebSocketConfiguration,
                              eventLoop: TransportEventLoop) async throws(TransportError) -> WebSocketConnection {
         let (loop, dispatcher) = try await eventLoop.running()
-        var attempt = 1
-        while true {
-            let session = ClientWebSocketSession(
-                id: eventLoop.makeSessionID(), url: url, address: address, configuration: configuration,
-                loop: loop, dispatcher: dispatcher)
-            let opened = await open(session, loop: loop)
-            if case .failure = opened, session.lostToContextCreation.load(ordering: .acquiring),
-               attempt < TLSContextEpoch.connectAttempts {
-                attempt += 1
-                continue
-            }
-            try opened.get()
-            return WebSocketConnection(session: session)
-        }
+        let (session, opened) = await ClientConnectAttempts.run(makeSession: {
+            ClientWebSocketSession(id: eventLoop.makeSessionID(), url: url, address: address, configuration: configuration,
+                                   loop: loop, dispatcher: dispatcher)
+        }) { session in await open(session, loop: loop) }
+        try opened.get()
+        return WebSocketConnection(session: session)
     }
 
     private static func open(_ session: ClientWebSocketSession, loop: ServiceLoop) async -> Result<Void, TransportError> {
