@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// A throwaway self-signed certificate and key for TLS tests, made with the
 /// `openssl` command line tool (which `make setup` installs).
@@ -24,6 +25,9 @@ public struct TestCertificate: Sendable {
         }
         return TestCertificate(directory: directory, certificatePath: certificate, privateKeyPath: key)
     }
+
+    /// The pair as a server's TLS configuration.
+    public var tlsFiles: TLSFiles { TLSFiles(certificatePath: certificatePath, privateKeyPath: privateKeyPath) }
 
     /// Deletes the files.
     public func remove() {

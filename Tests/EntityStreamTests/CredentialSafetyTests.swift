@@ -54,7 +54,7 @@ private func quickOptions(token: String? = nil, httpTimeoutMilliseconds: Int = 2
 private func connectAndCollect(_ url: String, _ options: StreamConnectionOptions) async -> (statuses: [ConnectionStatusChange], lastError: String?) {
     let sink = RecordingSink()
     let connection = StreamServiceConnection(serviceURL: url, options: options, sink: sink)
-    let updates = await connection.statusUpdates()
+    let updates = connection.statusUpdates()
     _ = await connection.connect()
     var statuses: [ConnectionStatusChange] = []
     for await change in updates {
@@ -114,7 +114,7 @@ struct CredentialSafetyTests {
         let plain = try await ScriptedStreamService.start(description: { _ in HTTPServerResponse(status: 404, text: "{}") },
                                                           socket: { _, _ in .accept { socket in _ = await socket.closed() } })
         var configuration = ServerConfiguration()
-        configuration.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+        configuration.tls = certificate.tlsFiles
         let plainBase = plain.socketBase
         configuration.httpResponder = { request in
             HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: plainBase, token: request.queryValue("with") == nil ? "socket-secret-77" : nil))
@@ -152,7 +152,7 @@ struct CredentialSafetyTests {
             description: { HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: $0.socketBase)) },
             socket: { _, _ in .accept { socket in _ = await socket.closed() } })
         var configuration = ServerConfiguration()
-        configuration.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+        configuration.tls = certificate.tlsFiles
         let target = plain.serviceURL
         configuration.httpResponder = { request in
             let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")

@@ -319,7 +319,7 @@ extension FeatureLayerTests {
         let path = try writeTemporary(syntheticPoints(4))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "S", path: path)]) {
-            $0.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+            $0.tls = certificate.tlsFiles
         }
         #expect(server.layerURL("S").hasPrefix("https://"))
         var options = FeatureLayerClientOptions()

@@ -251,7 +251,7 @@ struct GeoprocessingTests {
         let path = try writeIncidents(incidents(100))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startGP(path, delay: 0) {
-            $0.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+            $0.tls = certificate.tlsFiles
         }
         #expect(server.hotSpotTaskURL("Calls").hasPrefix("https://"))
         var options = GeoprocessingClientOptions()

@@ -117,7 +117,7 @@ struct SimulatorServerTests {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 2)))]) {
-            $0.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+            $0.tls = certificate.tlsFiles
         }
         #expect(server.serviceURL("SandyVehicles").hasPrefix("https://"))
         var options = quickOptions()

@@ -135,7 +135,7 @@ struct TLSTests {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in
-            configuration.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+            configuration.tls = certificate.tlsFiles
         }
         #expect(server.webSocketBase.hasPrefix("wss://"))
 

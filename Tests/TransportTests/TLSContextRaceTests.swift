@@ -12,7 +12,7 @@ struct TLSContextRaceTests {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in
-            configuration.tls = TLSFiles(certificatePath: certificate.certificatePath, privateKeyPath: certificate.privateKeyPath)
+            configuration.tls = certificate.tlsFiles
         }
         var http = HTTPClientConfiguration()
         http.allowSelfSignedCertificates = true
