@@ -149,7 +149,7 @@ struct HotSpotsCommandLineTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--hotspots", "Calls=\(path)", "--layer-columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913",
-            "--job-delay", "1500", "--port", "0"])
+            "--job-delay", "100", "--job-execution", "600000", "--port", "0"])
         let port = try #require(simulator.waitForPort())
         let client = try RunningProcess(CommandLineTool.path("entitystream"), [
             "hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911%20Calls%20Hotspot", "--query", "1=1", "--poll-interval", "20"])
@@ -245,6 +245,8 @@ struct HotSpotsCommandLineTests {
         #expect(unknown.status == 2 && unknown.standardError.contains("'B'"))
         let negative = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-delay", "-5"])
         #expect(negative.status == 2 && negative.standardError.contains("--job-delay"))
+        let tooLong = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-execution", "3600001"])
+        #expect(tooLong.status == 2 && tooLong.standardError.contains("--job-execution"))
         let help = try CommandLineTool.run("stream-simulator", ["--help"])
         #expect(help.standardOutput.contains("--hotspots NAME=FILE") && help.standardOutput.contains("--job-delay"))
     }

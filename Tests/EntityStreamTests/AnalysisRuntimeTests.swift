@@ -4,25 +4,6 @@ import EntityStreamTestSupport
 import Locking
 import Testing
 
-/// Collects what the runtime publishes, and lets a test await a number of events.
-private final class Published: Sendable {
-    private let events = LockedState<[StreamEvent]>([])
-    private let arrivals = AsyncStreamBox<Int>()
-
-    func append(_ batch: [StreamEvent]) {
-        let count = events.withLock { $0.append(contentsOf: batch); return $0.count }
-        arrivals.yield(count)
-    }
-
-    /// Waits until at least `count` events were published; returns them all.
-    func wait(for count: Int) async -> [StreamEvent] {
-        while events.withLock({ $0.count }) < count { _ = await arrivals.next() }
-        return events.withLock { $0 }
-    }
-
-    var all: [StreamEvent] { events.withLock { $0 } }
-}
-
 /// The analysis lines of `events` as (job, phase) pairs.
 private func phases(_ events: [StreamEvent]) -> [String] {
     events.compactMap { event in
@@ -56,7 +37,7 @@ private struct FailingJob: AnalysisJob {
     func run(in context: AnalysisContext) async throws -> JSONObject { throw AnalysisFailure("unknown field 'x'") }
 }
 
-private func makeRuntime(_ published: Published, status: String? = "connected") -> AnalysisRuntime {
+private func makeRuntime(_ published: PublishedEvents, status: String? = "connected") -> AnalysisRuntime {
     var streamStatus: (@Sendable () async -> String)?
     if let status { streamStatus = { @Sendable in status } }
     let environment = AnalysisEnvironment(streamStatus: streamStatus, clock: ManualClock())
@@ -67,7 +48,7 @@ private func makeRuntime(_ published: Published, status: String? = "connected") 
 struct AnalysisRuntimeTests {
     /// A job publishes accepted (with the stream's status), its results in order, then one summary with the stream's status.
     @Test(.timeLimit(.minutes(2))) func jobReportsInOrder() async throws {
-        let published = Published()
+        let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
         try await runtime.start(CountingJob(count: 3), id: .int(1), command: "count")
@@ -83,7 +64,7 @@ struct AnalysisRuntimeTests {
 
     /// Cancel stops a running job, which ends with one cancelled line; cancelling again or an unknown job says so.
     @Test(.timeLimit(.minutes(2))) func cancelStopsAJob() async throws {
-        let published = Published()
+        let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
         let started = AsyncStreamBox<Void>(), release = AsyncStreamBox<Void>()
@@ -101,7 +82,7 @@ struct AnalysisRuntimeTests {
 
     /// An id that names a running job is refused; after the job ends it may be used again.
     @Test(.timeLimit(.minutes(2))) func idsAreUniqueWhileRunning() async throws {
-        let published = Published()
+        let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
         let started = AsyncStreamBox<Void>(), release = AsyncStreamBox<Void>()
@@ -120,7 +101,7 @@ struct AnalysisRuntimeTests {
 
     /// A failing job ends with its reason; other jobs running beside it are not disturbed.
     @Test(.timeLimit(.minutes(2))) func failuresAreReportedAndIsolated() async throws {
-        let published = Published()
+        let published = PublishedEvents()
         let runtime = makeRuntime(published, status: nil)
         let running = Task { await runtime.run() }
         try await runtime.start(FailingJob(), id: .int(1), command: "fail")
@@ -141,7 +122,7 @@ struct AnalysisRuntimeTests {
 
     /// Cancelling the runtime's task cancels every running job; after close no job starts.
     @Test(.timeLimit(.minutes(2))) func endingTheRuntimeCancelsJobs() async throws {
-        let published = Published()
+        let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
         let boxes = (0..<3).map { _ in (AsyncStreamBox<Void>(), AsyncStreamBox<Void>()) }

@@ -8,23 +8,6 @@ import StreamSimulator
 import Testing
 import Transport
 
-/// What a runtime publishes, awaited by predicate (no sleeps).
-private final class Published: Sendable {
-    private let events = LockedState<[StreamEvent]>([])
-    private let arrivals = AsyncStreamBox<Int>()
-
-    func append(_ batch: [StreamEvent]) {
-        let count = events.withLock { $0.append(contentsOf: batch); return $0.count }
-        arrivals.yield(count)
-    }
-
-    /// Waits until `done` holds for the events so far; returns them.
-    func wait(until done: ([StreamEvent]) -> Bool) async -> [StreamEvent] {
-        while !done(events.withLock { $0 }) { _ = await arrivals.next() }
-        return events.withLock { $0 }
-    }
-}
-
 private func analyses(_ events: [StreamEvent]) -> [AnalysisEvent] {
     events.compactMap { if case .analysis(let analysis) = $0.payload { return analysis }; return nil }
 }
@@ -41,7 +24,7 @@ private func statuses(_ events: [StreamEvent]) -> [String] {
 }
 
 /// A runtime without a store, publishing into `published`.
-private func startRuntime(_ published: Published, token: String? = nil) -> (AnalysisRuntime, Task<Void, Never>) {
+private func startRuntime(_ published: PublishedEvents, token: String? = nil) -> (AnalysisRuntime, Task<Void, Never>) {
     var remote = RemoteServiceOptions(token: token)
     remote.http.timeout = .seconds(10)
     let runtime = AnalysisRuntime(environment: AnalysisEnvironment(clock: SystemClock(), remote: remote)) { published.append($0) }
@@ -115,7 +98,7 @@ struct GeoprocessingTests {
         let server = try await startGP(path, delay: 150)
         let from = january1998 + 5 * day, to = january1998 + 50 * day
         let query = try GPDateRangeQuery.make(from: from, to: to)
-        let published = Published()
+        let published = PublishedEvents()
         let (runtime, running) = startRuntime(published)
         try await runtime.start(RemoteHotSpotJob(taskURL: server.hotSpotTaskURL("Calls"), query: query, policy: quickPolling), id: .int(1), command: "hotspots")
         let events = await published.wait(until: finished)
@@ -158,9 +141,10 @@ struct GeoprocessingTests {
     @Test(.timeLimit(.minutes(2))) func cancelMidJob() async throws {
         let path = try writeIncidents(incidents(300))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        // Each status lasts 2 s: time enough for the cancel to reach the job while it executes.
-        let server = try await startGP(path, delay: 2_000)
-        let published = Published()
+        // The job would execute for 10 minutes, far beyond the time limit: only the cancel ends it, however
+        // loaded the machine. The other statuses last 100 ms.
+        let server = try await startGP(path, delay: 100) { $0.jobExecutionMilliseconds = 600_000 }
+        let published = PublishedEvents()
         let (runtime, running) = startRuntime(published)
         try await runtime.start(RemoteHotSpotJob(taskURL: server.hotSpotTaskURL("Calls"), query: nil, policy: quickPolling), id: .string("c"), command: "hotspots")
         let executing = await published.wait { statuses($0).contains("esriJobExecuting") || finished($0) }
@@ -183,7 +167,7 @@ struct GeoprocessingTests {
         let path = try writeIncidents(incidents(300))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startGP(path, delay: 0)
-        let published = Published()
+        let published = PublishedEvents()
         let (runtime, running) = startRuntime(published)
         let query = try GPDateRangeQuery.make(from: january1998, to: january1998 + 2 * day)
         try await runtime.start(RemoteHotSpotJob(taskURL: server.hotSpotTaskURL("Calls"), query: query, policy: quickPolling), id: .int(2), command: "hotspots")
@@ -204,7 +188,7 @@ struct GeoprocessingTests {
 
     /// An unreachable service is a failed status (with its source) and a readable failure.
     @Test(.timeLimit(.minutes(2))) func unreachableService() async throws {
-        let published = Published()
+        let published = PublishedEvents()
         let (runtime, running) = startRuntime(published)
         try await runtime.start(RemoteHotSpotJob(taskURL: "http://127.0.0.1:9/arcgis/rest/services/X/GPServer/Task", query: nil), id: .int(1), command: "hotspots")
         let events = await published.wait(until: finished)
@@ -224,7 +208,7 @@ struct GeoprocessingTests {
         let token = "gp-secret-7f3a"
         let server = try await startGP(path, delay: 0) { $0.token = token }
         for (id, given) in [(1, nil), (2, "wrong-token-1"), (3, token)] as [(Int, String?)] {
-            let published = Published()
+            let published = PublishedEvents()
             let (runtime, running) = startRuntime(published, token: given)
             try await runtime.start(RemoteHotSpotJob(taskURL: server.hotSpotTaskURL("Calls"), query: nil, policy: quickPolling), id: .int(Int64(id)), command: "hotspots")
             let events = await published.wait(until: finished)

@@ -48,6 +48,7 @@ Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotsp
                                 which columns of NAME's file are x, y and the date, and the wkid, e.g.
                                 x=x_coordina,y=y_coordina,time=occ_date,wkid=2913 (--layer-columns works too)
   --job-delay MS                each job stays MS in each status (submitted, waiting, executing, cancelling)
+  --job-execution MS            each job executes at least MS (default: --job-delay); a cancel cuts it short
   --no-layer-pagination         layers refuse resultOffset/resultRecordCount (as old servers do)
 Pacing:
   --speed X                     recorded timing X times faster (recordings, CSV) (default 1;
@@ -160,6 +161,7 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             } catch let error as SimulatorError { throw UsageError(error.description) } catch let error as CSVError { throw UsageError("--hotspots-columns: \(error)") }
         case "--job-delay": configuration.jobDelayMilliseconds = Int64(try integer(word, minimum: 0))
             if configuration.jobDelayMilliseconds > 3_600_000 { throw UsageError("--job-delay expects at most 3600000 ms (an hour)") }
+        case "--job-execution": configuration.jobExecutionMilliseconds = Int64(try integer(word, minimum: 0, maximum: 3_600_000))
         case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
         case "--no-layer-pagination": configuration.layerPagination = false
         case "--no-archive": configuration.fleetArchive = false

@@ -5,14 +5,15 @@ import Locking
 /// The jobs of one simulated geoprocessing service: each job's ``GPJob``
 /// state machine, its parameters, and what it produced, driven in real time.
 ///
-/// A job's timeline with a job delay `d` (`--job-delay`): `esriJobSubmitted`
-/// for `d`, `esriJobWaiting` for `d`, then `esriJobExecuting` while the
-/// engine runs (on a low-priority task) and at least `d` in all, then
+/// A job's timeline with a job delay `d` (`--job-delay`) and an execution
+/// time `e` (`--job-execution`, `d` unless given): `esriJobSubmitted` for
+/// `d`, `esriJobWaiting` for `d`, then `esriJobExecuting` while the engine
+/// runs (on a low-priority task) and at least `e` in all, then
 /// `esriJobSucceeded` (or `esriJobFailed` with the engine's message). With
 /// `d = 0` a job starts at once. A cancel while submitted or waiting ends
 /// it `esriJobCancelled` at once; while executing it is `esriJobCancelling`
-/// (the engine is asked to stop at its next poll) for `d`, then
-/// `esriJobCancelled`; a finished job cannot be cancelled (its status is
+/// at once (the engine is asked to stop at its next poll, and what is left
+/// of `e` is not waited for) for `d`, then `esriJobCancelled`; a finished job cannot be cancelled (its status is
 /// answered unchanged). At most ``maximumJobs`` are kept: the oldest
 /// finished job is forgotten (and logged) to make room; when every kept job
 /// is still running a submit is refused. An actor.
@@ -22,6 +23,8 @@ actor GPJobBoard {
         let request: HotSpotTask.Request
         var outcome: HotSpotTask.Outcome?
         let stop: LockedState<Bool>
+        /// The wait for the rest of the execution time; a cancel ends it.
+        var hold: Task<Void, Never>?
     }
 
     static let maximumJobs = 1000
@@ -30,15 +33,18 @@ actor GPJobBoard {
 
     let task: HotSpotTask
     let delay: Int64
+    let execution: Int64
     let maxRecordCount: Int
     private let log: @Sendable (String) -> Void
     private let clock = SystemClock()
     private var entries: [String: Entry] = [:]
     private var order: [String] = []
 
-    init(task: HotSpotTask, delay: Int64, maxRecordCount: Int, log: @escaping @Sendable (String) -> Void) {
+    /// `execution` nil: jobs execute at least `delay`.
+    init(task: HotSpotTask, delay: Int64, execution: Int64? = nil, maxRecordCount: Int, log: @escaping @Sendable (String) -> Void) {
         self.task = task
         self.delay = min(max(0, delay), Self.maximumDelay)
+        self.execution = min(max(0, execution ?? delay), Self.maximumDelay)
         self.maxRecordCount = maxRecordCount
         self.log = log
     }
@@ -75,7 +81,10 @@ actor GPJobBoard {
     func cancel(_ id: String) -> GPJobInfo? {
         guard var entry = entries[id] else { return nil }
         if !entry.job.status.isTerminal, let actions = try? entry.job.cancel(at: clock.now()) {
-            if actions.contains(.cancelWork) { entry.stop.withLock { $0 = true } }
+            if actions.contains(.cancelWork) {
+                entry.stop.withLock { $0 = true }
+                entry.hold?.cancel()
+            }
             entries[id] = entry
             log("hotspots \(task.serviceName): job \(id) \(entry.job.status.rawValue)")
         }
@@ -109,6 +118,14 @@ actor GPJobBoard {
         try? await Task.sleep(for: .milliseconds(milliseconds))
     }
 
+    /// Waits `milliseconds`, or until the job is cancelled.
+    private func hold(_ id: String, for milliseconds: Int64) async {
+        let sleeper = Task { _ = try? await Task.sleep(for: .milliseconds(milliseconds)) }
+        entries[id]?.hold = sleeper
+        await sleeper.value
+        entries[id]?.hold = nil
+    }
+
     private func drive(_ id: String) async {
         if delay > 0 {
             await sleep(delay)
@@ -125,8 +142,8 @@ actor GPJobBoard {
         let outcome = await Task.detached(priority: .low) {
             Result { try task.run(request, maxRecordCount: limit, shouldStop: { stop.withLock { $0 } }) }
         }.value
-        let hold = started + delay - clock.now()
-        if hold > 0, status(id) == .executing { await sleep(hold) }
+        let rest = started + execution - clock.now()
+        if rest > 0, status(id) == .executing { await hold(id, for: rest) }
         guard var current = entries[id] else { return }
         let now = clock.now()
         switch current.job.status {

@@ -22,6 +22,7 @@ struct SimulatedHotSpotService: Sendable {
         let task = HotSpotTask(serviceName: specification.name, table: table)
         return SimulatedHotSpotService(name: specification.name, task: task,
                                        jobs: GPJobBoard(task: task, delay: configuration.jobDelayMilliseconds,
+                                                        execution: configuration.jobExecutionMilliseconds,
                                                         maxRecordCount: configuration.maxRecordCount, log: configuration.log))
     }
 }

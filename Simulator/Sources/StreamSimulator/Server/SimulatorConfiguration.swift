@@ -20,6 +20,9 @@ public struct SimulatorConfiguration: Sendable {
     /// (submitted, waiting, executing at least, cancelling), so that clients
     /// can watch them; 0: as fast as the work goes (clamped to a day).
     public var jobDelayMilliseconds: Int64 = 0
+    /// How long each job executes at least (a cancel cuts it short); nil:
+    /// ``jobDelayMilliseconds``.
+    public var jobExecutionMilliseconds: Int64?
     /// The layers' `maxRecordCount`: the most features one query answer holds.
     public var maxRecordCount = 2000
     /// Whether the layers support `resultOffset`/`resultRecordCount` (false

@@ -20,9 +20,9 @@ import Locking
 /// `gp <task URL>`. A failed, timed-out or deleted job, an ArcGIS error or an
 /// unreachable service end the analysis `failed` with the reason (never a
 /// token). Cancelling the analysis (the `cancel` command, Ctrl-C) sends
-/// `jobs/<id>/cancel` and keeps polling until the server confirms (bounded
-/// by the policy's grace): `esriJobCancelling`, `esriJobCancelled`, then
-/// `cancelled`.
+/// `jobs/<id>/cancel`, reports the status it answers, and keeps polling
+/// until the server confirms (bounded by the policy's grace):
+/// `esriJobCancelling`, `esriJobCancelled`, then `cancelled`.
 public struct RemoteHotSpotJob: AnalysisJob {
     public var taskURL: String
     /// The `Query` parameter (nil: not sent).
@@ -162,7 +162,11 @@ public struct RemoteHotSpotJob: AnalysisJob {
                     }
                     await flushStatuses()
                 case .sendCancel(let id):
-                    do { _ = try await client.cancelJob(id) } catch {
+                    // The cancel answers the job's status (esriJobCancelling, or already final): reported as a poll's.
+                    do {
+                        let answer = try await client.cancelJob(id)
+                        add(poller.received(answer, at: clock.now()))
+                    } catch {
                         add(poller.requestFailed("cancel: \(error.description)", at: clock.now()))
                     }
                     await flushStatuses()
