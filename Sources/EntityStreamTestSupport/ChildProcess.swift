@@ -12,7 +12,10 @@ import Darwin
 /// Swift's tasks run on, so tests blocked waiting for children (two are
 /// enough on a 2-core machine) starve that queue and stall the whole run.
 /// Nothing here needs another thread. Every pipe end is made close-on-exec
-/// at once, so children do not keep other tests' pipes open.
+/// at once, so children do not keep other tests' pipes open. A child still
+/// running after its `lifetime` (90 s by default, under the tests' time
+/// limits) is killed by ``ChildWatchdog``, so that a hung child fails its
+/// test instead of hanging the run in a blocking read.
 public final class ChildProcess: @unchecked Sendable {
     /// What one of the child's standard streams is connected to.
     public enum Stream {
@@ -35,9 +38,11 @@ public final class ChildProcess: @unchecked Sendable {
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments` (and `environment`, or the
-    /// parent's). Throws the `errno` of a failed spawn.
+    /// parent's), to be killed if it is still running after `lifetime`.
+    /// Throws the `errno` of a failed spawn.
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                input: Stream = .pipe, output: Stream = .pipe, error: Stream = .pipe) throws {
+                input: Stream = .pipe, output: Stream = .pipe, error: Stream = .pipe,
+                lifetime: Duration = .seconds(90)) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -83,6 +88,7 @@ public final class ChildProcess: @unchecked Sendable {
             throw ChildProcessError(code: status)
         }
         processIdentifier = pid
+        ChildWatchdog.shared.watch(pid, name: executable.split(separator: "/").last.map(String.init) ?? executable, limit: lifetime)
         standardInput = inputEnd
         standardOutput = outputEnd
         standardError = errorEnd
@@ -132,23 +138,30 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func wait() -> Int32 {
         if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(processIdentifier, &status, 0) < 0 && errno == EINTR {}
-        let signal = status & 0x7f
-        let result = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        exitStatus = result
-        return result
+        // Wait for the end without reaping, then reap under the watchdog's lock.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        return reap(blocking: true) ?? 128 + SIGKILL
     }
 
     /// Whether the child has not been waited for and has not ended.
     public var isRunning: Bool {
-        guard exitStatus == nil else { return false }
-        var status: Int32 = 0
-        let answer = waitpid(processIdentifier, &status, WNOHANG)
-        guard answer == processIdentifier else { return answer == 0 }
-        let signal = status & 0x7f
-        exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        return false
+        exitStatus == nil && reap(blocking: false) == nil
+    }
+
+    /// Reaps the child if it has ended (after ``wait()``'s `waitid` it has): its status, kept.
+    private func reap(blocking: Bool) -> Int32? {
+        let pid = processIdentifier
+        let result = ChildWatchdog.shared.settle(pid) { () -> Int32? in
+            var status: Int32 = 0
+            var answer: pid_t
+            repeat { answer = waitpid(pid, &status, blocking ? 0 : WNOHANG) } while answer < 0 && errno == EINTR
+            guard answer == pid else { return answer < 0 ? 128 + SIGKILL : nil }
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+        if let result { exitStatus = result }
+        return result
     }
 
     /// The next bytes from `fd` (blocking); empty at end of file.

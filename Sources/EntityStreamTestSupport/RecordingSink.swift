@@ -11,7 +11,8 @@ public final class RecordingSink: StreamConnectionSink {
         var primed: [StreamMessage] = []
         var primedAfterLive = false
         var events: [StreamEvent] = []
-        var waiters: [(condition: @Sendable (RecordingSink.Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
+        var waiters: [(id: Int, condition: @Sendable (RecordingSink.Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
+        var nextWaiter = 0
     }
 
     /// What the sink has received so far.
@@ -64,16 +65,32 @@ public final class RecordingSink: StreamConnectionSink {
 
     public var snapshot: Snapshot { state.withLock { Self.snapshot($0) } }
 
-    /// Returns the first snapshot for which `condition` holds (now or later).
+    /// Returns the first snapshot for which `condition` holds (now or later),
+    /// or, if the waiting task is cancelled first (a test's time limit), the
+    /// snapshot at that moment: the test's expectations then fail instead of
+    /// the run hanging.
     public func wait(until condition: @escaping @Sendable (Snapshot) -> Bool) async -> Snapshot {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Snapshot? in
-                let current = Self.snapshot(state)
-                if condition(current) { return current }
-                state.waiters.append((condition, continuation))
-                return nil
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Snapshot? in
+                    let current = Self.snapshot(state)
+                    // Checked under the lock the cancellation handler takes too: a cancel is seen here or there.
+                    if condition(current) || Task.isCancelled { return current }
+                    state.waiters.append((id, condition, continuation))
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            let waiter = state.withLock { state -> (CheckedContinuation<Snapshot, Never>, Snapshot)? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return (state.waiters.remove(at: index).continuation, Self.snapshot(state))
+            }
+            if let (continuation, snapshot) = waiter { continuation.resume(returning: snapshot) }
         }
     }
 

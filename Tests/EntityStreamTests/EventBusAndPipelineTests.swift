@@ -59,7 +59,7 @@ struct EventBusTests {
         }
         // The delivery task may still hold the last batches: publish a marker and wait for the count.
         let subscriber = Subscriber(name: "late")
-        while bus.undeliveredCount < 40_000 { await Task.yield() }
+        while bus.undeliveredCount < 40_000, !Task.isCancelled { await Task.yield() }
         await bus.subscribe(subscriber)
         await bus.publish(errorEvent(40_000))
         var received: [StreamEvent] = []
