@@ -7,14 +7,14 @@ import Testing
 @Suite("Child processes in tests")
 struct ChildWatchdogTests {
     /// A child still running after its lifetime is killed: its stdout ends and its status is SIGKILL's.
-    @Test(.timeLimit(.minutes(1))) func hungChildIsKilled() throws {
+    @Test(.timeLimit(.minutes(2))) func hungChildIsKilled() throws {
         let child = try ChildProcess("/bin/sleep", ["600"], input: .null, lifetime: .milliseconds(300))
         #expect(ChildProcess.read(child.standardOutput).isEmpty)
         #expect(child.wait() == 128 + 9)
     }
 
     /// A child that ends within its lifetime keeps its own status, however long the test then holds it.
-    @Test(.timeLimit(.minutes(1))) func childEndingInTimeKeepsItsStatus() throws {
+    @Test(.timeLimit(.minutes(2))) func childEndingInTimeKeepsItsStatus() throws {
         let child = try ChildProcess("/bin/sh", ["-c", "exit 3"], input: .null, lifetime: .seconds(30))
         #expect(child.wait() == 3)
         #expect(!child.isRunning)

@@ -37,7 +37,7 @@ struct HardeningCommandLineTests {
         #expect(lines.map { $0["event"] as? String ?? "" } == ["observation", "error", "error", "error", "observation"])
         #expect(lines.map { $0["track"] as? String ?? "" } == ["A", "", "", "", "C"])
         let messages = lines.compactMap { $0["message"] as? String }
-        #expect(messages.count == 3)
+        try #require(messages.count == 3)
         #expect(messages[0].contains("line 3:") && messages[0].contains(#""t" must be a whole number of milliseconds"#) && messages[0].contains("1e300"))
         #expect(messages[1].contains("line 4:") && messages[1].contains("0.5"))
         #expect(messages[2].contains("line 5: not a recording line"))

@@ -340,7 +340,7 @@ struct IdentifyCommandLineTests {
         let result = try CommandLineTool.run("entitystream", ["identify", SharedData.path("rasters/rasterio__byte.tif")], input: input)
         #expect(result.status == 0, "\(result.standardError)")
         let answers = results(objects(result.standardOutput))
-        #expect(answers.count == 2)
+        try #require(answers.count == 2)
         #expect(attributes(answers[0])["Band_0"] as? Int == 115 && attributes(answers[0])["column"] as? Int == 10 && attributes(answers[0])["row"] as? Int == 10)
         #expect(attributes(answers[0])["Pixel.Type"] as? String == "uint8")
         #expect(attributes(answers[1])["Band_0"] as? Int == 140)

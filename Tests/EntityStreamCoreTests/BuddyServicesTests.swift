@@ -70,7 +70,7 @@ struct BuddyServicesTests {
         #expect(table.count == 1 && table.duplicateKeys == 1 && table.rowsWithoutKey == 1)
         let join = try RelatedFeatureJoin(streamSchema: streamSchema, table: table)
         #expect(join.joinedFieldNames == ["OBJECTID", "modelyear"])
-        #expect(join.schema.fields.count == 5)
+        try #require(join.schema.fields.count == 5)
         #expect(join.schema.fields[3].type == .integer, "the related object id is an ordinary integer in the stream")
         var messages: [StreamMessage] = [
             .observation(observation([.string("T1"), .double(3), .string("Mine"), .null, .null])),
@@ -111,7 +111,7 @@ struct BuddyServicesTests {
             formatter.append(StreamEvent(time: 5, payload: .store(.observation(entity, observationID: 1, stored)), primed: true), to: &writer)
             formatter.append(StreamEvent(time: 5, payload: .store(.observation(entity, observationID: 2, stored))), to: &writer)
             let lines = String(decoding: writer.bytes, as: UTF8.self).split(separator: "\n")
-            #expect(lines.count == 2)
+            try #require(lines.count == 2)
             let primed = try JSONParser.parse(Array(lines[0].utf8))
             let live = try JSONParser.parse(Array(lines[1].utf8))
             let primedMember = format == .esri ? primed["primed"] : primed["properties"]?["primed"]

@@ -260,7 +260,7 @@ struct EntityStoreStateTests {
     }
 
     /// History rebuilt from compact records equals what was ingested, strings, nulls, z/m and wide integers included.
-    @Test(.timeLimit(.minutes(2))) func historyRoundTripsValues() {
+    @Test(.timeLimit(.minutes(2))) func historyRoundTripsValues() throws {
         let wide = Schema(fields: [Field(name: "id", type: .string), Field(name: "n", type: .bigInteger),
                                    Field(name: "when", type: .date), Field(name: "flag", type: .other("boolean")),
                                    Field(name: "note", type: .string)], trackIDField: "id")
@@ -274,7 +274,7 @@ struct EntityStoreStateTests {
         ]
         for value in values { store.ingest(value, now: value.receivedAt, into: &events) }
         let history = store.observations(trackID: .string("T")).map(\.observation)
-        #expect(history.count == 3)
+        try #require(history.count == 3)
         #expect(history[2] == values[0])
         #expect(history[1] == values[1])
         #expect(history[0].geometry?.x.isNaN == true)

@@ -59,7 +59,7 @@ struct EsriFeatureDecoderTests {
           {"type":"delete","feature":{"attributes":{"MMSI":"c"}}},
           {"filter":{"where":"1=1"}} ]
         """#)
-        #expect(messages.count == 4)
+        try #require(messages.count == 4)
         #expect(messages[0].carriedObservation?.attributes.first == .string("a"))
         #expect(messages[1] == .observation(Observation(geometry: Point(x: 3, y: 4), attributes: [.string("b"), .null, .null, .null], receivedAt: 42)))
         #expect(messages[2] == .delete(Observation(geometry: nil, attributes: [.string("c"), .null, .null, .null], receivedAt: 42)))

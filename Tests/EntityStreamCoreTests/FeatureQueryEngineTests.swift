@@ -239,7 +239,7 @@ struct FeatureQueryEngineTests {
         #expect(page.objectIDFieldName == "OBJECTID")
         #expect(page.spatialReference == 4326)
         #expect(page.schema.fields.map(\.type) == [.objectID, .date, .string])
-        #expect(page.features.count == 1)
+        try #require(page.features.count == 1)
         #expect(page.features[0].attributes == [.int(4), .date(milliseconds: 965_354_400_000), .string("ALBERTO")])
         #expect(page.features[0].geometry == Point(x: -18, y: 10.8, wkid: 4326))
         #expect(page.objectID(of: page.features[0]) == 4)

@@ -165,7 +165,7 @@ struct IdentifyRasterTests {
             + #"{"x":\#(noData.x),"y":\#(noData.y)},{"x":-112,"y":40.75},{"x":-111,"y":40.5},{"x":-120,"y":10}],"sr":4326}"#
         let events = analyses(await harness.run(line))
         let results = events.filter { $0.phase == .result }
-        #expect(results.count == 5)
+        try #require(results.count == 5)
         let first = try #require(results.first?.feature)
         #expect(first.attributes["Band_0"] == .double(try #require(TestRaster.value(6, 1))))
         #expect(results[0].members["point"]?["sr"] == .int(3857) && results[0].members["point"]?["id"] == .string("m"))

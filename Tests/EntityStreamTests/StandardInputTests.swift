@@ -13,7 +13,7 @@ private struct QuietTarget: ControlTarget {
 struct StandardInputTests {
     /// Lines come out whole however the input was cut into reads (one byte at
     /// a time, or all at once); empty lines are skipped; the last line needs no newline.
-    @Test(.timeLimit(.minutes(2))) func linesAreWholeAcrossReads() {
+    @Test(.timeLimit(.minutes(2))) func linesAreWholeAcrossReads() throws {
         let text = Array("{\"id\":1}\n\n{\"id\":2,\"x\":\"\(String(repeating: "y", count: 3_000_000))\"}\r\nlast".utf8)
         var whole = InputLineSplitter(maximumLength: 4 << 20)
         var lines = whole.append(text)
@@ -29,7 +29,7 @@ struct StandardInputTests {
         }
         if let last = bytewise.finish() { pieces.append(last) }
         #expect(lines == pieces)
-        #expect(lines.count == 3)
+        try #require(lines.count == 3)
         #expect(lines.first == .line(Array("{\"id\":1}".utf8)))
         if case .line(let second) = lines[1] { #expect(second.count == 3_000_000 + 16) } else { Issue.record("second line lost") }
         #expect(lines.last == .line(Array("last".utf8)))
@@ -59,7 +59,7 @@ struct StandardInputTests {
         while responses.count < 2, let batch = await subscriber.next() {
             for event in batch { if case .response(let response) = event.payload { responses.append(response) } }
         }
-        #expect(responses.count == 2)
+        try #require(responses.count == 2)
         #expect(responses[0].ok == false && responses[0].id == .null)
         #expect(responses[0].error?.contains("20000000 bytes") == true)
         #expect(responses[0].error?.contains("\(StandardInputLines.maximumLineLength)") == true)

@@ -12,7 +12,7 @@ struct TestSupportWaitTests {
         StreamEvent(time: time, payload: .error(StreamErrorReport(source: .store, message: "e\(time)", count: 1)))
     }
 
-    @Test(.timeLimit(.minutes(1))) func publishedEventsWait() async {
+    @Test(.timeLimit(.minutes(2))) func publishedEventsWait() async {
         let published = PublishedEvents()
         published.append([Self.event(1)])
         #expect(await published.wait(for: 1).count == 1)
@@ -27,7 +27,7 @@ struct TestSupportWaitTests {
         #expect(await holds.value.count == 3)
     }
 
-    @Test(.timeLimit(.minutes(1))) func recordingSinkWait() async {
+    @Test(.timeLimit(.minutes(2))) func recordingSinkWait() async {
         let sink = RecordingSink()
         await sink.publish(Self.event(1))
         let waiting = Task { await sink.wait { $0.events.count >= 5 } }
