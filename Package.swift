@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "HotSpots", dependencies: ["EntityStreamCore"]),
         .target(name: "StreamSimulator", dependencies: ["EntityStreamCore", "Transport", "Locking", "Statistics", "HotSpots"], path: "Simulator/Sources/StreamSimulator"),
         .executableTarget(name: "EntityStreamCLI", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "StreamSimulator", "Locking", "Statistics", "HotSpots", "Raster"]),
-        .executableTarget(name: "StreamSimulatorCLI", dependencies: ["StreamSimulator", "EntityStreamCore", "Transport"],
+        .executableTarget(name: "StreamSimulatorCLI", dependencies: ["StreamSimulator", "EntityStreamCore", "Transport", "Locking"],
                           path: "Simulator/Sources/stream-simulator"),
         .executableTarget(name: "Benchmarks", dependencies: ["Transport", "EntityStreamCore", "EntityStream", "Statistics", "HotSpots", "Raster"], exclude: ["Peers"]),
         .target(name: "Statistics", dependencies: ["EntityStreamCore"]),

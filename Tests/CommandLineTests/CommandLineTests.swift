@@ -362,6 +362,25 @@ struct CommandLineTests {
         #expect(result.standardError.contains(host))
     }
 
+    /// SIGTERM or SIGINT right after the simulator announces its port stops it cleanly (exit 0), every
+    /// time: the signal used to be lost when it came before the simulator's handler was registered, and
+    /// the simulator then ran until killed (the CI run that never ended).
+    @Test(.timeLimit(.minutes(2))) func simulatorStopsOnAnEarlySignal() throws {
+        for round in 0..<12 {
+            let simulator = try ChildProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "1", "--port", "0"],
+                                             input: .null, output: .null, lifetime: .seconds(30))
+            var announced = ""
+            while !announced.contains("listening on") {
+                let chunk = ChildProcess.read(simulator.standardError)
+                if chunk.isEmpty { break }
+                announced += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(announced.contains("listening on"), "round \(round): \(announced)")
+            simulator.signal(round % 2 == 0 ? SIGTERM : SIGINT)
+            #expect(simulator.wait() == 0, "round \(round): the simulator did not stop on its signal")
+        }
+    }
+
     /// The simulator on its default host listens on 127.0.0.1 only (it used to listen on every
     /// interface while saying 127.0.0.1): 127.0.0.2 and [::1] get no answer.
     @Test(.timeLimit(.minutes(2))) func simulatorListensOnlyWhereItSays() throws {

@@ -1,10 +1,14 @@
 import EntityStreamCore
 import Foundation
+import Locking
 import StreamSimulator
 import Transport
 
 /// `stream-simulator`: an ArcGIS stream-service emulator on loopback.
 /// See `stream-simulator --help` and README.md.
+
+// First thing: from here on SIGINT and SIGTERM are kept for the stop-signal thread, never lost.
+StopSignals.install()
 
 let help = """
 Usage: stream-simulator [options]
@@ -269,6 +273,9 @@ do {
 
 signal(SIGPIPE, SIG_IGN)
 MallocTuning.keepBatchBuffersInHeap()
+// SIGINT or SIGTERM from here on stops the server gracefully (one that came earlier is pending).
+let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
+StopSignals.start { _ in stop.yield(0) }
 let server: SimulatorServer
 do {
     server = try await SimulatorServer.start(configuration)
@@ -287,15 +294,6 @@ for name in server.hotSpotServiceNames {
     log("hotspots \(name): \(server.hotSpotTaskURL(name))")
 }
 
-let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
-var signalSources: [any DispatchSourceSignal] = []
-for number in [SIGINT, SIGTERM] {
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { stop.yield(0) }
-    source.resume()
-    signalSources.append(source)
-}
 func firstStop() async -> Int32 {
     for await code in stops { return code }
     return 0
