@@ -70,9 +70,8 @@ struct FeatureLayerClientErrorTests {
 
     /// A port nothing listens on fails with the transport's message and the status goes connecting → failed.
     @Test(.timeLimit(.minutes(2))) func unreachablePort() async throws {
-        let responder = try RawHTTPResponder.start { _ in [] }
-        let port = responder.port
-        responder.stop()
+        let closed = try ClosedPort()
+        let port = closed.port
         var options = FeatureLayerClientOptions()
         options.tokenSource = StaticTokenSource("hidden-token-value")
         let statuses = LockedStatuses()
@@ -86,6 +85,7 @@ struct FeatureLayerClientErrorTests {
         #expect(statuses.all.last?.error?.contains("cannot reach") == true)
         #expect(statuses.all.allSatisfy { $0.url?.contains("hidden-token-value") == false })
         #expect(await client.status == .failed)
+        withExtendedLifetime(closed) {}
     }
 
     /// A URL answering HTML is "not an ArcGIS REST endpoint", with what it said; the token stays out of the message.

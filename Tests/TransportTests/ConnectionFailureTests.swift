@@ -35,12 +35,12 @@ struct ConnectionFailureTests {
 
     /// Connecting where nothing listens is a connection-refused error.
     @Test(.timeLimit(.minutes(2))) func nothingListeningIsConnectionRefused() async throws {
-        let server = try await startEchoServer()
-        let port = server.port
-        await server.shutdown()
+        let closed = try ClosedPort()
+        let port = closed.port
         await #expect(throws: TransportError.connectionRefused(host: "127.0.0.1", port: port)) {
             _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/x")
         }
+        withExtendedLifetime(closed) {}
     }
 
     /// A host name that does not resolve is a DNS error, not a refused connection.
