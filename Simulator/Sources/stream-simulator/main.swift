@@ -163,8 +163,7 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
                 let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "x=COL,y=COL,time=COL,…")
                 hotSpotColumns.append((name, try FeatureColumnMapping(parsing: text)))
             } catch let error as SimulatorError { throw UsageError(error.description) } catch let error as CSVError { throw UsageError("--hotspots-columns: \(error)") }
-        case "--job-delay": configuration.jobDelayMilliseconds = Int64(try integer(word, minimum: 0))
-            if configuration.jobDelayMilliseconds > 3_600_000 { throw UsageError("--job-delay expects at most 3600000 ms (an hour)") }
+        case "--job-delay": configuration.jobDelayMilliseconds = Int64(try integer(word, minimum: 0, maximum: 3_600_000))
         case "--job-execution": configuration.jobExecutionMilliseconds = Int64(try integer(word, minimum: 0, maximum: 3_600_000))
         case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
         case "--no-layer-pagination": configuration.layerPagination = false

@@ -12,11 +12,12 @@ import Locking
 /// `esriJobSucceeded` (or `esriJobFailed` with the engine's message). With
 /// `d = 0` a job starts at once. A cancel while submitted or waiting ends
 /// it `esriJobCancelled` at once; while executing it is `esriJobCancelling`
-/// at once (the engine is asked to stop at its next poll, and what is left
-/// of `e` is not waited for) for `d`, then `esriJobCancelled`; a finished job cannot be cancelled (its status is
-/// answered unchanged). At most ``maximumJobs`` are kept: the oldest
-/// finished job is forgotten (and logged) to make room; when every kept job
-/// is still running a submit is refused. An actor.
+/// at once (the engine is asked to stop at its next poll, and the rest of
+/// `e` is not waited for) for `d`, then `esriJobCancelled`; a finished job
+/// cannot be cancelled (its status is answered unchanged). At most
+/// ``maximumJobs`` are kept: the oldest finished job is forgotten (and
+/// logged) to make room; when every kept job is still running a submit is
+/// refused. An actor.
 actor GPJobBoard {
     private struct Entry {
         var job: GPJob
