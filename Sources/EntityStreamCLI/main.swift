@@ -1,8 +1,13 @@
 import EntityStream
 import Foundation
+import Locking
 import Transport
 
 /// `entitystream`: the command line. See `entitystream --help` and README.md.
+
+// First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost (until a
+// command watches them, they end the program as they would without it).
+StopSignals.install()
 
 let generalHelp = """
 EntityStream: a headless client for ArcGIS stream services. It keeps the

@@ -2,31 +2,47 @@
 import Glibc
 #endif
 
-/// SIGINT and SIGTERM as calls of a handler on a thread of their own, none
-/// ever lost.
+/// SIGINT and SIGTERM for the whole process, none ever lost: each is handed
+/// to the program's current choice, on a thread of its own.
 ///
-/// ``install()`` runs first thing in `main`: from then on a signal's
+/// ``install()`` runs first thing in `main`. From then on a signal's
 /// handler only writes its number into a pipe (all a signal handler may
-/// safely do), whichever thread the system picks to run it. ``start(_:)``
-/// starts the thread that reads the pipe and calls the handler, so a signal
-/// that came before `start` is handled as soon as it runs. This replaces
-/// setting the signals to `SIG_IGN` and registering a dispatch source,
-/// which lost a signal that arrived in between: a `stream-simulator` told
-/// to stop right after it announced its port kept running.
+/// safely do), whichever thread the system picks to run it, and a thread
+/// reads the pipe and does what was chosen last:
+/// - before any choice, what the system would do: end the program;
+/// - after ``watch(_:)``, call the handler (a program stopping gracefully);
+/// - after ``ignore()``, nothing (a program already stopping).
+///
+/// This replaces setting the signals to `SIG_IGN` and then registering
+/// dispatch sources, whose registration is asynchronous: a signal in
+/// between was lost, and a `stream-simulator` told to stop right after it
+/// announced its port kept running. Without ``install()`` (a test process),
+/// the choices are kept but no signal reaches them.
 public enum StopSignals {
-    /// The pipe's write end, read by the signal handler (a C function cannot capture).
-    nonisolated(unsafe) private static var writeEnd: Int32 = -1
-    nonisolated(unsafe) private static var readEnd: Int32 = -1
+    private enum Choice {
+        case endProgram
+        case call(@Sendable (Int32) -> Void)
+        case ignore
+    }
 
-    /// Installs the handler for SIGINT and SIGTERM; call once, before ``start(_:)``.
-    /// Returns false (and changes nothing) when no pipe can be made.
+    private static let choice = LockedState(Choice.endProgram)
+    /// The pipe's write end, for the signal handler (a C function cannot capture).
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+
+    /// Routes SIGINT and SIGTERM through the pipe and starts the thread that
+    /// reads it; call once, first thing in `main`. Returns false (and changes
+    /// nothing) when no pipe or thread can be made.
     @discardableResult
     public static func install() -> Bool {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return false }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
-        (readEnd, writeEnd) = (ends[0], ends[1])
+        guard startReader(ends[0]) else {
+            for end in ends { close(end) }
+            return false
+        }
+        writeEnd = ends[1]
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             var byte = UInt8(truncatingIfNeeded: number)
@@ -40,29 +56,43 @@ public enum StopSignals {
         return true
     }
 
-    /// Starts the thread that calls `handler` with each SIGINT or SIGTERM
-    /// (after ``install()``), for the life of the process.
-    public static func start(_ handler: @escaping @Sendable (Int32) -> Void) {
-        final class Context {
-            let handler: @Sendable (Int32) -> Void
-            init(_ handler: @escaping @Sendable (Int32) -> Void) { self.handler = handler }
+    /// From now on each SIGINT or SIGTERM calls `handler` with its number
+    /// (on the signal thread), in place of any earlier choice.
+    public static func watch(_ handler: @escaping @Sendable (Int32) -> Void) {
+        choice.withLock { $0 = .call(handler) }
+    }
+
+    /// From now on SIGINT and SIGTERM do nothing.
+    public static func ignore() {
+        choice.withLock { $0 = .ignore }
+    }
+
+    private static func deliver(_ number: Int32) {
+        switch choice.withLock({ $0 }) {
+        case .endProgram:
+            signal(number, SIG_DFL)
+            kill(getpid(), number)
+        case .call(let handler):
+            handler(number)
+        case .ignore:
+            break
         }
-        guard readEnd >= 0 else { return }
-        let context = Unmanaged.passRetained(Context(handler)).toOpaque()
+    }
+
+    private static func startReader(_ readEnd: Int32) -> Bool {
         var thread = pthread_t()
+        let descriptor = UnsafeMutableRawPointer(bitPattern: Int(readEnd) + 1)
         let created = pthread_create(&thread, nil, { raw in
-            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+            let readEnd = Int32(Int(bitPattern: raw) - 1)
             ThreadName.setCurrent("stop signals")
             while true {
                 var byte: UInt8 = 0
-                let count = read(StopSignals.readEnd, &byte, 1)
-                if count == 1 { context.handler(Int32(byte)) } else if count == 0 || errno != EINTR { return nil }
+                let count = read(readEnd, &byte, 1)
+                if count == 1 { StopSignals.deliver(Int32(byte)) } else if count == 0 || errno != EINTR { return nil }
             }
-        }, context)
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Context>.fromOpaque(context).release()
-        }
+        }, descriptor)
+        guard created == 0 else { return false }
+        pthread_detach(thread)
+        return true
     }
 }

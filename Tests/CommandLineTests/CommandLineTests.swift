@@ -381,6 +381,29 @@ struct CommandLineTests {
         }
     }
 
+    /// `entitystream` told to stop at any moment of its start ends, never runs on: at once (the signal's
+    /// default action, before it watches signals) or cleanly with exit 0 once it streams.
+    @Test(.timeLimit(.minutes(2))) func clientStopsOnASignalAtAnyMoment() throws {
+        let path = try temporaryFile([feature("A", speed: 1, x: -112), feature("B", speed: 2, x: -111.9)])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for round in 0..<12 {
+            let client = try ChildProcess(CommandLineTool.path("entitystream"),
+                                          ["replay", path, "--track-field", "name", "--loop", "--interval", "5"],
+                                          input: .null, error: .null, lifetime: .seconds(30))
+            // Even rounds signal at once; odd rounds once the first line is out (signals watched).
+            if round % 2 == 1 {
+                #expect(!ChildProcess.read(client.standardOutput).isEmpty, "round \(round)")
+            }
+            client.signal(round % 4 < 2 ? SIGTERM : SIGINT)
+            let status = client.wait()
+            if round % 2 == 1 {
+                #expect(status == 0, "round \(round)")
+            } else {
+                #expect(status == 0 || status == 128 + SIGTERM || status == 128 + SIGINT, "round \(round): \(status)")
+            }
+        }
+    }
+
     /// The simulator on its default host listens on 127.0.0.1 only (it used to listen on every
     /// interface while saying 127.0.0.1): 127.0.0.2 and [::1] get no answer.
     @Test(.timeLimit(.minutes(2))) func simulatorListensOnlyWhereItSays() throws {

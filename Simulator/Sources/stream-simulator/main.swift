@@ -7,7 +7,7 @@ import Transport
 /// `stream-simulator`: an ArcGIS stream-service emulator on loopback.
 /// See `stream-simulator --help` and README.md.
 
-// First thing: from here on SIGINT and SIGTERM are kept for the stop-signal thread, never lost.
+// First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost.
 StopSignals.install()
 
 let help = """
@@ -274,7 +274,7 @@ signal(SIGPIPE, SIG_IGN)
 MallocTuning.keepBatchBuffersInHeap()
 // SIGINT or SIGTERM from here on stops the server gracefully (one that came earlier is pending).
 let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
-StopSignals.start { _ in stop.yield(0) }
+StopSignals.watch { _ in stop.yield(0) }
 let server: SimulatorServer
 do {
     server = try await SimulatorServer.start(configuration)

@@ -1,20 +1,21 @@
 import EntityStreamCore
+import Glibc
+import Locking
 
 /// Every way a command is told to stop, as one awaitable reason: SIGINT or
 /// SIGTERM, `--duration` elapsing, or any part of the program calling
 /// ``stop(_:)`` (a limit reached, the source ended, a write failed).
 ///
-/// Watching signals starts at `init` (which also makes a closed stdout a
-/// write error rather than SIGPIPE; see ``SignalWatcher``), so create it
-/// before starting the work it stops. The duration is watched by
-/// ``watchDuration()``, which the owner runs as a child task (it returns at
-/// once without a duration, and when cancelled). ``firstReason()`` returns
-/// the first reason given and ignores later ones; call it once. When it
-/// returns, signals are no longer watched. Sendable.
+/// Watching signals (``StopSignals``) starts at `init`, which also ignores
+/// SIGPIPE: a closed stdout shows up as a write error and ends the program
+/// quietly. So create it before starting the work it stops. The duration
+/// is watched by ``watchDuration()``, which the owner runs as a child task
+/// (it returns at once without a duration, and when cancelled).
+/// ``firstReason()`` returns the first reason given and ignores later ones;
+/// call it once. When it returns, later signals are ignored. Sendable.
 struct StopTriggers<Reason: Sendable>: Sendable {
     private let reasons: AsyncStream<Reason>
     private let continuation: AsyncStream<Reason>.Continuation
-    private let signals: SignalWatcher
     private let interrupted: Reason
     private let durationDeadline: Int64?
     private let durationElapsed: Reason
@@ -32,7 +33,8 @@ struct StopTriggers<Reason: Sendable>: Sendable {
         self.interrupted = interrupted
         self.durationElapsed = durationElapsed
         self.clock = clock
-        signals = SignalWatcher { continuation.yield(interrupted) }
+        signal(SIGPIPE, SIG_IGN)
+        StopSignals.watch { _ in continuation.yield(interrupted) }
         durationDeadline = durationSeconds.map { clock.now() + Int64(($0 * 1000).rounded()) }
     }
 
@@ -54,7 +56,7 @@ struct StopTriggers<Reason: Sendable>: Sendable {
         var iterator = reasons.makeAsyncIterator()
         let reason = await iterator.next() ?? interrupted
         continuation.finish()
-        signals.cancel()
+        StopSignals.ignore()
         return reason
     }
 }
