@@ -6,6 +6,7 @@ import Foundation
 ///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
 ///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
 ///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
+///     entitystream-bench compare --baseline PATH [--count 1000000] [--runs 9] [--ais PATH]
 ///
 /// Process benchmarks run every contender `--runs` times (default 5), in
 /// alternation, with stdout through a pipe, and report medians.
@@ -77,6 +78,16 @@ do {
                                            chooseBand: stringOption("--band", default: "given") == "chosen"))
     case "features":
         for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
+    case "compare":
+        guard let index = arguments.firstIndex(of: "--baseline"), index + 1 < arguments.count else {
+            throw BenchmarkError("compare needs --baseline PATH: another build's entitystream, to replay against this build's")
+        }
+        if haveAIS {
+            for line in try CompareBenchmark.run(ais: ais, baseline: arguments[index + 1], count: option("--count", default: 1_000_000),
+                                                 rounds: max(1, option("--runs", default: 9))) { report(line) }
+        } else {
+            skip("compare")
+        }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "identify":
@@ -121,7 +132,7 @@ do {
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, query, statistics, hotspots, identify, enrich, features)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features)\n".utf8))
         exit(2)
     }
 } catch {
