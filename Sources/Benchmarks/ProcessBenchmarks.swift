@@ -25,18 +25,21 @@ enum ProcessBenchmarks {
 
     /// `entitystream replay` of the AIS recording, cycled to `count` observations, stdout through a pipe.
     static func replay(ais: String, count: Int, runs: Int) throws -> BenchmarkResult {
-        var measured: [MeasuredProcess.Run] = []
-        for _ in 0..<runs {
-            let run = try MeasuredProcess.run(binaries.appendingPathComponent("entitystream").path, [
-                "replay", ais, "--track-field", "MMSI", "--loop", "--limit", String(count), "--max-observations-per-track", "1000"])
-            guard run.status == 0, run.outputLines >= count else {
-                throw BenchmarkError("entitystream replay failed (\(run.status), \(run.outputLines) lines): \(run.standardError)")
-            }
-            measured.append(run)
-        }
-        let summary = Summary(runs: measured)
+        let entitystream = binaries.appendingPathComponent("entitystream").path
+        let summary = Summary(runs: try (0..<runs).map { _ in try replayRun(entitystream, ais: ais, count: count) })
         return BenchmarkResult(name: "replay: AIS recording cycled, 14 tracks, --max-observations-per-track 1000, stdout through a pipe",
                                count: count, seconds: summary.seconds, unit: "observations", extra: describe(summary, count: count))
+    }
+
+    /// One run of the replay benchmark's command by `binary` (this build's
+    /// `entitystream` or another's); fails unless it wrote `count` lines or more.
+    static func replayRun(_ binary: String, ais: String, count: Int) throws -> MeasuredProcess.Run {
+        let run = try MeasuredProcess.run(binary, [
+            "replay", ais, "--track-field", "MMSI", "--loop", "--limit", String(count), "--max-observations-per-track", "1000"])
+        guard run.status == 0, run.outputLines >= count else {
+            throw BenchmarkError("\(binary) replay failed: exit status \(run.status), \(run.outputLines) of at least \(count) lines; stderr: \(run.standardError)")
+        }
+        return run
     }
 
     /// `entitystream replay` of a recording of about `megabytes` MB (the AIS
