@@ -5,29 +5,29 @@ import StreamSimulator
 import Testing
 import Transport
 
-/// A fleet simulator whose archive clock stands 10 s after the fleet's start
-/// (so every vehicle has reported), and the test's own expectation of the
-/// archive: each vehicle's last report by then, computed here from the
-/// fleet's configuration.
+/// A fleet simulator whose archive clock stands `runFor` ms (10 s unless told)
+/// after the server's start, and the test's own expectation of the archive:
+/// each vehicle's last report by then, computed here from the fleet's
+/// configuration.
 private struct FleetFixture {
     let server: SimulatorServer
     let configuration: FleetConfiguration
     let archiveTime: Int64
 
-    static func start(vehicles: Int, maxRecordCount: Int = 2000) async throws -> FleetFixture {
-        let clock = ManualClock(start: SystemClock().now() - 10_000)
+    static func start(vehicles: Int, maxRecordCount: Int = 2000, runFor: Int64 = 10_000) async throws -> FleetFixture {
+        let clock = ManualClock(start: SystemClock().now() - runFor)
         let fleet = FleetConfiguration(vehicles: vehicles, seed: 11, ratePerVehicle: 10)
         let server = try await startSimulator([ServiceSpecification(name: "Plows", source: .fleet(fleet))]) {
             $0.clock = clock
             $0.maxRecordCount = maxRecordCount
         }
-        clock.advance(by: 10_000)
+        clock.advance(by: runFor)
         return FleetFixture(server: server, configuration: fleet, archiveTime: clock.now())
     }
 
     /// Each vehicle's last report at or before `archiveTime`, by vehicle name.
     var expectedLatest: [String: Observation] {
-        var fleet = SnowplowFleet(configuration: configuration, startTime: server.serverStart)
+        var fleet = SnowplowFleet.served(configuration: configuration, serverStart: server.serverStart)
         var latest: [String: Observation] = [:]
         while fleet.nextTime <= archiveTime {
             let observation = fleet.next()
@@ -85,6 +85,28 @@ struct FleetBuddyServicesTests {
             #expect(observation.attribute(modelYear) == .int(related.modelYear))
         }
         #expect(snapshot.errors.isEmpty)
+        await connection.disconnect()
+        await fixture.server.shutdown()
+    }
+
+    /// A served fleet is on the road before its server starts: queried at the
+    /// server's very first instant, the archive already holds every vehicle
+    /// once, each at its report from the period before the start.
+    @Test(.timeLimit(.minutes(2))) func archiveHoldsTheWholeFleetFromTheStart() async throws {
+        let fixture = try await FleetFixture.start(vehicles: 6, runFor: 0)
+        let expected = fixture.expectedLatest
+        #expect(Set(expected.keys) == Set((1...6).map { "TRUCK \($0)" }))
+        #expect(expected.values.allSatisfy { $0.receivedAt <= fixture.server.serverStart })
+        let sink = RecordingSink()
+        let connection = fixture.connection(sink: sink)
+        #expect(await connection.connect() == .connected)
+        let snapshot = await sink.wait { $0.primed.count >= 6 }
+        let schema = try #require(snapshot.schemas.last)
+        let primed = snapshot.primedObservations
+        #expect(primed.map { name($0, schema) } == (1...6).map { "TRUCK \($0)" })
+        for observation in primed {
+            #expect(Array(observation.attributes.prefix(8)) == expected[name(observation, schema)]?.attributes)
+        }
         await connection.disconnect()
         await fixture.server.shutdown()
     }

@@ -4,10 +4,11 @@ import Locking
 /// The "Store Latest" archive of a fleet service, named in its description's
 /// `keepLatestArchive`: a point layer holding each vehicle's last report at
 /// the time of the request, kept current by advancing the fleet's own
-/// deterministic timeline (anchored at the server's start, the same one
-/// subscribers see) up to the clock's now.
+/// deterministic timeline (``SnowplowFleet/served(configuration:serverStart:)``,
+/// the same one subscribers see) up to the clock's now.
 ///
-/// Rows: one per vehicle that has reported by then, in vehicle order, with
+/// Rows: one per vehicle, in vehicle order (the served fleet is on the road
+/// before the server starts, so every vehicle has reported by then), with
 /// `OBJECTID` = the vehicle number and the fleet's fields and values
 /// (`SnowplowFleet.schema`), exactly the vehicle's latest observation;
 /// `lastupdate` is the layer's time field. Thread-safe (the fleet advances
@@ -38,7 +39,7 @@ public final class FleetLatestArchive: Sendable {
         self.clock = clock
         self.maxRecordCount = maxRecordCount
         self.supportsPagination = supportsPagination
-        let fleet = SnowplowFleet(configuration: configuration, startTime: serverStart)
+        let fleet = SnowplowFleet.served(configuration: configuration, serverStart: serverStart)
         state = LockedState(State(fleet: fleet, latest: Array(repeating: nil, count: fleet.configuration.vehicles)))
     }
 

@@ -83,6 +83,16 @@ public struct SnowplowFleet: Sendable {
         self.vehicles = vehicles
     }
 
+    /// The fleet a server started at `serverStart` (epoch ms) serves: already
+    /// on the road, its timeline beginning one report period earlier, so that
+    /// every vehicle has reported once by `serverStart`. A "Store Latest"
+    /// archive then holds the whole fleet from the first request, and a
+    /// subscriber joining at any moment gets the reports due from then on.
+    public static func served(configuration: FleetConfiguration, serverStart: Int64) -> SnowplowFleet {
+        let period = 1000 / configuration.normalized.ratePerVehicle
+        return SnowplowFleet(configuration: configuration, startTime: serverStart - Int64(period.rounded(.up)))
+    }
+
     /// The `vehiclename` values, in report order.
     public var vehicleNames: [String] {
         vehicles.map { if case .string(let name) = $0.name { return name } else { return "" } }

@@ -179,7 +179,8 @@ public final class SimulatorServer: Sendable {
         "\(server.httpBase)/arcgis/rest/services/\(name)/GPServer/" + HotSpotServiceSpecification.taskName.split(separator: " ").joined(separator: "%20")
     }
 
-    /// When the fleets' timeline starts (epoch ms, the configuration's clock at start).
+    /// When the server started (epoch ms, the configuration's clock at start);
+    /// each fleet's timeline is ``SnowplowFleet/served(configuration:serverStart:)``'s.
     public var serverStart: Int64 { state.serverStart }
 
     /// The base HTTP URL, `http://127.0.0.1:PORT` (or https).

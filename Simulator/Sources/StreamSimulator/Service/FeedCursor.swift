@@ -31,7 +31,7 @@ struct FeedCursor {
         self.pacing = pacing
         self.start = now
         if case .fleet(let configuration) = feed {
-            var fleet = SnowplowFleet(configuration: configuration, startTime: serverStart)
+            var fleet = SnowplowFleet.served(configuration: configuration, serverStart: serverStart)
             if !pacing.burst {
                 while fleet.nextTime < now { _ = fleet.next() }
             }
