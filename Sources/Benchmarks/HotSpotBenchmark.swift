@@ -215,11 +215,5 @@ enum HotSpotBenchmark {
                       Double(peak - loaded) * 1024 / Double(count))
     }
 
-    static func residentKilobytes(field: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix(field) {
-            return Int(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "0") ?? 0
-        }
-        return 0
-    }
+    static func residentKilobytes(field: String) -> Int { ProcessStatus.kilobytes(field) ?? 0 }
 }

@@ -3,8 +3,9 @@ import Foundation
 /// One run of a program as a benchmark measures it: started with
 /// `posix_spawn`, stdout read through a pipe by this process (as `| jq`
 /// would, counting bytes and lines) or sent to /dev/null, and reaped with
-/// `wait4` so its own CPU time and peak RSS are known (not its parent's or
-/// another child's).
+/// `wait4` so its own CPU time is known (not its parent's or another
+/// child's); its peak RSS is its own too (``PeakResidentSampler``: not this
+/// process's, which `posix_spawn` would otherwise pass on).
 struct MeasuredProcess {
     struct Run {
         var seconds: Double
@@ -40,6 +41,7 @@ struct MeasuredProcess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
+        let parentPeak = ProcessStatus.kilobytes("VmHWM:") ?? Int.max
         let started = ContinuousClock.now
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         close(outPipe[1])
@@ -48,8 +50,9 @@ struct MeasuredProcess {
             close(outPipe[0]); close(errPipe[0])
             throw BenchmarkError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
-        // Read stdout here (as a reader in a pipeline would) and stderr on a thread.
+        // Read stdout here (as a reader in a pipeline would), stderr and the peak RSS on threads.
         let errors = ErrorCollector(descriptor: errPipe[0])
+        let peak = PeakResidentSampler(pid: pid, parentPeak: parentPeak)
         var bytes = 0
         var lines = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 17)   // what cat reads at a time
@@ -63,13 +66,17 @@ struct MeasuredProcess {
         close(outPipe[0])
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        // Wait for the exit without reaping: the sampler watches the whole life, and never a reused pid.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
         let elapsed = (ContinuousClock.now - started).seconds
+        peak.stop()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Run(seconds: elapsed,
                    userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
                    systemSeconds: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
-                   maximumResidentKiB: usage.ru_maxrss, status: exitStatus, outputBytes: bytes, outputLines: lines,
+                   maximumResidentKiB: peak.peak(maxrss: usage.ru_maxrss), status: exitStatus, outputBytes: bytes, outputLines: lines,
                    standardError: errors.finish())
     }
 
