@@ -12,13 +12,25 @@
 /// own; the `EntityStore` actor owns one.
 public struct EntityStoreState: Sendable {
     /// One slot of the entity table; slots are reused after their entity is purged.
+    ///
+    /// The latest observation is not kept as such (keeping it cost a copy of
+    /// every observation and the release of the one before): it is rebuilt
+    /// on demand from `latestPacked`, its attributes (exactly as many as it
+    /// had), and its history record, which holds the references of their
+    /// interned strings and the geometry and receive time.
     struct Entity {
         var isLive: Bool
         var reference: EntityReference
-        var latest: Observation
         var latestID: Int64
         var latestPacked: [UInt64]
         var history = TrackHistory()
+
+        /// The latest observation (without its source text, which the store never keeps).
+        func latest(strings: UnsafeBufferPointer<String>) -> Observation {
+            let newest = history.newest
+            return Observation(geometry: newest?.geometry, attributes: latestPacked.map { PackedValue.unpack($0, strings: strings) },
+                               receivedAt: newest?.receivedAt ?? 0)
+        }
     }
 
     /// What ``ingest(_:now:into:)`` did with an observation.
@@ -90,9 +102,6 @@ public struct EntityStoreState: Sendable {
         let end = timeFields.end.flatMap { Self.milliseconds(observation.attribute($0)) }
         entities[slot].history.append(id: id, observation: observation, packedAttributes: entities[slot].latestPacked,
                                       timeFields: timeFields, start: start, end: end)
-        var latest = observation
-        latest.source = nil   // the store must not pin received buffers
-        entities[slot].latest = latest
         entities[slot].latestID = id
         arrivals.append(slot: slot, id: id)
         observationCount += 1
@@ -131,7 +140,7 @@ public struct EntityStoreState: Sendable {
     private mutating func makeEntity(trackID: AttributeValue, observation: Observation, id: Int64) -> Int {
         let reference = EntityReference(entityID: nextEntityID, trackID: trackID)
         nextEntityID += 1
-        let entity = Entity(isLive: true, reference: reference, latest: observation, latestID: id, latestPacked: [])
+        let entity = Entity(isLive: true, reference: reference, latestID: id, latestPacked: [])
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -158,8 +167,8 @@ public struct EntityStoreState: Sendable {
         }
         for index in attributes.indices {
             let value = attributes[index]
-            if case .string = value, index < previousCount, PackedValue.tag(packed[index]) == PackedValue.stringTag,
-               entities[slot].latest.attribute(index) == value {
+            if case .string(let text) = value, index < previousCount, PackedValue.tag(packed[index]) == PackedValue.stringTag,
+               strings.string(PackedValue.stringID(packed[index])) == text {
                 strings.retain(id: PackedValue.stringID(packed[index]))
             } else {
                 packed[index] = PackedValue.pack(value, strings: &strings)
@@ -288,7 +297,6 @@ public struct EntityStoreState: Sendable {
         entities[slot].isLive = false
         entities[slot].history = TrackHistory()
         entities[slot].latestPacked = []
-        entities[slot].latest = Observation(geometry: nil, attributes: [], receivedAt: 0)
         freeSlots.append(slot)
     }
 
@@ -325,14 +333,17 @@ public struct EntityStoreState: Sendable {
     /// Entities matching `query`, by entity id.
     public func query(_ query: EntityQuery) -> [EntitySnapshot] {
         var result: [EntitySnapshot] = []
-        for entity in entities where entity.isLive {
-            if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
-            if let envelope = query.envelope {
-                guard let point = entity.latest.geometry, envelope.contains(point, assuming: nil) else { continue }
+        strings.withStrings { strings in
+            for entity in entities where entity.isLive {
+                if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
+                let latest = entity.latest(strings: strings)
+                if let envelope = query.envelope {
+                    guard let point = latest.geometry, envelope.contains(point, assuming: nil) else { continue }
+                }
+                if let whereClause = query.whereClause, !whereClause.matches(latest) { continue }
+                result.append(EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
+                                             latestObservationID: entity.latestID, latest: latest))
             }
-            if let whereClause = query.whereClause, !whereClause.matches(entity.latest) { continue }
-            result.append(EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
-                                         latestObservationID: entity.latestID, latest: entity.latest))
         }
         return result.sorted { $0.entity.entityID < $1.entity.entityID }
     }
@@ -342,7 +353,7 @@ public struct EntityStoreState: Sendable {
         guard let slot = slotsByTrack[trackID] else { return nil }
         let entity = entities[slot]
         return EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
-                              latestObservationID: entity.latestID, latest: entity.latest)
+                              latestObservationID: entity.latestID, latest: strings.withStrings { entity.latest(strings: $0) })
     }
 
     /// Up to `maximum` observations of the entity of `trackID`, newest first

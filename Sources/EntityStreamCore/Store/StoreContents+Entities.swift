@@ -15,29 +15,31 @@ extension StoreContents {
         for slot in entities.indices where entities[slot].isLive { slots.append(slot) }
         slots.sort { entities[$0].reference.entityID < entities[$1].reference.entityID }
         var visited = 0
-        for slot in slots {
-            let entity = entities[slot]
-            let latest = entity.latest
-            if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
-            if let envelope = query.envelope {
-                guard let point = latest.geometry, envelope.contains(point, assuming: nil) else { continue }
-            }
-            if !timeExtent.isUnbounded {
-                switch timeKey {
-                case .received:
-                    if !timeExtent.contains(latest.receivedAt) { continue }
-                case .field(let start, let end):
-                    guard let from = EntityStoreState.milliseconds(latest.attribute(start)) else { continue }
-                    var to = from
-                    if let end, let until = EntityStoreState.milliseconds(latest.attribute(end)) { to = max(until, from) }
-                    if !timeExtent.overlaps(from: from, to: to) { continue }
+        try strings.withUnsafeBufferPointer { strings in
+            for slot in slots {
+                let entity = entities[slot]
+                if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
+                let latest = entity.latest(strings: strings)
+                if let envelope = query.envelope {
+                    guard let point = latest.geometry, envelope.contains(point, assuming: nil) else { continue }
                 }
+                if !timeExtent.isUnbounded {
+                    switch timeKey {
+                    case .received:
+                        if !timeExtent.contains(latest.receivedAt) { continue }
+                    case .field(let start, let end):
+                        guard let from = EntityStoreState.milliseconds(latest.attribute(start)) else { continue }
+                        var to = from
+                        if let end, let until = EntityStoreState.milliseconds(latest.attribute(end)) { to = max(until, from) }
+                        if !timeExtent.overlaps(from: from, to: to) { continue }
+                    }
+                }
+                if let whereClause = query.whereClause, !whereClause.matches(latest) { continue }
+                visited += 1
+                let snapshot = EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
+                                              latestObservationID: entity.latestID, latest: latest)
+                if try !visit(snapshot) { break }
             }
-            if let whereClause = query.whereClause, !whereClause.matches(latest) { continue }
-            visited += 1
-            let snapshot = EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
-                                          latestObservationID: entity.latestID, latest: latest)
-            if try !visit(snapshot) { break }
         }
         return visited
     }

@@ -106,19 +106,27 @@ struct TrackHistory {
         return result
     }
 
+    /// The newest observation's geometry and receive time; nil when the history is empty.
+    var newest: (geometry: Point?, receivedAt: Int64)? {
+        guard count > 0, let chunk = chunks.last, chunk.end > chunk.start else { return nil }
+        return (Self.geometry(chunk, chunk.end - 1), chunk.receivedAt(at: chunk.end - 1))
+    }
+
     private static func rebuild(_ chunk: HistoryChunk, _ record: Int, strings: StringTable) -> Observation {
-        let xWord = chunk.word(at: record, 2)
-        var geometry: Point?
-        if PackedValue.tag(xWord) != PackedValue.nullTag {
-            geometry = Point(x: Double(bitPattern: xWord), y: Double(bitPattern: chunk.word(at: record, 3)), wkid: chunk.layout.wkid)
-            if chunk.layout.hasZM {
-                let z = chunk.word(at: record, 4)
-                let m = chunk.word(at: record, 5)
-                if PackedValue.tag(z) != PackedValue.nullTag { geometry?.z = Double(bitPattern: z) }
-                if PackedValue.tag(m) != PackedValue.nullTag { geometry?.m = Double(bitPattern: m) }
-            }
-        }
         let attributes = chunk.attributeWords(at: record).map { PackedValue.unpack($0, strings: strings) }
-        return Observation(geometry: geometry, attributes: attributes, receivedAt: chunk.receivedAt(at: record))
+        return Observation(geometry: geometry(chunk, record), attributes: attributes, receivedAt: chunk.receivedAt(at: record))
+    }
+
+    private static func geometry(_ chunk: HistoryChunk, _ record: Int) -> Point? {
+        let xWord = chunk.word(at: record, 2)
+        guard PackedValue.tag(xWord) != PackedValue.nullTag else { return nil }
+        var geometry = Point(x: Double(bitPattern: xWord), y: Double(bitPattern: chunk.word(at: record, 3)), wkid: chunk.layout.wkid)
+        if chunk.layout.hasZM {
+            let z = chunk.word(at: record, 4)
+            let m = chunk.word(at: record, 5)
+            if PackedValue.tag(z) != PackedValue.nullTag { geometry.z = Double(bitPattern: z) }
+            if PackedValue.tag(m) != PackedValue.nullTag { geometry.m = Double(bitPattern: m) }
+        }
+        return geometry
     }
 }
