@@ -28,7 +28,7 @@ extension EsriFeatureDecoder {
                     : fieldTable.lookup(scanner.base + key.start, count: key.byteCount,
                                         readable: scanner.count - key.start, keyPosition: keyPosition)
                 if let index {
-                    values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == trackIndex)
+                    values[index] = try Self.readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == trackIndex)
                 } else {
                     try readUnmatchedAttribute(&scanner, key: key, values: &values, learned: &feature.learned)
                 }
@@ -45,16 +45,16 @@ extension EsriFeatureDecoder {
     private mutating func readUnmatchedAttribute(_ scanner: inout JSONScanner, key: JSONStringToken,
                                                  values: inout [AttributeValue], learned: inout [LearnedAttribute]) throws(JSONError) {
         if let index = scanner.withDecodedBytes(key, { fieldTable.lookup($0) }) {
-            values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == schema.trackIDIndex)
+            values[index] = try Self.readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == schema.trackIDIndex)
             return
         }
         let name = scanner.decodeString(key)
         if let index = schema.index(ofField: name), index < values.count {
             scanner.withDecodedBytes(key) { fieldTable.addAlias($0, fieldIndex: index) }
-            values[index] = try readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == schema.trackIDIndex)
+            values[index] = try Self.readAttributeValue(&scanner, kind: fieldTable.valueKinds[index], isTrackID: index == schema.trackIDIndex)
             return
         }
-        let value = try readAttributeValue(&scanner, kind: .plain)
+        let value = try Self.readAttributeValue(&scanner, kind: .plain)
         learned.append(LearnedAttribute(name: name, value: value))
     }
 
@@ -63,8 +63,11 @@ extension EsriFeatureDecoder {
     /// an integer beyond Int64 keeps the service's text (as a string), one
     /// that a float field could not hold exactly stays an integer — so two
     /// entities never merge into one.
+    ///
+    /// Static, like every reader a mutating method calls: an instance method
+    /// would be handed a copy of the whole decoder (280 bytes) per value.
     @inline(__always)
-    private func readAttributeValue(_ scanner: inout JSONScanner, kind: FieldValueKind, isTrackID: Bool = false) throws(JSONError) -> AttributeValue {
+    private static func readAttributeValue(_ scanner: inout JSONScanner, kind: FieldValueKind, isTrackID: Bool = false) throws(JSONError) -> AttributeValue {
         let next = scanner.skipWhitespace()
         switch next {
         case ASCII.quote:

@@ -1,11 +1,13 @@
 extension EsriFeatureDecoder {
     /// Reads a feature's "geometry" value (after its key) into `feature`.
-    func readGeometry(_ scanner: inout JSONScanner, depth: Int, into feature: inout FeatureParts) throws(JSONError) {
-        feature.geometry = try readGeometryValue(&scanner, depth: depth)
+    /// The readers are static: the decoder's mutating methods call them, and
+    /// an instance method would be handed a copy of the whole decoder.
+    static func readGeometry(_ scanner: inout JSONScanner, depth: Int, maxDepth: Int, into feature: inout FeatureParts) throws(JSONError) {
+        feature.geometry = try readGeometryValue(&scanner, depth: depth, maxDepth: maxDepth)
         feature.hasGeometry = true
     }
 
-    private func readGeometryValue(_ scanner: inout JSONScanner, depth: Int) throws(JSONError) -> GeometryResult {
+    private static func readGeometryValue(_ scanner: inout JSONScanner, depth: Int, maxDepth: Int) throws(JSONError) -> GeometryResult {
         let first = scanner.skipWhitespace()
         let geometryStart = scanner.position
         if first == ASCII.n {
@@ -31,7 +33,7 @@ extension EsriFeatureDecoder {
                 case .z: z = try readCoordinate(&scanner)
                 case .m: m = try readCoordinate(&scanner)
                 case .spatialReference:
-                    try readSpatialReference(&scanner, depth: depth + 1, wkid: &wkid, latestWkid: &latestWkid)
+                    try readSpatialReference(&scanner, depth: depth + 1, maxDepth: maxDepth, wkid: &wkid, latestWkid: &latestWkid)
                 case .nonPoint(let kind):
                     nonPointKind = kind
                     try scanner.skipValue(depth: depth + 1, maxDepth: maxDepth)
@@ -53,7 +55,7 @@ extension EsriFeatureDecoder {
 
     /// A number, or null / "NaN" (an empty coordinate).
     @inline(__always)
-    private func readCoordinate(_ scanner: inout JSONScanner) throws(JSONError) -> Coordinate {
+    private static func readCoordinate(_ scanner: inout JSONScanner) throws(JSONError) -> Coordinate {
         let next = scanner.skipWhitespace()
         switch next {
         case ASCII.minus, ASCII.zero...ASCII.nine:
@@ -71,7 +73,7 @@ extension EsriFeatureDecoder {
         }
     }
 
-    private func readSpatialReference(_ scanner: inout JSONScanner, depth: Int, wkid: inout Int?, latestWkid: inout Int?) throws(JSONError) {
+    private static func readSpatialReference(_ scanner: inout JSONScanner, depth: Int, maxDepth: Int, wkid: inout Int?, latestWkid: inout Int?) throws(JSONError) {
         let first = scanner.skipWhitespace()
         let start = scanner.position
         if first == ASCII.n {
@@ -93,7 +95,7 @@ extension EsriFeatureDecoder {
     }
 
     /// An integral number (or null → nil).
-    private func readWellKnownID(_ scanner: inout JSONScanner) throws(JSONError) -> Int? {
+    private static func readWellKnownID(_ scanner: inout JSONScanner) throws(JSONError) -> Int? {
         let next = scanner.skipWhitespace()
         let valueStart = scanner.position
         switch next {

@@ -172,13 +172,13 @@ public struct EsriFeatureDecoder: Sendable {
             do throws(JSONError) {
                 switch key {
                 case .geometry:
-                    try readGeometry(&scanner, depth: depth + 1, into: &feature)
+                    try Self.readGeometry(&scanner, depth: depth + 1, maxDepth: maxDepth, into: &feature)
                     feature.geometryRange = valueStart..<scanner.position
                 case .attributes:
                     try readAttributes(&scanner, depth: depth + 1, into: &feature)
                     feature.attributesRange = valueStart..<scanner.position
                 case .type:
-                    messageType = try readMessageType(&scanner)
+                    messageType = try Self.readMessageType(&scanner)
                 case .feature:
                     wrappedFeatureOffset = valueStart
                     wrappedFeature = try readWrappedFeature(&scanner, depth: depth + 1)
@@ -236,7 +236,7 @@ public struct EsriFeatureDecoder: Sendable {
                 let valueStart = scanner.position
                 switch key {
                 case .geometry:
-                    try readGeometry(&scanner, depth: depth + 1, into: &feature)
+                    try Self.readGeometry(&scanner, depth: depth + 1, maxDepth: maxDepth, into: &feature)
                     feature.geometryRange = valueStart..<scanner.position
                 case .attributes:
                     try readAttributes(&scanner, depth: depth + 1, into: &feature)
@@ -251,7 +251,7 @@ public struct EsriFeatureDecoder: Sendable {
         return feature
     }
 
-    private func readMessageType(_ scanner: inout JSONScanner) throws(JSONError) -> MessageType {
+    private static func readMessageType(_ scanner: inout JSONScanner) throws(JSONError) -> MessageType {
         let first = scanner.skipWhitespace()
         let valueStart = scanner.position
         guard first == ASCII.quote else {
