@@ -49,6 +49,22 @@ struct JSONWriterTests {
         #expect(written { $0.appendInt(-7) } == "-7")
         #expect(written { $0.appendInt(.max) } == "9223372036854775807")
         #expect(written { $0.appendInt(.min) } == "-9223372036854775808")
+        // Every digit count, at and around each power of ten, both signs, as Swift prints them.
+        var boundaries: [Int64] = [Int64.max - 1]
+        var power: Int64 = 1
+        while true {
+            boundaries += [power - 1, power, power + 1, power * 5 + 3]
+            guard power <= Int64.max / 10 else { break }
+            power *= 10
+        }
+        for value in boundaries {
+            #expect(written { $0.appendInt(value) } == String(value))
+            #expect(written { $0.appendInt(-value) } == String(-value))
+        }
+        // Many in a row land back to back in one buffer.
+        let values: [Int64] = (0..<500).map { Int64($0) * 7_919 - 1_000_000 }
+        #expect(written { writer in for value in values { writer.appendInt(value); writer.appendRaw(",") } }
+                == values.map { String($0) + "," }.joined())
     }
 
     /// Doubles: integral values keep ".0", non-finite values become null, exponent forms are valid JSON.

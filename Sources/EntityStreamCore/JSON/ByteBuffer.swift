@@ -58,6 +58,53 @@ struct ByteBuffer: @unchecked Sendable {
         storage.count += bytes.count
     }
 
+    /// Appends `value` in decimal (a minus first when negative), written in
+    /// place two digits at a time from a table, the way fast integer printers
+    /// do: one division by 100 per pair instead of one by 10 per digit.
+    mutating func appendDecimal(_ value: Int64) {
+        var magnitude = value.magnitude
+        let sign = value < 0 ? 1 : 0
+        let length = sign + Self.decimalDigitCount(magnitude)
+        let start = room(for: length)
+        if sign == 1 { start.pointee = UInt8(ascii: "-") }
+        var end = start + length
+        Self.digitPairs.withUTF8Buffer { table in
+            while magnitude >= 100 {
+                let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
+                magnitude /= 100
+                end -= 2
+                end[0] = table[pair]
+                end[1] = table[pair &+ 1]
+            }
+            if magnitude >= 10 {
+                let pair = Int(truncatingIfNeeded: magnitude) &* 2
+                end -= 2
+                end[0] = table[pair]
+                end[1] = table[pair &+ 1]
+            } else {
+                end -= 1
+                end[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            }
+        }
+        storage.count += length
+    }
+
+    /// "00", "01", … "99" back to back.
+    private static let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// Decimal digits of `value` (1 for 0).
+    @inline(__always)
+    static func decimalDigitCount(_ value: UInt64) -> Int {
+        var count = 1
+        var rest = value
+        while rest >= 10_000 {
+            rest /= 10_000
+            count += 4
+        }
+        if rest >= 100 { count += rest >= 1000 ? 3 : 2 } else if rest >= 10 { count += 1 }
+        return count
+    }
+
     mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { append($0) }
     }

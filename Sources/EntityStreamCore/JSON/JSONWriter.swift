@@ -203,17 +203,7 @@ public struct JSONWriter: Sendable {
 
     /// Appends `i` in decimal.
     public mutating func appendInt(_ i: Int64) {
-        var magnitude = i.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = ASCII.zero &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            if i < 0 { buffer.append(ASCII.minus) }
-            buffer.append(UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        buffer.appendDecimal(i)
     }
 
     /// Appends `true` or `false`.
