@@ -42,7 +42,7 @@ public struct EntityStoreState: Sendable {
 
     public let options: PurgeOptions
     public private(set) var schema: Schema
-    private(set) var slotsByTrack: [AttributeValue: Int] = [:]
+    private(set) var slotsByTrack = TrackIndex()
     private(set) var entities: [Entity] = []
     private var freeSlots: [Int] = []
     private var arrivals = ArrivalQueue()
@@ -217,7 +217,7 @@ public struct EntityStoreState: Sendable {
     private mutating func purgeAll<Sink: StoreEventSink>(sink events: inout Sink) {
         let references = entities.filter(\.isLive).map(\.reference).sorted { $0.entityID < $1.entityID }
         for reference in references { events.append(.entityPurged(reference, cause: .purgeAll), time: nil) }
-        slotsByTrack = [:]
+        slotsByTrack = TrackIndex()
         entities = []
         freeSlots = []
         arrivals.removeAll()

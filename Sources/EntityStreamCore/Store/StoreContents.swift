@@ -9,7 +9,7 @@
 public struct StoreContents: Sendable {
     public let schema: Schema
     let entities: [EntityStoreState.Entity]
-    let slotsByTrack: [AttributeValue: Int]
+    let slotsByTrack: TrackIndex
     /// Interned strings by id (packed words refer to them).
     let strings: [String]
     /// Entities held.
