@@ -64,6 +64,12 @@ public actor EventBus {
         await queue.send([event], cost: event.retainedBytes)
     }
 
+    /// The event kinds the subscribers want between them, every kind while
+    /// there is none. A publisher may leave out events of other kinds: no
+    /// subscriber would receive them. (A subscriber that joins later gets
+    /// its kinds from the next batch made on.)
+    public nonisolated var wantedKinds: EventKindMask { subscribers.wantedKinds }
+
     /// Events published while nobody subscribed, so far.
     public nonisolated var undeliveredCount: Int { subscribers.undeliveredCount }
 

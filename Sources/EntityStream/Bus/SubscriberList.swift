@@ -1,3 +1,4 @@
+import EntityStreamCore
 import Locking
 
 /// The subscribers an ``EventBus`` delivers to, shared between the bus and
@@ -14,6 +15,13 @@ final class SubscriberList: Sendable {
     private struct State {
         var members: [Member] = []
         var undelivered = 0
+        /// The kinds the members' filters admit between them; every kind
+        /// while there is no member (so that what goes undelivered is counted).
+        var wanted = EventKindMask.all
+
+        mutating func updateWanted() {
+            wanted = members.isEmpty ? .all : members.reduce(.none) { $0.union($1.subscriber.filter.kindMask) }
+        }
     }
 
     private let state = LockedState(State())
@@ -21,10 +29,19 @@ final class SubscriberList: Sendable {
     func add(_ subscriber: Subscriber) {
         state.withLock { state in
             state.members.append(Member(subscriber: subscriber, missed: state.undelivered))
+            state.updateWanted()
         }
     }
 
-    func remove(_ subscriber: Subscriber) { state.withLock { $0.members.removeAll { $0.subscriber === subscriber } } }
+    func remove(_ subscriber: Subscriber) {
+        state.withLock { state in
+            state.members.removeAll { $0.subscriber === subscriber }
+            state.updateWanted()
+        }
+    }
+
+    /// The event kinds some member wants (every kind when there is none).
+    var wantedKinds: EventKindMask { state.withLock { $0.wanted } }
 
     /// Who receives a batch of `count` events now; with nobody, the events are counted as undelivered.
     func membersForDelivery(of count: Int) -> [Member] {

@@ -58,6 +58,8 @@ public actor EntityStore {
     public func ingest(_ messages: [StreamMessage], primed: Bool = false) async {
         let enrichments = await enrichments(for: messages)
         let now = clock.now()
+        // Kinds no subscriber takes are not made at all (e.g. purges under `--events observation`).
+        let wanted = bus.wantedKinds
         // A fresh array sized for this batch (an observation and at most one
         // purge each, usually): reusing one kept every batch at the largest
         // capacity seen, memory the queues' byte bounds did not count.
@@ -76,7 +78,7 @@ public actor EntityStore {
                     enriched &+= 1
                 }
                 let before = events.count
-                store(observation, now: now, enrichment: enrichment, primed: primed)
+                store(observation, now: now, enrichment: enrichment, primed: primed, wanted: wanted)
                 let made = events.count - before
                 observationBytes &+= made &* (StreamEvent.inlineBytes &+ observation.retainedBytes &+ (enrichment?.rasterText.count ?? 0))
                 observationEvents &+= made
@@ -118,8 +120,8 @@ public actor EntityStore {
         return await enricher.enrich(points)
     }
 
-    private func store(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment?, primed: Bool) {
-        if state.ingest(observation, now: now, enrichment: enrichment, primed: primed, into: &events) == .missingTrackID {
+    private func store(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment?, primed: Bool, wanted: EventKindMask) {
+        if state.ingest(observation, now: now, enrichment: enrichment, primed: primed, wanted: wanted, into: &events) == .missingTrackID {
             storeErrorCount += 1
             let field = state.schema.trackIDField?.name ?? "(none)"
             events.append(StreamEvent(time: now, payload: .error(StreamErrorReport(

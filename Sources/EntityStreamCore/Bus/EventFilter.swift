@@ -9,22 +9,18 @@
 /// wanted. A value type.
 public struct EventFilter: Sendable {
     public var kinds: Set<EventKind> {
-        didSet { kindMask = Self.mask(kinds) }
+        didSet { kindMask = EventKindMask(kinds) }
     }
     public var whereClause: WhereClause?
     public var trackIDs: Set<AttributeValue>?
-    /// `kinds` as bits (one per kind), tested for every event without hashing.
-    private var kindMask: UInt32
+    /// `kinds` as bits, tested for every event without hashing.
+    public private(set) var kindMask: EventKindMask
 
     public init(kinds: Set<EventKind> = Set(EventKind.allCases), whereClause: WhereClause? = nil, trackIDs: Set<AttributeValue>? = nil) {
         self.kinds = kinds
         self.whereClause = whereClause
         self.trackIDs = trackIDs
-        kindMask = Self.mask(kinds)
-    }
-
-    private static func mask(_ kinds: Set<EventKind>) -> UInt32 {
-        kinds.reduce(0) { $0 | $1.bit }
+        kindMask = EventKindMask(kinds)
     }
 
     /// Everything.
@@ -36,28 +32,10 @@ public struct EventFilter: Sendable {
     }
 
     public func accepts(_ event: StreamEvent) -> Bool {
-        guard kindMask & event.kind.bit != 0 else { return false }
+        guard kindMask.contains(event.kind) else { return false }
         if trackIDs == nil && whereClause == nil { return true }
         if let trackIDs, let entity = event.entity, !trackIDs.contains(entity.trackID) { return false }
         if let whereClause, let observation = event.observation, !whereClause.matches(observation) { return false }
         return true
-    }
-}
-
-extension EventKind {
-    /// One bit per kind, for masks.
-    var bit: UInt32 {
-        switch self {
-        case .status: return 1 << 0
-        case .observation: return 1 << 1
-        case .entityReceived: return 1 << 2
-        case .observationPurged: return 1 << 3
-        case .entityPurged: return 1 << 4
-        case .filter: return 1 << 5
-        case .error: return 1 << 6
-        case .response: return 1 << 7
-        case .dropped: return 1 << 8
-        case .analysis: return 1 << 9
-        }
     }
 }

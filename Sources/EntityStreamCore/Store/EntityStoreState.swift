@@ -75,11 +75,15 @@ public struct EntityStoreState: Sendable {
 
     /// Stores `observation`, appending bus events; its `observation` and
     /// `entity-received` events carry `enrichment` and, for an observation
-    /// primed from the service's archive, `primed`.
+    /// primed from the service's archive, `primed`. Events of kinds outside
+    /// `wanted` are not made (the store changes all the same): the bus passes
+    /// what its subscribers want between them (``EventKindMask``).
     @discardableResult
     public mutating func ingest(_ observation: Observation, now: Int64, enrichment: ObservationEnrichment? = nil,
-                                primed: Bool = false, into events: inout [StreamEvent]) -> IngestOutcome {
-        writing(&events, to: StreamEventList(now: now, enrichment: enrichment, primed: primed)) { $0.ingest(observation, now: now, sink: &$1) }
+                                primed: Bool = false, wanted: EventKindMask = .all, into events: inout [StreamEvent]) -> IngestOutcome {
+        writing(&events, to: StreamEventList(now: now, enrichment: enrichment, primed: primed, wanted: wanted)) {
+            $0.ingest(observation, now: now, sink: &$1)
+        }
     }
 
     private mutating func ingest<Sink: StoreEventSink>(_ observation: Observation, now: Int64, sink events: inout Sink) -> IngestOutcome {

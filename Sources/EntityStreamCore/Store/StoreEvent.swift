@@ -37,3 +37,15 @@ public enum StoreEvent: Sendable, Hashable {
     /// An entity left the store.
     case entityPurged(EntityReference, cause: EntityPurgeCause)
 }
+
+extension StoreEvent {
+    /// The bus event kind this store event becomes.
+    public var kind: EventKind {
+        switch self {
+        case .entityReceived: return .entityReceived
+        case .observation: return .observation
+        case .observationPurged: return .observationPurged
+        case .entityPurged: return .entityPurged
+        }
+    }
+}

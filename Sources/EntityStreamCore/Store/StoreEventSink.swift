@@ -16,17 +16,21 @@ struct StoreEventList: StoreEventSink {
 
 /// Collects bus events, stamping those without a time of their own with
 /// `now`; `observation` and `entity-received` events carry `enrichment`.
+/// Events of kinds outside `wanted` are left out (nobody would receive them).
 struct StreamEventList: StoreEventSink {
     let now: Int64
     let enrichment: ObservationEnrichment?
     let primed: Bool
+    let wanted: EventKindMask
     var events: [StreamEvent] = []
-    init(now: Int64, enrichment: ObservationEnrichment? = nil, primed: Bool = false) {
+    init(now: Int64, enrichment: ObservationEnrichment? = nil, primed: Bool = false, wanted: EventKindMask = .all) {
         self.now = now
         self.enrichment = enrichment
         self.primed = primed
+        self.wanted = wanted
     }
     mutating func append(_ event: consuming StoreEvent, time: Int64?) {
+        guard wanted.contains(event.kind) else { return }
         // Built in place: a local copy cost a retain and a release per event.
         guard enrichment != nil || primed else {
             events.append(StreamEvent(time: time ?? now, payload: .store(event)))
