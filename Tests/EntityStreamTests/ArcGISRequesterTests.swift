@@ -98,9 +98,9 @@ struct ArcGISRequesterTests {
 
     /// A port nothing listens on, a body over the size limit and a body shorter than its Content-Length each give their text, naming the layer URL without the token.
     @Test(.timeLimit(.minutes(2))) func transportFailureTexts() async throws {
-        let closed = try RawHTTPResponder.start { _ in [] }
+        let closed = try RefusingPort()
+        defer { closed.close() }
         let port = closed.port
-        closed.stop()
         let layer = "http://127.0.0.1:\(port)/arcgis/rest/services/X/MapServer/0"
         let toClosedPort = try requester("http://127.0.0.1:\(port)", tokens: StaticTokenSource("hidden-token-value"))
         let refused = await requestError(toClosedPort, path: "query")
