@@ -32,26 +32,11 @@ public final class RawHTTPResponder: Sendable {
 
     /// Starts a server answering every request with `response(requestHead)`.
     public static func start(response: @escaping @Sendable (String) -> [UInt8]) throws -> RawHTTPResponder {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        var yes: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(descriptor, 16) == 0 else {
+        let (descriptor, port) = try LoopbackSocket.bind(reusingAddress: true)
+        guard listen(descriptor, 16) == 0 else {
             close(descriptor)
             throw POSIXError(.EADDRINUSE)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let log = LockedState<[String]>([])
         let server = RawHTTPResponder(port: port, listener: descriptor, log: log)
         let thread = Thread {

@@ -95,8 +95,7 @@ struct StringTable {
     }
 
     /// Empties `id`'s slot, shifting back the entries after it in its probe
-    /// run that may move (so every entry stays reachable from its home slot
-    /// without tombstones).
+    /// run that may move (``LinearProbing``).
     private mutating func removeFromIndex(_ id: UInt32) {
         let mask = slots.count - 1
         var hole = home(Int(id), mask: mask)
@@ -106,10 +105,7 @@ struct StringTable {
             next = (next + 1) & mask
             let slot = slots[next]
             if slot == 0 { break }
-            let wanted = home(Int(slot - 1), mask: mask)
-            // The entry at `next` may fill the hole unless its home lies cyclically in (hole, next].
-            let homeAfterHole = hole <= next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
-            if !homeAfterHole {
+            if LinearProbing.mayFill(hole: hole, from: next, home: home(Int(slot - 1), mask: mask)) {
                 slots[hole] = slot
                 hole = next
             }

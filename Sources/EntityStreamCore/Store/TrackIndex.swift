@@ -53,10 +53,7 @@ struct TrackIndex {
         while true {
             next = (next + 1) & mask
             if slots[next] == 0 { break }
-            let home = Int(truncatingIfNeeded: hashes[next]) & mask
-            // The entry at `next` may fill the hole unless its home lies cyclically in (hole, next].
-            let homeAfterHole = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
-            if !homeAfterHole {
+            if LinearProbing.mayFill(hole: hole, from: next, home: Int(truncatingIfNeeded: hashes[next]) & mask) {
                 keys[hole] = keys[next]
                 hashes[hole] = hashes[next]
                 slots[hole] = slots[next]
