@@ -32,6 +32,12 @@ public final class ServerWebSocket: Sendable {
 
     /// Queues a text message given as UTF-8 bytes (not validated).
     public func send(bytes: [UInt8]) async throws(TransportError) {
+        try await send(bytes: bytes[...])
+    }
+
+    /// Queues a text message given as a slice of UTF-8 bytes (not validated;
+    /// copied into the queue, so the slice's buffer may be reused at once).
+    public func send(bytes: ArraySlice<UInt8>) async throws(TransportError) {
         while true {
             let step = bytes.withUnsafeBytes { buffer in
                 Result { () throws(TransportError) -> EnqueueStep in try enqueue(buffer) }

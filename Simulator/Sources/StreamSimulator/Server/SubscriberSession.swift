@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Locking
+import Synchronization
 import Transport
 
 /// One WebSocket subscriber of a simulated service: its own filter, its
@@ -13,6 +14,8 @@ final class SubscriberSession: Sendable {
     private let configuration: SimulatorConfiguration
     private let serverStart: Int64
     private let filter: LockedState<(version: Int, value: SubscriberFilter)>
+    /// `filter`'s version, readable without its lock (stored after each change, under it).
+    private let filterVersion = Atomic<Int>(1)
 
     init(id: Int, service: SimulatedService, token: String?, socket: ServerWebSocket, filter: SubscriberFilter,
          configuration: SimulatorConfiguration, serverStart: Int64) {
@@ -58,6 +61,33 @@ final class SubscriberSession: Sendable {
         var sent = 0
         var stalled = false
         let clock = SystemClock()
+        /// Sends one message, injecting the configured faults; false when the subscriber is gone or a fault ended it.
+        func deliver(_ bytes: ArraySlice<UInt8>) async -> Bool {
+            var message = bytes
+            if let every = faults.malformedEvery, (sent + 1) % every == 0 {
+                message = message.prefix(max(1, message.count / 2))
+                configuration.log("fault: sending a malformed message (#\(sent + 1)) to subscriber \(id) of \(service.name)")
+            }
+            do { try await socket.send(bytes: message) } catch { return false }
+            sent += 1
+            if let stall = faults.stallMilliseconds, !stalled, sent >= faults.stallAfter {
+                stalled = true
+                configuration.log("fault: stalling subscriber \(id) of \(service.name) for \(stall) ms after \(sent) messages")
+                do { try await Task.sleep(for: .milliseconds(stall)) } catch { return false }
+            }
+            if let dropAfter = faults.dropAfter, sent >= dropAfter {
+                await socket.flush()
+                if let closeCode = faults.closeCode {
+                    configuration.log("fault: closing subscriber \(id) of \(service.name) with \(closeCode.code) after \(sent) messages")
+                    await socket.close(code: closeCode.code, reason: closeCode.reason)
+                } else {
+                    configuration.log("fault: dropping subscriber \(id) of \(service.name) after \(sent) messages")
+                    socket.abort()
+                }
+                return false
+            }
+            return true
+        }
         while let (due, item) = cursor.next() {
             if let due {
                 let wait = due - clock.now()
@@ -66,56 +96,29 @@ final class SubscriberSession: Sendable {
                 }
             }
             if Task.isCancelled { return }
-            let latest = filter.withLock { $0.version }
-            if latest != current.version { current = filter.withLock { $0 } }
-            var outgoing: [[UInt8]] = []
+            // The filter's version is read without the lock; the lock only when it changed.
+            if filterVersion.load(ordering: .acquiring) != current.version { current = filter.withLock { $0 } }
             switch item {
-            case .observation(let observation):
-                if let shaped = current.value.apply(observation) {
+            case .raw(let message) where current.value.passesEverything:
+                // The common case: the recorded line as it is, straight from the read-ahead buffer.
+                guard await deliver(message) else { return }
+            case .raw(let message):
+                decoded.removeAll(keepingCapacity: true)
+                let bytes = Array(message)
+                if (try? decoder.decode(bytes, receivedAt: 0, into: &decoded)) == nil {
+                    guard await deliver(message) else { return }
+                }
+                for case .observation(let observation) in decoded {
+                    guard let shaped = current.value.apply(observation) else { continue }
                     writer.removeAll()
                     writer.appendFeature(shaped, fields: current.value.schema.fields)
-                    outgoing.append(writer.bytes)
+                    guard await deliver(writer.bytes[...]) else { return }
                 }
-            case .raw(let message):
-                if current.value.passesEverything {
-                    outgoing.append(message)
-                } else {
-                    decoded.removeAll(keepingCapacity: true)
-                    if (try? decoder.decode(message, receivedAt: 0, into: &decoded)) == nil {
-                        outgoing.append(message)
-                    }
-                    for case .observation(let observation) in decoded {
-                        if let shaped = current.value.apply(observation) {
-                            writer.removeAll()
-                            writer.appendFeature(shaped, fields: current.value.schema.fields)
-                            outgoing.append(writer.bytes)
-                        }
-                    }
-                }
-            }
-            for var message in outgoing {
-                if let every = faults.malformedEvery, (sent + 1) % every == 0 {
-                    message = Array(message.prefix(max(1, message.count / 2)))
-                    configuration.log("fault: sending a malformed message (#\(sent + 1)) to subscriber \(id) of \(service.name)")
-                }
-                do { try await socket.send(bytes: message) } catch { return }
-                sent += 1
-                if let stall = faults.stallMilliseconds, !stalled, sent >= faults.stallAfter {
-                    stalled = true
-                    configuration.log("fault: stalling subscriber \(id) of \(service.name) for \(stall) ms after \(sent) messages")
-                    do { try await Task.sleep(for: .milliseconds(stall)) } catch { return }
-                }
-                if let dropAfter = faults.dropAfter, sent >= dropAfter {
-                    await socket.flush()
-                    if let closeCode = faults.closeCode {
-                        configuration.log("fault: closing subscriber \(id) of \(service.name) with \(closeCode.code) after \(sent) messages")
-                        await socket.close(code: closeCode.code, reason: closeCode.reason)
-                    } else {
-                        configuration.log("fault: dropping subscriber \(id) of \(service.name) after \(sent) messages")
-                        socket.abort()
-                    }
-                    return
-                }
+            case .observation(let observation):
+                guard let shaped = current.value.apply(observation) else { continue }
+                writer.removeAll()
+                writer.appendFeature(shaped, fields: current.value.schema.fields)
+                guard await deliver(writer.bytes[...]) else { return }
             }
         }
         // The feed ended (no --loop): keep the socket open, as a quiet live service would.
@@ -156,7 +159,10 @@ final class SubscriberSession: Sendable {
             var parsed = try StreamFilter.parse(json: filterValue)
             parsed.outSpatialReference = current.filter.outSpatialReference
             let applied = try SubscriberFilter(parsed, schema: service.schema, serviceReference: service.spatialReference)
-            filter.withLock { $0 = ($0.version + 1, applied) }
+            filter.withLock { state in
+                state = (state.version + 1, applied)
+                filterVersion.store(state.version, ordering: .releasing)
+            }
             return SubscriberFilter.reply(parsed)
         } catch let error as FilterError {
             return Self.rejection(filterValue, error.description)

@@ -5,7 +5,10 @@ import EntityStreamCore
 struct FeedCursor {
     enum Item {
         case observation(Observation)
-        case raw([UInt8])
+        /// A message as recorded: a slice of the cursor's read-ahead buffer, no
+        /// copy (one kept past the next call makes the cursor's next read copy
+        /// the buffer instead).
+        case raw(ArraySlice<UInt8>)
     }
 
     private let feed: SimulatedService.Feed
@@ -50,7 +53,7 @@ struct FeedCursor {
             guard let position = advance(count: entries.count) else { return nil }
             let entry = entries[position]
             return (due(offset: timed ? entry.offsetMilliseconds : nil,
-                        span: timed ? Double(entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message))
+                        span: timed ? Double(entries.last?.offsetMilliseconds ?? 0) + 1 : nil), .raw(entry.message[...]))
         case .file(let path, let timed, let span):
             guard let (message, offset) = nextFromFile(path: path) else { return nil }
             defer { sequence += 1 }
@@ -69,12 +72,12 @@ struct FeedCursor {
     /// no longer be read (the subscriber's feed then ends). Malformed
     /// recording lines are skipped (the server announced them when it loaded
     /// the file); a looped file with nothing playable ends.
-    private mutating func nextFromFile(path: String) -> (message: [UInt8], offset: Int64?)? {
+    private mutating func nextFromFile(path: String) -> (message: ArraySlice<UInt8>, offset: Int64?)? {
         while true {
             guard let index = nextReadAhead(path: path) else { return nil }
             if readAhead.problems[index] != nil { continue }
             yieldedInPass += 1
-            return (Array(readAhead.bytes[readAhead.range(index)]), readAhead.offsets[index])
+            return (readAhead.bytes[readAhead.range(index)], readAhead.offsets[index])
         }
     }
 
