@@ -60,6 +60,43 @@ struct FlowAndLifecycleTests {
         await server.shutdown()
     }
 
+    /// `trySend` queues without waiting while the client's queue has room and
+    /// answers false once it is full (nothing queued: the connection is still
+    /// open, and the async send then waits for room and delivers), and once
+    /// the connection is closing. Every message it accepted reaches the
+    /// client, in order.
+    @Test(.timeLimit(.minutes(2))) func trySendQueuesOnlyWhenThereIsRoom() async throws {
+        let outcome = AsyncStreamBox<(accepted: Int, refusedWhenClosing: Bool)>()
+        let server = try await startEchoServer { configuration in
+            configuration.outboundQueueLimit = 64 * 1024
+            configuration.slowClientPolicy = .waitForSpace
+            configuration.webSocketResponder = { _ in
+                .accept { socket in
+                    // The client does not consume yet: once its buffers and the sockets' are full, so is the queue.
+                    var accepted = 0
+                    while socket.trySend(bytes: Array("\(accepted) \(String(repeating: "x", count: 1000))".utf8)[...]) { accepted += 1 }
+                    try? await socket.send("last")
+                    await socket.close(code: 1000, reason: "done")
+                    outcome.yield((accepted, !socket.trySend(bytes: Array("after close".utf8)[...])))
+                }
+            }
+        }
+        let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/try")
+        let reading = Task {
+            var received: [String] = []
+            for try await batch in connection.inbound {
+                for index in batch.indices { received.append(String(decoding: batch[index].prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)) }
+            }
+            return received
+        }
+        let result = try #require(await outcome.next())
+        let received = try await reading.value
+        #expect(result.accepted > 0)
+        #expect(result.refusedWhenClosing)
+        #expect(received == (0..<result.accepted).map(String.init) + ["last"])
+        await server.shutdown()
+    }
+
     /// When the peer stops answering pings, the client drops the connection and
     /// reports the peer as unresponsive.
     @Test(.timeLimit(.minutes(2))) func unansweredPingsDetectDeadPeer() async throws {

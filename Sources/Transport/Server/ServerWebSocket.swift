@@ -46,6 +46,27 @@ public final class ServerWebSocket: Sendable {
         }
     }
 
+    /// Queues a text message when the client's queue has room, without
+    /// suspending: true when queued. False when the queue is full (with
+    /// ``SlowClientPolicy/waitForSpace``) or the connection is closing; then
+    /// ``send(bytes:)`` waits for room, or throws. A producer sending many
+    /// small messages skips an async call per message this way.
+    public func trySend(bytes: ArraySlice<UInt8>) -> Bool {
+        let step = bytes.withUnsafeBytes { buffer in
+            Result { () throws(TransportError) -> EnqueueStep in try enqueue(buffer) }
+        }
+        switch step {
+        case .success(.queued(let wake)):
+            if wake { requestWritable() }
+            return true
+        case .success(.disconnect):
+            requestWritable()
+            return false
+        case .success(.full), .failure:
+            return false
+        }
+    }
+
     private enum EnqueueStep { case queued(wake: Bool), full, disconnect }
 
     /// Returns true when the message is queued; waits for space when full.

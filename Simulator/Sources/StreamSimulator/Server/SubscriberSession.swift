@@ -61,6 +61,8 @@ final class SubscriberSession: Sendable {
         var sent = 0
         var stalled = false
         let clock = SystemClock()
+        /// No fault counts messages, so one may be queued without the checks of `deliver`.
+        let plain = faults.malformedEvery == nil && faults.stallMilliseconds == nil && faults.dropAfter == nil
         /// Sends one message, injecting the configured faults; false when the subscriber is gone or a fault ended it.
         func deliver(_ bytes: ArraySlice<UInt8>) async -> Bool {
             var message = bytes
@@ -100,8 +102,13 @@ final class SubscriberSession: Sendable {
             if filterVersion.load(ordering: .acquiring) != current.version { current = filter.withLock { $0 } }
             switch item {
             case .raw(let message) where current.value.passesEverything:
-                // The common case: the recorded line as it is, straight from the read-ahead buffer.
-                guard await deliver(message) else { return }
+                // The common case: the recorded line as it is, straight from the
+                // read-ahead buffer, queued without an async call while there is room.
+                if plain, socket.trySend(bytes: message) {
+                    sent += 1
+                } else {
+                    guard await deliver(message) else { return }
+                }
             case .raw(let message):
                 decoded.removeAll(keepingCapacity: true)
                 let bytes = Array(message)
