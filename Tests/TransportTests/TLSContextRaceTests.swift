@@ -63,7 +63,7 @@ struct TLSContextRaceTests {
     /// The decision itself: only a TLS connect that failed before any
     /// certificate was judged, with a TLS-capable context created meanwhile
     /// or being created at the failure.
-    @Test(.timeLimit(.minutes(1))) func onlyVerdictlessFailuresAcrossACreationAreRetried() {
+    @Test(.timeLimit(.minutes(2))) func onlyVerdictlessFailuresAcrossACreationAreRetried() {
         typealias Epoch = TLSContextEpoch.Snapshot
         let quiet = Epoch(begun: 4, ended: 4)
         let creating = Epoch(begun: 5, ended: 4)
