@@ -195,11 +195,11 @@ enum HotSpotBenchmark {
 
     /// The child process: one engine run on `count` points; time and peak RSS.
     static func memory(count: Int, neighbours: Int, chooseBand: Bool) throws -> String {
-        let baseline = residentKilobytes(field: "VmRSS:")
+        let baseline = ProcessStatus.kilobytes("VmRSS:") ?? 0
         let data = points(count: count)
         var input = HotSpotInput(kind: .weighted, capacity: count)
         for i in 0..<count { input.append(x: data.x[i], y: data.y[i], value: data.values[i]) }
-        let loaded = residentKilobytes(field: "VmRSS:")
+        let loaded = ProcessStatus.kilobytes("VmRSS:") ?? 0
         let band = band(count: count, neighbours: neighbours)
         let clock = ContinuousClock()
         let start = clock.now
@@ -207,13 +207,11 @@ enum HotSpotBenchmark {
         let result = try HotSpotAnalysis(options: HotSpotOptions(distanceBand: chooseBand ? nil : band)).run(input)
         let seconds = (clock.now - start).seconds
         let cpu = cpuSeconds() - cpuStart
-        let peak = residentKilobytes(field: "VmHWM:")
+        let peak = ProcessStatus.kilobytes("VmHWM:") ?? 0
         let decision = result.summary.distanceBand
         return String(format: "%d points, band %@ %.3f: %.2f s (CPU %.2f s), peak RSS %.0f MB (%.0f MB before the input, %.0f MB with input and coordinates; %.0f bytes per point above that)",
                       count, chooseBand ? "chosen (\(decision.choice.name))" : "given", decision.band, seconds, cpu,
                       Double(peak) / 1024, Double(baseline) / 1024, Double(loaded) / 1024,
                       Double(peak - loaded) * 1024 / Double(count))
     }
-
-    static func residentKilobytes(field: String) -> Int { ProcessStatus.kilobytes(field) ?? 0 }
 }

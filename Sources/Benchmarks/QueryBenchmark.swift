@@ -164,10 +164,11 @@ enum QueryBenchmark {
     /// from -2 % to 15 % for the same build, on this drifting machine).
     static func ingestion(data: [Observation]) async throws -> [String] {
         var alone: [Double] = [], busy: [Double] = []
-        var rounds = 0
         let pairs = 9
         for run in 0..<(2 * pairs) {
-            let withAnalyses = (run / 2 + run) % 2 == 1
+            // Even pairs run alone first, odd pairs with the analyses first.
+            let pairStartsAlone = (run / 2) % 2 == 0
+            let withAnalyses = (run % 2 == 0) != pairStartsAlone
             let pipeline = StreamPipeline(purgeOptions: PurgeOptions(maximumObservations: 200_000))
             let subscriber = Subscriber(name: "drain", filter: EventFilter(kinds: [.observation, .analysis]))
             await pipeline.bus.subscribe(subscriber)
@@ -197,7 +198,6 @@ enum QueryBenchmark {
             let elapsed = (clock.now - begin).seconds
             _ = await drain.value
             if withAnalyses { busy.append(elapsed) } else { alone.append(elapsed) }
-            rounds += 1
         }
         let a = median(alone), b = median(busy)
         let ratio = median(zip(alone, busy).map { $1 / $0 })

@@ -334,22 +334,14 @@ public struct EntityStoreState: Sendable {
         contents.count(scan)
     }
 
-    /// Entities matching `query`, by entity id.
+    /// Entities matching `query`, by entity id (``StoreContents/latestObservations(matching:timeExtent:timeKey:_:)``).
     public func query(_ query: EntityQuery) -> [EntitySnapshot] {
         var result: [EntitySnapshot] = []
-        strings.withStrings { strings in
-            for entity in entities where entity.isLive {
-                if let trackIDs = query.trackIDs, !trackIDs.contains(entity.reference.trackID) { continue }
-                let latest = entity.latest(strings: strings)
-                if let envelope = query.envelope {
-                    guard let point = latest.geometry, envelope.contains(point, assuming: nil) else { continue }
-                }
-                if let whereClause = query.whereClause, !whereClause.matches(latest) { continue }
-                result.append(EntitySnapshot(entity: entity.reference, observationCount: entity.history.count,
-                                             latestObservationID: entity.latestID, latest: latest))
-            }
+        contents.latestObservations(matching: query) { snapshot in
+            result.append(snapshot)
+            return true
         }
-        return result.sorted { $0.entity.entityID < $1.entity.entityID }
+        return result
     }
 
     /// The entity of `trackID`, if stored.

@@ -79,17 +79,17 @@ struct TrackIndex {
     /// Doubles the table (at least 16 positions) and places every entry again.
     private mutating func grow() {
         let capacity = max(16, slots.count * 2)
-        let old = (keys, hashes, slots)
+        let (oldKeys, oldHashes, oldSlots) = (keys, hashes, slots)
         keys = [AttributeValue](repeating: .null, count: capacity)
         hashes = [UInt64](repeating: 0, count: capacity)
         slots = [Int32](repeating: 0, count: capacity)
         let mask = capacity - 1
-        for index in old.2.indices where old.2[index] != 0 {
-            var position = Int(truncatingIfNeeded: old.1[index]) & mask
+        for index in oldSlots.indices where oldSlots[index] != 0 {
+            var position = Int(truncatingIfNeeded: oldHashes[index]) & mask
             while slots[position] != 0 { position = (position + 1) & mask }
-            keys[position] = old.0[index]
-            hashes[position] = old.1[index]
-            slots[position] = old.2[index]
+            keys[position] = oldKeys[index]
+            hashes[position] = oldHashes[index]
+            slots[position] = oldSlots[index]
         }
     }
 
