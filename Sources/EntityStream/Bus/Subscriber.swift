@@ -39,7 +39,28 @@ public actor Subscriber {
             await queue.send(events, cost: retainedBytes)
             return
         }
-        let kept = events.filter { filter.accepts($0) }
+        // A batch the filter takes whole (the usual case: the store makes no
+        // event of a kind nobody wants) is queued as it is, not copied. The
+        // events are read in place, and a filter by kind alone reads only
+        // their kinds: handing an event to a function copies it (a retain
+        // and a release of each reference it holds).
+        let filter = self.filter
+        let byKindOnly = filter.whereClause == nil && filter.trackIDs == nil
+        let kept: [StreamEvent]? = events.withUnsafeBufferPointer { events in
+            func accepts(_ index: Int) -> Bool {
+                byKindOnly ? filter.kindMask.contains(events[index].kind) : filter.accepts(events[index])
+            }
+            guard let firstRejected = events.indices.first(where: { !accepts($0) }) else { return nil }
+            var kept = Array(events[..<firstRejected])
+            for index in (firstRejected + 1)..<events.count where accepts(index) {
+                kept.append(events[index])
+            }
+            return kept
+        }
+        guard let kept else {
+            await queue.send(events, cost: retainedBytes)
+            return
+        }
         guard !kept.isEmpty else { return }
         let share = kept.count == events.count ? retainedBytes : Int(Double(retainedBytes) * Double(kept.count) / Double(events.count))
         await queue.send(kept, cost: share)

@@ -4,7 +4,14 @@
 public struct StreamEvent: Sendable {
     /// When it happened, epoch ms (for observations: when received).
     public var time: Int64
-    public var payload: Payload
+    public var payload: Payload {
+        didSet { kind = Self.kind(of: payload) }
+    }
+    /// The event's kind, kept beside the payload. Filters, kind masks and
+    /// the writer ask it of every event at every subscriber; matching the
+    /// nested payload there copied it, a retain and a release of every
+    /// reference it holds (counted with uprobes on `swift_retain`).
+    public private(set) var kind: EventKind
     /// What the session added to an `observation` or `entity-received`
     /// event (the raster cells under it, with `--enrich`); nil otherwise.
     public var enrichment: ObservationEnrichment?
@@ -28,14 +35,23 @@ public struct StreamEvent: Sendable {
 
     public init(time: Int64, payload: Payload, enrichment: ObservationEnrichment? = nil, primed: Bool = false) {
         self.time = time
+        self.kind = Self.kind(of: payload)
         self.payload = payload
         self.enrichment = enrichment
         self.primed = primed
     }
 
-    /// The event's kind (matched without copying the payload: this runs for
-    /// every event at every subscriber).
-    public var kind: EventKind {
+    /// A store event whose kind the caller already knows (the store's hot
+    /// path: matching the payload for its kind would copy the store event).
+    init(time: Int64, store event: consuming StoreEvent, kind: EventKind, enrichment: ObservationEnrichment?, primed: Bool) {
+        self.time = time
+        self.kind = kind
+        self.payload = .store(event)
+        self.enrichment = enrichment
+        self.primed = primed
+    }
+
+    private static func kind(of payload: borrowing Payload) -> EventKind {
         switch payload {
         case .status: return .status
         case .store(.entityReceived): return .entityReceived

@@ -30,18 +30,11 @@ struct StreamEventList: StoreEventSink {
         self.wanted = wanted
     }
     mutating func append(_ event: consuming StoreEvent, time: Int64?) {
-        guard wanted.contains(event.kind) else { return }
-        // Built in place: a local copy cost a retain and a release per event.
-        guard enrichment != nil || primed else {
-            events.append(StreamEvent(time: time ?? now, payload: .store(event)))
-            return
-        }
-        let decorated: Bool
-        switch event {
-        case .observation, .entityReceived: decorated = true
-        case .observationPurged, .entityPurged: decorated = false
-        }
-        events.append(StreamEvent(time: time ?? now, payload: .store(event),
+        // The kind is known here: the event is built without matching its payload again.
+        let kind = event.kind
+        guard wanted.contains(kind) else { return }
+        let decorated = kind == .observation || kind == .entityReceived
+        events.append(StreamEvent(time: time ?? now, store: event, kind: kind,
                                   enrichment: decorated ? enrichment : nil, primed: decorated && primed))
     }
 }
