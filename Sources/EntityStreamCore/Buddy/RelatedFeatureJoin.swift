@@ -49,12 +49,18 @@ public struct RelatedFeatureJoin: Sendable {
     public func join(_ observation: inout Observation) -> Bool {
         guard !targets.isEmpty, let row = table.row(for: observation.attribute(keyIndex)) else { return false }
         let needed = schema.fields.count
-        if observation.attributes.count < needed {
-            observation.attributes.append(contentsOf: repeatElement(.null, count: needed - observation.attributes.count))
+        let targets = self.targets
+        // Mutated in place, through one access (a decoded observation's values
+        // are in its slab: each read of `attributes` would make an array).
+        func fill(_ values: inout [AttributeValue]) {
+            if values.count < needed {
+                values.append(contentsOf: repeatElement(.null, count: needed - values.count))
+            }
+            for (source, target) in targets where source < row.count && values[target].isNull {
+                values[target] = row[source]
+            }
         }
-        for (source, target) in targets where source < row.count && observation.attributes[target].isNull {
-            observation.attributes[target] = row[source]
-        }
+        fill(&observation.attributes)
         return true
     }
 

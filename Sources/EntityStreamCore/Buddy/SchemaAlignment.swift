@@ -33,10 +33,10 @@ public struct SchemaAlignment: Sendable {
     /// `observation` (aligned to the source schema) aligned to ``target``.
     public func align(_ observation: Observation) -> Observation {
         var values = [AttributeValue](repeating: .null, count: target.fields.count)
-        let count = min(observation.attributes.count, targetIndex.count)
+        let count = min(observation.attributeCount, targetIndex.count)
         for source in 0..<count {
             guard let index = targetIndex[source] else { continue }
-            values[index] = Self.coerce(observation.attributes[source], to: target.fields[index].type)
+            values[index] = Self.coerce(observation.attribute(source), to: target.fields[index].type)
         }
         return Observation(geometry: observation.geometry, attributes: values, receivedAt: observation.receivedAt)
     }

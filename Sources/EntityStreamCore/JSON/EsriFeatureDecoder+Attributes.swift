@@ -16,10 +16,11 @@ extension EsriFeatureDecoder {
         guard depth < maxDepth else { throw JSONScanner.depthError(maxDepth: maxDepth, at: start) }
         let fieldCount = fieldTable.fieldCount
         let trackIndex = schema.trackIDIndex ?? -1
-        var values = [AttributeValue](unsafeUninitializedCapacity: fieldCount) { buffer, initialized in
-            for i in 0..<fieldCount { buffer.initializeElement(at: i, to: .null) }
-            initialized = fieldCount
-        }
+        // The scratch array of the previous message (no allocation once it is large enough).
+        var values: [AttributeValue] = []
+        swap(&values, &attributeScratch)
+        values.removeAll(keepingCapacity: true)
+        values.append(contentsOf: repeatElement(AttributeValue.null, count: fieldCount))
         if scanner.enterObject() {
             var keyPosition = 0
             repeat {

@@ -55,10 +55,13 @@ public struct EsriFeatureDecoder: Sendable {
     /// The message being decoded (valid during one decode call): where
     /// observations' source texts are copied from.
     private nonisolated(unsafe) var currentMessage: UnsafeRawBufferPointer?
-    /// Where source texts are copied to (a new slab when it is full). Not
-    /// shared between decoders: a copy of a decoder must not decode while
-    /// the original does.
-    private var slab: SourceTextSlab?
+    /// Where decoded observations' attribute values and source texts are
+    /// copied to (a new slab when either part is full). Not shared between
+    /// decoders: a copy of a decoder must not decode while the original does.
+    private var slab: ObservationSlab?
+    /// The array a message's attribute values are read into, reused message
+    /// after message (its values are copied to the slab).
+    var attributeScratch: [AttributeValue] = []
 
     public init(schema: Schema, maxDepth: Int = 512) {
         self.schema = schema
@@ -203,12 +206,13 @@ public struct EsriFeatureDecoder: Sendable {
         if let deferredError { throw deferredError }
 
         if let messageType {
-            guard let wrappedFeature else {
+            guard var wrapped = wrappedFeature else {
                 throw scanner.error("a \"type\" message needs a \"feature\" object", at: objectStart)
             }
-            let observation = makeObservation(wrappedFeature, receivedAt: receivedAt)
+            wrappedFeature = nil
+            let observation = makeObservation(&wrapped, receivedAt: receivedAt)
             if messageType == .delete { return .delete(observation) }
-            return EsriFeatureDecoder.message(for: observation, geometry: wrappedFeature.geometry)
+            return EsriFeatureDecoder.message(for: observation, geometry: wrapped.geometry)
         }
         if wrappedFeature != nil {
             throw scanner.error("a \"feature\" member needs \"type\": \"create\", \"update\" or \"delete\"", at: wrappedFeatureOffset)
@@ -216,7 +220,7 @@ public struct EsriFeatureDecoder: Sendable {
         guard feature.hasGeometry || feature.hasAttributes else {
             throw EsriFeatureDecoder.notAMessage(at: objectStart)
         }
-        let observation = makeObservation(feature, receivedAt: receivedAt)
+        let observation = makeObservation(&feature, receivedAt: receivedAt)
         return EsriFeatureDecoder.message(for: observation, geometry: feature.geometry)
     }
 
@@ -266,9 +270,12 @@ public struct EsriFeatureDecoder: Sendable {
 
     // MARK: Building results
 
-    /// Commits the feature's learned fields to the schema and builds its observation.
-    private mutating func makeObservation(_ feature: FeatureParts, receivedAt: Int64) -> Observation {
+    /// Commits the feature's learned fields to the schema and builds its
+    /// observation, moving the feature's values into the slab (its array,
+    /// taken from `feature`, becomes the scratch array for the next message).
+    private mutating func makeObservation(_ feature: inout FeatureParts, receivedAt: Int64) -> Observation {
         var values = feature.attributes ?? []
+        feature.attributes = nil
         if !feature.learned.isEmpty {
             if stateBeforeLearning == nil { stateBeforeLearning = LearningSnapshot(schema: schema, fieldTable: fieldTable) }
             for learned in feature.learned {
@@ -285,22 +292,31 @@ public struct EsriFeatureDecoder: Sendable {
         }
         var geometry: Point?
         if case .point(let point) = feature.geometry { geometry = point }
-        return Observation(geometry: geometry, attributes: values, receivedAt: receivedAt, source: sourceText(of: feature))
+        let text = keptText(of: feature)
+        let needed = (text?.geometry?.count ?? 0) + (text?.attributes?.count ?? 0)
+        if slab == nil || slab!.remaining < needed || slab!.remainingValues < values.count {
+            slab = ObservationSlab(textCapacity: max(ObservationSlab.standardTextCapacity, needed),
+                                   valueCapacity: max(ObservationSlab.standardValueCapacity, values.count))
+        }
+        let slab = slab!
+        let source = text.map { slab.append(geometry: $0.geometry, attributes: $0.attributes) }
+        let start = values.withUnsafeMutableBufferPointer { slab.append(movingFrom: $0) }
+        let observation = Observation(geometry: geometry, slab: slab, start: start, count: values.count,
+                                      receivedAt: receivedAt, source: source)
+        attributeScratch = values
+        return observation
     }
 
-    /// A copy of the feature's own geometry and attributes text, when
-    /// neither holds a line break (so it can stand in one output line).
-    private mutating func sourceText(of feature: FeatureParts) -> SourceText? {
+    /// The feature's own geometry and attributes text, to be copied beside
+    /// its values, when neither holds a line break (so it can stand in one
+    /// output line).
+    private func keptText(of feature: FeatureParts) -> (geometry: UnsafeRawBufferPointer?, attributes: UnsafeRawBufferPointer?)? {
         guard let message = currentMessage else { return nil }
         let geometry = feature.geometryRange.map { UnsafeRawBufferPointer(rebasing: message[$0]) }
         let attributes = feature.attributesRange.map { UnsafeRawBufferPointer(rebasing: message[$0]) }
         if geometry?.containsLineBreak == true || attributes?.containsLineBreak == true { return nil }
-        let needed = (geometry?.count ?? 0) + (attributes?.count ?? 0)
-        guard needed < Int(Int32.max) else { return nil }
-        if slab == nil || slab!.remaining < needed {
-            slab = SourceTextSlab(capacity: max(SourceTextSlab.standardCapacity, needed))
-        }
-        return slab!.append(geometry: geometry, attributes: attributes)
+        guard (geometry?.count ?? 0) + (attributes?.count ?? 0) < Int(Int32.max) else { return nil }
+        return (geometry, attributes)
     }
 
     private static func message(for observation: Observation, geometry: GeometryResult) -> StreamMessage {

@@ -1,6 +1,6 @@
 /// Where an observation's geometry and attributes text is: its own copy of
 /// the service's bytes for those two members (not the message, and never
-/// the receive batch it arrived in), kept in a shared ``SourceTextSlab``.
+/// the receive batch it arrived in), kept in a shared ``ObservationSlab``.
 ///
 /// The text is validated JSON on one line (no line breaks), so output may
 /// copy it verbatim. Small (a reference and three 32-bit numbers) because
@@ -9,12 +9,12 @@
 /// them in order, and the memory a queue of observations pins is about the
 /// size of their own text (see ``byteCount``).
 public struct SourceText: Sendable {
-    let slab: SourceTextSlab
+    let slab: ObservationSlab
     private let start: Int32
     private let geometryCount: Int32
     private let attributesCount: Int32
 
-    init(slab: SourceTextSlab, start: Int, geometryCount: Int, attributesCount: Int) {
+    init(slab: ObservationSlab, start: Int, geometryCount: Int, attributesCount: Int) {
         self.slab = slab
         self.start = Int32(start)
         self.geometryCount = Int32(geometryCount)
@@ -48,42 +48,3 @@ public struct SourceText: Sendable {
     public var attributesText: String? { withAttributes { $0.map { String(decoding: $0, as: UTF8.self) } } }
 }
 
-/// A block of memory that source texts are copied into, back to back.
-///
-/// Written only by the one decoder that filled it, and only past what it
-/// has handed out (``SourceText``s read bytes that never change again), then
-/// freed when the last text referencing it goes. `@unchecked Sendable` for
-/// that reason: readers on other threads only read finished bytes.
-public final class SourceTextSlab: @unchecked Sendable {
-    /// Slab size: large enough that a slab serves a few hundred observations.
-    public static let standardCapacity = 64 * 1024
-
-    let base: UnsafeMutableRawPointer
-    let capacity: Int
-    private(set) var used = 0
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        base = .allocate(byteCount: max(capacity, 1), alignment: 1)
-    }
-
-    deinit {
-        base.deallocate()
-    }
-
-    var remaining: Int { capacity - used }
-
-    /// Copies `geometry` then `attributes` (each optional) and returns the text.
-    func append(geometry: UnsafeRawBufferPointer?, attributes: UnsafeRawBufferPointer?) -> SourceText {
-        let start = used
-        if let geometry, let address = geometry.baseAddress {
-            (base + used).copyMemory(from: address, byteCount: geometry.count)
-            used += geometry.count
-        }
-        if let attributes, let address = attributes.baseAddress {
-            (base + used).copyMemory(from: address, byteCount: attributes.count)
-            used += attributes.count
-        }
-        return SourceText(slab: self, start: start, geometryCount: geometry?.count ?? -1, attributesCount: attributes?.count ?? -1)
-    }
-}

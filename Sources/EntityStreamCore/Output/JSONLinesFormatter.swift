@@ -179,7 +179,7 @@ public struct JSONLinesFormatter: Sendable {
                 writer.appendRaw(",\"m\":")
                 writer.appendDouble(m)
             }
-            if !observation.attributes.isEmpty {
+            if observation.attributeCount > 0 {
                 writer.appendRaw(",")
                 appendAttributes(observation, keys: event.enrichment == nil ? geoJSONKeys : geoJSONEnrichedKeys, to: &writer)
             }

@@ -81,8 +81,8 @@ public struct LocalFilter: Sendable {
     public func masked(_ observation: Observation) -> Observation {
         var result = converted(observation)
         guard let keptFields else { return result }
-        var attributes = [AttributeValue](repeating: .null, count: observation.attributes.count)
-        for index in keptFields where index < attributes.count { attributes[index] = observation.attributes[index] }
+        var attributes = [AttributeValue](repeating: .null, count: observation.attributeCount)
+        for index in keptFields where index < attributes.count { attributes[index] = observation.attribute(index) }
         result.attributes = attributes
         return result
     }

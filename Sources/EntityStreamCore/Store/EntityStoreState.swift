@@ -162,7 +162,10 @@ public struct EntityStoreState: Sendable {
     /// track's previous observation (no hashing then). The previous words stay
     /// valid until overwritten: the previous record still holds its references.
     private mutating func pack(_ observation: Observation, slot: Int) {
-        let attributes = observation.attributes
+        observation.withAttributeValues { pack($0, slot: slot) }
+    }
+
+    private mutating func pack(_ attributes: UnsafeBufferPointer<AttributeValue>, slot: Int) {
         let previousCount = entities[slot].latestPacked.count
         var packed = entities[slot].latestPacked
         entities[slot].latestPacked = []

@@ -149,8 +149,8 @@ enum EsriFeatureLoader {
                     if inference.count < decoder.schema.fields.count {
                         inference.append(contentsOf: repeatElement(AttributeTypeInference(), count: decoder.schema.fields.count - inference.count))
                     }
-                    for index in declaredCount..<max(declaredCount, observation.attributes.count) {
-                        inference[index].observe(observation.attributes[index])
+                    for index in declaredCount..<max(declaredCount, observation.attributeCount) {
+                        inference[index].observe(observation.attribute(index))
                     }
                     if let point = observation.geometry {
                         sawGeometry = true

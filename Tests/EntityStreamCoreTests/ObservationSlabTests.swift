@@ -1,0 +1,86 @@
+import EntityStreamCore
+import Testing
+
+/// Decoded observations keep their values in their decoder's slab, not in an
+/// array each. What users rely on: every way of reading the values gives what
+/// the message said (across many slabs, after the decoder is gone), and
+/// changing an observation behaves as it does for one built from an array.
+@Suite("Observation values in the decoder's slab")
+struct ObservationSlabTests {
+    private static let schema = Schema(fields: [
+        Field(name: "id", type: .string), Field(name: "note", type: .string),
+        Field(name: "speed", type: .double), Field(name: "count", type: .integer),
+    ], trackIDField: "id")
+
+    /// The values the test writes into message `index`: strings longer than
+    /// 15 bytes (stored apart from the value) and short ones, numbers, nulls.
+    private static func expected(_ index: Int) -> [AttributeValue] {
+        let note: AttributeValue = index % 7 == 0 ? .null : .string("note number \(index) of a long series")
+        return [.string("T\(index % 13)"), note, .double(Double(index) + 0.25), .int(Int64(index * 3))]
+    }
+
+    private static func message(_ index: Int) -> String {
+        let values = expected(index)
+        guard case .string(let id) = values[0], case .double(let speed) = values[2], case .int(let count) = values[3] else { return "" }
+        let note: String
+        if case .string(let text) = values[1] { note = "\"\(text)\"" } else { note = "null" }
+        return #"{"geometry":{"x":\#(index),"y":2},"attributes":{"id":"\#(id)","note":\#(note),"speed":\#(speed),"count":\#(count)}}"#
+    }
+
+    private static func decodedObservations(count: Int) throws -> [Observation] {
+        var decoder = EsriFeatureDecoder(schema: schema)
+        var output: [StreamMessage] = []
+        for index in 0..<count { try decoder.decode(message(index), receivedAt: Int64(index), into: &output) }
+        return output.map { message in
+            guard case .observation(let observation) = message else { return Observation(geometry: nil, attributes: [], receivedAt: -1) }
+            return observation
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func everyReadGivesTheMessagesValues() throws {
+        // 3,000 messages of 4 values: several slabs' worth, read after the decoder is gone.
+        let observations = try Self.decodedObservations(count: 3_000)
+        #expect(observations.count == 3_000)
+        for (index, observation) in observations.enumerated() {
+            let expected = Self.expected(index)
+            #expect(observation.attributes == expected, "message \(index)")
+            #expect(observation.attributeCount == expected.count)
+            #expect((0..<6).map { observation.attribute($0) } == expected + [.null, .null])
+            #expect(observation.withAttributeValues { Array($0) } == expected)
+            #expect(observation.geometry == Point(x: Double(index), y: 2))
+            #expect(observation == Observation(geometry: Point(x: Double(index), y: 2), attributes: expected, receivedAt: Int64(index)))
+            #expect(observation.hashValue == Observation(geometry: Point(x: Double(index), y: 2), attributes: expected, receivedAt: Int64(index)).hashValue)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func changesGiveTheObservationValuesOfItsOwn() throws {
+        let decoded = try Self.decodedObservations(count: 20)
+        let original = decoded[10]
+        #expect(original.source != nil)
+
+        var changedOne = original
+        changedOne.attributes[2] = .double(-1)
+        #expect(changedOne.attributes == [Self.expected(10)[0], Self.expected(10)[1], .double(-1), Self.expected(10)[3]])
+        #expect(changedOne.source == nil)
+        #expect(original.attributes == Self.expected(10))
+        #expect(original.source != nil)
+        // The other observations of the slab are untouched.
+        #expect(decoded[11].attributes == Self.expected(11))
+
+        var appended = original
+        appended.attributes.append(.bool(true))
+        #expect(appended.attributeCount == 5)
+        #expect(appended.attribute(4) == .bool(true))
+
+        var replaced = original
+        replaced.attributes = [.string("X")]
+        #expect(replaced.attributes == [.string("X")])
+        #expect(replaced.attribute(1) == .null)
+        #expect(replaced.source == nil)
+
+        var moved = original
+        moved.geometry = Point(x: 0, y: 0)
+        #expect(moved.source == nil)
+        #expect(moved.attributes == Self.expected(10))
+    }
+}
