@@ -83,4 +83,33 @@ struct ObservationSlabTests {
         #expect(moved.source == nil)
         #expect(moved.attributes == Self.expected(10))
     }
+
+    /// The text of the message's geometry and attributes members, as the test wrote them.
+    private static func memberTexts(_ index: Int) -> (geometry: String, attributes: String) {
+        let text = message(index)
+        let attributesStart = text.range(of: #","attributes":"#)!
+        return (String(text[text.index(text.startIndex, offsetBy: #"{"geometry":"#.count)..<attributesStart.lowerBound]),
+                String(text[attributesStart.upperBound..<text.index(before: text.endIndex)]))
+    }
+
+    @Test(.timeLimit(.minutes(2))) func sourceTextIsTheMessagesAndMovesWithTheObservation() throws {
+        let decoded = try Self.decodedObservations(count: 600)
+        for index in [0, 1, 299, 599] {
+            #expect(decoded[index].source?.geometryText == Self.memberTexts(index).geometry)
+            #expect(decoded[index].source?.attributesText == Self.memberTexts(index).attributes)
+        }
+        // Another observation's text, from the same slab or given to values of one's own.
+        var borrowed = decoded[1]
+        borrowed.source = decoded[2].source
+        #expect(borrowed.source?.attributesText == Self.memberTexts(2).attributes)
+        #expect(borrowed.attributes == Self.expected(1))
+        var owned = Observation(geometry: nil, attributes: [.string("own")], receivedAt: 0)
+        owned.source = decoded[599].source
+        #expect(owned.source?.geometryText == Self.memberTexts(599).geometry)
+        #expect(owned.attributes == [.string("own")])
+        var dropped = decoded[3]
+        dropped.source = nil
+        #expect(dropped.source == nil)
+        #expect(dropped.attributes == Self.expected(3))
+    }
 }

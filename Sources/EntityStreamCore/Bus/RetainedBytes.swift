@@ -5,7 +5,7 @@
 /// compute (no walk over strings).
 extension Observation {
     public var retainedBytes: Int {
-        96 &+ attributeCount &* 32 &+ (source?.byteCount ?? 0)
+        96 &+ attributeCount &* 32 &+ sourceByteCount
     }
 }
 

@@ -299,10 +299,10 @@ public struct EsriFeatureDecoder: Sendable {
                                    valueCapacity: max(ObservationSlab.standardValueCapacity, values.count))
         }
         let slab = slab!
-        let source = text.map { slab.append(geometry: $0.geometry, attributes: $0.attributes) }
+        let textRange = text.map { slab.append(geometry: $0.geometry, attributes: $0.attributes) }
         let start = values.withUnsafeMutableBufferPointer { slab.append(movingFrom: $0) }
         let observation = Observation(geometry: geometry, slab: slab, start: start, count: values.count,
-                                      receivedAt: receivedAt, source: source)
+                                      text: textRange, receivedAt: receivedAt)
         attributeScratch = values
         return observation
     }

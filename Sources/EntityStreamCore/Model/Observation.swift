@@ -23,76 +23,109 @@ public struct Observation: Sendable, Hashable {
     }
     /// Receive time, epoch milliseconds, from the injected clock.
     public var receivedAt: Int64
-    /// The geometry and attributes text exactly as the service sent them,
-    /// when the decoder kept a copy of it.
-    public var source: SourceText?
-    private var values: Values
+    private var storage: Storage
 
-    /// Where the attribute values are.
-    private enum Values: Sendable {
-        case owned([AttributeValue])
-        case slab(ObservationSlab, start: Int32, count: Int32)
+    /// Where the attribute values and the source text are. A decoded
+    /// observation holds one reference, its slab: every copy of an
+    /// observation (the store's events, the bus, the writer) retains and
+    /// releases what it holds.
+    private enum Storage: Sendable {
+        case owned([AttributeValue], SourceText?)
+        /// `count` values from `start` in the slab, and the text at `text` there when kept.
+        case slab(ObservationSlab, start: Int32, count: Int32, text: SourceTextRange?)
     }
 
     public init(geometry: Point?, attributes: [AttributeValue], receivedAt: Int64, source: SourceText? = nil) {
         self.geometry = geometry
-        self.values = .owned(attributes)
+        self.storage = .owned(attributes, source)
         self.receivedAt = receivedAt
-        self.source = source
     }
 
-    /// A decoded observation whose `count` values start at `start` in `slab`.
-    init(geometry: Point?, slab: ObservationSlab, start: Int, count: Int, receivedAt: Int64, source: SourceText?) {
+    /// A decoded observation whose `count` values start at `start` in `slab`,
+    /// as does its source text when `text` is not nil.
+    init(geometry: Point?, slab: ObservationSlab, start: Int, count: Int, text: SourceTextRange?, receivedAt: Int64) {
         self.geometry = geometry
-        self.values = .slab(slab, start: Int32(start), count: Int32(count))
+        self.storage = .slab(slab, start: Int32(start), count: Int32(count), text: text)
         self.receivedAt = receivedAt
-        self.source = source
+    }
+
+    /// The geometry and attributes text exactly as the service sent them,
+    /// when the decoder kept a copy of it.
+    public var source: SourceText? {
+        get {
+            switch storage {
+            case .owned(_, let source): return source
+            case .slab(let slab, _, _, let text): return text.map { SourceText(slab: slab, range: $0) }
+            }
+        }
+        set {
+            switch storage {
+            case .owned(let values, _):
+                storage = .owned(values, newValue)
+            case .slab(let slab, let start, let count, _):
+                if let newValue {
+                    if newValue.slab === slab {
+                        storage = .slab(slab, start: start, count: count, text: newValue.range)
+                    } else {
+                        storage = .owned(attributes, newValue)
+                    }
+                } else {
+                    storage = .slab(slab, start: start, count: count, text: nil)
+                }
+            }
+        }
+    }
+
+    /// The bytes of the source text (0 without one), read without making a ``SourceText``.
+    var sourceByteCount: Int {
+        switch storage {
+        case .owned(_, let source): return source?.byteCount ?? 0
+        case .slab(_, _, _, let text): return text?.byteCount ?? 0
+        }
     }
 
     /// The attribute values, aligned to the schema. Reading makes an array
     /// for a decoded observation; prefer ``attribute(_:)`` in loops.
     public var attributes: [AttributeValue] {
         get {
-            switch values {
-            case .owned(let array): return array
-            case .slab(let slab, let start, let count):
+            switch storage {
+            case .owned(let values, _): return values
+            case .slab(let slab, let start, let count, _):
                 return Array(UnsafeBufferPointer(start: slab.values + Int(start), count: Int(count)))
             }
         }
         set {
-            values = .owned(newValue)
-            source = nil
+            storage = .owned(newValue, nil)
         }
         _modify {
-            var array = attributes
-            values = .owned([])   // the array is uniquely held while it is mutated
-            source = nil
-            defer { values = .owned(array) }
-            yield &array
+            var values = attributes
+            storage = .owned([], nil)   // the array is uniquely held while it is mutated
+            defer { storage = .owned(values, nil) }
+            yield &values
         }
     }
 
     /// How many attribute values the observation carries.
     public var attributeCount: Int {
-        switch values {
-        case .owned(let array): return array.count
-        case .slab(_, _, let count): return Int(count)
+        switch storage {
+        case .owned(let values, _): return values.count
+        case .slab(_, _, let count, _): return Int(count)
         }
     }
 
     /// The value of field `index`, or null when the observation does not carry it.
     public func attribute(_ index: Int) -> AttributeValue {
-        switch values {
-        case .owned(let array): return index < array.count ? array[index] : .null
-        case .slab(let slab, let start, let count): return index < Int(count) ? slab.values[Int(start) + index] : .null
+        switch storage {
+        case .owned(let values, _): return index < values.count ? values[index] : .null
+        case .slab(let slab, let start, let count, _): return index < Int(count) ? slab.values[Int(start) + index] : .null
         }
     }
 
     /// Calls `body` with the attribute values in place (no array is made).
     public func withAttributeValues<Result>(_ body: (UnsafeBufferPointer<AttributeValue>) throws -> Result) rethrows -> Result {
-        switch values {
-        case .owned(let array): return try array.withUnsafeBufferPointer(body)
-        case .slab(let slab, let start, let count):
+        switch storage {
+        case .owned(let values, _): return try values.withUnsafeBufferPointer(body)
+        case .slab(let slab, let start, let count, _):
             return try withExtendedLifetime(slab) {
                 try body(UnsafeBufferPointer(start: slab.values + Int(start), count: Int(count)))
             }

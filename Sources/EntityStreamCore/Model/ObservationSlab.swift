@@ -42,8 +42,8 @@ public final class ObservationSlab: @unchecked Sendable {
     /// Value slots still free.
     var remainingValues: Int { valueCapacity - valueCount }
 
-    /// Copies `geometry` then `attributes` (each optional) and returns the text.
-    func append(geometry: UnsafeRawBufferPointer?, attributes: UnsafeRawBufferPointer?) -> SourceText {
+    /// Copies `geometry` then `attributes` (each optional) and returns where they are.
+    func append(geometry: UnsafeRawBufferPointer?, attributes: UnsafeRawBufferPointer?) -> SourceTextRange {
         let start = used
         if let geometry, let address = geometry.baseAddress {
             (base + used).copyMemory(from: address, byteCount: geometry.count)
@@ -53,7 +53,7 @@ public final class ObservationSlab: @unchecked Sendable {
             (base + used).copyMemory(from: address, byteCount: attributes.count)
             used += attributes.count
         }
-        return SourceText(slab: self, start: start, geometryCount: geometry?.count ?? -1, attributesCount: attributes?.count ?? -1)
+        return SourceTextRange(start: Int32(start), geometryCount: Int32(geometry?.count ?? -1), attributesCount: Int32(attributes?.count ?? -1))
     }
 
     /// Moves `newValues` (at most ``remainingValues``) in, leaving nulls in

@@ -10,16 +10,16 @@
 /// size of their own text (see ``byteCount``).
 public struct SourceText: Sendable {
     let slab: ObservationSlab
-    private let start: Int32
-    private let geometryCount: Int32
-    private let attributesCount: Int32
+    let range: SourceTextRange
 
-    init(slab: ObservationSlab, start: Int, geometryCount: Int, attributesCount: Int) {
+    init(slab: ObservationSlab, range: SourceTextRange) {
         self.slab = slab
-        self.start = Int32(start)
-        self.geometryCount = Int32(geometryCount)
-        self.attributesCount = Int32(attributesCount)
+        self.range = range
     }
+
+    private var start: Int32 { range.start }
+    private var geometryCount: Int32 { range.geometryCount }
+    private var attributesCount: Int32 { range.attributesCount }
 
     /// True when the feature had a `geometry` member.
     public var hasGeometry: Bool { geometryCount >= 0 }
@@ -27,7 +27,7 @@ public struct SourceText: Sendable {
     public var hasAttributes: Bool { attributesCount >= 0 }
 
     /// The bytes of this text.
-    public var byteCount: Int { Int(max(geometryCount, 0)) + Int(max(attributesCount, 0)) }
+    public var byteCount: Int { range.byteCount }
 
     /// Calls `body` with the `geometry` member's value text, or nil when the feature had none.
     public func withGeometry<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
@@ -48,3 +48,13 @@ public struct SourceText: Sendable {
     public var attributesText: String? { withAttributes { $0.map { String(decoding: $0, as: UTF8.self) } } }
 }
 
+
+/// Where a source text is in its slab: the geometry's bytes, then the
+/// attributes' (a count of -1: the feature had no such member).
+struct SourceTextRange: Sendable {
+    var start: Int32
+    var geometryCount: Int32
+    var attributesCount: Int32
+
+    var byteCount: Int { Int(max(geometryCount, 0)) + Int(max(attributesCount, 0)) }
+}
