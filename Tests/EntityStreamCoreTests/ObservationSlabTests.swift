@@ -15,7 +15,8 @@ struct ObservationSlabTests {
     /// The values the test writes into message `index`: strings longer than
     /// 15 bytes (stored apart from the value) and short ones, numbers, nulls.
     private static func expected(_ index: Int) -> [AttributeValue] {
-        let note: AttributeValue = index % 7 == 0 ? .null : .string("note number \(index) of a long series")
+        // Every 7th note is JSON null, every 5th is left out of the message: both read as null.
+        let note: AttributeValue = index % 7 == 0 || index % 5 == 0 ? .null : .string("note number \(index) of a long series")
         return [.string("T\(index % 13)"), note, .double(Double(index) + 0.25), .int(Int64(index * 3))]
     }
 
@@ -23,8 +24,8 @@ struct ObservationSlabTests {
         let values = expected(index)
         guard case .string(let id) = values[0], case .double(let speed) = values[2], case .int(let count) = values[3] else { return "" }
         let note: String
-        if case .string(let text) = values[1] { note = "\"\(text)\"" } else { note = "null" }
-        return #"{"geometry":{"x":\#(index),"y":2},"attributes":{"id":"\#(id)","note":\#(note),"speed":\#(speed),"count":\#(count)}}"#
+        if case .string(let text) = values[1] { note = #","note":"\#(text)""# } else { note = index % 5 == 0 ? "" : #","note":null"# }
+        return #"{"geometry":{"x":\#(index),"y":2},"attributes":{"id":"\#(id)"\#(note),"speed":\#(speed),"count":\#(count)}}"#
     }
 
     private static func decodedObservations(count: Int) throws -> [Observation] {
@@ -82,6 +83,36 @@ struct ObservationSlabTests {
         moved.geometry = Point(x: 0, y: 0)
         #expect(moved.source == nil)
         #expect(moved.attributes == Self.expected(10))
+    }
+
+    @Test(.timeLimit(.minutes(2))) func sourceMembersAreReadInPlace() throws {
+        let decoded = try Self.decodedObservations(count: 40)
+        for index in [0, 5, 39] {
+            let members = decoded[index].withSourceMembers { geometry, attributes in
+                (geometry.map { String(decoding: $0, as: UTF8.self) }, attributes.map { String(decoding: $0, as: UTF8.self) })
+            }
+            #expect(members?.0 == Self.memberTexts(index).geometry)
+            #expect(members?.1 == Self.memberTexts(index).attributes)
+        }
+        var dropped = decoded[6]
+        dropped.source = nil
+        #expect(dropped.withSourceMembers { _, _ in true } == nil)
+        #expect(Observation(geometry: nil, attributes: [], receivedAt: 0).withSourceMembers { _, _ in true } == nil)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func learnedFieldsWidenLaterObservations() throws {
+        var decoder = EsriFeatureDecoder(schema: Self.schema)
+        var output: [StreamMessage] = []
+        try decoder.decode(Self.message(1), receivedAt: 1, into: &output)
+        try decoder.decode(#"{"geometry":{"x":1,"y":2},"attributes":{"id":"L","extra":"a value that is long enough"}}"#, receivedAt: 2, into: &output)
+        try decoder.decode(Self.message(3), receivedAt: 3, into: &output)
+        let observations = output.compactMap { message -> Observation? in
+            if case .observation(let observation) = message { return observation } else { return nil }
+        }
+        #expect(observations.map(\.attributeCount) == [4, 5, 5])
+        #expect(observations[0].attributes == Self.expected(1))
+        #expect(observations[1].attributes == [.string("L"), .null, .null, .null, .string("a value that is long enough")])
+        #expect(observations[2].attributes == Self.expected(3) + [.null])
     }
 
     /// The text of the message's geometry and attributes members, as the test wrote them.

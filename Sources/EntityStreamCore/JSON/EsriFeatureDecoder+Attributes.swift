@@ -16,11 +16,15 @@ extension EsriFeatureDecoder {
         guard depth < maxDepth else { throw JSONScanner.depthError(maxDepth: maxDepth, at: start) }
         let fieldCount = fieldTable.fieldCount
         let trackIndex = schema.trackIDIndex ?? -1
-        // The scratch array of the previous message (no allocation once it is large enough).
+        // The scratch array of the previous message (no allocation once it is
+        // large enough), left all null when its values moved to the slab.
         var values: [AttributeValue] = []
         swap(&values, &attributeScratch)
-        values.removeAll(keepingCapacity: true)
-        values.append(contentsOf: repeatElement(AttributeValue.null, count: fieldCount))
+        if !scratchIsAllNull || values.count != fieldCount {
+            values.removeAll(keepingCapacity: true)
+            values.append(contentsOf: repeatElement(AttributeValue.null, count: fieldCount))
+        }
+        scratchIsAllNull = false
         if scanner.enterObject() {
             var keyPosition = 0
             repeat {

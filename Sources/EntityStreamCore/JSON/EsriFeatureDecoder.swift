@@ -62,6 +62,9 @@ public struct EsriFeatureDecoder: Sendable {
     /// The array a message's attribute values are read into, reused message
     /// after message (its values are copied to the slab).
     var attributeScratch: [AttributeValue] = []
+    /// True when every value of `attributeScratch` is null (its values were
+    /// moved to the slab, which leaves nulls in their place).
+    var scratchIsAllNull = false
 
     public init(schema: Schema, maxDepth: Int = 512) {
         self.schema = schema
@@ -304,6 +307,7 @@ public struct EsriFeatureDecoder: Sendable {
         let observation = Observation(geometry: geometry, slab: slab, start: start, count: values.count,
                                       text: textRange, receivedAt: receivedAt)
         attributeScratch = values
+        scratchIsAllNull = true
         return observation
     }
 

@@ -76,6 +76,21 @@ public struct Observation: Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with the source text's geometry and attributes members
+    /// (each nil when the feature had none) and returns its result; nil,
+    /// without calling it, when there is no source text. Reads in place,
+    /// without making a ``SourceText`` (the writer does this for every line).
+    public func withSourceMembers<Result>(_ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result? {
+        switch storage {
+        case .owned(_, let source):
+            guard let source else { return nil }
+            return try source.withGeometry { geometry in try source.withAttributes { attributes in try body(geometry, attributes) } }
+        case .slab(let slab, _, _, let text):
+            guard let text else { return nil }
+            return try withExtendedLifetime(slab) { try body(text.geometry(in: slab), text.attributes(in: slab)) }
+        }
+    }
+
     /// The bytes of the source text (0 without one), read without making a ``SourceText``.
     var sourceByteCount: Int {
         switch storage {

@@ -17,29 +17,22 @@ public struct SourceText: Sendable {
         self.range = range
     }
 
-    private var start: Int32 { range.start }
-    private var geometryCount: Int32 { range.geometryCount }
-    private var attributesCount: Int32 { range.attributesCount }
-
     /// True when the feature had a `geometry` member.
-    public var hasGeometry: Bool { geometryCount >= 0 }
+    public var hasGeometry: Bool { range.geometryCount >= 0 }
     /// True when the feature had an `attributes` member.
-    public var hasAttributes: Bool { attributesCount >= 0 }
+    public var hasAttributes: Bool { range.attributesCount >= 0 }
 
     /// The bytes of this text.
     public var byteCount: Int { range.byteCount }
 
     /// Calls `body` with the `geometry` member's value text, or nil when the feature had none.
     public func withGeometry<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
-        guard geometryCount >= 0 else { return try body(nil) }
-        return try body(UnsafeRawBufferPointer(start: slab.base + Int(start), count: Int(geometryCount)))
+        try withExtendedLifetime(slab) { try body(range.geometry(in: slab)) }
     }
 
     /// Calls `body` with the `attributes` member's value text, or nil when the feature had none.
     public func withAttributes<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
-        guard attributesCount >= 0 else { return try body(nil) }
-        let offset = Int(start) + Int(max(geometryCount, 0))
-        return try body(UnsafeRawBufferPointer(start: slab.base + offset, count: Int(attributesCount)))
+        try withExtendedLifetime(slab) { try body(range.attributes(in: slab)) }
     }
 
     /// The geometry text as a String (for tests and diagnostics).
@@ -57,4 +50,15 @@ struct SourceTextRange: Sendable {
     var attributesCount: Int32
 
     var byteCount: Int { Int(max(geometryCount, 0)) + Int(max(attributesCount, 0)) }
+
+    /// The geometry member's bytes in `slab`, nil when the feature had none.
+    func geometry(in slab: ObservationSlab) -> UnsafeRawBufferPointer? {
+        geometryCount < 0 ? nil : UnsafeRawBufferPointer(start: slab.base + Int(start), count: Int(geometryCount))
+    }
+
+    /// The attributes member's bytes in `slab`, nil when the feature had none.
+    func attributes(in slab: ObservationSlab) -> UnsafeRawBufferPointer? {
+        attributesCount < 0 ? nil
+            : UnsafeRawBufferPointer(start: slab.base + Int(start) + Int(max(geometryCount, 0)), count: Int(attributesCount))
+    }
 }

@@ -120,18 +120,14 @@ public struct JSONLinesFormatter: Sendable {
     }
 
     private func appendEsriGeometryAndAttributes(_ observation: Observation, to writer: inout JSONWriter) {
-        if let source = observation.source {
-            // The service's own text for geometry and attributes, validated when decoded.
+        // The service's own text for geometry and attributes, validated when decoded.
+        let copied: Void? = observation.withSourceMembers { geometry, attributes in
             writer.appendRaw(",\"geometry\":")
-            source.withGeometry { text in
-                if let text { writer.appendRaw(text) } else { writer.appendNull() }
-            }
+            if let geometry { writer.appendRaw(geometry) } else { writer.appendNull() }
             writer.appendRaw(",\"attributes\":")
-            source.withAttributes { text in
-                if let text { writer.appendRaw(text) } else { writer.appendRaw("{}") }
-            }
-            return
+            if let attributes { writer.appendRaw(attributes) } else { writer.appendRaw("{}") }
         }
+        if copied != nil { return }
         writer.appendRaw(",\"geometry\":")
         writer.appendEsriGeometry(observation.geometry)
         writer.appendRaw(",\"attributes\":{")

@@ -25,6 +25,15 @@ public struct EntityStoreState: Sendable {
         var latestPacked: [UInt64]
         var history = TrackHistory()
 
+        /// Appends the observation just packed into `latestPacked` to the history
+        /// (in here, the packed words are passed without a retain and a release).
+        mutating func appendLatest(id: Int64, geometry: Point?, receivedAt: Int64, timeFields: HistoryChunk.TimeFields,
+                                   start: Int64?, end: Int64?) {
+            history.append(id: id, geometry: geometry, receivedAt: receivedAt, packedAttributes: latestPacked,
+                           timeFields: timeFields, start: start, end: end)
+            latestID = id
+        }
+
         /// The latest observation (without its source text, which the store never keeps).
         func latest(strings: UnsafeBufferPointer<String>) -> Observation {
             let newest = history.newest
@@ -104,9 +113,8 @@ public struct EntityStoreState: Sendable {
         let timeFields = HistoryChunk.TimeFields(start: schema.startTimeIndex, end: schema.endTimeIndex)
         let start = timeFields.start.flatMap { Self.milliseconds(observation.attribute($0)) }
         let end = timeFields.end.flatMap { Self.milliseconds(observation.attribute($0)) }
-        entities[slot].history.append(id: id, observation: observation, packedAttributes: entities[slot].latestPacked,
-                                      timeFields: timeFields, start: start, end: end)
-        entities[slot].latestID = id
+        entities[slot].appendLatest(id: id, geometry: observation.geometry, receivedAt: observation.receivedAt,
+                                    timeFields: timeFields, start: start, end: end)
         arrivals.append(slot: slot, id: id)
         observationCount += 1
         events.append(.observation(entities[slot].reference, observationID: id, observation), time: observation.receivedAt)

@@ -8,9 +8,8 @@ struct TrackHistory {
     private var head = 0
     private(set) var count = 0
 
-    mutating func append(id: Int64, observation: Observation, packedAttributes: [UInt64], timeFields: HistoryChunk.TimeFields,
+    mutating func append(id: Int64, geometry: Point?, receivedAt: Int64, packedAttributes: [UInt64], timeFields: HistoryChunk.TimeFields,
                          start: Int64?, end: Int64?) {
-        let geometry = observation.geometry
         let hasZM = geometry.map { $0.z != nil || $0.m != nil } ?? false
         let layout = HistoryChunk.Layout(attributeCount: packedAttributes.count, hasZM: hasZM, wkid: geometry?.wkid)
         if head == chunks.count || chunks[chunks.count - 1].isFull || !Self.fits(layout, in: chunks[chunks.count - 1].layout)
@@ -29,7 +28,7 @@ struct TrackHistory {
         let y = geometry.map { PackedValue.double($0.y) } ?? PackedValue.null
         let z = geometry?.z.map(PackedValue.double) ?? PackedValue.null
         let m = geometry?.m.map(PackedValue.double) ?? PackedValue.null
-        chunks[chunks.count - 1].append(id: id, receivedAt: observation.receivedAt, x: x, y: y, z: z, m: m,
+        chunks[chunks.count - 1].append(id: id, receivedAt: receivedAt, x: x, y: y, z: z, m: m,
                                         attributes: packedAttributes, start: start, end: end)
         count += 1
     }

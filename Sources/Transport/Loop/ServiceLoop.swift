@@ -287,6 +287,9 @@ private func lwsServiceCallback(
 ) -> Int32 {
     guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
     if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED { return 0 }
-    let loop = Unmanaged<ServiceLoop>.fromOpaque(raw).takeUnretainedValue()
-    return loop.dispatch(wsi: wsi, reason: reason, user: user, input: input, length: length)
+    // The loop outlives its context (it destroys it), so no retain is needed
+    // for the call: this runs for every message received.
+    return Unmanaged<ServiceLoop>.fromOpaque(raw)._withUnsafeGuaranteedRef {
+        $0.dispatch(wsi: wsi, reason: reason, user: user, input: input, length: length)
+    }
 }
