@@ -54,6 +54,12 @@ struct InboundAssembly {
     mutating func handOff(to channel: InboundChannel) -> Bool {
         hasMessages = false
         guard !turn.isEmpty else { return false }
-        return channel.deliver(&turn)
+        let (bytes, messages) = (turn.bytes.count, turn.ends.count)
+        let pause = channel.deliver(&turn)
+        // The next turn is sized like this one: grown message by message, its
+        // arrays were reallocated and copied a dozen times a turn.
+        turn.bytes.reserveCapacity(bytes)
+        turn.ends.reserveCapacity(messages)
+        return pause
     }
 }
