@@ -40,19 +40,12 @@ public actor Subscriber {
             return
         }
         // A batch the filter takes whole (the usual case: the store makes no
-        // event of a kind nobody wants) is queued as it is, not copied. The
-        // events are read in place, and a filter by kind alone reads only
-        // their kinds: handing an event to a function copies it (a retain
-        // and a release of each reference it holds).
+        // event of a kind nobody wants) is queued as it is, not copied.
         let filter = self.filter
-        let byKindOnly = filter.whereClause == nil && filter.trackIDs == nil
         let kept: [StreamEvent]? = events.withUnsafeBufferPointer { events in
-            func accepts(_ index: Int) -> Bool {
-                byKindOnly ? filter.kindMask.contains(events[index].kind) : filter.accepts(events[index])
-            }
-            guard let firstRejected = events.indices.first(where: { !accepts($0) }) else { return nil }
+            guard let firstRejected = events.indices.first(where: { !filter.accepts(events, at: $0) }) else { return nil }
             var kept = Array(events[..<firstRejected])
-            for index in (firstRejected + 1)..<events.count where accepts(index) {
+            for index in (firstRejected + 1)..<events.count where filter.accepts(events, at: index) {
                 kept.append(events[index])
             }
             return kept

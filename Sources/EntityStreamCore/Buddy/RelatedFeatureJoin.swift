@@ -49,7 +49,6 @@ public struct RelatedFeatureJoin: Sendable {
     public func join(_ observation: inout Observation) -> Bool {
         guard !targets.isEmpty, let row = table.row(for: observation.attribute(keyIndex)) else { return false }
         let needed = schema.fields.count
-        let targets = self.targets
         // Mutated in place, through one access (a decoded observation's values
         // are in its slab: each read of `attributes` would make an array).
         func fill(_ values: inout [AttributeValue]) {

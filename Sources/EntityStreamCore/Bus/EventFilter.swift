@@ -38,4 +38,12 @@ public struct EventFilter: Sendable {
         if let whereClause, let observation = event.observation, !whereClause.matches(observation) { return false }
         return true
     }
+
+    /// ``accepts(_:)`` for `events[index]`, read in place: a filter by kind
+    /// alone reads only the stored kind (handing the event to a function
+    /// copies it, a retain and a release of every reference it holds).
+    public func accepts(_ events: UnsafeBufferPointer<StreamEvent>, at index: Int) -> Bool {
+        if trackIDs == nil && whereClause == nil { return kindMask.contains(events[index].kind) }
+        return accepts(events[index])
+    }
 }

@@ -41,11 +41,11 @@ public struct StreamEvent: Sendable {
         self.primed = primed
     }
 
-    /// A store event whose kind the caller already knows (the store's hot
-    /// path: matching the payload for its kind would copy the store event).
-    init(time: Int64, store event: consuming StoreEvent, kind: EventKind, enrichment: ObservationEnrichment?, primed: Bool) {
+    /// A store event (the store's hot path: its kind is read from the store
+    /// event itself, which matching the whole payload would copy).
+    init(time: Int64, store event: consuming StoreEvent, enrichment: ObservationEnrichment?, primed: Bool) {
         self.time = time
-        self.kind = kind
+        self.kind = event.kind
         self.payload = .store(event)
         self.enrichment = enrichment
         self.primed = primed

@@ -60,7 +60,7 @@ public struct EsriFeatureDecoder: Sendable {
     /// decoders: a copy of a decoder must not decode while the original does.
     private var slab: ObservationSlab?
     /// The array a message's attribute values are read into, reused message
-    /// after message (its values are copied to the slab).
+    /// after message (its values are moved to the slab).
     var attributeScratch: [AttributeValue] = []
     /// True when every value of `attributeScratch` is null (its values were
     /// moved to the slab, which leaves nulls in their place).

@@ -63,14 +63,10 @@ public struct Observation: Sendable, Hashable {
             case .owned(let values, _):
                 storage = .owned(values, newValue)
             case .slab(let slab, let start, let count, _):
-                if let newValue {
-                    if newValue.slab === slab {
-                        storage = .slab(slab, start: start, count: count, text: newValue.range)
-                    } else {
-                        storage = .owned(attributes, newValue)
-                    }
+                if let newValue, newValue.slab !== slab {
+                    storage = .owned(attributes, newValue)
                 } else {
-                    storage = .slab(slab, start: start, count: count, text: nil)
+                    storage = .slab(slab, start: start, count: count, text: newValue?.range)
                 }
             }
         }
@@ -106,7 +102,7 @@ public struct Observation: Sendable, Hashable {
             switch storage {
             case .owned(let values, _): return values
             case .slab(let slab, let start, let count, _):
-                return Array(UnsafeBufferPointer(start: slab.values + Int(start), count: Int(count)))
+                return Array(slab.values(start: start, count: count))
             }
         }
         set {
@@ -132,7 +128,7 @@ public struct Observation: Sendable, Hashable {
     public func attribute(_ index: Int) -> AttributeValue {
         switch storage {
         case .owned(let values, _): return index < values.count ? values[index] : .null
-        case .slab(let slab, let start, let count, _): return index < Int(count) ? slab.values[Int(start) + index] : .null
+        case .slab(let slab, let start, let count, _): return index < Int(count) ? slab.values(start: start, count: count)[index] : .null
         }
     }
 
@@ -141,9 +137,7 @@ public struct Observation: Sendable, Hashable {
         switch storage {
         case .owned(let values, _): return try values.withUnsafeBufferPointer(body)
         case .slab(let slab, let start, let count, _):
-            return try withExtendedLifetime(slab) {
-                try body(UnsafeBufferPointer(start: slab.values + Int(start), count: Int(count)))
-            }
+            return try withExtendedLifetime(slab) { try body(slab.values(start: start, count: count)) }
         }
     }
 

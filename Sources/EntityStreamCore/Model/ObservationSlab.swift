@@ -42,6 +42,11 @@ public final class ObservationSlab: @unchecked Sendable {
     /// Value slots still free.
     var remainingValues: Int { valueCapacity - valueCount }
 
+    /// A range of values handed out (valid while the slab is).
+    func values(start: Int32, count: Int32) -> UnsafeBufferPointer<AttributeValue> {
+        UnsafeBufferPointer(start: values + Int(start), count: Int(count))
+    }
+
     /// Copies `geometry` then `attributes` (each optional) and returns where they are.
     func append(geometry: UnsafeRawBufferPointer?, attributes: UnsafeRawBufferPointer?) -> SourceTextRange {
         let start = used

@@ -30,11 +30,10 @@ struct StreamEventList: StoreEventSink {
         self.wanted = wanted
     }
     mutating func append(_ event: consuming StoreEvent, time: Int64?) {
-        // The kind is known here: the event is built without matching its payload again.
         let kind = event.kind
         guard wanted.contains(kind) else { return }
         let decorated = kind == .observation || kind == .entityReceived
-        events.append(StreamEvent(time: time ?? now, store: event, kind: kind,
+        events.append(StreamEvent(time: time ?? now, store: event,
                                   enrichment: decorated ? enrichment : nil, primed: decorated && primed))
     }
 }
