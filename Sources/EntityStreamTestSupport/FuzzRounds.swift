@@ -32,11 +32,11 @@ public enum FuzzRounds {
         return UInt64(text)
     }()
 
-    /// Minutes for a fuzz test's `.timeLimit`: 2 in normal runs (as every
-    /// test); with ``seconds`` set, enough for the time asked plus two minutes.
-    public static var timeLimitMinutes: Int {
-        guard let seconds else { return 2 }
-        return Int((seconds / 60).rounded(.up)) + 2
+    /// A fuzz suite's time limit per test (see ``BoundedTest``): the standard
+    /// limit in normal runs; with ``seconds`` set, the time asked plus that.
+    public static var timeLimit: Duration {
+        guard let seconds else { return BoundedTest.standardLimit }
+        return .seconds(seconds) + BoundedTest.standardLimit
     }
 
     /// Where the fresh seeds of this process start (printed once per test).

@@ -32,10 +32,10 @@ private func runWithClosedOutput(_ name: String, _ arguments: [String]) throws -
     return (child.wait(), String(decoding: standardError, as: UTF8.self))
 }
 
-@Suite("entitystream command line")
+@Suite("entitystream command line", .bounded(.io))
 struct CommandLineTests {
     /// `replay` of a small recording prints exactly the expected lines, in order.
-    @Test(.timeLimit(.minutes(2))) func replayPrintsExactlyTheExpectedLines() throws {
+    @Test func replayPrintsExactlyTheExpectedLines() throws {
         let features = [feature("A", speed: 1, x: -112), feature("B", speed: 0, x: -111.9),
                         feature("A", speed: 2.5, x: -111.99), "not json", feature("A", speed: 3, x: -111.98)]
         let path = try temporaryFile(features)
@@ -63,7 +63,7 @@ struct CommandLineTests {
     }
 
     /// Every malformed flag value is a usage error: exit status 2 and one clear line on stderr.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (["connect"], "missing the service URL"),
         (["connect", "http://h/StreamServer", "--max-observations", "-1"], "--max-observations expects a whole number ≥ 0, not '-1'"),
         (["connect", "ws://h/arcgis/ws/services/x/StreamServer"], "not a WebSocket URL"),
@@ -106,7 +106,7 @@ struct CommandLineTests {
 
     /// `--speed` replays a recording's own timing; asking it of a file without times is a
     /// usage error (status 2), with the way out.
-    @Test(.timeLimit(.minutes(2))) func speedOnAFileWithoutTimesIsAUsageError() throws {
+    @Test func speedOnAFileWithoutTimesIsAUsageError() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0)])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--speed", "2"])
@@ -116,7 +116,7 @@ struct CommandLineTests {
     }
 
     /// Runtime failures exit with status 1 and say why.
-    @Test(.timeLimit(.minutes(2))) func runtimeFailuresExitWithOne() throws {
+    @Test func runtimeFailuresExitWithOne() throws {
         let missing = try CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])
         #expect(missing.status == 1)
         #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json': No such file or directory\n")
@@ -131,7 +131,7 @@ struct CommandLineTests {
     }
 
     /// Every command answers --help with its usage on stdout and status 0.
-    @Test(.timeLimit(.minutes(2)), arguments: [["--help"], ["connect", "--help"], ["replay", "-h"], ["record", "--help"], ["demo", "--help"]])
+    @Test(arguments: [["--help"], ["connect", "--help"], ["replay", "-h"], ["record", "--help"], ["demo", "--help"]])
     func helpForEveryCommand(arguments: [String]) throws {
         let result = try CommandLineTool.run("entitystream", arguments)
         #expect(result.status == 0)
@@ -140,7 +140,7 @@ struct CommandLineTests {
     }
 
     /// A closed stdout (`| head`) ends the program quietly with status 0.
-    @Test(.timeLimit(.minutes(2))) func closedOutputEndsQuietly() throws {
+    @Test func closedOutputEndsQuietly() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0), feature("B", speed: 1, x: 1)])
         let command = "'\(CommandLineTool.path("entitystream"))' replay '\(path)' --track-field name --loop | head -n 3; echo \"status=${PIPESTATUS[0]}\""
         let result = try ProcessRunner.run("/bin/bash", ["-c", command])
@@ -151,7 +151,7 @@ struct CommandLineTests {
     }
 
     /// An output that cannot be written (a full disk) is a runtime failure naming the error, not a quiet success.
-    @Test(.timeLimit(.minutes(2))) func unwritableOutputExitsWithOne() throws {
+    @Test func unwritableOutputExitsWithOne() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0)])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let command = "'\(CommandLineTool.path("entitystream"))' replay '\(path)' --track-field name > /dev/full"
@@ -161,7 +161,7 @@ struct CommandLineTests {
     }
 
     /// Control commands on stdin are answered by response events with their ids, errors included.
-    @Test(.timeLimit(.minutes(2))) func controlCommandsAreAnswered() throws {
+    @Test func controlCommandsAreAnswered() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: -112), feature("B", speed: 9, x: -111.9)])
         let commands = [
             #"{"id":1,"command":"status"}"#,
@@ -203,7 +203,7 @@ struct CommandLineTests {
     }
 
     /// SIGINT disconnects, flushes and exits with status 0; the output ends with a whole line.
-    @Test(.timeLimit(.minutes(2))) func interruptFlushesAndExitsZero() throws {
+    @Test func interruptFlushesAndExitsZero() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0)])
         let process = try RunningProcess(CommandLineTool.path("entitystream"), ["replay", path, "--track-field", "name", "--loop", "--interval", "5"])
         #expect(process.readLines(5).count == 5)
@@ -216,7 +216,7 @@ struct CommandLineTests {
     /// `record` from the simulator, `stream-simulator --recording` of that file, then
     /// `connect`: the same observations in the same order, with the same relative
     /// timing within 50 ms.
-    @Test(.timeLimit(.minutes(2))) func recordSimulateConnectRoundTrip() throws {
+    @Test func recordSimulateConnectRoundTrip() throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "7"])
         defer { fleet.stop() }
         let fleetPort = try #require(fleet.waitForPort())
@@ -261,7 +261,7 @@ struct CommandLineTests {
 
     /// The recording is the job: with stdout closed by its reader (`| true`), `record`
     /// stops printing status lines, records everything asked for and exits 0.
-    @Test(.timeLimit(.minutes(2))) func recordKeepsRecordingWhenStdoutCloses() throws {
+    @Test func recordKeepsRecordingWhenStdoutCloses() throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "20", "--port", "0"])
         defer { fleet.stop() }
         let port = try #require(fleet.waitForPort())
@@ -278,7 +278,7 @@ struct CommandLineTests {
 
     /// A recording that records nothing (the service is unreachable) leaves an existing
     /// file byte for byte as it was, and no partial file behind.
-    @Test(.timeLimit(.minutes(2))) func failedRecordingLeavesExistingFileUntouched() throws {
+    @Test func failedRecordingLeavesExistingFileUntouched() throws {
         let original = Data("{\"recording\":\"precious\"}\n".utf8)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("existing-\(UUID().uuidString).json").path
         try original.write(to: URL(fileURLWithPath: path))
@@ -293,7 +293,7 @@ struct CommandLineTests {
     }
 
     /// One simulator serves a generated fleet and a CSV side by side; `connect` to each gets that service's entities.
-    @Test(.timeLimit(.minutes(2))) func simulatorServesServicesSideBySide() throws {
+    @Test func simulatorServesServicesSideBySide() throws {
         let csv = try temporaryFile(["bus,at,lon,lat,route",
                                      "B2,2024-05-01T08:00:00.200Z,-122.6,45.5,14",
                                      "B1,2024-05-01T08:00:00Z,-122.7,45.6,9",
@@ -329,7 +329,7 @@ struct CommandLineTests {
 
     /// `replay --hold` keeps the store after the file: a query-observations on stdin is answered from the whole
     /// history (accepted, one result per observation, a summary saying the stream ended), and closing stdin exits 0.
-    @Test(.timeLimit(.minutes(2))) func replayHoldAnswersHistoryQueries() throws {
+    @Test func replayHoldAnswersHistoryQueries() throws {
         let names = ["A", "B", "C", "D", "E"]
         let path = try temporaryFile((0..<200).map { feature(names[$0 % 5], speed: Double($0), x: -112 + Double($0) / 1000) })
         let process = try RunningProcess(CommandLineTool.path("entitystream"),
@@ -354,7 +354,7 @@ struct CommandLineTests {
 
     /// `stream-simulator --host` with an address this machine cannot listen on is a usage
     /// error (exit 2) naming the address, before anything starts.
-    @Test(.timeLimit(.minutes(2)), arguments: ["example.invalid", "192.0.2.1", "127.0.0.1:80"])
+    @Test(arguments: ["example.invalid", "192.0.2.1", "127.0.0.1:80"])
     func simulatorRefusesUnusableHost(host: String) throws {
         let result = try CommandLineTool.run("stream-simulator", ["--fleet", "1", "--port", "0", "--host", host])
         #expect(result.status == 2)
@@ -365,7 +365,7 @@ struct CommandLineTests {
     /// SIGTERM or SIGINT right after the simulator announces its port stops it cleanly (exit 0), every
     /// time: the signal used to be lost when it came before the simulator's handler was registered, and
     /// the simulator then ran until killed (the CI run that never ended).
-    @Test(.timeLimit(.minutes(2))) func simulatorStopsOnAnEarlySignal() throws {
+    @Test func simulatorStopsOnAnEarlySignal() throws {
         for round in 0..<12 {
             let simulator = try ChildProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "1", "--port", "0"],
                                              input: .null, output: .null, lifetime: .seconds(30))
@@ -383,7 +383,7 @@ struct CommandLineTests {
 
     /// `entitystream` told to stop at any moment of its start ends, never runs on: at once (the signal's
     /// default action, before it watches signals) or cleanly with exit 0 once it streams.
-    @Test(.timeLimit(.minutes(2))) func clientStopsOnASignalAtAnyMoment() throws {
+    @Test func clientStopsOnASignalAtAnyMoment() throws {
         let path = try temporaryFile([feature("A", speed: 1, x: -112), feature("B", speed: 2, x: -111.9)])
         defer { try? FileManager.default.removeItem(atPath: path) }
         for round in 0..<12 {
@@ -406,7 +406,7 @@ struct CommandLineTests {
 
     /// The simulator on its default host listens on 127.0.0.1 only (it used to listen on every
     /// interface while saying 127.0.0.1): 127.0.0.2 and [::1] get no answer.
-    @Test(.timeLimit(.minutes(2))) func simulatorListensOnlyWhereItSays() throws {
+    @Test func simulatorListensOnlyWhereItSays() throws {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "1", "--port", "0"])
         defer { simulator.stop() }
         let port = try #require(simulator.waitForPort())

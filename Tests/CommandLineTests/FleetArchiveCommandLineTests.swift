@@ -7,11 +7,11 @@ private func objects(_ output: String) -> [[String: Any]] {
     output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
 }
 
-@Suite("stream-simulator's fleet archive and vehicle table, as entitystream connect sees them")
+@Suite("stream-simulator's fleet archive and vehicle table, as entitystream connect sees them", .bounded(.io))
 struct FleetArchiveCommandLineTests {
     /// By default a fleet service primes each vehicle's latest report first ("primed":true, one per vehicle) and
     /// every observation carries the vehicle table's fields; --no-archive and --no-related turn both off.
-    @Test(.timeLimit(.minutes(2))) func archiveAndRelatedFlags() throws {
+    @Test func archiveAndRelatedFlags() throws {
         let vehicles = 4
         for (flags, archived, related) in [([String](), true, true), (["--no-archive"], false, true),
                                            (["--no-related"], true, false), (["--no-archive", "--no-related"], false, false)] {

@@ -52,11 +52,11 @@ private func order(_ status: String) -> Int {
     ["esriJobSubmitted", "esriJobWaiting", "esriJobExecuting", "esriJobSucceeded"].firstIndex(of: status) ?? 99
 }
 
-@Suite("entitystream hotspots")
+@Suite("entitystream hotspots", .bounded(.io))
 struct HotSpotsCommandLineTests {
     /// A local file: the job's status lines, one cell polygon per occupied cell whose JOIN_COUNTs add up to the
     /// incidents, then the summary; --format csv prints the same features as a plain table.
-    @Test(.timeLimit(.minutes(2))) func localFileAndCSV() throws {
+    @Test func localFileAndCSV() throws {
         let (path, rows) = try writeIncidents(400)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try CommandLineTool.run("entitystream", ["hotspots", path] + localColumns + ["--cell-size", "1000"])
@@ -84,7 +84,7 @@ struct HotSpotsCommandLineTests {
     }
 
     /// --collect counts identical locations (ICOUNT points); --value-field analyses weighted points; GeoJSON output works.
-    @Test(.timeLimit(.minutes(2))) func collectAndValueField() throws {
+    @Test func collectAndValueField() throws {
         var lines = ["x,y,w"]
         // 40 locations: the first 10 with three incidents, the others with two.
         for i in 0..<90 { lines.append("\(1000 + (i % 40) * 10),\(2000 + (i % 40) / 8 * 10),\(i % 9)") }
@@ -106,7 +106,7 @@ struct HotSpotsCommandLineTests {
 
     /// The same incidents through the simulator's GP task (--from/--to, the sample's query) and locally with that query
     /// as --where give the same features; the remote run shows every status in order and the job's messages.
-    @Test(.timeLimit(.minutes(2))) func remoteAndLocalAgree() throws {
+    @Test func remoteAndLocalAgree() throws {
         let (path, rows) = try writeIncidents(450)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
@@ -144,7 +144,7 @@ struct HotSpotsCommandLineTests {
     }
 
     /// Ctrl-C while the remote job executes cancels it on the server: cancelling, cancelled, the cancelled line, exit 0.
-    @Test(.timeLimit(.minutes(2))) func interruptCancelsTheRemoteJob() throws {
+    @Test func interruptCancelsTheRemoteJob() throws {
         let (path, _) = try writeIncidents(300)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
@@ -170,7 +170,7 @@ struct HotSpotsCommandLineTests {
 
     /// On a replayed stream held open, the live command answers from the retained observations (cell polygons, bins),
     /// and its remote form runs the simulator's task.
-    @Test(.timeLimit(.minutes(2))) func liveCommandViaReplay() throws {
+    @Test func liveCommandViaReplay() throws {
         let (path, _) = try writeIncidents(200)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
@@ -219,7 +219,7 @@ struct HotSpotsCommandLineTests {
     }
 
     /// Usage mistakes are one stderr line and exit status 2.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (["hotspots"], "missing the file"),
         (["hotspots", "f.csv", "--value-field", "w", "--collect"], "--value-field"),
         (["hotspots", "f.csv", "--collect", "--cell-size", "5"], "--cell-size"),
@@ -240,7 +240,7 @@ struct HotSpotsCommandLineTests {
     }
 
     /// The simulator refuses a column mapping for a service it does not serve, and a negative job delay.
-    @Test(.timeLimit(.minutes(2))) func simulatorUsageErrors() throws {
+    @Test func simulatorUsageErrors() throws {
         let unknown = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--hotspots-columns", "B=x=a,y=b"])
         #expect(unknown.status == 2 && unknown.standardError.contains("'B'"))
         let negative = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-delay", "-5"])
@@ -253,7 +253,7 @@ struct HotSpotsCommandLineTests {
 
     /// The Portland burglaries (State Plane feet): locally over 2015, and through the simulator with the sample's --from/--to,
     /// the incidents counted here from the CSV.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv"), "\(SharedData.absentComment)"))
+    @Test(.enabled(if: SharedData.has("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv"), "\(SharedData.absentComment)"))
     func portlandBurglaries() throws {
         let path = SharedData.path("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv")
         let rows = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst()

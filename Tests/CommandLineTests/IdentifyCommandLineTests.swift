@@ -67,11 +67,11 @@ private func recording(_ features: [(name: String, geometry: String)], in direct
     return path
 }
 
-@Suite("entitystream identify, --raster and --enrich")
+@Suite("entitystream identify, --raster and --enrich", .bounded(.io))
 struct IdentifyCommandLineTests {
     /// --at points are answered in order with the values the test wrote; left/top edges and the top-left corner are inside,
     /// right/bottom edges and the other corners have no cell, and a NoData cell says so.
-    @Test(.timeLimit(.minutes(2))) func pointsEdgesCornersAndNoData() throws {
+    @Test func pointsEdgesCornersAndNoData() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let points: [(x: Double, y: Double)] = [
@@ -122,7 +122,7 @@ struct IdentifyCommandLineTests {
     }
 
     /// --sr 3857 points (made by the Web Mercator formula) land in the right cells; GeoJSON output gives the cell polygon back in lon/lat.
-    @Test(.timeLimit(.minutes(2))) func webMercatorPointsAsGeoJSON() throws {
+    @Test func webMercatorPointsAsGeoJSON() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let cells = [(0, 0), (7, 5), (4, 3)]
@@ -153,7 +153,7 @@ struct IdentifyCommandLineTests {
     }
 
     /// Points as JSON lines on stdin: each line answered in order; a bad line is an error naming its line number and the rest go on.
-    @Test(.timeLimit(.minutes(2))) func stdinLinesWithBadOnes() throws {
+    @Test func stdinLinesWithBadOnes() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let a = TestRaster.center(2, 1), b = TestRaster.center(6, 4)
@@ -193,7 +193,7 @@ struct IdentifyCommandLineTests {
 
     /// Usage errors exit 2 with one line (no raster, a missing file, a bad --at, an unknown --sr); a file that is not a
     /// GeoTIFF exits 1; a TIFF without georeferencing fails the job with the reason.
-    @Test(.timeLimit(.minutes(2))) func usageAndRuntimeErrors() throws {
+    @Test func usageAndRuntimeErrors() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let usage: [([String], String)] = [
@@ -228,7 +228,7 @@ struct IdentifyCommandLineTests {
     }
 
     /// On replay --hold, the identify command answers from a --raster through the runtime; unknown rasters are refused.
-    @Test(.timeLimit(.minutes(2))) func liveCommandOnReplayHold() throws {
+    @Test func liveCommandOnReplayHold() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let tracks = try recording([("A", #"{"x":-111.5,"y":40.5,"spatialReference":{"wkid":4326}}"#)], in: scratch)
@@ -253,7 +253,7 @@ struct IdentifyCommandLineTests {
 
     /// replay --enrich: every observation and entity-received line carries the cell under its point — WGS84 and Web Mercator
     /// points at every cell, a NoData cell, points off the raster and one without geometry — in both output formats.
-    @Test(.timeLimit(.minutes(2))) func enrichmentOnReplay() throws {
+    @Test func enrichmentOnReplay() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         var features: [(name: String, geometry: String)] = []
@@ -309,7 +309,7 @@ struct IdentifyCommandLineTests {
 
     /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster (2 for a missing
     /// file or a bad name); nothing is printed on stdout.
-    @Test(.timeLimit(.minutes(2))) func rasterFailsAtSessionStart() throws {
+    @Test func rasterFailsAtSessionStart() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let tracks = try recording([("A", #"{"x":-111.5,"y":40.5}"#)], in: scratch)
@@ -334,7 +334,7 @@ struct IdentifyCommandLineTests {
     }
 
     /// GDAL's byte.tif (shared data): gdallocationinfo's values at pixel (10, 10) in the raster's CRS and at a WGS84 point.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has("rasters/rasterio__byte.tif"), "\(SharedData.absentComment)"))
+    @Test(.enabled(if: SharedData.has("rasters/rasterio__byte.tif"), "\(SharedData.absentComment)"))
     func sharedByteTif() throws {
         let input = #"{"x":441350,"y":3750690}"# + "\n" + #"{"x":-117.64,"y":33.90,"sr":4326}"# + "\n"
         let result = try CommandLineTool.run("entitystream", ["identify", SharedData.path("rasters/rasterio__byte.tif")], input: input)
@@ -348,7 +348,7 @@ struct IdentifyCommandLineTests {
 
     /// The AIS recording enriched with the world raster (shared data): each observation line carries the three bands of the
     /// cell its lon/lat falls in by the raster's geotransform (the test's own floor), as the raster's pixels hold them.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(SharedData.ais) && SharedData.has("rasters/rasterio__world.rgb.tif"),
+    @Test(.enabled(if: SharedData.has(SharedData.ais) && SharedData.has("rasters/rasterio__world.rgb.tif"),
                                             "\(SharedData.absentComment)"))
     func sharedAISEnrichedWithWorld() throws {
         let path = SharedData.path("rasters/rasterio__world.rgb.tif")

@@ -24,10 +24,10 @@ private func winds(_ lines: [[String: Any]]) -> [Int] {
     lines.compactMap { ($0["attributes"] as? [String: Any])?["wind"] as? Int }
 }
 
-@Suite("entitystream query")
+@Suite("entitystream query", .bounded(.io))
 struct QueryCommandLineTests {
     /// A file query returns exactly the rows whose time lies in the extent, both ends included, then a summary.
-    @Test(.timeLimit(.minutes(2))) func fileQueryIncludesBothEnds() throws {
+    @Test func fileQueryIncludesBothEnds() throws {
         let path = try datedPoints(96)
         let result = try CommandLineTool.run("entitystream", ["query", path, "--time", "2000-09-02T00:00:00Z,2000-09-02T05:00:00Z", "--order-by", "wind DESC"])
         #expect(result.status == 0, "\(result.standardError)")
@@ -39,7 +39,7 @@ struct QueryCommandLineTests {
 
     /// The same query against the simulator serving the same file gives the same features, paged 7 at a time,
     /// with the layer's reachability as status lines; GeoJSON output is one Feature per line.
-    @Test(.timeLimit(.minutes(2))) func remoteAndLocalAgree() throws {
+    @Test func remoteAndLocalAgree() throws {
         let path = try datedPoints(100)
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Storms=\(path)", "--port", "0", "--max-record-count", "7"])
         let port = try #require(simulator.waitForPort())
@@ -61,7 +61,7 @@ struct QueryCommandLineTests {
     }
 
     /// Unreachable layers, unknown fields and bad times are one readable failure: a failed line, one stderr line, status 1 (or 2 for a bad flag).
-    @Test(.timeLimit(.minutes(2))) func failuresAreReadable() throws {
+    @Test func failuresAreReadable() throws {
         let path = try datedPoints(10)
         let unknown = try CommandLineTool.run("entitystream", ["query", path, "--where", "gust > 3"])
         #expect(unknown.status == 1)
@@ -76,7 +76,7 @@ struct QueryCommandLineTests {
 
     /// The sample's own query (2000-09-01 → 2000-09-22) on the 2000 season served by the simulator returns exactly
     /// the fixes whose time lies in the extent, counted here from the CSV itself.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has("hurdat2/hurdat2_2000_season_flat.csv"), "\(SharedData.absentComment)"))
+    @Test(.enabled(if: SharedData.has("hurdat2/hurdat2_2000_season_flat.csv"), "\(SharedData.absentComment)"))
     func hurricaneSample() throws {
         let path = SharedData.path("hurdat2/hurdat2_2000_season_flat.csv")
         let rows = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst()
@@ -95,7 +95,7 @@ struct QueryCommandLineTests {
     }
 
     /// On a running stream, query-observations naming a layer queries that layer through the same runtime.
-    @Test(.timeLimit(.minutes(2))) func liveCommandQueriesALayer() throws {
+    @Test func liveCommandQueriesALayer() throws {
         let path = try datedPoints(48)
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Storms=\(path)", "--port", "0"])
         let port = try #require(simulator.waitForPort())

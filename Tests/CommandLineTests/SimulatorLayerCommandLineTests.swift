@@ -17,10 +17,10 @@ private func getJSON(_ url: String) async throws -> [String: Any] {
     return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
 }
 
-@Suite("stream-simulator feature layers")
+@Suite("stream-simulator feature layers", .bounded(.io))
 struct SimulatorLayerCommandLineTests {
     /// `--layer` with `--layer-columns` and `--max-record-count` serves the file as a layer whose description and query say so; the log names the layer's URL.
-    @Test(.timeLimit(.minutes(2))) func servesALayer() async throws {
+    @Test func servesALayer() async throws {
         let csv = try temporaryCSV(["ship,px,py,when", "A,1.5,2.5,2000-09-01T00:00:00Z", "B,3.5,4.5,2000-09-02T00:00:00Z",
                                     "C,5.5,6.5,2000-09-03T00:00:00Z", "D,7.5,8.5,2000-09-04T00:00:00Z"])
         defer { try? FileManager.default.removeItem(atPath: csv) }
@@ -46,7 +46,7 @@ struct SimulatorLayerCommandLineTests {
     }
 
     /// Malformed layer flags are usage errors (status 2) naming the flag; an unreadable layer file exits 1 naming the file and line.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (["--layer", "Ships"], "--layer expects NAME=FILE"),
         (["--layer", "Bad Name=x.csv"], "must be letters, digits"),
         (["--layer", "A=a.csv", "--layer-columns", "B=x=lon,y=lat"], "--layer-columns names layer 'B'"),
@@ -61,7 +61,7 @@ struct SimulatorLayerCommandLineTests {
     }
 
     /// A layer file with a bad line stops the simulator with status 1, naming the file and the line.
-    @Test(.timeLimit(.minutes(2))) func badLayerFileExitsWithOne() throws {
+    @Test func badLayerFileExitsWithOne() throws {
         let csv = try temporaryCSV(["a,lat,lon", "1,2,3", "2,north,4"])
         defer { try? FileManager.default.removeItem(atPath: csv) }
         let result = try CommandLineTool.run("stream-simulator", ["--layer", "Bad=\(csv)", "--port", "0"])
@@ -70,7 +70,7 @@ struct SimulatorLayerCommandLineTests {
     }
 
     /// `--help` documents the layer flags.
-    @Test(.timeLimit(.minutes(2))) func helpDocumentsLayers() throws {
+    @Test func helpDocumentsLayers() throws {
         let result = try CommandLineTool.run("stream-simulator", ["--help"])
         #expect(result.status == 0)
         for flag in ["--layer NAME=FILE", "--layer-columns", "--layer-format", "--max-record-count", "--no-layer-pagination", "MapServer/0/query"] {

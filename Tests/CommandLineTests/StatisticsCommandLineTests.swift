@@ -31,10 +31,10 @@ private func keys(of member: String, in line: Substring) -> [String] {
     return body.split(separator: ",").compactMap { pair in pair.split(separator: ":").first.map { String($0.dropFirst().dropLast()) } }
 }
 
-@Suite("entitystream statistics")
+@Suite("entitystream statistics", .bounded(.io))
 struct StatisticsCommandLineTests {
     /// Mistakes visible in the arguments are usage errors: status 2, one stderr line naming the problem, nothing on stdout.
-    @Test(.timeLimit(.minutes(2))) func usageErrors() throws {
+    @Test func usageErrors() throws {
         let path = try temporaryFile("State,Diabetes\nUtah,7.5\n", ext: "csv")
         let cases: [([String], String)] = [
             ([path], "give at least one --stat"),
@@ -62,7 +62,7 @@ struct StatisticsCommandLineTests {
 
     /// `--format csv` prints exactly the table written out here by hand: RFC 4180 quoting, CRLF, empty cells for null, a null group first;
     /// with no record, the header alone; a failure prints nothing on stdout and one stderr line, status 1.
-    @Test(.timeLimit(.minutes(2))) func csvTable() throws {
+    @Test func csvTable() throws {
         let path = try temporaryFile([
             "team,score,when",
             #""Alpha, Inc",1.5,2000-01-01T00:00:00Z"#,
@@ -91,7 +91,7 @@ struct StatisticsCommandLineTests {
 
     /// JSON lines: one record per group in the requested order, group then statistics in request order, then a summary;
     /// through the simulator serving the same file the groups are paged 3 at a time and the records are identical.
-    @Test(.timeLimit(.minutes(2))) func remoteGroupsArePagedAndAgree() throws {
+    @Test func remoteGroupsArePagedAndAgree() throws {
         var lines = ["g,v,w"]
         for index in 0..<70 { lines.append("G\(index % 10),\(Double(index % 13) + 0.25),\(index % 3 == 0 ? "" : "\(index)")") }
         let path = try temporaryFile(lines.joined(separator: "\n") + "\n", ext: "csv")
@@ -120,7 +120,7 @@ struct StatisticsCommandLineTests {
 
     /// On a held replay, the statistics control command answers over the observations and over the entities with the same records as the
     /// command line computes from the same file; refusals are responses and schema errors failed jobs.
-    @Test(.timeLimit(.minutes(2))) func liveCommandOnAHeldReplay() throws {
+    @Test func liveCommandOnAHeldReplay() throws {
         var features: [String] = []
         let kinds = ["plow", "grader", "salt"]
         for index in 0..<90 {

@@ -1,10 +1,11 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Analysis results as a CSV table")
+@Suite("Analysis results as a CSV table", .bounded)
 struct AnalysisCSVTableTests {
     /// The header comes from the first feature; cells are quoted only when they must be; nulls and non-finite numbers are empty.
-    @Test(.timeLimit(.minutes(2))) func rowsAndQuoting() {
+    @Test func rowsAndQuoting() {
         var table = AnalysisCSVTable()
         var writer = JSONWriter()
         table.append(AnalysisFeature(geometry: .point(Point(x: 1.5, y: -2)), attributes: JSONObject([
@@ -16,7 +17,7 @@ struct AnalysisCSVTableTests {
     }
 
     /// A polygon's row is at the mean of its ring's corners (a fishnet cell's centre), the closing corner counted once.
-    @Test(.timeLimit(.minutes(2))) func polygonCentre() {
+    @Test func polygonCentre() {
         var table = AnalysisCSVTable()
         var writer = JSONWriter()
         let ring = [(0.0, 0.0), (0, 10), (10, 10), (10, 0), (0, 0)].map { AnalysisGeometry.Coordinate(x: $0.0, y: $0.1) }

@@ -1,10 +1,11 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Analysis job lifecycle")
+@Suite("Analysis job lifecycle", .bounded(.io))
 struct AnalysisJobLifecycleTests {
     /// A job publishes accepted, its reports, then exactly one summary; nothing after it.
-    @Test(.timeLimit(.minutes(2))) func completes() {
+    @Test func completes() {
         var job = AnalysisJobLifecycle()
         #expect(job.report() == .refuse(reason: "the job has not started"))
         #expect(job.start() == .publishAccepted)
@@ -17,7 +18,7 @@ struct AnalysisJobLifecycleTests {
     }
 
     /// Cancelling a running job cancels the work once; its end is reported as cancelled, even when it failed because of it.
-    @Test(.timeLimit(.minutes(2))) func cancelWhileRunning() {
+    @Test func cancelWhileRunning() {
         var job = AnalysisJobLifecycle()
         _ = job.start()
         #expect(job.cancel() == .cancelWork)
@@ -28,7 +29,7 @@ struct AnalysisJobLifecycleTests {
     }
 
     /// Work that completed before it noticed the cancel reports its summary: the answer is whole.
-    @Test(.timeLimit(.minutes(2))) func completionWinsOverALateCancel() {
+    @Test func completionWinsOverALateCancel() {
         var job = AnalysisJobLifecycle()
         _ = job.start()
         _ = job.cancel()
@@ -36,14 +37,14 @@ struct AnalysisJobLifecycleTests {
     }
 
     /// A job cancelled before it started ends at once as cancelled, without an accepted line.
-    @Test(.timeLimit(.minutes(2))) func cancelBeforeStart() {
+    @Test func cancelBeforeStart() {
         var job = AnalysisJobLifecycle()
         #expect(job.cancel() == .publishFinal(.cancelled, members: JSONObject()))
         #expect(job.start() == .refuse(reason: "the job has already started"))
     }
 
     /// A failure outside cancellation is reported with its reason.
-    @Test(.timeLimit(.minutes(2))) func failureCarriesItsReason() {
+    @Test func failureCarriesItsReason() {
         var job = AnalysisJobLifecycle()
         _ = job.start()
         #expect(job.finish(.failed(reason: "unknown field 'x'")) == .publishFinal(.failed, members: JSONObject([("error", .string("unknown field 'x'"))])))

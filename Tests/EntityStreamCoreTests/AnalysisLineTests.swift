@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 /// Formats one analysis event and parses the line back with Foundation.
@@ -14,10 +15,10 @@ private func line(_ analysis: AnalysisEvent, format: OutputFormat) throws -> [St
 
 private let square: AnalysisGeometry = .polygon(rings: [[.init(x: 0, y: 0), .init(x: 0, y: 10), .init(x: 10, y: 10), .init(x: 10, y: 0), .init(x: 0, y: 0)]], wkid: 2913)
 
-@Suite("Analysis lines")
+@Suite("Analysis lines", .bounded)
 struct AnalysisLineTests {
     /// An Esri analysis line carries the job id, command, phase, its members in order, the time, then geometry and attributes.
-    @Test(.timeLimit(.minutes(2))) func esriResultLine() throws {
+    @Test func esriResultLine() throws {
         let event = AnalysisEvent(job: .int(7), command: "query-observations", phase: .result,
                                   members: JSONObject([("track", .string("TRUCK 3"))]),
                                   feature: AnalysisFeature(geometry: .point(Point(x: -111.9, y: 40.6, wkid: 4326)),
@@ -33,7 +34,7 @@ struct AnalysisLineTests {
     }
 
     /// A polygon result is Esri rings with its spatial reference; lines without a feature have no geometry member.
-    @Test(.timeLimit(.minutes(2))) func polygonsAndSummaries() throws {
+    @Test func polygonsAndSummaries() throws {
         let cell = try line(AnalysisEvent(job: .string("h"), command: "hotspots", phase: .result,
                                           feature: AnalysisFeature(geometry: square, attributes: JSONObject([("Gi_Bin", .int(3))]))), format: .esri)
         let geometry = try #require(cell["geometry"] as? [String: Any])
@@ -46,7 +47,7 @@ struct AnalysisLineTests {
 
     /// As GeoJSON every analysis line is a Feature: Web Mercator points become WGS84, polygons turn counter-clockwise,
     /// members and attributes are properties, and an attribute named like a member is prefixed.
-    @Test(.timeLimit(.minutes(2))) func geoJSONLines() throws {
+    @Test func geoJSONLines() throws {
         let point = try line(AnalysisEvent(job: .int(2), command: "query", phase: .result,
                                            feature: AnalysisFeature(geometry: .point(Point(x: 0, y: 0, wkid: 3857)),
                                                                     attributes: JSONObject([("phase", .string("x")), ("a", .int(1))]))), format: .geojson)
@@ -64,7 +65,7 @@ struct AnalysisLineTests {
     }
 
     /// A status change about an analysis's remote service names its source.
-    @Test(.timeLimit(.minutes(2))) func statusNamesItsSource() throws {
+    @Test func statusNamesItsSource() throws {
         var formatter = JSONLinesFormatter(format: .esri, schema: Schema(fields: []))
         var writer = JSONWriter()
         formatter.append(StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .connected, attempt: 0, url: "http://x/MapServer/0",

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 private func json(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
@@ -16,10 +17,10 @@ private func observation(_ values: [AttributeValue]) -> Observation {
     Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: values, receivedAt: 5)
 }
 
-@Suite("Buddy services: keepLatestArchive and relatedFeatures values")
+@Suite("Buddy services: keepLatestArchive and relatedFeatures values", .bounded)
 struct BuddyServicesTests {
     /// keepLatestArchive parses its documented shape; null or absent means none; a bad shape is a clear error.
-    @Test(.timeLimit(.minutes(2))) func parsesKeepLatestArchive() throws {
+    @Test func parsesKeepLatestArchive() throws {
         let archive = try KeepLatestArchive(json: try json(#"{"featuresUrl":"https://h/FeatureServer/0","maximumFeatureAge":0,"updateInterval":30}"#))
         #expect(archive == KeepLatestArchive(featuresURL: "https://h/FeatureServer/0", maximumFeatureAge: 0, updateInterval: 30))
         #expect(try KeepLatestArchive(json: .null) == nil)
@@ -31,7 +32,7 @@ struct BuddyServicesTests {
     }
 
     /// relatedFeatures parses featuresUrl, joinField and outFields (list or array; * means all); missing members are errors.
-    @Test(.timeLimit(.minutes(2))) func parsesRelatedFeatures() throws {
+    @Test func parsesRelatedFeatures() throws {
         let related = try RelatedFeatures(json: try json(#"{"featuresUrl":"u","joinField":"id","outFields":"a, b"}"#))
         #expect(related == RelatedFeatures(featuresURL: "u", joinField: "id", outFields: ["a", "b"]))
         #expect(try RelatedFeatures(json: try json(#"{"featuresUrl":"u","joinField":"id","outFields":["*"]}"#))?.outFields == nil)
@@ -42,7 +43,7 @@ struct BuddyServicesTests {
     }
 
     /// A service description exposes both members through archive() and related().
-    @Test(.timeLimit(.minutes(2))) func descriptionExposesBothMembers() throws {
+    @Test func descriptionExposesBothMembers() throws {
         let text = #"{"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}],"keepLatestArchive":{"featuresUrl":"a"},"relatedFeatures":{"featuresUrl":"r","joinField":"j"}}"#
         let description = try ServiceDescription(json: Array(text.utf8))
         #expect(try description.archive()?.featuresURL == "a")
@@ -50,7 +51,7 @@ struct BuddyServicesTests {
     }
 
     /// Alignment moves values by field name (case-insensitive), types them for the target, and drops unknown fields.
-    @Test(.timeLimit(.minutes(2))) func alignsByName() {
+    @Test func alignsByName() {
         let source = Schema(fields: [Field(name: "OBJECTID", type: .objectID), Field(name: "SPEED", type: .integer),
                                      Field(name: "VehicleName", type: .string)])
         let alignment = SchemaAlignment(from: source, to: streamSchema)
@@ -61,7 +62,7 @@ struct BuddyServicesTests {
     }
 
     /// The join appends related-only fields; the stream's own fields win; unmatched observations pass unchanged.
-    @Test(.timeLimit(.minutes(2))) func joinsByJoinField() throws {
+    @Test func joinsByJoinField() throws {
         let table = try RelatedTable(schema: relatedSchema, joinField: "vehiclename", rows: [
             [.int(1), .string("T1"), .string("North"), .int(2015)],
             [.int(2), .string("T1"), .string("South"), .int(2020)],   // a repeated key: the first row is kept
@@ -86,7 +87,7 @@ struct BuddyServicesTests {
     }
 
     /// Numeric join values match across integer, double and date types; strings only exactly.
-    @Test(.timeLimit(.minutes(2))) func joinKeysCompareNumbersByValue() {
+    @Test func joinKeysCompareNumbersByValue() {
         #expect(JoinKey(.int(7)) == JoinKey(.double(7)))
         #expect(JoinKey(.date(milliseconds: 7)) == JoinKey(.int(7)))
         #expect(JoinKey(.string("7")) != JoinKey(.int(7)))
@@ -94,7 +95,7 @@ struct BuddyServicesTests {
     }
 
     /// A join field missing on either side is a clear error.
-    @Test(.timeLimit(.minutes(2))) func missingJoinFieldIsAnError() throws {
+    @Test func missingJoinFieldIsAnError() throws {
         #expect(throws: RelatedFeaturesError.self) { try RelatedTable(schema: relatedSchema, joinField: "nope", rows: []) }
         let table = try RelatedTable(schema: relatedSchema, joinField: "depot", rows: [])
         let other = Schema(fields: [Field(name: "id", type: .string)])
@@ -102,7 +103,7 @@ struct BuddyServicesTests {
     }
 
     /// Primed observation events are written with "primed":true (Esri and GeoJSON); live ones without the member.
-    @Test(.timeLimit(.minutes(2))) func primedEventsCarryTheMember() throws {
+    @Test func primedEventsCarryTheMember() throws {
         let entity = EntityReference(entityID: 1, trackID: .string("T1"))
         let stored = observation([.string("T1"), .double(3), .null])
         for format in [OutputFormat.esri, .geojson] {

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 /// A two-field schema: `id` (the track id) and `speed`.
@@ -20,10 +21,10 @@ private func labels(_ events: [StoreEvent]) -> [String] {
     }
 }
 
-@Suite("Entity store purging")
+@Suite("Entity store purging", .bounded)
 struct EntityStoreStateTests {
     /// New track ids create entities with increasing runtime ids; every observation is reported.
-    @Test(.timeLimit(.minutes(2))) func newTracksBecomeEntities() {
+    @Test func newTracksBecomeEntities() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions())
         var events: [StoreEvent] = []
         store.ingest(observation("A", at: 0), now: 0, into: &events)
@@ -37,7 +38,7 @@ struct EntityStoreStateTests {
 
     /// Age alone: observations older than maximumDuration go, oldest first, and a
     /// track whose last observation goes is purged.
-    @Test(.timeLimit(.minutes(2))) func ageLimitPurgesOldestAndEmptiedEntities() {
+    @Test func ageLimitPurgesOldestAndEmptiedEntities() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 10, maximumObservations: 0))
         var events: [StoreEvent] = []
         store.ingest(observation("A", at: 0), now: 0, into: &events)
@@ -58,7 +59,7 @@ struct EntityStoreStateTests {
     }
 
     /// Durations below one second become one second; zero is off.
-    @Test(.timeLimit(.minutes(2))) func durationNormalisation() {
+    @Test func durationNormalisation() {
         #expect(PurgeOptions(maximumDuration: 0.2).maximumDuration == 1)
         #expect(PurgeOptions(maximumDuration: 0).maximumAgeMilliseconds == nil)
         #expect(PurgeOptions(maximumDuration: -3).maximumDuration == 0)
@@ -66,7 +67,7 @@ struct EntityStoreStateTests {
     }
 
     /// Total alone: beyond maximumObservations the globally oldest goes, whatever its track.
-    @Test(.timeLimit(.minutes(2))) func totalLimitPurgesGloballyOldest() {
+    @Test func totalLimitPurgesGloballyOldest() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 3))
         var events: [StoreEvent] = []
         for (index, track) in ["A", "B", "A", "C"].enumerated() {
@@ -80,7 +81,7 @@ struct EntityStoreStateTests {
     }
 
     /// Per-track alone: each track keeps its newest N; other tracks are untouched.
-    @Test(.timeLimit(.minutes(2))) func perTrackLimitKeepsNewestPerTrack() {
+    @Test func perTrackLimitKeepsNewestPerTrack() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 0, maximumObservationsPerTrack: 2))
         var events: [StoreEvent] = []
         for time in 0..<5 { store.ingest(observation("A", at: Int64(time)), now: Int64(time), into: &events) }
@@ -93,7 +94,7 @@ struct EntityStoreStateTests {
     }
 
     /// All limits combined act independently, each removing the oldest it needs to.
-    @Test(.timeLimit(.minutes(2))) func combinedLimitsActIndependently() {
+    @Test func combinedLimitsActIndependently() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 100, maximumObservations: 4, maximumObservationsPerTrack: 2))
         var events: [StoreEvent] = []
         store.ingest(observation("A", at: 0), now: 0, into: &events)       // #1
@@ -114,7 +115,7 @@ struct EntityStoreStateTests {
     }
 
     /// purgeAll empties the store with one flagged entity-purged per entity and no observation-purged events.
-    @Test(.timeLimit(.minutes(2))) func purgeAllReportsEntitiesOnly() {
+    @Test func purgeAllReportsEntitiesOnly() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions())
         var events: [StoreEvent] = []
         for track in ["A", "B", "A"] { store.ingest(observation(track, at: 0), now: 0, into: &events) }
@@ -127,7 +128,7 @@ struct EntityStoreStateTests {
     }
 
     /// A track whose entity was purged comes back as a new entity with a new runtime id.
-    @Test(.timeLimit(.minutes(2))) func purgedTrackReappearsAsNewEntity() {
+    @Test func purgedTrackReappearsAsNewEntity() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 1, maximumObservations: 0))
         var events: [StoreEvent] = []
         store.ingest(observation("A", at: 0), now: 0, into: &events)
@@ -138,7 +139,7 @@ struct EntityStoreStateTests {
     }
 
     /// A delete message removes the entity and its history.
-    @Test(.timeLimit(.minutes(2))) func deleteRemovesEntity() {
+    @Test func deleteRemovesEntity() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 2))
         var events: [StoreEvent] = []
         store.ingest(observation("A", at: 0), now: 0, into: &events)
@@ -155,7 +156,7 @@ struct EntityStoreStateTests {
     /// Deleting the track that holds the oldest observations moves the next
     /// expiry to the oldest remaining one, and age purges then remove exactly
     /// the remaining observations, oldest first.
-    @Test(.timeLimit(.minutes(2))) func expiryAfterDeleteFollowsRemainingObservations() {
+    @Test func expiryAfterDeleteFollowsRemainingObservations() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 10, maximumObservations: 0))
         var events: [StoreEvent] = []
         store.ingest(observation("A", at: 0), now: 0, into: &events)        // #1
@@ -182,7 +183,7 @@ struct EntityStoreStateTests {
     /// (one of 2,000 observations, then hundreds of small ones, mixed with
     /// per-track purges) leave age purges removing exactly the observations
     /// still stored, oldest first.
-    @Test(.timeLimit(.minutes(2))) func manyDeletesKeepAgePurgesExact() {
+    @Test func manyDeletesKeepAgePurgesExact() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 10, maximumObservations: 0,
                                                                            maximumObservationsPerTrack: 2_000))
         var events: [StoreEvent] = []
@@ -224,7 +225,7 @@ struct EntityStoreStateTests {
 
     /// The bus-event forms report the same events as the plain ones, each
     /// observation at its receive time and everything else at `now`.
-    @Test(.timeLimit(.minutes(2))) func busEventFormsMatchStoreEvents() {
+    @Test func busEventFormsMatchStoreEvents() {
         let options = PurgeOptions(maximumDuration: 10, maximumObservations: 0)
         var plain = EntityStoreState(schema: schema, options: options)
         var bus = EntityStoreState(schema: schema, options: options)
@@ -251,7 +252,7 @@ struct EntityStoreStateTests {
     }
 
     /// Observations without a track id are refused, not stored.
-    @Test(.timeLimit(.minutes(2))) func missingTrackIDIsRefused() {
+    @Test func missingTrackIDIsRefused() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions())
         var events: [StoreEvent] = []
         let outcome = store.ingest(Observation(geometry: nil, attributes: [.null, .double(1)], receivedAt: 0), now: 0, into: &events)
@@ -260,7 +261,7 @@ struct EntityStoreStateTests {
     }
 
     /// History rebuilt from compact records equals what was ingested, strings, nulls, z/m and wide integers included.
-    @Test(.timeLimit(.minutes(2))) func historyRoundTripsValues() throws {
+    @Test func historyRoundTripsValues() throws {
         let wide = Schema(fields: [Field(name: "id", type: .string), Field(name: "n", type: .bigInteger),
                                    Field(name: "when", type: .date), Field(name: "flag", type: .other("boolean")),
                                    Field(name: "note", type: .string)], trackIDField: "id")
@@ -282,7 +283,7 @@ struct EntityStoreStateTests {
     }
 
     /// Queries match entities by where clause, envelope and track ids on their latest observation.
-    @Test(.timeLimit(.minutes(2))) func queriesUseLatestObservation() throws {
+    @Test func queriesUseLatestObservation() throws {
         var store = EntityStoreState(schema: schema, options: PurgeOptions())
         var events: [StoreEvent] = []
         store.ingest(observation("A", speed: 0, at: 0, x: 1), now: 0, into: &events)
@@ -297,7 +298,7 @@ struct EntityStoreStateTests {
 
     /// A long stream under a per-track limit keeps memory bounded: interned
     /// strings are freed with their observations.
-    @Test(.timeLimit(.minutes(2))) func internedStringsAreFreed() {
+    @Test func internedStringsAreFreed() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 0, maximumObservationsPerTrack: 10))
         var events: [StoreEvent] = []
         let noted = Schema(fields: schema.fields + [Field(name: "note", type: .string)], trackIDField: "id")
@@ -312,7 +313,7 @@ struct EntityStoreStateTests {
     }
 
     /// A track alternating between points and null geometries (a layout change per observation) purges without trapping.
-    @Test(.timeLimit(.minutes(2))) func alternatingLayoutsPurgeCleanly() {
+    @Test func alternatingLayoutsPurgeCleanly() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 5, maximumObservationsPerTrack: 3))
         var events: [StoreEvent] = []
         for time in 0..<200 {

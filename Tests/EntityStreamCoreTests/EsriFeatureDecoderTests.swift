@@ -1,7 +1,9 @@
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// EsriFeatureDecoder: message forms, typing, field learning, errors and atomicity.
+@Suite(.bounded)
 struct EsriFeatureDecoderTests {
     static let vesselSchema = Schema(fields: [
         Field(name: "MMSI", type: .string),
@@ -36,7 +38,7 @@ struct EsriFeatureDecoderTests {
     // MARK: Message forms
 
     /// A single feature decodes to one observation with typed, schema-aligned attributes.
-    @Test(.timeLimit(.minutes(2))) func singleFeature() throws {
+    @Test func singleFeature() throws {
         let messages = try decode(#"{"geometry":{"x":-122.39063,"y":47.62897,"spatialReference":{"wkid":4326}},"attributes":{"MMSI":"367673950","SOG":0,"Heading":90,"Seen":1700000000000}}"#)
         let expected = Observation(geometry: Point(x: -122.39063, y: 47.62897, wkid: 4326),
                                    attributes: [.string("367673950"), .double(0), .int(90), .date(milliseconds: 1_700_000_000_000)],
@@ -45,14 +47,14 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Keys may come in any order at every level; fields absent from the message are null.
-    @Test(.timeLimit(.minutes(2))) func keysInAnyOrder() throws {
+    @Test func keysInAnyOrder() throws {
         let messages = try decode(#"{"attributes":{"Heading":5,"MMSI":"a"},"geometry":{"spatialReference":{"wkid":3857},"y":2,"x":1}}"#)
         #expect(messages == [.observation(Observation(geometry: Point(x: 1, y: 2, wkid: 3857),
                                                       attributes: [.string("a"), .null, .int(5), .null], receivedAt: 42))])
     }
 
     /// An array message yields one message per element, in order; an empty array yields none.
-    @Test(.timeLimit(.minutes(2))) func arrayMessage() throws {
+    @Test func arrayMessage() throws {
         let messages = try decode(#"""
         [ {"geometry":{"x":1,"y":2},"attributes":{"MMSI":"a"}},
           {"type":"update","feature":{"geometry":{"x":3,"y":4},"attributes":{"MMSI":"b"}}},
@@ -69,7 +71,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// {type:create|update, feature} is an observation; {type:delete, feature} a delete (geometry kept when given).
-    @Test(.timeLimit(.minutes(2))) func typedMessages() throws {
+    @Test func typedMessages() throws {
         let create = try decode(#"{"type":"create","feature":{"geometry":{"x":1,"y":2},"attributes":{"MMSI":"a"}}}"#)
         #expect(create == [.observation(Observation(geometry: Point(x: 1, y: 2), attributes: [.string("a"), .null, .null, .null], receivedAt: 42))])
         let update = try decode(#"{"feature":{"attributes":{"MMSI":"a"}},"type":"update"}"#)
@@ -81,7 +83,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Any object with a "filter" key is a filter reply, parsed whole, with or without "error", wherever the key is.
-    @Test(.timeLimit(.minutes(2))) func filterReplies() throws {
+    @Test func filterReplies() throws {
         let plain = try decode(#"{"filter":{"geometry":null,"where":"SOG > 5","outFields":["*"]}}"#)
         guard case .filterReply(let reply)? = plain.first else {
             Issue.record("not a filter reply: \(plain)")
@@ -99,7 +101,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Polyline, polygon, multipoint and envelope geometries are reported with their kind and the attributes.
-    @Test(.timeLimit(.minutes(2))) func nonPointGeometries() throws {
+    @Test func nonPointGeometries() throws {
         let cases = [(#"{"paths":[]}"#, "polyline"), (#"{"curvePaths":[]}"#, "polyline"), (#"{"rings":[[[0,0],[1,0],[0,1],[0,0]]]}"#, "polygon"),
                      (#"{"curveRings":[]}"#, "polygon"), (#"{"points":[[1,2]],"spatialReference":{"wkid":4326}}"#, "multipoint"),
                      (#"{"xmin":0,"ymin":0,"xmax":1,"ymax":1}"#, "envelope")]
@@ -110,7 +112,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Null, absent, empty-object and empty-point geometries give geometry nil.
-    @Test(.timeLimit(.minutes(2))) func emptyGeometries() throws {
+    @Test func emptyGeometries() throws {
         for geometry in [#""geometry":null,"#, "", #""geometry":{},"#, #""geometry":{"x":null,"y":null},"#, #""geometry":{"x":"NaN","y":"NaN"},"#,
                          #""geometry":{"x":null,"y":5},"#, #""geometry":{"spatialReference":{"wkid":4326}},"#] {
             let messages = try decode("{\(geometry)\"attributes\":{\"MMSI\":\"e\"}}")
@@ -123,7 +125,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// z, m, latestWkid (used when wkid is absent; wkid wins otherwise) and wkt-only references.
-    @Test(.timeLimit(.minutes(2))) func pointDetails() throws {
+    @Test func pointDetails() throws {
         let zm = try decode(#"{"geometry":{"x":1,"y":2,"z":3.5,"m":-1,"spatialReference":{"latestWkid":3857,"wkid":102100}}}"#)
         #expect(zm.first?.carriedObservation?.geometry == Point(x: 1, y: 2, z: 3.5, m: -1, wkid: 102100))
         let latest = try decode(#"{"geometry":{"x":1,"y":2,"spatialReference":{"latestWkid":3857}}}"#)
@@ -135,7 +137,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Unknown extra keys (symbol, popupTemplate) are skipped but still validated.
-    @Test(.timeLimit(.minutes(2))) func extraKeysSkippedButValidated() throws {
+    @Test func extraKeysSkippedButValidated() throws {
         let messages = try decode(#"{"symbol":{"type":"esriSMS","color":[1,2,3,255]},"geometry":{"x":1,"y":2},"popupTemplate":null,"attributes":{"MMSI":"s"}}"#)
         #expect(messages.count == 1)
         let broken = #"{"symbol":{"color":[1,2,]},"geometry":{"x":1,"y":2}}"#
@@ -147,7 +149,7 @@ struct EsriFeatureDecoderTests {
     // MARK: Typing
 
     /// Date, float and integer fields type numbers; strings stay strings; JSON types otherwise kept.
-    @Test(.timeLimit(.minutes(2))) func typingByDeclaredFieldType() throws {
+    @Test func typingByDeclaredFieldType() throws {
         func attributes(_ json: String) throws -> [AttributeValue] {
             try decode(#"{"attributes":\#(json)}"#).first?.carriedObservation?.attributes ?? []
         }
@@ -178,7 +180,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Attribute keys match field names ASCII case-insensitively, escaped or not; a repeated key's last value wins.
-    @Test(.timeLimit(.minutes(2))) func caseInsensitiveKeysAndDuplicates() throws {
+    @Test func caseInsensitiveKeysAndDuplicates() throws {
         let attributes = try decode(#"{"attributes":{"mmsi":"x","sOg":1.5,"HEADING":3,"\u0053een":0,"MMSI":"y"}}"#).first?.carriedObservation?.attributes
         #expect(attributes == [.string("y"), .double(1.5), .int(3), .date(milliseconds: 0)])
     }
@@ -186,7 +188,7 @@ struct EsriFeatureDecoderTests {
     // MARK: Field learning
 
     /// Unknown names are appended to the schema with inferred types; earlier observations keep their shorter arrays.
-    @Test(.timeLimit(.minutes(2))) func learnsUnknownFields() throws {
+    @Test func learnsUnknownFields() throws {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "id", type: .string)]))
         let first = try jsonTestDecode(#"{"attributes":{"id":"a"}}"#, decoder: &decoder)
         #expect(first.first?.carriedObservation?.attributes == [.string("a")])
@@ -202,7 +204,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Within one array message, a field learned from one element is used by the next.
-    @Test(.timeLimit(.minutes(2))) func learningAcrossArrayElements() throws {
+    @Test func learningAcrossArrayElements() throws {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
         let messages = try jsonTestDecode(#"[{"attributes":{"a":1}},{"attributes":{"b":2,"A":3}}]"#, decoder: &decoder)
         #expect(decoder.schema.fields.map(\.name) == ["a", "b"])
@@ -214,7 +216,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// A name the schema knows through Unicode canonical equivalence resolves to that field, not a new one.
-    @Test(.timeLimit(.minutes(2))) func canonicallyEquivalentNames() throws {
+    @Test func canonicallyEquivalentNames() throws {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "caf\u{E9}", type: .integer)]))
         let messages = try jsonTestDecode("{\"attributes\":{\"cafe\u{301}\":2.0}}", decoder: &decoder)
         #expect(decoder.schema.fields.count == 1)
@@ -227,7 +229,7 @@ struct EsriFeatureDecoderTests {
     // MARK: Errors
 
     /// Well-formed JSON that is not a stream message throws, naming the problem at its offset.
-    @Test(.timeLimit(.minutes(2))) func rejectsNonMessages() {
+    @Test func rejectsNonMessages() {
         #expect(decodeError("42") == JSONError(offset: 0, message: "not a stream message: expected a feature object or an array of them"))
         #expect(decodeError(" \"x\"")?.offset == 1)
         #expect(decodeError(#"{"foo":1}"#) == JSONError(offset: 0, message: "not a stream message: expected \"geometry\"/\"attributes\", \"type\" and \"feature\", or \"filter\""))
@@ -258,7 +260,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Malformed JSON throws the syntax error even when a member's meaning is also wrong, and trailing data is rejected.
-    @Test(.timeLimit(.minutes(2))) func syntaxErrorsWin() {
+    @Test func syntaxErrorsWin() {
         let text = #"{"attributes":5,"geometry":{"x":1,"y":2,}}"#
         #expect(decodeError(text) == JSONError(offset: offset(of: ",}", in: text) + 1, message: "expected '\"' to begin an object key"))
         let badInside = #"{"geometry":{"x":tru,"y":1}}"#
@@ -270,7 +272,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// Nesting beyond the decoder's depth limit is rejected, also inside skipped members.
-    @Test(.timeLimit(.minutes(2))) func depthLimit() {
+    @Test func depthLimit() {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: []), maxDepth: 4)
         var output: [StreamMessage] = []
         let atLimit = Array(#"{"geometry":null,"symbol":{"a":[[1]]}}"#.utf8)
@@ -287,7 +289,7 @@ struct EsriFeatureDecoderTests {
     }
 
     /// On any throw, output and schema are exactly as before (array messages are all-or-nothing).
-    @Test(.timeLimit(.minutes(2))) func errorLeavesOutputAndSchemaUntouched() {
+    @Test func errorLeavesOutputAndSchemaUntouched() {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "id", type: .string)]))
         let before = StreamMessage.observation(Observation(geometry: nil, attributes: [.string("keep")], receivedAt: 1))
         var output = [before]
@@ -309,7 +311,7 @@ struct EsriFeatureDecoderTests {
 
 extension EsriFeatureDecoderTests {
     /// The String, [UInt8] and raw-buffer entry points agree; receivedAt is stamped on every observation.
-    @Test(.timeLimit(.minutes(2))) func entryPointsAndReceivedAt() throws {
+    @Test func entryPointsAndReceivedAt() throws {
         let text = #"[{"geometry":{"x":1,"y":2}},{"type":"delete","feature":{"attributes":{"MMSI":"z"}}}]"#
         var viaString = EsriFeatureDecoder(schema: EsriFeatureDecoderTests.vesselSchema)
         var viaArray = viaString

@@ -1,15 +1,16 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
 
 private func event(_ change: StoreEvent) -> StreamEvent { StreamEvent(time: 0, payload: .store(change)) }
 
-@Suite("Event filters")
+@Suite("Event filters", .bounded)
 struct EventFilterTests {
     /// The where clause tests the observation an event carries; purge events
     /// carry none and pass it, while the track-id filter still applies to them.
-    @Test(.timeLimit(.minutes(2))) func whereClauseAppliesToCarriedObservationsOnly() throws {
+    @Test func whereClauseAppliesToCarriedObservationsOnly() throws {
         let filter = EventFilter(whereClause: try WhereClause("speed > 2", schema: schema), trackIDs: [.string("A")])
         let a = EntityReference(entityID: 1, trackID: .string("A"))
         let b = EntityReference(entityID: 2, trackID: .string("B"))

@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 /// Loads `text` as a file named `name`.
@@ -27,10 +28,10 @@ private func column(_ table: FeatureTable, _ name: String) -> [AttributeValue] {
     return (0..<table.count).map { table.value(row: $0, field: field) }
 }
 
-@Suite("Feature file loaders")
+@Suite("Feature file loaders", .bounded)
 struct FeatureLoaderTests {
     /// A CSV with lat/lon columns loads as points with inferred types, an ISO date column as the time field, and object ids 1…n.
-    @Test(.timeLimit(.minutes(2))) func csvPointsWithInferredTypes() throws {
+    @Test func csvPointsWithInferredTypes() throws {
         let table = try load("""
             id,name,when,lat,lon,wind,code
             1,ALBERTO,2000-08-04T02:00:00Z,10.8,-18.0,25,007
@@ -59,7 +60,7 @@ struct FeatureLoaderTests {
     }
 
     /// The mapping chooses x, y, the time, an end time, the track and the object id; epoch seconds are read as times.
-    @Test(.timeLimit(.minutes(2))) func csvMapping() throws {
+    @Test func csvMapping() throws {
         let table = try load("""
             fid,px,py,t0,t1,vessel
             10,1.5,2.5,946684800,946688400,A
@@ -80,7 +81,7 @@ struct FeatureLoaderTests {
     }
 
     /// A CSV without coordinate columns is a table: no geometry, no spatial reference; time=none turns dates into plain fields.
-    @Test(.timeLimit(.minutes(2))) func csvWithoutCoordinatesIsATable() throws {
+    @Test func csvWithoutCoordinatesIsATable() throws {
         let table = try load("State,County,Diabetes,Reported\nAlabama,Autauga,9.9,2013-01-01\nAlabama,Baldwin,8.5,2013-01-01\n",
                              name: "counties.csv", mapping: "time=none")
         #expect(table.geometryType == .none)
@@ -92,7 +93,7 @@ struct FeatureLoaderTests {
     }
 
     /// Each bad CSV is refused with the file, the line and the problem.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("", nil, nil, "empty"),
         ("a,b,A\n1,2,3\n", nil, 1, "twice"),
         ("a,,c\n1,2,3\n", nil, 1, "column 2 has no name"),
@@ -115,7 +116,7 @@ struct FeatureLoaderTests {
     }
 
     /// Esri feature lines: fields learned in order, ints widened to doubles when a later value has a fraction, ISO texts as dates, wkid from the features.
-    @Test(.timeLimit(.minutes(2))) func esriFeatureLines() throws {
+    @Test func esriFeatureLines() throws {
         let table = try load("""
             {"geometry":{"x":-8000000,"y":5000000,"spatialReference":{"wkid":102100}},"attributes":{"name":"A","speed":5,"seen":"2020-01-01T00:00:00Z","ok":true}}
 
@@ -134,7 +135,7 @@ struct FeatureLoaderTests {
     }
 
     /// An Esri FeatureSet keeps its declared fields, object id and spatial reference; points in 4326 are projected to the layer's 3857.
-    @Test(.timeLimit(.minutes(2))) func esriFeatureSet() throws {
+    @Test func esriFeatureSet() throws {
         let table = try load("""
             {"objectIdFieldName":"FID","geometryType":"esriGeometryPoint","spatialReference":{"wkid":3857},
              "fields":[{"name":"FID","type":"esriFieldTypeOID"},{"name":"Date_Time","type":"esriFieldTypeDate"},{"name":"WIND","type":"esriFieldTypeDouble"}],
@@ -155,7 +156,7 @@ struct FeatureLoaderTests {
     }
 
     /// A JSON array of Esri features loads like feature lines, with line numbers in errors.
-    @Test(.timeLimit(.minutes(2))) func esriArrayAndItsErrors() throws {
+    @Test func esriArrayAndItsErrors() throws {
         let table = try load("[\n{\"attributes\":{\"a\":1}},\n{\"attributes\":{\"a\":2}}\n]", name: "a.json")
         #expect(table.report.format == .esriFeatureArray)
         #expect(table.geometryType == .none)
@@ -172,7 +173,7 @@ struct FeatureLoaderTests {
     }
 
     /// GeoJSON: Points in WGS84, properties typed, unique integer ids become the object ids; GeoJSONSeq reads one feature per line.
-    @Test(.timeLimit(.minutes(2))) func geoJSON() throws {
+    @Test func geoJSON() throws {
         let collection = try load("""
             {"type":"FeatureCollection","features":[
               {"type":"Feature","id":5,"geometry":{"type":"Point","coordinates":[-80.5,25.1]},"properties":{"name":"A","t":"2000-09-01T00:00:00Z","tags":["x"]}},
@@ -204,7 +205,7 @@ struct FeatureLoaderTests {
     }
 
     /// A recording loads with the recorded description's fields and time field; deletes and undecodable messages are skipped and counted.
-    @Test(.timeLimit(.minutes(2))) func recording() throws {
+    @Test func recording() throws {
         let description = #"{"fields":[{"name":"id","type":"esriFieldTypeString"},{"name":"at","type":"esriFieldTypeDate"}],"timeInfo":{"trackIdField":"id","startTimeField":"at"},"spatialReference":{"wkid":4326},"streamUrls":[]}"#
         let text = """
             {"recording":"entitystream","version":1,"service":"http://x/StreamServer","startedAt":0,"description":\(description)}
@@ -225,7 +226,7 @@ struct FeatureLoaderTests {
     }
 
     /// The format is recognised from the text; a forced format overrides it; x/y mappings apply to CSV only.
-    @Test(.timeLimit(.minutes(2))) func sniffingAndForcing() throws {
+    @Test func sniffingAndForcing() throws {
         #expect(FeatureFileFormat.sniff(Array("a,b\n1,2".utf8)) == .csv)
         #expect(FeatureFileFormat.sniff(Array("[]".utf8)) == .esriFeatureArray)
         #expect(FeatureFileFormat.sniff(Array("{\"type\":\"FeatureCollection\",\"features\":[]}".utf8)) == .geoJSON)
@@ -245,7 +246,7 @@ struct FeatureLoaderTests {
     }
 
     /// Mapping texts are parsed strictly: unknown keys, one coordinate without the other, a bad wkid are refused.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("x=lon", "names x without y"),
         ("lon=x", "unknown key 'lon'"),
         ("wkid=web", "is not a spatial reference id"),
@@ -261,7 +262,7 @@ struct FeatureLoaderTests {
     }
 
     /// Loading from a path reads the file; a missing file names it and the system's reason.
-    @Test(.timeLimit(.minutes(2))) func loadsFromAPath() throws {
+    @Test func loadsFromAPath() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("layer-\(UUID().uuidString).csv").path
         try "lat,lon\n1,2\n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -282,7 +283,7 @@ struct FeatureLoaderTests {
     }
 
     /// Arbitrary bytes never crash a loader: each is a table or an error.
-    @Test(.timeLimit(.minutes(2))) func garbageNeverCrashes() {
+    @Test func garbageNeverCrashes() {
         var rng = SplitMix64(seed: 99)
         let alphabet: [UInt8] = Array("{}[]\",:0123456789.-eE tnulrfasxyXY\n\r\u{1E}".utf8) + [0xFF]
         let prefixes = ["", "{\"type\":\"FeatureCollection\",\"features\":[", "[", "lat,lon,t\n", "{\"fields\":[", "{\"attributes\":"]

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 /// One synthetic row, as the test knows it (the oracle's side).
@@ -52,12 +53,12 @@ private func ids(_ result: FeatureQueryResult) -> [Int64] {
     }
 }
 
-@Suite("Feature query engine")
+@Suite("Feature query engine", .bounded)
 struct FeatureQueryEngineTests {
     let engine = FeatureQueryEngine(maxRecordCount: 1000)
 
     /// The time extent includes rows exactly at its start and end, and excludes those just outside; rows without a time never match.
-    @Test(.timeLimit(.minutes(2))) func boundariesAreInclusive() throws {
+    @Test func boundariesAreInclusive() throws {
         let rows = [999, 1000, 1001, 1999, 2000, 2001].enumerated().map { Row(id: Int64($0.offset + 1), x: 0, y: 0, start: Int64($0.element), speed: 1, name: "a") }
             + [Row(id: 7, x: 0, y: 0, start: nil, speed: 1, name: "a")]
         let layer = try table(rows)
@@ -70,7 +71,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// Interval features match when start ≤ query end and end ≥ query start (touching counts), a null end counting as the start.
-    @Test(.timeLimit(.minutes(2))) func intervalFeatures() throws {
+    @Test func intervalFeatures() throws {
         let rows = [
             Row(id: 1, x: 0, y: 0, start: 0, end: 999, speed: 1, name: "a"),      // ends just before
             Row(id: 2, x: 0, y: 0, start: 0, end: 1000, speed: 1, name: "a"),     // ends at the start
@@ -86,7 +87,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// Where, time, envelope and object ids combined select exactly what a brute-force filter over the rows selects, ordered by object id.
-    @Test(.timeLimit(.minutes(2)), arguments: [1, 2, 3, 4, 5] as [UInt64])
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func matchesBruteForce(seed: UInt64) throws {
         let rows = randomRows(400, seed: seed)
         let layer = try table(rows)
@@ -109,7 +110,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// Paging with a small maxRecordCount returns every matching row exactly once, in order, with exceededTransferLimit on all pages but the last.
-    @Test(.timeLimit(.minutes(2))) func pagingCoversEveryRowOnce() throws {
+    @Test func pagingCoversEveryRowOnce() throws {
         let rows = randomRows(100, seed: 9)
         let layer = try table(rows)
         let small = FeatureQueryEngine(maxRecordCount: 7)
@@ -139,7 +140,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// orderByFields DESC sorts by the field (nulls last when descending), ties by object id; ids-only follows the same order.
-    @Test(.timeLimit(.minutes(2))) func orderByDescending() throws {
+    @Test func orderByDescending() throws {
         let rows = randomRows(60, seed: 4)
         let layer = try table(rows)
         let query = FeatureQuery(orderBy: [OrderByField(field: "SPEED", descending: true)])
@@ -160,7 +161,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// outFields keep the object id and the named fields in schema order; geometry converts to outSR; an envelope in 3857 selects in a 4326 table.
-    @Test(.timeLimit(.minutes(2))) func outFieldsAndSpatialReferences() throws {
+    @Test func outFieldsAndSpatialReferences() throws {
         let layer = try table([Row(id: 1, x: -112, y: 40.55, start: 0, speed: 3, name: "a"), Row(id: 2, x: 10, y: 10, start: 0, speed: 4, name: "b")])
         var query = FeatureQuery(outFields: ["name", "speed"], outSpatialReference: 3857)
         guard case .features(let selection) = try engine.run(query, on: layer) else { Issue.record("no features"); return }
@@ -177,7 +178,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// Each query the layer cannot honour names the parameter: unknown fields, time on a layer without time, geometry on a table, unconvertible references, statistics without an engine, paging without pagination.
-    @Test(.timeLimit(.minutes(2))) func refusalsNameTheParameter() throws {
+    @Test func refusalsNameTheParameter() throws {
         let layer = try table(randomRows(5, seed: 1))
         let noGeometry = try table(randomRows(5, seed: 1), geometry: false)
         let statePlane = try table(randomRows(5, seed: 1), wkid: 2913)
@@ -209,7 +210,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// A statistics engine, when given, receives exactly the filtered rows and its rows are written as attribute-only features.
-    @Test(.timeLimit(.minutes(2))) func statisticsExtensionPoint() throws {
+    @Test func statisticsExtensionPoint() throws {
         struct Counter: FeatureStatisticsEngine {
             func statistics(of table: FeatureTable, rows: [Int], query: FeatureQuery) throws(FeatureQueryError) -> FeatureStatisticsResult {
                 FeatureStatisticsResult(fields: [Field(name: "COUNT_speed", type: .integer)], rows: [[.int(Int64(rows.count))]])
@@ -226,7 +227,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// The writers produce the Esri FeatureSet and GeoJSON shapes, and the client reader reads the Esri one back.
-    @Test(.timeLimit(.minutes(2))) func writersAndReader() throws {
+    @Test func writersAndReader() throws {
         let layer = try table([Row(id: 4, x: -18, y: 10.8, start: 965_354_400_000, speed: 25, name: "ALBERTO"),
                                Row(id: 5, x: nil, y: nil, start: nil, speed: nil, name: "x")])
         let result = try FeatureQueryEngine(maxRecordCount: 1).run(FeatureQuery(outFields: ["start", "name"]), on: layer)
@@ -251,7 +252,7 @@ struct FeatureQueryEngineTests {
     }
 
     /// The client reader tells an ArcGIS error, HTML, a truncated body and a wrong shape apart.
-    @Test(.timeLimit(.minutes(2))) func readerClassifiesBadBodies() {
+    @Test func readerClassifiesBadBodies() {
         func failure(_ text: String) -> FeatureSetReadError? {
             do { _ = try FeatureSetReader.page(Array(text.utf8)); return nil } catch { return error }
         }

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 /// Parses `pairs` as REST parameters.
@@ -6,10 +7,10 @@ private func parse(_ pairs: [(String, String)]) throws -> FeatureQuery {
     try FeatureQuery(parameters: pairs.map { (name: $0.0, value: $0.1) })
 }
 
-@Suite("Feature query parameters")
+@Suite("Feature query parameters", .bounded)
 struct FeatureQueryParameterTests {
     /// Every supported parameter is read into the model, names case-insensitively.
-    @Test(.timeLimit(.minutes(2))) func readsEveryParameter() throws {
+    @Test func readsEveryParameter() throws {
         let query = try parse([
             ("where", "wind > 50"), ("objectIds", "3, 1,2"), ("time", "967766400000,null"),
             ("geometry", #"{"xmin":-80,"ymin":20,"xmax":-70,"ymax":30}"#), ("geometryType", "esriGeometryEnvelope"),
@@ -34,7 +35,7 @@ struct FeatureQueryParameterTests {
     }
 
     /// ArcGIS's defaults: no outFields means the object id only, `*` every field, geometry on, f=json.
-    @Test(.timeLimit(.minutes(2))) func defaults() throws {
+    @Test func defaults() throws {
         let bare = try parse([])
         #expect(bare.outFields == [])
         #expect(bare.returnGeometry)
@@ -46,7 +47,7 @@ struct FeatureQueryParameterTests {
     }
 
     /// The client's encoding reads back to the same query.
-    @Test(.timeLimit(.minutes(2))) func encodingRoundTrips() throws {
+    @Test func encodingRoundTrips() throws {
         var query = FeatureQuery(whereClause: "name = 'A'", objectIDs: [5, 6], time: try TimeExtent(start: nil, end: 99),
                                  geometry: Envelope(xmin: 1, ymin: 2, xmax: 3, ymax: 4, wkid: 3857), outFields: ["a", "b"],
                                  returnGeometry: false, outSpatialReference: 4326, orderBy: [OrderByField(field: "a", descending: true)],
@@ -64,7 +65,7 @@ struct FeatureQueryParameterTests {
     }
 
     /// Each bad parameter is refused with its name and the reason, as ArcGIS error JSON with code 400.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (("time", "969580800000,967766400000"), "time", "before the start"),
         (("time", "2000-13-01"), "time", "month 13"),
         (("time", "1,2,3"), "time", "START,END"),
@@ -100,7 +101,7 @@ struct FeatureQueryParameterTests {
     }
 
     /// A parameter repeated with different values is refused; repeated identically it is accepted.
-    @Test(.timeLimit(.minutes(2))) func repeatedParameters() throws {
+    @Test func repeatedParameters() throws {
         #expect(try parse([("where", "a=1"), ("WHERE", "a=1")]).whereClause == "a=1")
         #expect(throws: FeatureQueryError.self) { _ = try parse([("where", "a=1"), ("where", "a=2")]) }
         #expect(throws: FeatureQueryError.self) { _ = try parse([("returnCountOnly", "true"), ("returnIdsOnly", "true")]) }
@@ -110,7 +111,7 @@ struct FeatureQueryParameterTests {
     }
 
     /// ArcGIS error JSON is written and read back; a body without `error` is not an error.
-    @Test(.timeLimit(.minutes(2))) func arcGISErrorJSON() throws {
+    @Test func arcGISErrorJSON() throws {
         let error = ArcGISError.invalidParameter("where", "unknown field 'x'")
         let bytes = error.json()
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"error":{"code":400,"message":"Unable to complete operation.","details":["'where' parameter is invalid: unknown field 'x'"]}}"#)

@@ -1,11 +1,12 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// The real AIS recording (8,400 Esri JSON lines) through the decoder, checked against JSONSerialization.
 /// Skipped, with a message, when the shared data folder is absent.
 @Suite(.enabled(if: JSONTestData.aisRecordingExists,
-                "AIS recording not found (set ENTITYSTREAM_SHARED_DATA or provide ../shared/data); skipping"))
+                "AIS recording not found (set ENTITYSTREAM_SHARED_DATA or provide ../shared/data); skipping"), .bounded)
 struct JSONAISRecordingTests {
     static let serviceSchema = Schema(fields: [
         Field(name: "MMSI", type: .string), Field(name: "SOG", type: .double), Field(name: "COG", type: .double),
@@ -18,7 +19,7 @@ struct JSONAISRecordingTests {
     }
 
     /// Every line decodes to exactly one observation; 14 distinct MMSI; every attribute and x/y equals JSONSerialization's.
-    @Test(.timeLimit(.minutes(2))) func everyLineMatchesFoundation() throws {
+    @Test func everyLineMatchesFoundation() throws {
         let lines = try JSONAISRecordingTests.lines()
         #expect(lines.count == 8400)
         var decoder = EsriFeatureDecoder(schema: JSONAISRecordingTests.serviceSchema)
@@ -58,7 +59,7 @@ struct JSONAISRecordingTests {
     }
 
     /// Without a service description the six fields are learned from the first line, in order.
-    @Test(.timeLimit(.minutes(2))) func learnsTheFieldsWithoutASchema() throws {
+    @Test func learnsTheFieldsWithoutASchema() throws {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
         var output: [StreamMessage] = []
         for line in try JSONAISRecordingTests.lines() {
@@ -71,7 +72,7 @@ struct JSONAISRecordingTests {
     }
 
     /// Decoded observations written back with appendFeature decode to the same observations.
-    @Test(.timeLimit(.minutes(2))) func writeBackRoundTrips() throws {
+    @Test func writeBackRoundTrips() throws {
         var decoder = EsriFeatureDecoder(schema: JSONAISRecordingTests.serviceSchema)
         var writer = JSONWriter()
         for line in try JSONAISRecordingTests.lines().prefix(2000) {

@@ -1,4 +1,5 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
@@ -25,6 +26,7 @@ import Testing
 ///   8259 §6 lets implementations limit range; the grammar accepts them, and we
 ///   return ±infinity (IEEE overflow, like JavaScript and Python). Recognised
 ///   as: we accept, Foundation rejects, and our value contains a non-finite double.
+@Suite(.bounded)
 struct JSONDifferentialTests {
     enum Outcome: Equatable { case agreed, trailingCommaExcluded, bomExcluded, overflowExcluded }
 
@@ -98,7 +100,7 @@ struct JSONDifferentialTests {
     }
 
     /// Valid generated documents: both parsers accept and produce equal values.
-    @Test(.timeLimit(.minutes(2))) func generatedValidDocumentsAgreeWithFoundation() {
+    @Test func generatedValidDocumentsAgreeWithFoundation() {
         var generator = JSONDocumentGenerator(seed: 0x5EED_0001)
         var excluded: [Outcome: Int] = [:]
         var failures = 0
@@ -115,7 +117,7 @@ struct JSONDifferentialTests {
     /// Mutated documents (truncations, inserted/deleted/replaced bytes, bad escapes, bad numbers,
     /// control characters, invalid UTF-8, deep nesting, junk): both agree on validity and values,
     /// except for the documented RFC-violating Foundation behaviours.
-    @Test(.timeLimit(.minutes(2))) func mutatedDocumentsAgreeWithFoundation() {
+    @Test func mutatedDocumentsAgreeWithFoundation() {
         var generator = JSONDocumentGenerator(seed: 0x5EED_0002)
         var excluded: [Outcome: Int] = [:]
         var failures = 0
@@ -134,7 +136,7 @@ struct JSONDifferentialTests {
     }
 
     /// The documented disagreements, spelled out.
-    @Test(.timeLimit(.minutes(2))) func documentedFoundationDeviations() throws {
+    @Test func documentedFoundationDeviations() throws {
         // Foundation accepts trailing commas; RFC 8259 does not.
         #expect(jsonFoundationParse(Array("[1,]".utf8)) != nil)
         #expect(throws: JSONError(offset: 3, message: "expected a JSON value")) { try JSONParser.parse("[1,]") }
@@ -149,7 +151,7 @@ struct JSONDifferentialTests {
     }
 
     /// Behaviours where we match Foundation although RFC 8259 leaves room: lone surrogates, depth 512, leading zeros.
-    @Test(.timeLimit(.minutes(2))) func sharedStrictnessWithFoundation() {
+    @Test func sharedStrictnessWithFoundation() {
         for text in ["\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "01", "-01", "1.", ".5", "+1", "\"\\x\""] {
             #expect(jsonFoundationParse(Array(text.utf8)) == nil, "\(text)")
             #expect((try? JSONParser.parse(text)) == nil, "\(text)")

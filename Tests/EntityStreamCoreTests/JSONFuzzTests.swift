@@ -3,9 +3,10 @@ import Testing
 @testable import EntityStreamCore
 
 /// Random bytes never make the readers trap, and validate/parse/decode agree on validity.
+@Suite(.bounded(.compute, limit: FuzzRounds.timeLimit))
 struct JSONFuzzTests {
     /// Random byte strings (biased towards JSON punctuation) and random splices of valid documents.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomBytesNeverTrap() async throws {
+    @Test func randomBytesNeverTrap() async throws {
         await FuzzRounds.run("JSON random bytes", fixed: [0xF022]) { seed in
             var rng = SplitMix64(seed: seed)
             var generator = JSONDocumentGenerator(seed: seed &+ 1)
@@ -35,7 +36,7 @@ struct JSONFuzzTests {
     }
 
     /// Features with random edits: the decoder never traps, and on failure leaves output untouched.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFeaturesNeverTrap() async {
+    @Test func mutatedFeaturesNeverTrap() async {
         await FuzzRounds.run("JSON mutated features", fixed: [0xFEA7]) { seed in
             var generator = JSONDocumentGenerator(seed: seed)
             let template = Array(#"[{"geometry":{"x":-122.5,"y":47.1,"z":3,"spatialReference":{"wkid":4326}},"attributes":{"MMSI":"367","SOG":1.5,"n":7,"b":true,"q":null}},{"type":"delete","feature":{"attributes":{"MMSI":"1"}}},{"filter":{"where":"1=1"},"error":null}]"#.utf8)

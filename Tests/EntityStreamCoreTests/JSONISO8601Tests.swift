@@ -1,8 +1,10 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// appendISO8601(milliseconds:) against Foundation and known proleptic-Gregorian dates.
+@Suite(.bounded)
 struct JSONISO8601Tests {
     func iso(_ milliseconds: Int64) -> String {
         var writer = JSONWriter()
@@ -11,7 +13,7 @@ struct JSONISO8601Tests {
     }
 
     /// Known instants, including leap days and negative epochs.
-    @Test(.timeLimit(.minutes(2))) func knownInstants() {
+    @Test func knownInstants() {
         #expect(iso(0) == #""1970-01-01T00:00:00.000Z""#)
         #expect(iso(-1) == #""1969-12-31T23:59:59.999Z""#)
         #expect(iso(951_782_400_123) == #""2000-02-29T00:00:00.123Z""#)
@@ -22,7 +24,7 @@ struct JSONISO8601Tests {
     }
 
     /// Proleptic Gregorian before 1582 and ISO-8601 expanded years outside 0…9999.
-    @Test(.timeLimit(.minutes(2))) func prolepticAndExpandedYears() {
+    @Test func prolepticAndExpandedYears() {
         #expect(iso(-62_135_596_800_000) == #""0001-01-01T00:00:00.000Z""#)
         #expect(iso(-62_167_219_200_000) == #""0000-01-01T00:00:00.000Z""#)
         #expect(iso(-62_198_755_200_000) == #""-0001-01-01T00:00:00.000Z""#)
@@ -33,7 +35,7 @@ struct JSONISO8601Tests {
     }
 
     /// Random instants from 1582-10-15 (where Foundation's calendar turns Gregorian) to 9999 match ISO8601DateFormatter.
-    @Test(.timeLimit(.minutes(2))) func matchesFoundationFormatter() {
+    @Test func matchesFoundationFormatter() {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var rng = SplitMix64(seed: 0x1508)

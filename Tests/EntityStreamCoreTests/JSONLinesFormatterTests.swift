@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 /// Formats one event and parses the line back with Foundation.
@@ -20,10 +21,10 @@ private let observation = Observation(geometry: Point(x: -111.9, y: 40.6, wkid: 
                                       attributes: [.string("TRUCK 7"), .double(12.5), .date(milliseconds: 1_700_000_000_000)],
                                       receivedAt: 1_767_225_600_123)
 
-@Suite("JSON lines")
+@Suite("JSON lines", .bounded)
 struct JSONLinesFormatterTests {
     /// An observation line starts with "event" and carries track, entity, both times, geometry and attributes.
-    @Test(.timeLimit(.minutes(2))) func observationLine() throws {
+    @Test func observationLine() throws {
         var formatter = JSONLinesFormatter(format: .esri, schema: schema)
         var writer = JSONWriter()
         formatter.append(StreamEvent(time: observation.receivedAt, payload: .store(.observation(entity, observationID: 42, observation))), to: &writer)
@@ -39,7 +40,7 @@ struct JSONLinesFormatterTests {
     }
 
     /// Every field of the schema appears in every line (null when not carried), so the columns are stable.
-    @Test(.timeLimit(.minutes(2))) func attributesAlwaysCoverTheSchema() throws {
+    @Test func attributesAlwaysCoverTheSchema() throws {
         let short = Observation(geometry: nil, attributes: [.string("TRUCK 7")], receivedAt: 0)
         let object = try line(StreamEvent(time: 0, payload: .store(.observation(entity, observationID: 1, short))), schema: schema)
         let attributes = try #require(object["attributes"] as? [String: Any])
@@ -49,7 +50,7 @@ struct JSONLinesFormatterTests {
     }
 
     /// A decoded observation's geometry and attributes are copied verbatim from the message.
-    @Test(.timeLimit(.minutes(2))) func decodedObservationPassesSourceTextThrough() throws {
+    @Test func decodedObservationPassesSourceTextThrough() throws {
         let message = #"{"attributes":{"NAME":"TRUCK 7","speed":12.50,"extra":true},"geometry":{"y":40.6,"x":-111.9}}"#
         var decoder = EsriFeatureDecoder(schema: schema)
         var messages: [StreamMessage] = []
@@ -68,7 +69,7 @@ struct JSONLinesFormatterTests {
     }
 
     /// A create/update message keeps its feature's own text too; a value spanning lines is formatted instead.
-    @Test(.timeLimit(.minutes(2))) func wrappedFeaturesPassTheirTextThrough() throws {
+    @Test func wrappedFeaturesPassTheirTextThrough() throws {
         var decoder = EsriFeatureDecoder(schema: schema)
         var messages: [StreamMessage] = []
         let wrapped = #"{"type":"update","feature":{"geometry":{"x":-111.90,"y":40.6},"attributes":{"name":"TRUCK 7","speed":12.50}}}"#
@@ -82,7 +83,7 @@ struct JSONLinesFormatterTests {
     }
 
     /// Purge events carry the reason and the purged observation's receive time; purge-all is flagged.
-    @Test(.timeLimit(.minutes(2))) func purgeLines() throws {
+    @Test func purgeLines() throws {
         let purged = try line(StreamEvent(time: 2_000, payload: .store(.observationPurged(entity, observationID: 3, receivedAt: 1_000, reason: .maximumObservationsPerTrack))), schema: schema)
         #expect(purged["event"] as? String == "observation-purged")
         #expect(purged["reason"] as? String == "maximumObservationsPerTrack")
@@ -96,7 +97,7 @@ struct JSONLinesFormatterTests {
     }
 
     /// Status, filter, error, response and dropped events have their own members.
-    @Test(.timeLimit(.minutes(2))) func otherEventLines() throws {
+    @Test func otherEventLines() throws {
         let status = try line(StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .connecting, attempt: 2, url: "wss://h/s?token=***", error: "503", time: 0))), schema: schema)
         #expect(status["status"] as? String == "connecting")
         #expect(status["attempt"] as? Int == 2)
@@ -114,7 +115,7 @@ struct JSONLinesFormatterTests {
     }
 
     /// GeoJSON: observations are Point Features in WGS84 (Web Mercator unprojected), other events have null geometry.
-    @Test(.timeLimit(.minutes(2))) func geoJSONFeatures() throws {
+    @Test func geoJSONFeatures() throws {
         var mercator = observation
         mercator.geometry = WebMercator.project(Point(x: -111.9, y: 40.6, wkid: 4326))
         let feature = try line(StreamEvent(time: 1, payload: .store(.observation(entity, observationID: 42, mercator))), format: .geojson, schema: schema)

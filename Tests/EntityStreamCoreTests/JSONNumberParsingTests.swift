@@ -1,11 +1,13 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// Correct rounding of the number reader, checked over many random values.
+@Suite(.bounded)
 struct JSONNumberParsingTests {
     /// Random finite doubles (random bit patterns) printed with `description` parse back bit-exactly.
-    @Test(.timeLimit(.minutes(2))) func shortestDescriptionsRoundTrip() throws {
+    @Test func shortestDescriptionsRoundTrip() throws {
         var rng = SplitMix64(seed: 0xD0B1E)
         var checked = 0
         while checked < 20_000 {
@@ -18,7 +20,7 @@ struct JSONNumberParsingTests {
     }
 
     /// Random finite doubles printed with 17 significant digits (%.17g) parse back bit-exactly.
-    @Test(.timeLimit(.minutes(2))) func seventeenDigitFormsRoundTrip() throws {
+    @Test func seventeenDigitFormsRoundTrip() throws {
         var rng = SplitMix64(seed: 0x17D1)
         var checked = 0
         while checked < 20_000 {
@@ -33,7 +35,7 @@ struct JSONNumberParsingTests {
     }
 
     /// Random decimal strings (1–30 digits, exponents across the whole range, incl. the fast path's) round exactly like strtod.
-    @Test(.timeLimit(.minutes(2))) func randomDecimalsMatchCorrectlyRoundedConversion() throws {
+    @Test func randomDecimalsMatchCorrectlyRoundedConversion() throws {
         var rng = SplitMix64(seed: 0xDEC1)
         for _ in 0..<30_000 {
             let digitCount = Int.random(in: 1...30, using: &rng)
@@ -52,7 +54,7 @@ struct JSONNumberParsingTests {
     }
 
     /// Exact halfway cases between adjacent doubles round to even.
-    @Test(.timeLimit(.minutes(2))) func halfwayCasesRoundToEven() throws {
+    @Test func halfwayCasesRoundToEven() throws {
         // 2^53 + 1 is halfway between 2^53 and 2^53 + 2.
         #expect(try JSONParser.parse("9007199254740993e0") == .double(9007199254740992))
         #expect(try JSONParser.parse("9007199254740995e0") == .double(9007199254740996))
@@ -62,7 +64,7 @@ struct JSONNumberParsingTests {
     }
 
     /// Integers of every magnitude up to 19 digits parse exactly as Int64.
-    @Test(.timeLimit(.minutes(2))) func randomIntegersAreExact() throws {
+    @Test func randomIntegersAreExact() throws {
         var rng = SplitMix64(seed: 0x1A7)
         for _ in 0..<20_000 {
             let i = Int64(bitPattern: rng.next()) >> Int64.random(in: 0...63, using: &rng)

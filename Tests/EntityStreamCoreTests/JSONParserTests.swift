@@ -1,7 +1,9 @@
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// Hand-written edge cases for JSONParser: grammar, escapes, errors and offsets.
+@Suite(.bounded)
 struct JSONParserTests {
     /// The error parse throws for `bytes` (nil when it parses), after checking validate throws the same.
     func parseError(_ bytes: [UInt8], maxDepth: Int = 512) -> JSONError? {
@@ -23,7 +25,7 @@ struct JSONParserTests {
     }
 
     /// Every scalar kind parses to the matching JSONValue case, with whitespace around it.
-    @Test(.timeLimit(.minutes(2))) func parsesScalarsAndContainers() throws {
+    @Test func parsesScalarsAndContainers() throws {
         #expect(try JSONParser.parse("null") == .null)
         #expect(try JSONParser.parse(" \t\r\ntrue \n") == .bool(true))
         #expect(try JSONParser.parse("false") == .bool(false))
@@ -44,7 +46,7 @@ struct JSONParserTests {
     }
 
     /// Every RFC 8259 escape decodes to its character.
-    @Test(.timeLimit(.minutes(2))) func decodesEveryEscape() throws {
+    @Test func decodesEveryEscape() throws {
         #expect(try JSONParser.parse(#""\"\\\/\b\f\n\r\t""#) == .string("\"\\/\u{08}\u{0C}\n\r\t"))
         #expect(try JSONParser.parse(#""\u0041\u00e9\u00E9\u20AC\u0000\u001f\uFFFF""#) == .string("Aéé€\u{0}\u{1F}\u{FFFF}"))
         #expect(try JSONParser.parse(#""a\u0062c""#) == .string("abc"))
@@ -53,14 +55,14 @@ struct JSONParserTests {
     }
 
     /// Surrogate-pair escapes combine into one scalar, in any hex case.
-    @Test(.timeLimit(.minutes(2))) func decodesSurrogatePairs() throws {
+    @Test func decodesSurrogatePairs() throws {
         #expect(try JSONParser.parse(#""\ud83d\ude00""#) == .string("😀"))
         #expect(try JSONParser.parse(#""\uD83D\uDE00x\uDBFF\uDFFF""#) == .string("😀x\u{10FFFF}"))
         #expect(try JSONParser.parse(#""\uD800\uDC00""#) == .string("\u{10000}"))
     }
 
     /// A lone or mismatched surrogate escape is an error (as with JSONSerialization), at the backslash.
-    @Test(.timeLimit(.minutes(2))) func rejectsLoneSurrogates() {
+    @Test func rejectsLoneSurrogates() {
         #expect(parseError(#""\ud800""#) == JSONError(offset: 1, message: "unpaired high surrogate escape (expected a \\uDC00-\\uDFFF escape to follow)"))
         #expect(parseError(#""ab\udc00""#) == JSONError(offset: 3, message: "unpaired low surrogate escape"))
         #expect(parseError(#""\ud800\u0041""#)?.offset == 1)
@@ -70,7 +72,7 @@ struct JSONParserTests {
     }
 
     /// Malformed escapes, raw control characters and unterminated strings are rejected at the exact byte.
-    @Test(.timeLimit(.minutes(2))) func rejectsBadStrings() {
+    @Test func rejectsBadStrings() {
         #expect(parseError(#""\x""#) == JSONError(offset: 1, message: "invalid escape sequence in string"))
         #expect(parseError(#""\U0041""#)?.offset == 1)
         #expect(parseError(#""ab\u12xyz""#) == JSONError(offset: 3, message: "invalid \\u escape (expected 4 hex digits)"))
@@ -85,7 +87,7 @@ struct JSONParserTests {
     }
 
     /// Invalid UTF-8 (stray continuation, overlong, encoded surrogate, > U+10FFFF, truncated) is rejected at the lead byte.
-    @Test(.timeLimit(.minutes(2))) func rejectsInvalidUTF8() {
+    @Test func rejectsInvalidUTF8() {
         let cases: [[UInt8]] = [[0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
                                 [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF],
                                 [0xC2], [0xE2, 0x82], [0xF0, 0x9F, 0x98], [0xC2, 0x41]]
@@ -103,7 +105,7 @@ struct JSONParserTests {
     }
 
     /// Integers are exact to 64 bits; beyond that they become doubles.
-    @Test(.timeLimit(.minutes(2))) func integerBoundaries() throws {
+    @Test func integerBoundaries() throws {
         #expect(try JSONParser.parse("9223372036854775807") == .int(.max))
         #expect(try JSONParser.parse("-9223372036854775808") == .int(.min))
         #expect(try JSONParser.parse("9223372036854775808") == .double(9223372036854775808.0))
@@ -118,7 +120,7 @@ struct JSONParserTests {
     }
 
     /// Doubles: zero forms, overflow to infinity, underflow to zero, hard rounding cases.
-    @Test(.timeLimit(.minutes(2))) func doubleEdgeCases() throws {
+    @Test func doubleEdgeCases() throws {
         #expect(try JSONParser.parse("0e0") == .double(0))
         #expect(try JSONParser.parse("0E+5") == .double(0))
         #expect(try JSONParser.parse("-0.0").doubleValue?.sign == .minus)
@@ -150,7 +152,7 @@ struct JSONParserTests {
     }
 
     /// The number grammar: no leading zeros, '+', bare '.', trailing '.', empty exponent.
-    @Test(.timeLimit(.minutes(2))) func rejectsBadNumbers() {
+    @Test func rejectsBadNumbers() {
         #expect(parseError("01") == JSONError(offset: 0, message: "leading zeros are not allowed in numbers"))
         #expect(parseError("-01") == JSONError(offset: 1, message: "leading zeros are not allowed in numbers"))
         #expect(parseError("[00]")?.offset == 1)
@@ -172,7 +174,7 @@ struct JSONParserTests {
     }
 
     /// Structural errors name what was expected, at the exact byte.
-    @Test(.timeLimit(.minutes(2))) func structuralErrorsHaveExactOffsets() {
+    @Test func structuralErrorsHaveExactOffsets() {
         #expect(parseError("") == JSONError(offset: 0, message: "unexpected end of input; expected a JSON value"))
         #expect(parseError("  \n") == JSONError(offset: 3, message: "unexpected end of input; expected a JSON value"))
         #expect(parseError("[1,2") == JSONError(offset: 4, message: "unexpected end of input; expected ',' or ']' after array element"))
@@ -194,7 +196,7 @@ struct JSONParserTests {
     }
 
     /// Only JSON whitespace may follow the value.
-    @Test(.timeLimit(.minutes(2))) func rejectsTrailingGarbage() {
+    @Test func rejectsTrailingGarbage() {
         #expect(parseError("1 \t\r\n") == nil)
         #expect(parseError("1 2") == JSONError(offset: 2, message: "unexpected data after the JSON value"))
         #expect(parseError("{} {}") == JSONError(offset: 3, message: "unexpected data after the JSON value"))
@@ -205,7 +207,7 @@ struct JSONParserTests {
     }
 
     /// maxDepth levels of nesting are accepted; one more is rejected at the opening bracket.
-    @Test(.timeLimit(.minutes(2))) func depthLimit() {
+    @Test func depthLimit() {
         let atLimit = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
         #expect(parseError(atLimit) == nil)
         let beyond = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
@@ -231,7 +233,7 @@ struct JSONParserTests {
     }
 
     /// A raised maxDepth beyond the inline 512-level stack still tracks array vs object correctly.
-    @Test(.timeLimit(.minutes(2))) func deepMixedNestingBeyondInlineStack() throws {
+    @Test func deepMixedNestingBeyondInlineStack() throws {
         var text = ""
         for i in 0..<1500 { text += i % 3 == 0 ? #"{"k":"# : "[" }
         text += "0"
@@ -244,7 +246,7 @@ struct JSONParserTests {
     }
 
     /// Duplicate keys are kept in order; lookup returns the last (small and indexed large objects).
-    @Test(.timeLimit(.minutes(2))) func duplicateKeysLastWins() throws {
+    @Test func duplicateKeysLastWins() throws {
         let small = try JSONParser.parse(#"{"a":1,"b":2,"a":3}"#)
         #expect(small.objectValue?.count == 3)
         #expect(small["a"] == .int(3))
@@ -261,7 +263,7 @@ struct JSONParserTests {
     }
 
     /// The String, [UInt8] and raw-buffer entry points agree.
-    @Test(.timeLimit(.minutes(2))) func entryPointsAgree() throws {
+    @Test func entryPointsAgree() throws {
         let text = #"{"é":[1,"😀"]}"#
         let bytes = Array(text.utf8)
         let fromBuffer = try bytes.withUnsafeBytes { buffer throws(JSONError) in try JSONParser.parse(buffer) }
@@ -271,7 +273,7 @@ struct JSONParserTests {
     }
 
     /// JSONError describes itself with offset and message.
-    @Test(.timeLimit(.minutes(2))) func errorDescription() {
+    @Test func errorDescription() {
         #expect(JSONError(offset: 123, message: "expected ',' or '}' after object member").description
             == "invalid JSON at byte 123: expected ',' or '}' after object member")
     }

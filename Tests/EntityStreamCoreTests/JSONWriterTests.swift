@@ -1,8 +1,10 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
 /// JSONWriter: escaping, number forms, round-trips through the parser.
+@Suite(.bounded)
 struct JSONWriterTests {
     func written(_ body: (inout JSONWriter) -> Void) -> String {
         var writer = JSONWriter(capacity: 16)
@@ -11,7 +13,7 @@ struct JSONWriterTests {
     }
 
     /// Strings are quoted and escaped per RFC 8259: quote, backslash, short escapes, \u00XX for other controls.
-    @Test(.timeLimit(.minutes(2))) func escapesStrings() {
+    @Test func escapesStrings() {
         #expect(written { $0.appendString("a\"b\\c/d") } == #""a\"b\\c/d""#)
         #expect(written { $0.appendString("\u{08}\u{0C}\n\r\t") } == #""\b\f\n\r\t""#)
         #expect(written { $0.appendString("\u{0}\u{1}\u{1F}\u{7F}") } == "\"\\u0000\\u0001\\u001f\u{7F}\"")
@@ -21,7 +23,7 @@ struct JSONWriterTests {
     }
 
     /// Random strings (controls, quotes, backslashes, non-ASCII, emoji) round-trip through the parser.
-    @Test(.timeLimit(.minutes(2))) func stringsRoundTrip() throws {
+    @Test func stringsRoundTrip() throws {
         var rng = SplitMix64(seed: 0x57)
         let pool: [Unicode.Scalar] = ["\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "a", "Z", " ", "é", "中", "😀", "\u{FEFF}", "\u{10FFFF}", "\u{301}"]
         for _ in 0..<3000 {
@@ -44,7 +46,7 @@ struct JSONWriterTests {
     }
 
     /// Integers print in decimal, including both extremes.
-    @Test(.timeLimit(.minutes(2))) func writesIntegers() {
+    @Test func writesIntegers() {
         #expect(written { $0.appendInt(0) } == "0")
         #expect(written { $0.appendInt(-7) } == "-7")
         #expect(written { $0.appendInt(.max) } == "9223372036854775807")
@@ -68,7 +70,7 @@ struct JSONWriterTests {
     }
 
     /// Doubles: integral values keep ".0", non-finite values become null, exponent forms are valid JSON.
-    @Test(.timeLimit(.minutes(2))) func writesDoubles() throws {
+    @Test func writesDoubles() throws {
         #expect(written { $0.appendDouble(5) } == "5.0")
         #expect(written { $0.appendDouble(-0.0) } == "-0.0")
         #expect(written { $0.appendDouble(0.1) } == "0.1")
@@ -83,7 +85,7 @@ struct JSONWriterTests {
     }
 
     /// Random finite doubles round-trip bit-exactly and use the fewest significant digits that do.
-    @Test(.timeLimit(.minutes(2))) func doublesRoundTripInShortestForm() throws {
+    @Test func doublesRoundTripInShortestForm() throws {
         var rng = SplitMix64(seed: 0x5407)
         var checked = 0
         while checked < 20_000 {
@@ -128,7 +130,7 @@ struct JSONWriterTests {
     }
 
     /// Whole JSONValues written and re-parsed are equal (generated documents).
-    @Test(.timeLimit(.minutes(2))) func valuesRoundTrip() throws {
+    @Test func valuesRoundTrip() throws {
         var generator = JSONDocumentGenerator(seed: 0xAB)
         for _ in 0..<2000 {
             let value = try JSONParser.parse(generator.document())
@@ -139,7 +141,7 @@ struct JSONWriterTests {
     }
 
     /// Attribute values: dates become epoch-millisecond numbers.
-    @Test(.timeLimit(.minutes(2))) func writesAttributeValues() {
+    @Test func writesAttributeValues() {
         #expect(written { $0.append(AttributeValue.date(milliseconds: 1_700_000_000_123)) } == "1700000000123")
         #expect(written { $0.append(AttributeValue.null) } == "null")
         #expect(written { $0.append(AttributeValue.bool(false)) } == "false")
@@ -149,7 +151,7 @@ struct JSONWriterTests {
     }
 
     /// removeAll keeps the buffer's capacity; raw appends are verbatim.
-    @Test(.timeLimit(.minutes(2))) func reuseKeepsCapacity() {
+    @Test func reuseKeepsCapacity() {
         var writer = JSONWriter(capacity: 1024)
         writer.appendRaw("[")
         writer.appendBool(true)
@@ -166,7 +168,7 @@ struct JSONWriterTests {
     }
 
     /// A feature written by appendFeature decodes back to the same observation.
-    @Test(.timeLimit(.minutes(2))) func featureRoundTrip() throws {
+    @Test func featureRoundTrip() throws {
         let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "when", type: .date),
                                      Field(name: "speed", type: .double), Field(name: "n", type: .integer), Field(name: "ok", type: .other("boolean"))])
         let observation = Observation(geometry: Point(x: -122.5, y: 47.25, z: 10, m: 0.5, wkid: 4326),
@@ -188,7 +190,7 @@ struct JSONWriterTests {
 
     /// Short decimals (coordinates, speeds) print exactly as `description`,
     /// through the writer's fast path, for many values and signs.
-    @Test(.timeLimit(.minutes(2))) func shortDecimalsMatchDescription() {
+    @Test func shortDecimalsMatchDescription() {
         var generator = SystemRandomNumberGenerator()
         var writer = JSONWriter(capacity: 64)
         for _ in 0..<50_000 {

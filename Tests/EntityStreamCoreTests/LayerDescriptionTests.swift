@@ -1,10 +1,11 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Layer description and paging plan")
+@Suite("Layer description and paging plan", .bounded)
 struct LayerDescriptionTests {
     /// A table's description has ArcGIS's members (time info with the data's extent, object id field, paging capabilities) and reads back equal.
-    @Test(.timeLimit(.minutes(2))) func buildsAndReadsBack() throws {
+    @Test func buildsAndReadsBack() throws {
         let table = try FeatureFile.load(bytes: Array("storm,when,lat,lon\nA,2000-09-01T00:00:00Z,10.5,-20.5\nB,2000-09-22T00:00:00Z,12.5,-22.5\n".utf8),
                                          fileName: "h.csv", options: FeatureLoadOptions(mapping: try FeatureColumnMapping(parsing: "track=storm"), name: "Hurricanes"))
         let description = LayerDescription(table: table, maxRecordCount: 7)
@@ -31,7 +32,7 @@ struct LayerDescriptionTests {
     }
 
     /// A description without advancedQueryCapabilities or maxRecordCount gets ArcGIS's defaults: no pagination, 1000 records.
-    @Test(.timeLimit(.minutes(2))) func oldServerDefaults() throws {
+    @Test func oldServerDefaults() throws {
         let read = try LayerDescription(json: Array(#"{"id":0,"name":"Old","type":"Feature Layer","geometryType":"esriGeometryPoint","objectIdField":"FID","fields":[{"name":"FID","type":"esriFieldTypeOID"}]}"#.utf8))
         #expect(!read.supportsPagination)
         #expect(read.effectiveMaxRecordCount == 1000)
@@ -39,7 +40,7 @@ struct LayerDescriptionTests {
     }
 
     /// Errors, non-JSON, service roots and stream services are told apart.
-    @Test(.timeLimit(.minutes(2))) func refusesWhatIsNotALayer() {
+    @Test func refusesWhatIsNotALayer() {
         func error(_ text: String) -> LayerDescriptionError? {
             do { _ = try LayerDescription(json: Array(text.utf8)); return nil } catch { return error }
         }
@@ -53,7 +54,7 @@ struct LayerDescriptionTests {
     }
 
     /// The service roots list layers and tables and read back.
-    @Test(.timeLimit(.minutes(2))) func serviceRoots() throws {
+    @Test func serviceRoots() throws {
         let layer = LayerDescription(id: 0, name: "Points", type: "Feature Layer", geometryType: "esriGeometryPoint", objectIDField: "OBJECTID", fields: [], spatialReference: 4326)
         let table = LayerDescription(id: 1, name: "Counties", type: "Table", geometryType: nil, objectIDField: "OBJECTID", fields: [])
         let root = FeatureServiceRoot(kind: .featureServer, name: "S", layers: [layer, table])
@@ -64,7 +65,7 @@ struct LayerDescriptionTests {
     }
 
     /// With pagination the pager asks page after page in a stable order (orderBy, then the object id) while more remain, within the query's own offset and limit.
-    @Test(.timeLimit(.minutes(2))) func pagerPages() throws {
+    @Test func pagerPages() throws {
         let layer = try LayerDescription(json: Array(#"{"objectIdField":"OID","maxRecordCount":7,"fields":[],"advancedQueryCapabilities":{"supportsPagination":true,"supportsOrderBy":true}}"#.utf8))
         var pager = FeatureQueryPager(query: FeatureQuery(orderBy: [OrderByField(field: "t", descending: true)], resultOffset: 3, resultRecordCount: 16), layer: layer)
         #expect(pager.strategy == .pages(size: 7))
@@ -84,7 +85,7 @@ struct LayerDescriptionTests {
     }
 
     /// Without pagination the pager asks for the ids, then the features in batches of at most maxRecordCount, in id order.
-    @Test(.timeLimit(.minutes(2))) func pagerFallsBackToObjectIDBatches() throws {
+    @Test func pagerFallsBackToObjectIDBatches() throws {
         let layer = try LayerDescription(json: Array(#"{"objectIdField":"OID","maxRecordCount":3,"fields":[]}"#.utf8))
         var pager = FeatureQueryPager(query: FeatureQuery(whereClause: "a > 1", resultRecordCount: 7), layer: layer)
         #expect(pager.strategy == .objectIDBatches(size: 3))

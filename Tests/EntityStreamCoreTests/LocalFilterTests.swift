@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double),
@@ -10,10 +11,10 @@ private func observation(_ point: Point?, speed: Double = 30, heading: Double = 
     Observation(geometry: point, attributes: [.string("T1"), .double(speed), .double(heading)], receivedAt: 0)
 }
 
-@Suite("Local filter")
+@Suite("Local filter", .bounded)
 struct LocalFilterTests {
     /// masked keeps the schema's alignment (excluded fields null); projected keeps only the kept fields.
-    @Test(.timeLimit(.minutes(2))) func maskedAndProjectedShapes() throws {
+    @Test func maskedAndProjectedShapes() throws {
         let filter = try LocalFilter(StreamFilter(outFields: ["heading"]), schema: schema)
         let original = observation(sandy)
         #expect(filter.masked(original).attributes == [.string("T1"), .null, .double(90)])
@@ -24,7 +25,7 @@ struct LocalFilterTests {
 
     /// outSR converts WGS84 to Web Mercator and back (expected metres from the spherical Mercator formula
     /// computed independently); other references are refused up front.
-    @Test(.timeLimit(.minutes(2))) func outSRConverts() throws {
+    @Test func outSRConverts() throws {
         let toMercator = try LocalFilter(StreamFilter(outSpatialReference: 3857), schema: schema)
         let converted = try #require(toMercator.masked(observation(sandy)).geometry)
         #expect(converted.wkid == 3857)
@@ -37,7 +38,7 @@ struct LocalFilterTests {
     }
 
     /// The envelope is tested in its own spatial reference, points without a wkid taken in the service's.
-    @Test(.timeLimit(.minutes(2))) func envelopeAcrossSpatialReferences() throws {
+    @Test func envelopeAcrossSpatialReferences() throws {
         let wgs84Box = StreamFilter(geometry: Envelope(xmin: -112, ymin: 40.5, xmax: -111.8, ymax: 40.7, wkid: 4326))
         let filter = try LocalFilter(wgs84Box, schema: schema, spatialReference: 3857)
         #expect(filter.accepts(observation(sandy)))
@@ -50,7 +51,7 @@ struct LocalFilterTests {
     }
 
     /// Query envelopes convert the entities' points too.
-    @Test(.timeLimit(.minutes(2))) func storeQueryConverts() {
+    @Test func storeQueryConverts() {
         var state = EntityStoreState(schema: schema, options: PurgeOptions())
         var events: [StoreEvent] = []
         state.ingest(observation(sandyMercator), now: 0, into: &events)

@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 private let schema = Schema(fields: [Field(name: "name", type: .string), Field(name: "raster", type: .string)], trackIDField: "name")
@@ -23,10 +24,10 @@ private func parse(_ event: StreamEvent, _ format: OutputFormat) throws -> [Stri
     return try #require(JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
 }
 
-@Suite("observation enrichment")
+@Suite("observation enrichment", .bounded)
 struct ObservationEnrichmentTests {
     /// The layout writes every raster in order, a cell's attributes or null, as one JSON object.
-    @Test(.timeLimit(.minutes(2))) func layoutWritesEveryRaster() throws {
+    @Test func layoutWritesEveryRaster() throws {
         let value = enrichment()
         #expect(String(decoding: value.rasterText, as: UTF8.self) == #"{"dem":{"Band_0":1423.5,"Pixel.Type":"float32"},"cover":null}"#)
         #expect(value.raster["cover"] == .null && value.raster["dem"]?["Band_0"] == .double(1423.5))
@@ -34,7 +35,7 @@ struct ObservationEnrichmentTests {
     }
 
     /// A cell is written under its own raster's name only: a cell of another raster than the layout names there is null.
-    @Test(.timeLimit(.minutes(2))) func cellsGoUnderTheirRaster() throws {
+    @Test func cellsGoUnderTheirRaster() throws {
         var attributes = JSONObject()
         attributes.append(key: "Band_0", value: .int(7))
         let cell = ObservationEnrichment.Cell(raster: "world", attributes: attributes)
@@ -48,7 +49,7 @@ struct ObservationEnrichmentTests {
     }
 
     /// Esri lines carry "raster" after the attributes; GeoJSON lines among the properties, where an attribute named raster is renamed.
-    @Test(.timeLimit(.minutes(2))) func formatterWritesBothFormats() throws {
+    @Test func formatterWritesBothFormats() throws {
         let event = StreamEvent(time: 1_000, payload: .store(.observation(entity, observationID: 9, observation)), enrichment: enrichment())
         let esri = try parse(event, .esri)
         let raster = try #require(esri["raster"] as? [String: Any])

@@ -1,11 +1,12 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 /// Decoded observations keep their values in their decoder's slab, not in an
 /// array each. What users rely on: every way of reading the values gives what
 /// the message said (across many slabs, after the decoder is gone), and
 /// changing an observation behaves as it does for one built from an array.
-@Suite("Observation values in the decoder's slab")
+@Suite("Observation values in the decoder's slab", .bounded)
 struct ObservationSlabTests {
     private static let schema = Schema(fields: [
         Field(name: "id", type: .string), Field(name: "note", type: .string),
@@ -38,7 +39,7 @@ struct ObservationSlabTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func everyReadGivesTheMessagesValues() throws {
+    @Test func everyReadGivesTheMessagesValues() throws {
         // 3,000 messages of 4 values: several slabs' worth, read after the decoder is gone.
         let observations = try Self.decodedObservations(count: 3_000)
         #expect(observations.count == 3_000)
@@ -54,7 +55,7 @@ struct ObservationSlabTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func changesGiveTheObservationValuesOfItsOwn() throws {
+    @Test func changesGiveTheObservationValuesOfItsOwn() throws {
         let decoded = try Self.decodedObservations(count: 20)
         let original = decoded[10]
         #expect(original.source != nil)
@@ -85,7 +86,7 @@ struct ObservationSlabTests {
         #expect(moved.attributes == Self.expected(10))
     }
 
-    @Test(.timeLimit(.minutes(2))) func sourceMembersAreReadInPlace() throws {
+    @Test func sourceMembersAreReadInPlace() throws {
         let decoded = try Self.decodedObservations(count: 40)
         for index in [0, 5, 39] {
             let members = decoded[index].withSourceMembers { geometry, attributes in
@@ -100,7 +101,7 @@ struct ObservationSlabTests {
         #expect(Observation(geometry: nil, attributes: [], receivedAt: 0).withSourceMembers { _, _ in true } == nil)
     }
 
-    @Test(.timeLimit(.minutes(2))) func learnedFieldsWidenLaterObservations() throws {
+    @Test func learnedFieldsWidenLaterObservations() throws {
         var decoder = EsriFeatureDecoder(schema: Self.schema)
         var output: [StreamMessage] = []
         try decoder.decode(Self.message(1), receivedAt: 1, into: &output)
@@ -123,7 +124,7 @@ struct ObservationSlabTests {
                 String(text[attributesStart.upperBound..<text.index(before: text.endIndex)]))
     }
 
-    @Test(.timeLimit(.minutes(2))) func sourceTextIsTheMessagesAndMovesWithTheObservation() throws {
+    @Test func sourceTextIsTheMessagesAndMovesWithTheObservation() throws {
         let decoded = try Self.decodedObservations(count: 600)
         for index in [0, 1, 299, 599] {
             #expect(decoded[index].source?.geometryText == Self.memberTexts(index).geometry)

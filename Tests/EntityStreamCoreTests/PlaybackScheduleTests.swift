@@ -1,10 +1,11 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Playback schedule: due times never overflow")
+@Suite("Playback schedule: due times never overflow", .bounded)
 struct PlaybackScheduleTests {
     /// Ordinary schedules are exact: offset and loop passes scaled by the speed.
-    @Test(.timeLimit(.minutes(2))) func ordinaryTimesAreExact() {
+    @Test func ordinaryTimesAreExact() {
         #expect(PlaybackSchedule.due(start: 1_000, offset: 500, pass: 0, lastOffset: 999, speed: 1) == 1_500)
         #expect(PlaybackSchedule.due(start: 1_000, offset: 500, pass: 2, lastOffset: 999, speed: 2) == 1_000 + (500 + 2 * 1_000) / 2)
         #expect(PlaybackSchedule.due(start: 7, sequence: 3, interval: 10) == 37)
@@ -14,7 +15,7 @@ struct PlaybackScheduleTests {
     /// The extremes that used to trap (a last offset of Int64.max, a speed of
     /// 1e-300 or 1e308, loops over offsets near 5e18, an interval of Int64.max)
     /// saturate within the instants there are: due "never" or "now".
-    @Test(.timeLimit(.minutes(2))) func extremesSaturate() {
+    @Test func extremesSaturate() {
         let end = Instant.range.upperBound
         let now: Int64 = 1_795_254_572_989
         #expect(PlaybackSchedule.due(start: now, offset: .max, pass: 0, lastOffset: .max, speed: 1) == end)
@@ -31,7 +32,7 @@ struct PlaybackScheduleTests {
     }
 
     /// The shared bounds accept their ends and refuse just beyond them, naming the bound.
-    @Test(.timeLimit(.minutes(2))) func boundsAreInclusiveAndNamed() {
+    @Test func boundsAreInclusiveAndNamed() {
         #expect(TimeBounds.problem(milliseconds: 0) == nil)
         #expect(TimeBounds.problem(milliseconds: TimeBounds.maximumMilliseconds) == nil)
         #expect(TimeBounds.problem(milliseconds: TimeBounds.maximumMilliseconds + 1)?.contains("1000000000000") == true)

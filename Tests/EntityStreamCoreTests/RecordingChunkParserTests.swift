@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 /// Parses `bytes` fed in chunks of the given sizes (cycled), returning (message, offset, line, problem) entries.
@@ -29,7 +30,7 @@ private func parseWhole(_ bytes: [UInt8]) throws -> (entries: [(String, Int64?, 
 
 private let header = #"{"recording":"entitystream","version":1,"service":"http://h/StreamServer","startedAt":1,"description":{"fields":[]}}"#
 
-@Suite("Recording chunk parser")
+@Suite("Recording chunk parser", .bounded)
 struct RecordingChunkParserTests {
     static let files: [String] = [
         // Feature lines with blank lines, CRLF and surrounding spaces.
@@ -53,7 +54,7 @@ struct RecordingChunkParserTests {
     ]
 
     /// Fed in any chunk sizes (1 byte, primes, whole), the parser yields exactly what reading the whole file yields.
-    @Test(.timeLimit(.minutes(2)), arguments: files)
+    @Test(arguments: files)
     func chunkedEqualsWhole(text: String) throws {
         let bytes = Array(text.utf8)
         let whole = try parseWhole(bytes)
@@ -68,7 +69,7 @@ struct RecordingChunkParserTests {
     }
 
     /// A generated file of a thousand lines, fed in random chunk sizes, matches the whole-file reading.
-    @Test(.timeLimit(.minutes(2))) func randomChunkingOfALargerFile() throws {
+    @Test func randomChunkingOfALargerFile() throws {
         var random = SplitMix64(seed: 42)
         var lines = [header]
         for index in 0..<1_000 {
@@ -84,7 +85,7 @@ struct RecordingChunkParserTests {
     }
 
     /// A broken recording line does not refuse the file: it comes as a message carrying its problem (the line as it stands), in its place.
-    @Test(.timeLimit(.minutes(2))) func brokenRecordingLineIsAProblemEntry() throws {
+    @Test func brokenRecordingLineIsAProblemEntry() throws {
         let parsed = try parseInChunks(Array((header + "\n{\"message\":1}\n{\"t\":2,\"message\":{}}").utf8), sizes: [8])
         #expect(parsed.layout == .recording)
         #expect(parsed.entries.count == 2)
@@ -95,7 +96,7 @@ struct RecordingChunkParserTests {
     }
 
     /// Malformed files are refused naming the line: an unclosed or trailing array, an empty file, an overlong line.
-    @Test(.timeLimit(.minutes(2))) func malformedFilesNameTheLine() throws {
+    @Test func malformedFilesNameTheLine() throws {
         do {
             _ = try parseInChunks(Array("[{\"a\":1},\n{\"a\":2}".utf8), sizes: [4])
             Issue.record("an unclosed array was accepted")
@@ -111,7 +112,7 @@ struct RecordingChunkParserTests {
     }
 
     /// The file reader streams a file in small chunks and starts again after rewind().
-    @Test(.timeLimit(.minutes(2))) func fileReaderStreamsAndRewinds() throws {
+    @Test func fileReaderStreamsAndRewinds() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("chunks-\(UUID().uuidString).json").path
         let lines = (0..<500).map { "{\"attributes\":{\"n\":\($0)}}" }
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)

@@ -1,12 +1,13 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-@Suite("Recording files")
+@Suite("Recording files", .bounded)
 struct RecordingFileTests {
     /// What `record` writes reads back as the same messages, byte for byte, with their offsets.
-    @Test(.timeLimit(.minutes(2))) func recordingRoundTripsMessagesByteForByte() throws {
+    @Test func recordingRoundTripsMessagesByteForByte() throws {
         let messages = [#"{"geometry":{"x":-111.90,"y":4.06E1},"attributes":{"speed":21.30,"name":"A\/B"}}"#, "not json", #"{"a":1}"#]
         var file = JSONWriter()
         RecordingWriter.appendHeader(RecordingHeader(service: "http://h/StreamServer", startedAt: 1_000, description: .object(JSONObject([("fields", .array([]))]))), to: &file)
@@ -23,7 +24,7 @@ struct RecordingFileTests {
     }
 
     /// Elements of a pretty-printed array are passed on as written, each with the line it starts on.
-    @Test(.timeLimit(.minutes(2))) func arrayElementsKeepTheirTextAndLines() throws {
+    @Test func arrayElementsKeepTheirTextAndLines() throws {
         let text = "[\n  {\"attributes\": {\"speed\": 1.50}},\n  {\"attributes\":\n {\"speed\": 2}}\n]\n"
         let recording = try RecordingFile(bytes: bytes(text))
         #expect(recording.layout == .featureArray)
@@ -32,7 +33,7 @@ struct RecordingFileTests {
     }
 
     /// Plain feature lines are taken as they are, blank lines skipped, line numbers kept.
-    @Test(.timeLimit(.minutes(2))) func featureLines() throws {
+    @Test func featureLines() throws {
         let recording = try RecordingFile(bytes: bytes("{\"a\":1}\r\n\n  {\"b\":2}  \n"))
         #expect(recording.layout == .featureLines)
         #expect(recording.entries.map { String(decoding: $0.message, as: UTF8.self) } == [#"{"a":1}"#, #"{"b":2}"#])
@@ -40,7 +41,7 @@ struct RecordingFileTests {
     }
 
     /// Each unreadable file names what is wrong, and the line when there is one.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("", "the file is empty"),
         ("[{\"a\":1},\n{\"b\":}]", "line 2: the JSON array is invalid"),
         ("{\"recording\":\"entitystream\",\"version\":2,\"service\":\"s\",\"startedAt\":0,\"description\":{}}", "line 1: unsupported recording version 2"),
@@ -62,7 +63,7 @@ struct RecordingFileTests {
     /// an entry carrying its problem, in its place, and every good line is
     /// kept with its offset (a bad "t" — fractional, huge, negative, beyond
     /// Int64 — is named as such, not as a missing "t").
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (#"{"message":{}}"#, #"a recording line needs "t""#),
         (#"{"t":5}"#, #"a recording line needs "message" or "text""#),
         (#"{"t":5,"#, "not a recording line"),
@@ -90,7 +91,7 @@ struct RecordingFileTests {
     /// Feature lines whose first line is itself a JSON array (an array
     /// message, as on a socket) are feature lines, not one invalid array; a
     /// one-line array and a pretty-printed array are arrays.
-    @Test(.timeLimit(.minutes(2))) func firstLineArrayOfFeatureLines() throws {
+    @Test func firstLineArrayOfFeatureLines() throws {
         let lines = try RecordingFile(bytes: bytes("[{\"a\":1},{\"a\":2}]\n{\"a\":3}\n[{\"a\":4}]\n"))
         #expect(lines.layout == .featureLines)
         #expect(lines.entries.map { String(decoding: $0.message, as: UTF8.self) } == [#"[{"a":1},{"a":2}]"#, #"{"a":3}"#, #"[{"a":4}]"#])
@@ -104,7 +105,7 @@ struct RecordingFileTests {
 
     /// A UTF-8 byte-order mark before any layout is ignored: the file reads
     /// exactly as without it (same entries, same lines, same offsets).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         "{\"a\":1}\n{\"b\":2}\n",
         "[{\"a\":1},\n{\"b\":2}]",
         "{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0,\"description\":{}}\n{\"t\":4,\"message\":{\"a\":1}}",

@@ -1,11 +1,12 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Redaction: credentials never reach a printed or stored text")
+@Suite("Redaction: credentials never reach a printed or stored text", .bounded)
 struct RedactionTests {
     /// Every credential parameter is masked wherever it stands — in a URL, an
     /// error quoting one, a body excerpt — and nothing else changes.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("HTTP GET https://h/arcgis/rest/services/S/StreamServer?f=json&token=abc.DEF-123_x timed out after 30 s",
          "HTTP GET https://h/arcgis/rest/services/S/StreamServer?f=json&token=*** timed out after 30 s"),
         ("WebSocket open ws://h:1/s/subscribe?token=t0k%2Fen&where=speed%20%3E%200 timed out",
@@ -23,14 +24,14 @@ struct RedactionTests {
 
     /// JSON members named like a credential lose their string value, with any
     /// spacing and escapes; other members, and look-alike keys, stay.
-    @Test(.timeLimit(.minutes(2))) func jsonMembersAreMasked() {
+    @Test func jsonMembersAreMasked() {
         let body = #"{"streamUrls":[{"urls":["ws://h/s"],"token" : "se\"cret"}],"mytoken":"x","access_token":"y","tokenized":"z"}"#
         #expect(Redaction.redact(body) == #"{"streamUrls":[{"urls":["ws://h/s"],"token" : "***"}],"mytoken":"x","access_token":"***","tokenized":"z"}"#)
     }
 
     /// A known secret is masked wherever it appears, as is and percent-encoded,
     /// however the text quotes it; a too-short secret is left to the parameter rule.
-    @Test(.timeLimit(.minutes(2))) func knownSecretsAreMaskedAnywhere() {
+    @Test func knownSecretsAreMaskedAnywhere() {
         let secret = "s3cr/et+token"
         let text = "path /x/s3cr/et+token/y and s3cr%2Fet%2Btoken and s3cr/et+tokens3cr/et+token"
         let redacted = Redaction.redact(text, secrets: [secret, nil, "ab"])
@@ -41,7 +42,7 @@ struct RedactionTests {
 
     /// Redacting twice changes nothing more (masks are not re-masked), and the
     /// work is linear: a megabyte of overlapping near-matches is quick.
-    @Test(.timeLimit(.minutes(2))) func redactionIsIdempotentAndLinear() {
+    @Test func redactionIsIdempotentAndLinear() {
         let once = Redaction.redact("u?token=abc&x=1", secrets: ["abc"])
         #expect(Redaction.redact(once, secrets: ["abc"]) == once)
         let haystack = String(repeating: "a", count: 1 << 20) + "b"
@@ -54,7 +55,7 @@ struct RedactionTests {
 
     /// A stored description keeps its stream URLs but no token member, at any
     /// depth, and its URLs' token parameters are masked.
-    @Test(.timeLimit(.minutes(2))) func storedValuesKeepNoCredential() throws {
+    @Test func storedValuesKeepNoCredential() throws {
         let description = try JSONParser.parse(#"{"name":"S","streamUrls":[{"transport":"ws","urls":["wss://h/s?token=q1"],"token":"socket-secret"}],"nested":{"Token":"x","keep":"token-free"}}"#)
         let stored = Redaction.withoutCredentials(description)
         #expect(stored == (try JSONParser.parse(#"{"name":"S","streamUrls":[{"transport":"ws","urls":["wss://h/s?token=***"]}],"nested":{"keep":"token-free"}}"#)))
@@ -63,7 +64,7 @@ struct RedactionTests {
     /// Any text becomes one line: line breaks of every kind and runs of
     /// spaces and controls become one space, the ends are trimmed, and long
     /// texts are cut with an ellipsis.
-    @Test(.timeLimit(.minutes(2))) func oneLine() {
+    @Test func oneLine() {
         let html = "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\n\t<h1>Not Found</h1>\n</body>\u{2028}</html>\n"
         #expect(OneLine.text(html) == "<html> <head><title>404 Not Found</title></head> <body> <h1>Not Found</h1> </body> </html>")
         #expect(OneLine.text("  a \u{0}\u{7F}\u{85} b  ") == "a b")

@@ -1,10 +1,11 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("SplitMix64")
+@Suite("SplitMix64", .bounded)
 struct SplitMix64Tests {
     /// The generator reproduces the reference SplitMix64 outputs for seed 0 (Vigna's splitmix64.c).
-    @Test(.timeLimit(.minutes(2))) func referenceOutputs() {
+    @Test func referenceOutputs() {
         var rng = SplitMix64(seed: 0)
         #expect(rng.next() == 0xE220_A839_7B1D_CDAF)
         #expect(rng.next() == 0x6E78_9E6A_A1B9_65F4)
@@ -12,7 +13,7 @@ struct SplitMix64Tests {
     }
 
     /// Doubles lie in [0, 1), bounded integers in 0..<bound (0 for bounds ≤ 1), and uniform stays in range.
-    @Test(.timeLimit(.minutes(2))) func helpersStayInRange() {
+    @Test func helpersStayInRange() {
         var rng = SplitMix64(seed: 99)
         var seen = Set<Int>()
         for _ in 0..<10_000 {

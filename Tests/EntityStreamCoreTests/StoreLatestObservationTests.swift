@@ -1,7 +1,8 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("The store's latest observation per entity")
+@Suite("The store's latest observation per entity", .bounded)
 struct StoreLatestObservationTests {
     /// Whatever an observation carries (strings repeated or new, wide
     /// integers, dates, booleans, nulls, doubles, fewer or more attributes
@@ -9,7 +10,7 @@ struct StoreLatestObservationTests {
     /// entity's latest observation, read through `entity(trackID:)`,
     /// `query(_:)` and `contents.latestObservations`, is exactly the last
     /// one ingested for its track, while older ones are purged.
-    @Test(.timeLimit(.minutes(2)), arguments: [UInt64(5), 6, 7])
+    @Test(arguments: [UInt64(5), 6, 7])
     func latestIsTheLastIngested(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "name", type: .string),

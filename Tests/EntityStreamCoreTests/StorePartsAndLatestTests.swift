@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double)],
@@ -28,10 +29,10 @@ private func store(_ count: Int, seed: UInt64) -> (EntityStoreState, [Int64: Obs
     return (state, kept)
 }
 
-@Suite("Store: scans in parts, and the entities' latest observations")
+@Suite("Store: scans in parts, and the entities' latest observations", .bounded)
 struct StorePartsAndLatestTests {
     /// For any number of parts, the parts together visit exactly the observations one scan visits, each once, and split them roughly evenly.
-    @Test(.timeLimit(.minutes(2)), arguments: [1, 2, 3, 5, 64])
+    @Test(arguments: [1, 2, 3, 5, 64])
     func partsCoverTheScanOnce(parts: Int) throws {
         let (state, kept) = store(6_000, seed: UInt64(parts))
         let contents = state.contents
@@ -56,7 +57,7 @@ struct StorePartsAndLatestTests {
     }
 
     /// The latest observation of each entity matches the where clause, envelope, track ids and time extent as the test computes them from what it ingested.
-    @Test(.timeLimit(.minutes(2))) func latestObservationsMatchAsQueried() throws {
+    @Test func latestObservationsMatchAsQueried() throws {
         let (state, kept) = store(3_000, seed: 5)
         var latest: [String: (id: Int64, observation: Observation)] = [:]
         for (id, observation) in kept {
@@ -88,10 +89,10 @@ struct StorePartsAndLatestTests {
     }
 }
 
-@Suite("CSV text (RFC 4180)")
+@Suite("CSV text (RFC 4180)", .bounded)
 struct CSVTextTests {
     /// Fields are quoted exactly when they must be, quotes doubled, records end with CRLF; the reader reads the text back to the same fields.
-    @Test(.timeLimit(.minutes(2))) func quotingRoundTrips() throws {
+    @Test func quotingRoundTrips() throws {
         let fields = ["plain", "a,b", #"say "hi""#, "two\nlines", "cr\rhere", " lead", "trail ", "", "é ünïcode", "-1.5"]
         let text = CSVText.record(fields) + CSVText.record(["x", "y"])
         #expect(text == "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\rhere\",\" lead\",\"trail \",,é ünïcode,-1.5\r\nx,y\r\n")
@@ -99,7 +100,7 @@ struct CSVTextTests {
     }
 
     /// Cells: null is empty, strings are their text, numbers as JSON writes them.
-    @Test(.timeLimit(.minutes(2))) func cells() {
+    @Test func cells() {
         #expect(CSVText.cell(.null) == "")
         #expect(CSVText.cell(.string("a\"b")) == "a\"b")
         #expect(CSVText.cell(.int(58)) == "58")

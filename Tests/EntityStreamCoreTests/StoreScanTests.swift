@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 /// Tracks with a data time (`t`, a date) and an interval end (`t2`), a speed and a name.
@@ -44,10 +45,10 @@ private func bruteForceMatches(_ observation: Observation, _ scan: ObservationSc
     return true
 }
 
-@Suite("Store scans: observations by time extent, where clause, envelope and track")
+@Suite("Store scans: observations by time extent, where clause, envelope and track", .bounded)
 struct StoreScanTests {
     /// Random extents, clauses, envelopes and track sets select exactly what a brute-force filter selects.
-    @Test(.timeLimit(.minutes(2))) func scanEqualsBruteForce() throws {
+    @Test func scanEqualsBruteForce() throws {
         var random = SplitMix64(seed: 42)
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
         var kept: [Int64: Observation] = [:]
@@ -87,7 +88,7 @@ struct StoreScanTests {
     }
 
     /// Observations at exactly the start or the end are included; instants, open ends and intervals overlap as ArcGIS says.
-    @Test(.timeLimit(.minutes(2))) func boundariesAndIntervals() throws {
+    @Test func boundariesAndIntervals() throws {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
         var events: [StoreEvent] = []
         let rows: [(String, Int64, Int64?)] = [("A", 100, nil), ("B", 200, nil), ("C", 150, 400), ("D", 50, 99), ("E", 401, nil)]
@@ -113,7 +114,7 @@ struct StoreScanTests {
     }
 
     /// Purged observations are gone from scans; the scan stops when the visitor says so.
-    @Test(.timeLimit(.minutes(2))) func purgedObservationsAreNotScanned() throws {
+    @Test func purgedObservationsAreNotScanned() throws {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0, maximumObservationsPerTrack: 2))
         var events: [StoreEvent] = []
         for time in 0..<10 {
@@ -135,7 +136,7 @@ struct StoreScanTests {
     }
 
     /// A copy of the state is a consistent snapshot: ingesting into the original does not change what the copy scans.
-    @Test(.timeLimit(.minutes(2))) func copiesAreSnapshots() {
+    @Test func copiesAreSnapshots() {
         var random = SplitMix64(seed: 7)
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 300))
         var events: [StoreEvent] = []
@@ -154,7 +155,7 @@ struct StoreScanTests {
     }
 
     /// Ordered and limited queries (both the key-first path and the field-sort path) equal a sort of the brute-force matches.
-    @Test(.timeLimit(.minutes(2))) func orderedLimitedQueriesEqualBruteForce() throws {
+    @Test func orderedLimitedQueriesEqualBruteForce() throws {
         var random = SplitMix64(seed: 9)
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
         var kept: [(id: Int64, observation: Observation)] = []
@@ -184,7 +185,7 @@ struct StoreScanTests {
     }
 
     /// Two copies of a store that both go on ingesting stay independent values (shared history chunks are copied on write).
-    @Test(.timeLimit(.minutes(2))) func divergingCopiesStayIndependent() {
+    @Test func divergingCopiesStayIndependent() {
         var random = SplitMix64(seed: 11)
         var first = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: 0, maximumObservations: 0))
         var events: [StoreEvent] = []

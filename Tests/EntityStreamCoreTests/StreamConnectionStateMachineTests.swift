@@ -1,14 +1,15 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Connection state machine")
+@Suite("Connection state machine", .bounded)
 struct StreamConnectionStateMachineTests {
     private func machine(_ policy: ReconnectPolicy = ReconnectPolicy()) -> StreamConnectionStateMachine {
         StreamConnectionStateMachine(policy: policy)
     }
 
     /// connect() from rest starts an episode; while it runs, connect() waits for its outcome; once connected, returns it.
-    @Test(.timeLimit(.minutes(2))) func connectStartsOneEpisode() {
+    @Test func connectStartsOneEpisode() {
         var state = machine()
         #expect(state.connectRequested() == .startEpisode(1))
         #expect(state.status == .connecting)
@@ -21,7 +22,7 @@ struct StreamConnectionStateMachineTests {
 
     /// While a disconnect tears down, the status reads disconnected, a connect waits for the teardown,
     /// and reports from the torn-down episode change nothing.
-    @Test(.timeLimit(.minutes(2))) func disconnectIsNotReenteredByConnect() {
+    @Test func disconnectIsNotReenteredByConnect() {
         var state = machine()
         _ = state.connectRequested()
         _ = state.established(episode: 1, now: 0)
@@ -39,7 +40,7 @@ struct StreamConnectionStateMachineTests {
     }
 
     /// The SDK policy: two immediate retries, then the interval, then failed after the last attempt.
-    @Test(.timeLimit(.minutes(2))) func followsThePolicyThenFails() {
+    @Test func followsThePolicyThenFails() {
         var state = machine(ReconnectPolicy(maximumAttempts: 3, immediateAttempts: 2, intervalMilliseconds: 10_000))
         _ = state.connectRequested()
         #expect(state.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 0)
@@ -57,7 +58,7 @@ struct StreamConnectionStateMachineTests {
 
     /// A first attempt that cannot succeed by retrying fails at once; the same failure after the
     /// service has worked is retried. Network trouble on the first attempt follows the policy.
-    @Test(.timeLimit(.minutes(2))) func firstAttemptFailuresFollowTheirNature() {
+    @Test func firstAttemptFailuresFollowTheirNature() {
         var permanent = machine()
         _ = permanent.connectRequested()
         #expect(permanent.attemptEnded(episode: 1, .failed(message: "404", retryable: false), now: 0) == .fail(error: "404"))
@@ -76,7 +77,7 @@ struct StreamConnectionStateMachineTests {
     }
 
     /// 1001 is retried; 4400 is final; 4401 asks once for a new token.
-    @Test(.timeLimit(.minutes(2))) func closeCodes() {
+    @Test func closeCodes() {
         var goingAway = machine()
         _ = goingAway.connectRequested()
         _ = goingAway.established(episode: 1, now: 0)
@@ -99,7 +100,7 @@ struct StreamConnectionStateMachineTests {
     }
 
     /// A connection that delivered data resets the count, however short; a silent short one does not.
-    @Test(.timeLimit(.minutes(2))) func productiveConnectionsResetTheCount() {
+    @Test func productiveConnectionsResetTheCount() {
         var state = machine(ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2))
         _ = state.connectRequested()
         for round in 0..<20 {
@@ -115,7 +116,7 @@ struct StreamConnectionStateMachineTests {
     }
 
     /// After failed, disconnect() just reports disconnected; a new connect() starts afresh at attempt 0.
-    @Test(.timeLimit(.minutes(2))) func failedThenDisconnectThenConnect() {
+    @Test func failedThenDisconnectThenConnect() {
         var state = machine(ReconnectPolicy(maximumAttempts: 0))
         _ = state.connectRequested()
         #expect(state.attemptEnded(episode: 1, .failed(message: "x", retryable: true), now: 0) == .fail(error: "x"))

@@ -1,7 +1,8 @@
 @testable import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("The store's string table")
+@Suite("The store's string table", .bounded)
 struct StringTableTests {
     /// Random retains and releases against a plain dictionary model: a held
     /// string keeps one id, its text comes back by id, equal strings share
@@ -9,7 +10,7 @@ struct StringTableTests {
     /// everything empties the table. Thousands of strings of every length
     /// (empty, under, at and over a word, non-ASCII) make probe runs wrap and
     /// removals shift entries back.
-    @Test(.timeLimit(.minutes(2)), arguments: [UInt64(1), 2, 3])
+    @Test(arguments: [UInt64(1), 2, 3])
     func agreesWithADictionary(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let pool: [String] = (0..<3000).map { index in
@@ -69,7 +70,7 @@ struct StringTableTests {
     }
 
     /// Fingerprints depend on every byte, including a partial last word, and on the length.
-    @Test(.timeLimit(.minutes(2))) func fingerprintsSeeEveryByte() {
+    @Test func fingerprintsSeeEveryByte() {
         let base = Array("{3132E1E6-D6FB-9A27-B3D3-9BC3FBFC2168}".utf8)
         let fingerprint = { (bytes: [UInt8]) in bytes.withUnsafeBytes { StringTable.fingerprint($0) } }
         var seen: Set<UInt64> = [fingerprint(base)]

@@ -1,7 +1,8 @@
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Track ids keep the service's precision")
+@Suite("Track ids keep the service's precision", .bounded)
 struct TrackIDPrecisionTests {
     private func decodeTrackIDs(_ ids: [String], type: FieldType) throws -> [AttributeValue] {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "id", type: type), Field(name: "v", type: type)], trackIDField: "id"))
@@ -14,7 +15,7 @@ struct TrackIDPrecisionTests {
 
     /// Integer ids beyond Int64 that round to the same double keep their text,
     /// so two vessels stay two entities; smaller ids stay integers.
-    @Test(.timeLimit(.minutes(2)), arguments: [FieldType.integer, .double, .string, .other("unknown")])
+    @Test(arguments: [FieldType.integer, .double, .string, .other("unknown")])
     func idsBeyondInt64KeepTheirText(type: FieldType) throws {
         let ids = try decodeTrackIDs(["123456789012345678901", "123456789012345678902", "-99999999999999999999", "42"], type: type)
         #expect(ids[0] == .string("123456789012345678901"))
@@ -29,7 +30,7 @@ struct TrackIDPrecisionTests {
 
     /// A float-typed track field keeps an integer id that a double cannot hold
     /// exactly (2⁵³ + 1 and 2⁵³ would merge); other attributes follow the field type.
-    @Test(.timeLimit(.minutes(2))) func floatTrackFieldKeepsInexactIntegers() throws {
+    @Test func floatTrackFieldKeepsInexactIntegers() throws {
         let ids = try decodeTrackIDs(["9007199254740993", "9007199254740992", "5", "5.0"], type: .double)
         #expect(ids == [.int(9_007_199_254_740_993), .double(9_007_199_254_740_992), .double(5), .double(5)])
         var decoder = EsriFeatureDecoder(schema: Schema(fields: [Field(name: "id", type: .string), Field(name: "v", type: .double)], trackIDField: "id"))
@@ -39,7 +40,7 @@ struct TrackIDPrecisionTests {
     }
 
     /// Decimal and exponent ids are typed as before (no text kept): 1e3 and 1000.0 in an integer field are 1000.
-    @Test(.timeLimit(.minutes(2))) func decimalIdsAreTypedAsBefore() throws {
+    @Test func decimalIdsAreTypedAsBefore() throws {
         let ids = try decodeTrackIDs(["1e3", "1000.0", "1.5"], type: .integer)
         #expect(ids == [.int(1000), .int(1000), .double(1.5)])
     }

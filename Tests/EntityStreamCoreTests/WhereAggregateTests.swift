@@ -1,7 +1,8 @@
+import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
 
-@Suite("Where: aggregate calls read as synthetic fields (the HAVING hook)")
+@Suite("Where: aggregate calls read as synthetic fields (the HAVING hook)", .bounded)
 struct WhereAggregateTests {
     static let aggregates = ["AVG", "COUNT", "SUM", "STDDEV", "MIN", "MAX", "VAR"]
 
@@ -14,7 +15,7 @@ struct WhereAggregateTests {
     }
 
     /// Calls and plain field names are reported in text order with their 1-based positions.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func referencesAndPositions() throws {
         let refs = try WhereClause.aggregateReferences(
             in: "AVG(speed) > 10 AND count(*) >= 5 OR State = 'CA' AND max(\"my field\") < 3",
@@ -29,7 +30,7 @@ struct WhereAggregateTests {
     }
 
     /// A clause compiled against a synthetic schema evaluates with SQL logic on the aggregate values.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ([AttributeValue.double(12), .int(5)], SQLTruth.true),
         ([.double(12), .int(4)], .false),
         ([.double(9), .int(9)], .false),
@@ -43,7 +44,7 @@ struct WhereAggregateTests {
     }
 
     /// Scalar functions and arithmetic still apply around aggregate calls.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func composesWithScalarFunctions() throws {
         let schema = Schema(fields: [Field(name: "MIN(x)", type: .double), Field(name: "MAX(x)", type: .double)])
         let clause = try WhereClause("ABS(MAX(x) - MIN(x)) BETWEEN 2 AND 4", schema: schema, aggregateFunctions: Self.aggregates)
@@ -52,7 +53,7 @@ struct WhereAggregateTests {
     }
 
     /// Malformed aggregate calls are rejected with a message and the position of the culprit.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("AVG(x + 1) > 2", 7, "expected ')' to close '(' opened at 4"),
         ("AVG() > 2", 5, "AVG expects a field name or '*', found ')'"),
         ("AVG(1) > 2", 5, "AVG expects a field name or '*', found '1'"),
@@ -72,7 +73,7 @@ struct WhereAggregateTests {
     }
 
     /// An ordinary where clause still knows no aggregate functions.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func ordinaryClausesUnchanged() {
         let schema = Schema(fields: [Field(name: "x", type: .double)])
         do {

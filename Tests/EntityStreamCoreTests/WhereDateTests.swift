@@ -1,8 +1,9 @@
+import EntityStreamTestSupport
 import Testing
 import Foundation
 import EntityStreamCore
 
-@Suite("Where dates: date/timestamp literals as UTC epoch milliseconds")
+@Suite("Where dates: date/timestamp literals as UTC epoch milliseconds", .bounded)
 struct WhereDateTests {
     typealias F = WhereFixture
 
@@ -13,7 +14,7 @@ struct WhereDateTests {
     }
 
     /// Date fields compare with date and timestamp literals.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("lastupdate > date '2024-01-01 00:00:00'", SQLTruth.true), ("lastupdate > date '2024-01-01'", .true),
         ("lastupdate < date '2024-03-01'", .false), ("lastupdate > date '2024-03-01'", .true),
         ("lastupdate = timestamp '2024-03-01 12:00:00'", .true), ("lastupdate >= TIMESTAMP '2024-03-01 12:00:00.001'", .false),
@@ -26,7 +27,7 @@ struct WhereDateTests {
     }
 
     /// Known epoch values, including pre-1970 and the extremes of the year range.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("date '1970-01-01'", Int64(0)), ("date '1970-01-01 00:00:01'", 1000),
         ("timestamp '1969-12-31 23:59:59'", -1000), ("timestamp '1969-12-31 23:59:59.999'", -1),
         ("date '2000-02-29'", 951_782_400_000), ("date '1900-01-01'", -2_208_988_800_000),
@@ -40,7 +41,7 @@ struct WhereDateTests {
     }
 
     /// Timestamps carry milliseconds; 1–9 fraction digits are accepted and truncated to ms.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("timestamp '2024-03-01 12:00:00.250'", Int64(250)), ("timestamp '2024-03-01 12:00:00.5'", 500),
         ("timestamp '2024-03-01 12:00:00.05'", 50), ("timestamp '2024-03-01 12:00:00.123456789'", 123),
         ("date '2024-03-01 12:00:00.999'", 999),
@@ -50,7 +51,7 @@ struct WhereDateTests {
     }
 
     /// Leap days: valid in leap years (incl. 2000), invalid otherwise (incl. 1900).
-    @Test(.timeLimit(.minutes(2))) func leapDays() throws {
+    @Test func leapDays() throws {
         #expect(try Self.equals("date '2024-02-29'", 1_709_164_800_000))
         #expect(try Self.equals("date '2000-02-29'", 951_782_400_000))
         #expect(F.error("lastupdate > date '2024-02-29'") == nil)
@@ -62,7 +63,7 @@ struct WhereDateTests {
     }
 
     /// Pre-1970 dates are negative milliseconds and order correctly.
-    @Test(.timeLimit(.minutes(2))) func pre1970() throws {
+    @Test func pre1970() throws {
         let row = F.plow(["lastupdate": .date(milliseconds: -301_246_200_000)])   // 1960-06-15 08:30
         #expect(try F.evaluate("lastupdate < date '1970-01-01'", row) == .true)
         #expect(try F.evaluate("lastupdate > date '1960-06-15'", row) == .true)
@@ -71,7 +72,7 @@ struct WhereDateTests {
     }
 
     /// Dates compare with plain numbers as epoch milliseconds, and mix in arithmetic as numbers.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("lastupdate > 0", SQLTruth.true), ("lastupdate = 1709294400000", .true),
         ("lastupdate < 1709294400000.5", .true), ("lastupdate - 1000 < date '2024-03-01 12:00:00'", .true),
         ("lastupdate + 60000 = timestamp '2024-03-01 12:01:00'", .true), ("date '1970-01-01' = 0", .true),
@@ -82,7 +83,7 @@ struct WhereDateTests {
     }
 
     /// The civil-date conversion agrees with Foundation for a spread of dates over 0001–9999.
-    @Test(.timeLimit(.minutes(2))) func agreesWithFoundation() throws {
+    @Test func agreesWithFoundation() throws {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         var generator = SplitMix64(seed: 0xDA7E)
@@ -103,7 +104,7 @@ struct WhereDateTests {
     }
 
     /// Every day of every month is validated against the month's length, for leap and common years.
-    @Test(.timeLimit(.minutes(2)), arguments: [2023, 2024, 1900, 2000])
+    @Test(arguments: [2023, 2024, 1900, 2000])
     func monthLengths(year: Int) throws {
         let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
         let lengths = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
@@ -116,7 +117,7 @@ struct WhereDateTests {
     }
 
     /// Invalid date/timestamp literals are errors pointing at the offending part.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("lastupdate > date '2024-13-01'", 25, "invalid date literal '2024-13-01': month 13 is out of range (01–12)"),
         ("lastupdate > date '2024-00-10'", 25, "invalid date literal '2024-00-10': month 0 is out of range (01–12)"),
         ("lastupdate > date '2024-04-31'", 28, "invalid date literal '2024-04-31': day 31 is out of range (April 2024 has 30 days)"),
@@ -139,7 +140,7 @@ struct WhereDateTests {
     }
 
     /// DATE, TIMESTAMP and ESCAPE are contextual: fields with those names work unquoted.
-    @Test(.timeLimit(.minutes(2))) func contextualKeywordsAsFieldNames() throws {
+    @Test func contextualKeywordsAsFieldNames() throws {
         let schema = Schema(fields: [Field(name: "date", type: .date), Field(name: "timestamp", type: .date),
                                      Field(name: "escape", type: .string)])
         let clause = try WhereClause("date > date '2020-01-01' AND timestamp < TIMESTAMP '2030-01-01 00:00:00' AND escape LIKE 'a%' ESCAPE '!'",

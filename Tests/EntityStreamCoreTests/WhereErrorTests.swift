@@ -1,12 +1,13 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 
-@Suite("Where errors: message and exact 1-based Unicode-scalar position")
+@Suite("Where errors: message and exact 1-based Unicode-scalar position", .bounded)
 struct WhereErrorTests {
     typealias F = WhereFixture
 
     /// Each malformed clause is rejected with this message at this position.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         // unknown names
         ("spede > 0", 1, "unknown field 'spede'"),
         ("speed > 0 AND spede < 3", 15, "unknown field 'spede'"),
@@ -86,7 +87,7 @@ struct WhereErrorTests {
     }
 
     /// Static type mismatches are errors at the offending operand.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("speed > 'fast'", 9, "cannot compare double field 'speed' with string 'fast'"),
         ("'fast' < speed", 10, "cannot compare string 'fast' with double field 'speed'"),
         ("agency = '3'", 10, "cannot compare integer field 'agency' with string '3'"),
@@ -122,7 +123,7 @@ struct WhereErrorTests {
     }
 
     /// Positions count Unicode scalars, not bytes or UTF-16 units.
-    @Test(.timeLimit(.minutes(2))) func positionsAreUnicodeScalars() throws {
+    @Test func positionsAreUnicodeScalars() throws {
         let error = try #require(F.error("vehiclename = 'é日😀' AND spede = 1"))
         #expect(error.position == 25)
         #expect(error.message == "unknown field 'spede'")
@@ -131,7 +132,7 @@ struct WhereErrorTests {
     }
 
     /// The description names position, message and nearby text.
-    @Test(.timeLimit(.minutes(2))) func description() throws {
+    @Test func description() throws {
         let error = try #require(F.error("speed > 0 AND spede > 0"))
         #expect(error.description == "where clause error at position 15: unknown field 'spede' (near \"spede > 0\")")
         let atEnd = try #require(F.error("speed >"))
@@ -142,13 +143,13 @@ struct WhereErrorTests {
     }
 
     /// Errors are plain values: equal when position, message and context are.
-    @Test(.timeLimit(.minutes(2))) func errorsAreValues() {
+    @Test func errorsAreValues() {
         #expect(F.error("spede > 0") == WhereClauseError(position: 1, message: "unknown field 'spede'", near: "spede > 0"))
         #expect(F.error("spede > 0") != F.error("sped > 0"))
     }
 
     /// Too-deep nesting is a clean error, never a stack overflow.
-    @Test(.timeLimit(.minutes(2))) func nestingLimits() throws {
+    @Test func nestingLimits() throws {
         let deepParens = String(repeating: "(", count: 10_000) + "speed > 0" + String(repeating: ")", count: 10_000)
         let parens = try #require(F.error(deepParens))
         #expect(parens.message == "expression is nested too deeply (more than 64 levels)")
@@ -168,7 +169,7 @@ struct WhereErrorTests {
 
     /// Long flat arithmetic chains are not "nesting": `1 + 1 + …` of 130 or
     /// 5,000 terms compiles and adds up, left to right; so do products.
-    @Test(.timeLimit(.minutes(2)), arguments: [130, 5_000]) func longArithmeticChains(terms: Int) throws {
+    @Test(arguments: [130, 5_000]) func longArithmeticChains(terms: Int) throws {
         let sum = try WhereClause("agency = " + Array(repeating: "1", count: terms).joined(separator: " + "), schema: F.schema)
         #expect(sum.matches(F.plow(["agency": .int(Int64(terms))])))
         #expect(!sum.matches(F.plow(["agency": .int(Int64(terms - 1))])))
@@ -179,7 +180,7 @@ struct WhereErrorTests {
     }
 
     /// Long flat AND/OR chains and IN lists are not "nesting" and compile fine.
-    @Test(.timeLimit(.minutes(2))) func longFlatClauses() throws {
+    @Test func longFlatClauses() throws {
         let ors = (0..<5_000).map { "agency = \($0)" }.joined(separator: " OR ")
         let clause = try WhereClause(ors, schema: F.schema)
         #expect(clause.matches(F.row(F.plow)))

@@ -1,3 +1,4 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 
@@ -80,10 +81,10 @@ struct WhereArrayRow: AttributeRow {
     }
 }
 
-@Suite("Where fixtures and row access")
+@Suite("Where fixtures and row access", .bounded)
 struct WhereFixtureTests {
     /// Observation conforms to AttributeRow and reads fields it does not carry as NULL.
-    @Test(.timeLimit(.minutes(2))) func observationRowReadsMissingAsNull() throws {
+    @Test func observationRowReadsMissingAsNull() throws {
         let short = Observation(geometry: nil, attributes: [.string("TRUCK 1")], receivedAt: 0)
         #expect(short.value(at: 0) == .string("TRUCK 1"))
         #expect(short.value(at: 3) == .null)
@@ -92,7 +93,7 @@ struct WhereFixtureTests {
     }
 
     /// Any AttributeRow implementation can be evaluated, not just Observation.
-    @Test(.timeLimit(.minutes(2))) func customRowType() throws {
+    @Test func customRowType() throws {
         let clause = try WhereClause("agency = 3 AND speed > 10", schema: WhereFixture.schema)
         #expect(clause.evaluate(WhereArrayRow(values: [.null, .null, .int(3), .double(11)])) == .true)
         #expect(clause.evaluate(WhereArrayRow(values: [.null, .null, .int(3)])) == .unknown)
@@ -100,7 +101,7 @@ struct WhereFixtureTests {
     }
 
     /// The fixture plow has the values the other tests assume.
-    @Test(.timeLimit(.minutes(2))) func plowFixture() {
+    @Test func plowFixture() {
         let plow = WhereFixture.row(WhereFixture.plow)
         #expect(plow.value(at: 2) == .int(3))
         #expect(plow.value(at: 9) == .null)

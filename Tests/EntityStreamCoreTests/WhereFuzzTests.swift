@@ -2,7 +2,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
 
-@Suite("Where robustness: no input crashes the engine")
+@Suite("Where robustness: no input crashes the engine", .bounded(.compute, limit: FuzzRounds.timeLimit))
 struct WhereFuzzTests {
     typealias F = WhereFixture
 
@@ -40,7 +40,7 @@ struct WhereFuzzTests {
     }
 
     /// A few thousand random token soups only ever compile or throw WhereClauseError.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomTokenSoups() async {
+    @Test func randomTokenSoups() async {
         await FuzzRounds.run("where token soups", fixed: [42]) { seed in
             var generator = SplitMix64(seed: seed)
             var compiled = 0
@@ -57,7 +57,7 @@ struct WhereFuzzTests {
     }
 
     /// Mutations of valid clauses (deleted, duplicated, swapped characters) never crash.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedValidClauses() async {
+    @Test func mutatedValidClauses() async {
         let seeds = [
             "speed > 0 AND agency IN (3,4) AND vehiclename LIKE 'TRUCK%'",
             "lastupdate BETWEEN date '2024-01-01' AND timestamp '2024-12-31 23:59:59.999'",
@@ -82,7 +82,7 @@ struct WhereFuzzTests {
     }
 
     /// Random strings of arbitrary scalars (ASCII-heavy, plus controls and non-ASCII) never crash.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func randomStrings() async {
+    @Test func randomStrings() async {
         await FuzzRounds.run("where random strings", fixed: [1234]) { seed in
             var generator = SplitMix64(seed: seed)
             let extra: [Unicode.Scalar] = ["\u{0}", "\u{7F}", "\u{301}", "\u{FEFF}", "\u{2028}", "日", "😀", "\u{10FFFF}"]

@@ -1,12 +1,13 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 
-@Suite("Where grammar: every construct parses and evaluates")
+@Suite("Where grammar: every construct parses and evaluates", .bounded)
 struct WhereGrammarTests {
     typealias F = WhereFixture
 
     /// Comparison operators on numbers (double field, integer field, mixed int/double).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("speed > 25", SQLTruth.true), ("speed >= 25.5", .true), ("speed < 25.5", .false),
         ("speed <= 25.5", .true), ("speed = 25.5", .true), ("speed <> 25.5", .false),
         ("speed != 25", .true), ("agency = 3", .true), ("agency = 3.0", .true),
@@ -19,7 +20,7 @@ struct WhereGrammarTests {
     }
 
     /// String comparisons are binary (UTF-8 / Unicode scalar order), case-sensitive, unnormalized.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("vehiclename = 'TRUCK 12'", SQLTruth.true), ("vehiclename = 'truck 12'", .false),
         ("vehiclename <> 'TRUCK 1'", .true), ("vehiclename < 'a'", .true),
         ("vehiclename > 'TRUCK 1'", .true), ("vehiclename < 'TRUCK 2'", .true),
@@ -31,7 +32,7 @@ struct WhereGrammarTests {
     }
 
     /// A doubled single quote inside a string literal is one quote.
-    @Test(.timeLimit(.minutes(2))) func escapedQuoteInString() throws {
+    @Test func escapedQuoteInString() throws {
         let row = F.plow(["vehiclename": .string("O'Brien")])
         #expect(try F.evaluate("vehiclename = 'O''Brien'", row) == .true)
         #expect(try F.evaluate("vehiclename = 'O''''Brien'", row) == .false)
@@ -40,7 +41,7 @@ struct WhereGrammarTests {
     }
 
     /// IN and NOT IN with numbers and strings.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("agency IN (1, 2, 3)", SQLTruth.true), ("agency IN (1, 2)", .false),
         ("agency NOT IN (1, 2)", .true), ("agency NOT IN (3)", .false),
         ("agency IN (3.0)", .true), ("vehiclename IN ('TRUCK 12', 'PLOW 7')", .true),
@@ -53,7 +54,7 @@ struct WhereGrammarTests {
     }
 
     /// BETWEEN is inclusive; NOT BETWEEN negates it; bounds may be expressions.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("speed BETWEEN 20 AND 30", SQLTruth.true), ("speed NOT BETWEEN 20 AND 30", .false),
         ("agency BETWEEN 3 AND 3", .true), ("agency BETWEEN 4 AND 2", .false),
         ("speed BETWEEN 25.5 AND 26", .true), ("speed BETWEEN 0 AND 25.4", .false),
@@ -66,7 +67,7 @@ struct WhereGrammarTests {
     }
 
     /// LIKE / NOT LIKE in context (pattern details are in WhereLikeTests).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("vehiclename LIKE 'TRUCK%'", SQLTruth.true), ("vehiclename NOT LIKE 'TRUCK%'", .false),
         ("vehiclename LIKE 'truck%'", .false), ("vehicletype LIKE 'P_o_'", .true),
         ("UPPER(vehicletype) LIKE 'PLOW'", .true),
@@ -76,7 +77,7 @@ struct WhereGrammarTests {
     }
 
     /// IS NULL / IS NOT NULL.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("speed IS NULL", SQLTruth.false), ("speed IS NOT NULL", .true),
         ("payload IS NULL", .true), ("payload IS NOT NULL", .false),
         ("vehiclename is null or vehiclename is not null", .true), ("NULL IS NULL", .true),
@@ -86,7 +87,7 @@ struct WhereGrammarTests {
     }
 
     /// Arithmetic: + - * /, unary minus, exact division, integer overflow to double, exponent literals.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("speed * 2 = 51", SQLTruth.true), ("agency + 1 = 4", .true), ("agency - 5 = -2", .true),
         ("agency / 2 = 1.5", .true), ("6 / 3 = 2", .true), ("7 / 2 = 3.5", .true),
         ("agency * 1.5 = 4.5", .true), ("-speed < 0", .true), ("-speed = -25.5", .true),
@@ -102,7 +103,7 @@ struct WhereGrammarTests {
     }
 
     /// Division by zero yields NULL (so comparisons with it are unknown), for ints and doubles.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("speed / 0 IS NULL", SQLTruth.true), ("agency / 0 IS NULL", .true), ("agency / 0 = 1", .unknown),
         ("1 / 0 IS NULL", .true), ("speed / (agency - 3) > 0", .unknown), ("0.0 / 0 IS NULL", .true),
         ("NOT speed / 0 > 1", .unknown),
@@ -112,7 +113,7 @@ struct WhereGrammarTests {
     }
 
     /// UPPER, LOWER, CHAR_LENGTH / CHARACTER_LENGTH (Unicode scalars), ABS.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("UPPER(vehicletype) = 'PLOW'", SQLTruth.true), ("LOWER(vehiclename) = 'truck 12'", .true),
         ("upper(lower(vehiclename)) = vehiclename", .true), ("CHAR_LENGTH(vehiclename) = 8", .true),
         ("CHARACTER_LENGTH(vehicletype) = 4", .true), ("CHAR_LENGTH('日本語') = 3", .true),
@@ -125,7 +126,7 @@ struct WhereGrammarTests {
     }
 
     /// AND, OR, NOT and parentheses combine conditions.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("agency = 3 AND speed > 20", SQLTruth.true), ("agency = 3 AND speed > 30", .false),
         ("agency = 4 OR speed > 20", .true), ("agency = 4 OR speed > 30", .false),
         ("NOT agency = 4", .true), ("NOT (agency = 3 AND speed > 20)", .false),
@@ -137,7 +138,7 @@ struct WhereGrammarTests {
     }
 
     /// Empty and whitespace-only clauses, and 1=1, mean "every row".
-    @Test(.timeLimit(.minutes(2)), arguments: ["", "   ", "\n\t ", "1=1", "1 = 1", " 1=1 ", "2 > 1", "NOT 1 = 0", "1=1 OR speed > 0", "(1=1)"])
+    @Test(arguments: ["", "   ", "\n\t ", "1=1", "1 = 1", " 1=1 ", "2 > 1", "NOT 1 = 0", "1=1 OR speed > 0", "(1=1)"])
     func tautologies(text: String) throws {
         let clause = try WhereClause(text, schema: F.schema)
         #expect(clause.isTautology)
@@ -146,13 +147,13 @@ struct WhereGrammarTests {
     }
 
     /// Clauses that depend on rows (or are constant false/unknown) are not tautologies.
-    @Test(.timeLimit(.minutes(2)), arguments: ["1=0", "speed > 0", "speed IS NULL OR speed IS NOT NULL", "NULL = NULL", "1=1 AND speed > 0"])
+    @Test(arguments: ["1=0", "speed > 0", "speed IS NULL OR speed IS NOT NULL", "NULL = NULL", "1=1 AND speed > 0"])
     func nonTautologies(text: String) throws {
         #expect(try WhereClause(text, schema: F.schema).isTautology == false)
     }
 
     /// Constant-false or constant-unknown clauses are contradictions.
-    @Test(.timeLimit(.minutes(2))) func contradictions() throws {
+    @Test func contradictions() throws {
         #expect(try WhereClause("1=0", schema: F.schema).isContradiction)
         #expect(try WhereClause("speed = NULL", schema: F.schema).isContradiction)
         #expect(try WhereClause("speed > 0 AND 1=0", schema: F.schema).isContradiction)
@@ -160,7 +161,7 @@ struct WhereGrammarTests {
     }
 
     /// referencedFieldIndices lists every mentioned field once, sorted, even in folded branches.
-    @Test(.timeLimit(.minutes(2))) func referencedFields() throws {
+    @Test func referencedFields() throws {
         #expect(try WhereClause("speed > 0 AND agency IN (3,4) AND vehiclename LIKE 'TRUCK%'", schema: F.schema)
             .referencedFieldIndices == [0, 2, 3])
         #expect(try WhereClause("SPEED > 0 OR speed < 0 OR \"speed limit\" = 1", schema: F.schema)
@@ -172,7 +173,7 @@ struct WhereGrammarTests {
     }
 
     /// The text is kept verbatim and equal clauses compare equal.
-    @Test(.timeLimit(.minutes(2))) func textAndEquality() throws {
+    @Test func textAndEquality() throws {
         let a = try WhereClause("speed > 0", schema: F.schema)
         let b = try WhereClause("speed > 0", schema: F.schema)
         let c = try WhereClause("speed > 1", schema: F.schema)
@@ -183,7 +184,7 @@ struct WhereGrammarTests {
     }
 
     /// matches() is evaluate() == .true.
-    @Test(.timeLimit(.minutes(2))) func matchesIsEvaluateTrue() throws {
+    @Test func matchesIsEvaluateTrue() throws {
         let clause = try WhereClause("speed > 10", schema: F.schema)
         #expect(clause.matches(F.row(F.plow)))
         #expect(!clause.matches(F.plow(["speed": .double(5)])))
@@ -192,7 +193,7 @@ struct WhereGrammarTests {
     }
 
     /// Clauses compiled once keep working for rows of a schema that grew afterwards.
-    @Test(.timeLimit(.minutes(2))) func schemaGrowth() throws {
+    @Test func schemaGrowth() throws {
         var schema = Schema(fields: [Field(name: "a", type: .integer)])
         let clause = try WhereClause("a = 1", schema: schema)
         schema.appendField(Field(name: "b", type: .string))

@@ -1,7 +1,8 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 
-@Suite("Where NULL handling: SQL three-valued logic")
+@Suite("Where NULL handling: SQL three-valued logic", .bounded)
 struct WhereNullLogicTests {
     typealias F = WhereFixture
 
@@ -23,7 +24,7 @@ struct WhereNullLogicTests {
     }
 
     /// The full Kleene AND table, written out (SQLTruth operator and clause text).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (SQLTruth.true, SQLTruth.true, SQLTruth.true), (.true, .false, .false), (.true, .unknown, .unknown),
         (.false, .true, .false), (.false, .false, .false), (.false, .unknown, .false),
         (.unknown, .true, .unknown), (.unknown, .false, .false), (.unknown, .unknown, .unknown),
@@ -36,7 +37,7 @@ struct WhereNullLogicTests {
     }
 
     /// The full Kleene OR table, written out (SQLTruth operator and clause text).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (SQLTruth.true, SQLTruth.true, SQLTruth.true), (.true, .false, .true), (.true, .unknown, .true),
         (.false, .true, .true), (.false, .false, .false), (.false, .unknown, .unknown),
         (.unknown, .true, .true), (.unknown, .false, .unknown), (.unknown, .unknown, .unknown),
@@ -49,7 +50,7 @@ struct WhereNullLogicTests {
     }
 
     /// NOT swaps true/false and keeps unknown.
-    @Test(.timeLimit(.minutes(2)), arguments: [(SQLTruth.true, SQLTruth.false), (.false, .true), (.unknown, .unknown)])
+    @Test(arguments: [(SQLTruth.true, SQLTruth.false), (.false, .true), (.unknown, .unknown)])
     func notTable(a: SQLTruth, expected: SQLTruth) throws {
         #expect(!a == expected)
         #expect(try F.evaluate("NOT \(Self.condition[a]!)", Self.row) == expected)
@@ -57,7 +58,7 @@ struct WhereNullLogicTests {
     }
 
     /// Three-way chains agree with the Kleene tables for every combination (27 each).
-    @Test(.timeLimit(.minutes(2))) func threeWayChains() throws {
+    @Test func threeWayChains() throws {
         for a in Self.all {
             for b in Self.all {
                 for c in Self.all {
@@ -73,20 +74,20 @@ struct WhereNullLogicTests {
     }
 
     /// Literal NULL in comparisons is unknown, even NULL = NULL.
-    @Test(.timeLimit(.minutes(2)), arguments: ["NULL = NULL", "speed = NULL", "NULL <> 1", "agency > NULL", "NULL = 'a'", "NOT NULL = 1"])
+    @Test(arguments: ["NULL = NULL", "speed = NULL", "NULL <> 1", "agency > NULL", "NULL = 'a'", "NOT NULL = 1"])
     func nullComparisons(text: String) throws {
         #expect(try F.evaluate(text) == .unknown)
     }
 
     /// A NULL field in any comparison or arithmetic gives unknown.
-    @Test(.timeLimit(.minutes(2)), arguments: ["speed > 0", "speed <= 0", "speed = speed", "speed + 1 > 0", "-speed < 0",
+    @Test(arguments: ["speed > 0", "speed <= 0", "speed = speed", "speed + 1 > 0", "-speed < 0",
                       "ABS(speed) >= 0", "0 * speed = 0", "speed <> 1"])
     func nullFieldComparisons(text: String) throws {
         #expect(try F.evaluate(text, Self.row) == .unknown)
     }
 
     /// IN with NULL in the list: true on a match, otherwise unknown; NULL operand is unknown.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("agency IN (1, NULL)", Int64(2), SQLTruth.unknown), ("agency IN (1, NULL)", 1, .true),
         ("agency IN (NULL)", 1, .unknown), ("agency IN (NULL, 1)", 1, .true),
         ("agency NOT IN (1, NULL)", 2, .unknown), ("agency NOT IN (1, NULL)", 1, .false),
@@ -99,7 +100,7 @@ struct WhereNullLogicTests {
     }
 
     /// NOT IN with a NULL in the list is never true, whatever the operand.
-    @Test(.timeLimit(.minutes(2))) func notInWithNullNeverTrue() throws {
+    @Test func notInWithNullNeverTrue() throws {
         let clause = try WhereClause("agency NOT IN (1, 2, NULL)", schema: F.schema)
         for agency in [Int64(-5), 0, 1, 2, 3, 99] {
             #expect(clause.evaluate(F.plow(["agency": .int(agency)])) != .true)
@@ -108,7 +109,7 @@ struct WhereNullLogicTests {
     }
 
     /// IN / NOT IN on a NULL operand is unknown.
-    @Test(.timeLimit(.minutes(2))) func inOnNullOperand() throws {
+    @Test func inOnNullOperand() throws {
         #expect(try F.evaluate("speed IN (1, 2)", Self.row) == .unknown)
         #expect(try F.evaluate("speed NOT IN (1, 2)", Self.row) == .unknown)
         #expect(try F.evaluate("NULL IN (1, 2)") == .unknown)
@@ -116,7 +117,7 @@ struct WhereNullLogicTests {
     }
 
     /// BETWEEN is (x >= a AND x <= b) under three-valued logic, with NULL bounds or operand.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("agency BETWEEN NULL AND 5", Int64(3), SQLTruth.unknown), ("agency BETWEEN NULL AND 5", 7, .false),
         ("agency BETWEEN 1 AND NULL", 0, .false), ("agency BETWEEN 1 AND NULL", 3, .unknown),
         ("agency NOT BETWEEN NULL AND 5", 7, .true), ("agency NOT BETWEEN NULL AND 5", 3, .unknown),
@@ -129,14 +130,14 @@ struct WhereNullLogicTests {
     }
 
     /// LIKE on NULL (operand or pattern) is unknown, as is NOT LIKE.
-    @Test(.timeLimit(.minutes(2)), arguments: ["vehiclename LIKE '%'", "vehiclename NOT LIKE 'a%'", "vehiclename LIKE ''",
+    @Test(arguments: ["vehiclename LIKE '%'", "vehiclename NOT LIKE 'a%'", "vehiclename LIKE ''",
                       "'abc' LIKE NULL", "vehiclename NOT LIKE NULL", "UPPER(vehiclename) LIKE 'A%'", "NULL LIKE 'a'"])
     func likeOnNull(text: String) throws {
         #expect(try F.evaluate(text, F.plow(["vehiclename": .null])) == .unknown)
     }
 
     /// UPPER/LOWER/CHAR_LENGTH/ABS of NULL are NULL.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("UPPER(vehiclename) = 'A'", SQLTruth.unknown), ("UPPER(vehiclename) IS NULL", .true),
         ("LOWER(vehiclename) IS NULL", .true), ("CHAR_LENGTH(vehiclename) IS NULL", .true),
         ("ABS(speed) IS NULL", .true), ("UPPER(NULL) IS NULL", .true), ("UPPER(vehiclename) IS NOT NULL", .false),
@@ -146,7 +147,7 @@ struct WhereNullLogicTests {
     }
 
     /// IS [NOT] NULL is never unknown.
-    @Test(.timeLimit(.minutes(2)), arguments: ["speed IS NULL", "speed IS NOT NULL", "speed + 1 IS NULL", "speed / 0 IS NULL",
+    @Test(arguments: ["speed IS NULL", "speed IS NOT NULL", "speed + 1 IS NULL", "speed / 0 IS NULL",
                       "vehiclename IS NULL", "NULL IS NOT NULL", "payload IS NULL"])
     func isNullNeverUnknown(text: String) throws {
         let clause = try WhereClause(text, schema: F.schema)
@@ -156,7 +157,7 @@ struct WhereNullLogicTests {
     }
 
     /// IS NULL distinguishes NULL from values on the same field.
-    @Test(.timeLimit(.minutes(2))) func isNullValues() throws {
+    @Test func isNullValues() throws {
         #expect(try F.evaluate("speed IS NULL", Self.row) == .true)
         #expect(try F.evaluate("speed IS NOT NULL", Self.row) == .false)
         #expect(try F.evaluate("speed IS NULL") == .false)
@@ -165,7 +166,7 @@ struct WhereNullLogicTests {
     }
 
     /// A WHERE clause excludes rows whose condition is unknown.
-    @Test(.timeLimit(.minutes(2))) func unknownExcludes() throws {
+    @Test func unknownExcludes() throws {
         let clause = try WhereClause("speed > 0 OR agency = 4", schema: F.schema)
         #expect(clause.evaluate(Self.row) == .unknown)
         #expect(!clause.matches(Self.row))

@@ -44,10 +44,10 @@ private func makeRuntime(_ published: PublishedEvents, status: String? = "connec
     return AnalysisRuntime(environment: environment) { published.append($0) }
 }
 
-@Suite("Analysis runtime")
+@Suite("Analysis runtime", .bounded(.io))
 struct AnalysisRuntimeTests {
     /// A job publishes accepted (with the stream's status), its results in order, then one summary with the stream's status.
-    @Test(.timeLimit(.minutes(2))) func jobReportsInOrder() async throws {
+    @Test func jobReportsInOrder() async throws {
         let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
@@ -63,7 +63,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// Cancel stops a running job, which ends with one cancelled line; cancelling again or an unknown job says so.
-    @Test(.timeLimit(.minutes(2))) func cancelStopsAJob() async throws {
+    @Test func cancelStopsAJob() async throws {
         let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
@@ -81,7 +81,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// An id that names a running job is refused; after the job ends it may be used again.
-    @Test(.timeLimit(.minutes(2))) func idsAreUniqueWhileRunning() async throws {
+    @Test func idsAreUniqueWhileRunning() async throws {
         let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }
@@ -100,7 +100,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// A failing job ends with its reason; other jobs running beside it are not disturbed.
-    @Test(.timeLimit(.minutes(2))) func failuresAreReportedAndIsolated() async throws {
+    @Test func failuresAreReportedAndIsolated() async throws {
         let published = PublishedEvents()
         let runtime = makeRuntime(published, status: nil)
         let running = Task { await runtime.run() }
@@ -121,7 +121,7 @@ struct AnalysisRuntimeTests {
     }
 
     /// Cancelling the runtime's task cancels every running job; after close no job starts.
-    @Test(.timeLimit(.minutes(2))) func endingTheRuntimeCancelsJobs() async throws {
+    @Test func endingTheRuntimeCancelsJobs() async throws {
         let published = PublishedEvents()
         let runtime = makeRuntime(published)
         let running = Task { await runtime.run() }

@@ -43,10 +43,10 @@ private func requestError(_ sender: ArcGISRequester, path: String? = nil) async 
     }
 }
 
-@Suite("ArcGIS requester: token renewal and transport failures")
+@Suite("ArcGIS requester: token renewal and transport failures", .bounded(.io))
 struct ArcGISRequesterTests {
     /// A rejected token is renewed exactly once, the request is sent again with the new token, and that second answer is returned.
-    @Test(.timeLimit(.minutes(2))) func renewsOnceThenUsesTheRetriedAnswer() async throws {
+    @Test func renewsOnceThenUsesTheRetriedAnswer() async throws {
         let responder = try RawHTTPResponder.start { head in
             head.contains("token=fresh-token")
                 ? RawHTTPResponder.response(body: Array(#"{"answer":"with the fresh token"}"#.utf8))
@@ -64,7 +64,7 @@ struct ArcGISRequesterTests {
     }
 
     /// A renewed token refused too is the token error (renewed), after exactly one renewal and two requests; neither token is in its text.
-    @Test(.timeLimit(.minutes(2))) func secondRejectionIsTheTokenError() async throws {
+    @Test func secondRejectionIsTheTokenError() async throws {
         let responder = try RawHTTPResponder.start { _ in RawHTTPResponder.response(status: 498, body: []) }
         defer { responder.stop() }
         let tokens = ScriptedTokens("stale-token", replacements: ["fresh-token", "never-used-token"])
@@ -79,7 +79,7 @@ struct ArcGISRequesterTests {
     }
 
     /// Without another token a 499 fails at once, saying to give one; a source that has none left is asked once and the request is not repeated.
-    @Test(.timeLimit(.minutes(2))) func noOtherTokenFailsAtOnce() async throws {
+    @Test func noOtherTokenFailsAtOnce() async throws {
         let responder = try RawHTTPResponder.start { _ in
             RawHTTPResponder.response(body: Array(#"{"error":{"code":499,"message":"Token Required","details":[]}}"#.utf8))
         }
@@ -97,7 +97,7 @@ struct ArcGISRequesterTests {
     }
 
     /// A port nothing listens on, a body over the size limit and a body shorter than its Content-Length each give their text, naming the layer URL without the token.
-    @Test(.timeLimit(.minutes(2))) func transportFailureTexts() async throws {
+    @Test func transportFailureTexts() async throws {
         let closed = try RefusingPort()
         defer { closed.close() }
         let port = closed.port
@@ -125,7 +125,7 @@ struct ArcGISRequesterTests {
     }
 
     /// A server that does not answer within the timeout is unreachable with the transport's message, which names the request URL but never its token.
-    @Test(.timeLimit(.minutes(2))) func timeoutTextHidesTheToken() async throws {
+    @Test func timeoutTextHidesTheToken() async throws {
         let release = AsyncStreamBox<Void>()
         var configuration = ServerConfiguration()
         configuration.httpResponder = { _ in
@@ -149,7 +149,7 @@ struct ArcGISRequesterTests {
     }
 
     /// The URL's own query items go with every request unless the request sets them; a GET longer than the limit goes as a POST form, its token out of the URL.
-    @Test(.timeLimit(.minutes(2))) func queryItemsAndLongRequestsAsPOST() async throws {
+    @Test func queryItemsAndLongRequestsAsPOST() async throws {
         let responder = try RawHTTPResponder.start { _ in RawHTTPResponder.response(body: Array("{}".utf8)) }
         defer { responder.stop() }
         let sender = try requester(responder.base, query: "?gdbVersion=v1&where=dropped&f=pjson", tokens: StaticTokenSource("hidden-token-value"),
@@ -166,7 +166,7 @@ struct ArcGISRequesterTests {
     }
 
     /// A task cancelled before it sends gets `cancelled` (not a reachability failure) and nothing reaches the server.
-    @Test(.timeLimit(.minutes(2))) func cancelledBeforeSending() async throws {
+    @Test func cancelledBeforeSending() async throws {
         let responder = try RawHTTPResponder.start { _ in RawHTTPResponder.response(body: Array("{}".utf8)) }
         defer { responder.stop() }
         let sender = try requester(responder.base, tokens: nil)
@@ -181,7 +181,7 @@ struct ArcGISRequesterTests {
     }
 
     /// An answer the client could not read is classified: HTML is not ArcGIS, JSON stopping at the end is truncated, a 5xx page is its status, bad JSON shapes are unexpected (token scrubbed) or their HTTP status.
-    @Test(.timeLimit(.minutes(2))) func answerFailureTexts() {
+    @Test func answerFailureTexts() {
         let url = "http://127.0.0.1:1/arcgis/rest/services/X/MapServer/0"
         func answer(_ status: Int, _ text: String, type: String = "application/json") -> ArcGISAnswer {
             ArcGISAnswer(response: HTTPResponse(status: status, headers: ["Content-Type": type], body: Array(text.utf8), url: url),

@@ -2,13 +2,13 @@
 import EntityStreamTestSupport
 import Testing
 
-@Suite("Batch queue rules")
+@Suite("Batch queue rules", .bounded)
 struct BatchQueueStateTests {
     typealias State = BatchQueueState<Int, String, String>
 
     /// Under back-pressure, a batch beyond the byte limit waits; the consumer admits waiting
     /// batches in arrival order as room appears, and never sees them out of order.
-    @Test(.timeLimit(.minutes(2))) func byteLimitAdmitsInOrder() {
+    @Test func byteLimitAdmitsInOrder() {
         var state = State(capacity: 1_000, costLimit: 100, policy: .backPressure)
         guard case .queued = state.send([1, 2], cost: 80) else { Issue.record("room for the first batch"); return }
         guard case .queued = state.send([3], cost: 30) else { Issue.record("under the limit still admits"); return }
@@ -32,7 +32,7 @@ struct BatchQueueStateTests {
     }
 
     /// Dropping keeps both limits, oldest first, counting exactly what went.
-    @Test(.timeLimit(.minutes(2))) func dropOldestCountsExactly() {
+    @Test func dropOldestCountsExactly() {
         var state = State(capacity: 5, costLimit: 1_000, policy: .dropOldest)
         _ = state.send([1, 2, 3], cost: 30)
         _ = state.send([4, 5, 6, 7], cost: 40)
@@ -48,7 +48,7 @@ struct BatchQueueStateTests {
     }
 
     /// A cancelled waiting sender is removed (its batch dropped); finishing resumes every waiter.
-    @Test(.timeLimit(.minutes(2))) func cancellationAndFinish() {
+    @Test func cancellationAndFinish() {
         var state = State(capacity: 1, policy: .backPressure)
         _ = state.send([1], cost: 0)
         _ = state.wait([2], cost: 0, sender: "s2", id: 2)
@@ -63,11 +63,11 @@ struct BatchQueueStateTests {
     }
 }
 
-@Suite("Batch queue")
+@Suite("Batch queue", .bounded)
 struct BatchQueueTests {
     /// A producer blocked by back-pressure returns when its task is cancelled (it used to keep
     /// disconnect() waiting); the consumer then sees only what was admitted.
-    @Test(.timeLimit(.minutes(2))) func cancelledBlockedProducerReturns() async {
+    @Test func cancelledBlockedProducerReturns() async {
         let queue = BatchQueue<Int>(capacity: 1)
         #expect(await queue.send([1]))
         let blocked = Task { await queue.send([2]) }
@@ -80,7 +80,7 @@ struct BatchQueueTests {
     }
 
     /// A consumer cancelled while it waits gets nil instead of waiting forever.
-    @Test(.timeLimit(.minutes(2))) func cancelledConsumerGetsNil() async {
+    @Test func cancelledConsumerGetsNil() async {
         let queue = BatchQueue<Int>(capacity: 4)
         let consumer = Task { await queue.next() }
         consumer.cancel()
@@ -88,7 +88,7 @@ struct BatchQueueTests {
     }
 
     /// Several producers: every element arrives once, each producer's own order is kept.
-    @Test(.timeLimit(.minutes(2))) func severalProducersKeepTheirOrder() async {
+    @Test func severalProducersKeepTheirOrder() async {
         let queue = BatchQueue<(producer: Int, sequence: Int)>(capacity: 50, costLimit: 4_000)
         await withTaskGroup(of: Void.self) { group in
             for producer in 0..<4 {
@@ -114,7 +114,7 @@ struct BatchQueueTests {
     }
 
     /// Two consumers waiting at once stop the program with a message (never a silent overwrite).
-    @Test(.timeLimit(.minutes(2))) func secondConsumerStopsLoudly() async {
+    @Test func secondConsumerStopsLoudly() async {
         await #expect(processExitsWith: .failure) {
             let queue = BatchQueue<Int>(capacity: 4)
             let first = Task { _ = await queue.next() }

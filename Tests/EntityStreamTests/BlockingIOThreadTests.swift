@@ -2,12 +2,13 @@ import EntityStream
 import EntityStreamCore
 import Foundation
 import Locking
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Blocking I/O thread")
+@Suite("Blocking I/O thread", .bounded)
 struct BlockingIOThreadTests {
     /// Jobs run on the named thread, one at a time, in the order they were started.
-    @Test(.timeLimit(.minutes(2))) func runsJobsInOrderOnItsThread() async {
+    @Test func runsJobsInOrderOnItsThread() async {
         let thread = BlockingIOThread(name: "es-test-io-thread")
         let pending = (0..<50).map { index in thread.start { (index, ThreadName.current) } }
         var results: [Int] = []
@@ -24,7 +25,7 @@ struct BlockingIOThreadTests {
     /// Writers blocked on full pipes (nobody reading) block their own threads, not Swift's
     /// cooperative pool: with three of them stuck — more than the pool has threads on this
     /// machine — other tasks still run, and once the pipes are read everything arrives.
-    @Test(.timeLimit(.minutes(2))) func blockedWritesLeaveThePoolFree() async throws {
+    @Test func blockedWritesLeaveThePoolFree() async throws {
         signal(SIGPIPE, SIG_IGN)
         var pipes: [(read: Int32, write: Int32)] = []
         var writers: [Task<JSONLinesWriter.Ending, Never>] = []

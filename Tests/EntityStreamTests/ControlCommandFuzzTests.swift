@@ -7,7 +7,7 @@ import Testing
 /// Mutated control commands through the real command handling: every line
 /// gets exactly one answer (a response, ok or with an error naming the
 /// problem, or one analysis job's lines ending in a final phase), never a trap.
-@Suite("Control command fuzzing")
+@Suite("Control command fuzzing", .bounded(.compute, limit: FuzzRounds.timeLimit))
 struct ControlCommandFuzzTests {
     static let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double),
                                         Field(name: "vehicletype", type: .string)],
@@ -114,7 +114,7 @@ struct ControlCommandFuzzTests {
     }
 
     /// Every mutated command line (1–4 byte-level mutations of a valid command) gets exactly one answer, never a trap.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedCommandsGetOneAnswerEach() async {
+    @Test func mutatedCommandsGetOneAnswerEach() async {
         await FuzzRounds.run("control commands", fixed: [0xC0_11, 0xC0_12, 0xC0_13]) { seed in
             let harness = await Self.harness()
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary, allowNewlines: false)
@@ -130,7 +130,7 @@ struct ControlCommandFuzzTests {
     }
 
     /// The unmutated templates are each answered once too (the analyses among them with a summary): the generator starts from valid input.
-    @Test(.timeLimit(.minutes(2))) func templatesAreAnsweredOnce() async {
+    @Test func templatesAreAnsweredOnce() async {
         let harness = await Self.harness()
         var finals: [AnalysisPhase] = []
         // purge-all last: the analyses before it find the vehicles.

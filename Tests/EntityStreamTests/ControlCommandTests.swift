@@ -1,15 +1,16 @@
 import EntityStream
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 private func parse(_ line: String) throws(ControlCommandError) -> any ControlCommand {
     try ControlCommandRegistry.standard.parse(line: Array(line.utf8))
 }
 
-@Suite("Control commands")
+@Suite("Control commands", .bounded)
 struct ControlCommandTests {
     /// query-entities takes the geometry as text or an envelope object, and track ids as the values they are stored under.
-    @Test(.timeLimit(.minutes(2))) func queryEntitiesMembers() throws {
+    @Test func queryEntitiesMembers() throws {
         let query = try #require(try parse(
             #"{"id":"q","command":"query-entities","where":"speed > 5","geometry":{"xmin":-112,"ymin":40,"xmax":-111,"ymax":41},"trackIds":["TRUCK 3",7,7.0,8.5],"observations":-1}"#)
             as? QueryEntitiesCommand)
@@ -23,7 +24,7 @@ struct ControlCommandTests {
     }
 
     /// query-observations reads its time extent in every documented spelling and keeps the rest for the job.
-    @Test(.timeLimit(.minutes(2))) func queryObservationsMembers() throws {
+    @Test func queryObservationsMembers() throws {
         let spellings = [#"{"start":"2026-11-23T08:00:00Z","end":"2026-11-23T09:00:00Z"}"#, #"["2026-11-23T08:00:00Z",1795424400000]"#,
                          #""2026-11-23T10:00:00+02:00,2026-11-23T09:00:00Z""#]
         for spelling in spellings {
@@ -39,7 +40,7 @@ struct ControlCommandTests {
     }
 
     /// Each bad command is refused with its id and a message naming the problem; nothing is silently dropped.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (#"{"id":1,"command":"query-entities","trackIds":["A",null]}"#, "trackIds[1] must be a string or a number, not null"),
         (#"{"id":1,"command":"query-entities","trackIds":[{"a":1}]}"#, #"trackIds[0] must be a string or a number, not {"a":1}"#),
         (#"{"id":1,"command":"query-entities","trackIds":"A"}"#, "\"trackIds\" must be an array"),
@@ -69,7 +70,7 @@ struct ControlCommandTests {
     }
 
     /// Lines that are not commands at all are refused with a null id.
-    @Test(.timeLimit(.minutes(2)), arguments: ["not json", "[1]", #"{"command":"status"}"#, #"{"id":{"a":1},"command":"status"}"#])
+    @Test(arguments: ["not json", "[1]", #"{"command":"status"}"#, #"{"id":{"a":1},"command":"status"}"#])
     func nonCommandsAreRefused(line: String) {
         #expect(throws: ControlCommandError.self) { try parse(line) }
     }

@@ -71,10 +71,10 @@ private func shownTexts(_ result: (statuses: [ConnectionStatusChange], lastError
     result.statuses.flatMap { [$0.url, $0.error].compactMap { $0 } } + [result.lastError].compactMap { $0 }
 }
 
-@Suite("Credentials: never shown, never sent in clear after TLS")
+@Suite("Credentials: never shown, never sent in clear after TLS", .bounded(.io))
 struct CredentialSafetyTests {
     /// A description request that times out names its URL with the token masked.
-    @Test(.timeLimit(.minutes(2))) func descriptionTimeoutHidesTheToken() async throws {
+    @Test func descriptionTimeoutHidesTheToken() async throws {
         let silent = try SilentListener()
         defer { silent.close() }
         let result = await connectAndCollect("http://127.0.0.1:\(silent.port)/arcgis/rest/services/S/StreamServer",
@@ -88,7 +88,7 @@ struct CredentialSafetyTests {
 
     /// A WebSocket open that times out, and a stream URL that cannot be
     /// parsed, are reported without the socket token.
-    @Test(.timeLimit(.minutes(2)), arguments: ["silent", "invalid"])
+    @Test(arguments: ["silent", "invalid"])
     func socketFailuresHideTheToken(kind: String) async throws {
         let silent = try SilentListener()
         defer { silent.close() }
@@ -108,7 +108,7 @@ struct CredentialSafetyTests {
     /// After an https description, a plain ws:// stream URL does not get the
     /// token: the connection fails saying why, and the socket server sees no
     /// upgrade; allowing plaintext tokens explicitly sends it.
-    @Test(.timeLimit(.minutes(2))) func plaintextStreamURLAfterHTTPSIsRefused() async throws {
+    @Test func plaintextStreamURLAfterHTTPSIsRefused() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let plain = try await ScriptedStreamService.start(description: { _ in HTTPServerResponse(status: 404, text: "{}") },
@@ -145,7 +145,7 @@ struct CredentialSafetyTests {
 
     /// A redirect from https to plain http is not followed with the token (the
     /// plain server sees nothing), unless plaintext redirects are allowed.
-    @Test(.timeLimit(.minutes(2))) func redirectToPlainHTTPIsRefused() async throws {
+    @Test func redirectToPlainHTTPIsRefused() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let plain = try await ScriptedStreamService.start(
@@ -178,7 +178,7 @@ struct CredentialSafetyTests {
     }
 
     /// An HTML error page is reported on one line (its excerpt's line breaks become spaces).
-    @Test(.timeLimit(.minutes(2))) func htmlErrorPageIsOneLine() async throws {
+    @Test func htmlErrorPageIsOneLine() async throws {
         var configuration = ServerConfiguration()
         configuration.httpResponder = { _ in
             HTTPServerResponse(status: 404, contentType: "text/html",

@@ -16,10 +16,10 @@ private func collect(_ subscriber: Subscriber, until condition: ([StreamEvent]) 
     return events
 }
 
-@Suite("Entity store actor and subscribers")
+@Suite("Entity store actor and subscribers", .bounded)
 struct EntityStoreActorTests {
     /// The age-purge timer, driven by the injected clock, purges with no new data arriving.
-    @Test(.timeLimit(.minutes(2))) func timerPurgesWithoutNewData() async {
+    @Test func timerPurgesWithoutNewData() async {
         let clock = ManualClock()
         let bus = EventBus()
         let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observationPurged, .entityPurged]), clock: clock)
@@ -38,7 +38,7 @@ struct EntityStoreActorTests {
     }
 
     /// A primed batch's observation and entity-received events are marked primed through the pipeline; a live batch's are not.
-    @Test(.timeLimit(.minutes(2))) func primedBatchesAreMarked() async {
+    @Test func primedBatchesAreMarked() async {
         let clock = ManualClock()
         let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
         let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.observation, .entityReceived]), clock: clock)
@@ -53,7 +53,7 @@ struct EntityStoreActorTests {
     }
 
     /// With back-pressure, a slow consumer still receives every one of 200,000 events, in order.
-    @Test(.timeLimit(.minutes(2))) func backPressureLosesNothing() async {
+    @Test func backPressureLosesNothing() async {
         let bus = EventBus(capacity: 1_000)
         let subscriber = Subscriber(name: "slow", capacity: 1_000, policy: .backPressure)
         await bus.subscribe(subscriber)
@@ -84,7 +84,7 @@ struct EntityStoreActorTests {
     }
 
     /// With drop-when-slow, the oldest queued events are dropped, counted exactly, and reported in a dropped event.
-    @Test(.timeLimit(.minutes(2))) func dropWhenSlowCountsExactly() async {
+    @Test func dropWhenSlowCountsExactly() async {
         let subscriber = Subscriber(name: "dropping", capacity: 100, policy: .dropOldest)
         let events = (0..<250).map { StreamEvent(time: Int64($0), payload: .error(StreamErrorReport(source: .message, message: "", count: $0))) }
         await subscriber.deliver(Array(events[0..<150]))
@@ -101,7 +101,7 @@ struct EntityStoreActorTests {
     }
 
     /// Subscribers only see the kinds, tracks and where-matching observations they asked for.
-    @Test(.timeLimit(.minutes(2))) func subscriberFiltersEvents() async throws {
+    @Test func subscriberFiltersEvents() async throws {
         let clock = ManualClock()
         let bus = EventBus()
         let fast = try WhereClause("speed > 2", schema: schema)
@@ -121,7 +121,7 @@ struct EntityStoreActorTests {
 
     /// Non-point features and observations without a track id are not stored; each is reported as an error
     /// of source `store`, counted in one sequence.
-    @Test(.timeLimit(.minutes(2))) func unusableFeaturesAreReportedNotStored() async {
+    @Test func unusableFeaturesAreReportedNotStored() async {
         let bus = EventBus()
         let subscriber = Subscriber(name: "all", filter: EventFilter(kinds: [.error, .entityReceived]))
         await bus.subscribe(subscriber)
@@ -144,7 +144,7 @@ struct EntityStoreActorTests {
     }
 
     /// A delete message removes the entity and its whole history, published as an entity-purged event.
-    @Test(.timeLimit(.minutes(2))) func deleteRemovesTheEntity() async {
+    @Test func deleteRemovesTheEntity() async {
         let bus = EventBus()
         let subscriber = Subscriber(name: "purges", filter: EventFilter(kinds: [.entityPurged]))
         await bus.subscribe(subscriber)
@@ -163,7 +163,7 @@ struct EntityStoreActorTests {
     /// earlier expiry): it wakes at its deadline, finds nothing expired,
     /// sleeps on until the next live observation expires, and then purges
     /// exactly that one.
-    @Test(.timeLimit(.minutes(2))) func timerAfterDeleteTargetsNextLiveObservation() async {
+    @Test func timerAfterDeleteTargetsNextLiveObservation() async {
         let clock = ManualClock()
         let start = clock.now()
         let bus = EventBus()
@@ -204,7 +204,7 @@ struct EntityStoreActorTests {
     }
 
     /// A bus released without close() still delivers what was published, then ends its subscriptions (and is freed).
-    @Test(.timeLimit(.minutes(2))) func releasedBusDeliversThenEndsSubscriptions() async {
+    @Test func releasedBusDeliversThenEndsSubscriptions() async {
         let subscriber = Subscriber(name: "last")
         weak var released: EventBus?
         do {

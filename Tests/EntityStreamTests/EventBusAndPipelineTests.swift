@@ -8,11 +8,11 @@ private func errorEvent(_ number: Int, producer: Int = 0) -> StreamEvent {
     StreamEvent(time: Int64(number), payload: .error(StreamErrorReport(source: .message, message: "\(producer)", count: number)))
 }
 
-@Suite("Event bus")
+@Suite("Event bus", .bounded)
 struct EventBusTests {
     /// Several producers publishing at once: every subscriber sees every event once, each
     /// producer's events in its order, and all subscribers in the same overall order.
-    @Test(.timeLimit(.minutes(2))) func severalProducersOneOrderForAll() async {
+    @Test func severalProducersOneOrderForAll() async {
         let bus = EventBus(capacity: 500, byteLimit: 64 * 1024)
         let first = Subscriber(name: "a", capacity: 300)
         let second = Subscriber(name: "b", capacity: 300)
@@ -52,7 +52,7 @@ struct EventBusTests {
 
     /// Before any subscriber, publishing never blocks (far beyond the queue's 16,384 events):
     /// the events are dropped and counted, and the first subscriber is told how many it missed.
-    @Test(.timeLimit(.minutes(2))) func publishingBeforeTheFirstSubscriberDropsAndCounts() async {
+    @Test func publishingBeforeTheFirstSubscriberDropsAndCounts() async {
         let bus = EventBus()
         for start in stride(from: 0, to: 40_000, by: 1_000) {
             await bus.publish((start..<start + 1_000).map { errorEvent($0) })
@@ -74,7 +74,7 @@ struct EventBusTests {
     }
 }
 
-@Suite("Stream pipeline")
+@Suite("Stream pipeline", .bounded)
 struct StreamPipelineTests {
     private static let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
 
@@ -83,7 +83,7 @@ struct StreamPipelineTests {
     }
 
     /// Messages, events and schema changes handed over in one order reach subscribers in that order.
-    @Test(.timeLimit(.minutes(2))) func keepsOrderAcrossKinds() async {
+    @Test func keepsOrderAcrossKinds() async {
         let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: ManualClock())
         let subscriber = Subscriber(name: "all", filter: EventFilter(kinds: [.observation, .error]))
         await pipeline.bus.subscribe(subscriber)
@@ -106,7 +106,7 @@ struct StreamPipelineTests {
     }
 
     /// A pipeline released without close() ends its worker: the subscription drains and ends, nothing leaks.
-    @Test(.timeLimit(.minutes(2))) func releasedPipelineEndsItsWorker() async {
+    @Test func releasedPipelineEndsItsWorker() async {
         let subscriber = Subscriber(name: "last", filter: EventFilter(kinds: [.observation]))
         weak var released: StreamPipeline?
         do {
@@ -135,10 +135,10 @@ private final class RecordingTarget: ControlTarget, Sendable {
     func streamStatus() async -> String { "testing" }
 }
 
-@Suite("Control command handler")
+@Suite("Control command handler", .bounded)
 struct ControlCommandHandlerTests {
     /// Each line is answered with a response carrying its id: results, and errors naming the problem.
-    @Test(.timeLimit(.minutes(2))) func answersEveryLineWithItsID() async throws {
+    @Test func answersEveryLineWithItsID() async throws {
         let clock = ManualClock()
         let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
         let subscriber = Subscriber(name: "responses", filter: EventFilter(kinds: [.response]))

@@ -1,12 +1,13 @@
 import EntityStream
 import Foundation
 import Locking
+import EntityStreamTestSupport
 import Testing
 
-@Suite("File descriptor output")
+@Suite("File descriptor output", .bounded(.io))
 struct FileDescriptorOutputTests {
     /// A reader that went away (`| head`, `| true`) is reported as a closed output, not a crash.
-    @Test(.timeLimit(.minutes(2))) func closedReaderIsReportedAsClosedOutput() throws {
+    @Test func closedReaderIsReportedAsClosedOutput() throws {
         signal(SIGPIPE, SIG_IGN)
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
@@ -24,7 +25,7 @@ struct FileDescriptorOutputTests {
     }
 
     /// Any other failure (here a full disk) is not mistaken for a closed output and names the system's error.
-    @Test(.timeLimit(.minutes(2))) func otherFailuresNameTheError() throws {
+    @Test func otherFailuresNameTheError() throws {
         let full = open("/dev/full", O_WRONLY)
         try #require(full >= 0)
         defer { close(full) }
@@ -38,7 +39,7 @@ struct FileDescriptorOutputTests {
     }
 
     /// Everything given is written, in order, even more than a pipe holds at once.
-    @Test(.timeLimit(.minutes(2))) func writesEveryByte() throws {
+    @Test func writesEveryByte() throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         let reader = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)

@@ -128,10 +128,10 @@ private func openRasters(_ scratch: Scratch) throws -> SessionRasters {
     return try SessionRasters.open([("dem", path)])
 }
 
-@Suite("identify and --enrich on a running pipeline")
+@Suite("identify and --enrich on a running pipeline", .bounded)
 struct IdentifyRasterTests {
     /// The identify command answers a WGS84 point with its cell's value, column and row, and the cell's extent as a closed polygon.
-    @Test(.timeLimit(.minutes(2))) func onePoint() async throws {
+    @Test func onePoint() async throws {
         let scratch = try Scratch()
         let harness = try await Harness(rasters: try openRasters(scratch))
         let center = TestRaster.center(5, 4)
@@ -155,7 +155,7 @@ struct IdentifyRasterTests {
     }
 
     /// A points list is answered in order: a Web Mercator point, a NoData cell, the top-left corner, the right edge and a point outside.
-    @Test(.timeLimit(.minutes(2))) func pointsInOrder() async throws {
+    @Test func pointsInOrder() async throws {
         let scratch = try Scratch()
         let harness = try await Harness(rasters: try openRasters(scratch))
         let (lon, lat) = TestRaster.center(6, 1)
@@ -187,7 +187,7 @@ struct IdentifyRasterTests {
     }
 
     /// Bad commands are refused with a response naming the problem; a point PROJ cannot use is answered with an error, and the job goes on.
-    @Test(.timeLimit(.minutes(2))) func badCommands() async throws {
+    @Test func badCommands() async throws {
         let scratch = try Scratch()
         let harness = try await Harness(rasters: try openRasters(scratch))
         let refusals: [(String, String)] = [
@@ -215,7 +215,7 @@ struct IdentifyRasterTests {
 
     /// With an enricher, the observation and entity-received events carry the cell under each point (WGS84, Web Mercator,
     /// outside, NoData, no geometry), exactly the values the test wrote.
-    @Test(.timeLimit(.minutes(2))) func enrichmentOnIngest() async throws {
+    @Test func enrichmentOnIngest() async throws {
         let scratch = try Scratch()
         let harness = try await Harness(rasters: try openRasters(scratch), enrich: ["dem"])
         var expected: [String: Double?] = [:]   // track → Band_0 (nil: NoData); absent: a null cell
@@ -255,7 +255,7 @@ struct IdentifyRasterTests {
     }
 
     /// Points in a spatial reference PROJ does not know get null cells, and the batch reports it once as a counted error.
-    @Test(.timeLimit(.minutes(2))) func enrichmentProblemsAreReported() async throws {
+    @Test func enrichmentProblemsAreReported() async throws {
         let scratch = try Scratch()
         let harness = try await Harness(rasters: try openRasters(scratch), enrich: ["dem"])
         let messages: [StreamMessage] = (0..<5).map { index in
@@ -275,7 +275,7 @@ struct IdentifyRasterTests {
     }
 
     /// Opening names the raster that failed; enriching needs a raster that exists and can place WGS84 points.
-    @Test(.timeLimit(.minutes(2))) func openingAndEnrichingFailClearly() async throws {
+    @Test func openingAndEnrichingFailClearly() async throws {
         let scratch = try Scratch()
         let text = scratch.file("text.tif")
         try "not a tiff".write(toFile: text, atomically: true, encoding: .utf8)

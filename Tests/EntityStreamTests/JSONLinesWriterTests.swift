@@ -1,9 +1,10 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
-@Suite("JSON lines writer")
+@Suite("JSON lines writer", .bounded)
 struct JSONLinesWriterTests {
     private static func observations(_ range: Range<Int>) -> [StreamEvent] {
         range.map { index in
@@ -29,7 +30,7 @@ struct JSONLinesWriterTests {
 
     /// At its observation limit the writer stops after exactly that many observation lines and ends the
     /// subscription: later deliveries beyond the queue's capacity return (dropped) instead of waiting for ever.
-    @Test(.timeLimit(.minutes(2))) func limitEndsTheSubscription() async throws {
+    @Test func limitEndsTheSubscription() async throws {
         let subscriber = Subscriber(name: "stdout", capacity: 64)
         await subscriber.deliver(Self.observations(0..<40))
         let (ending, lines) = try await Self.write(limit: 25, then: Self.observations(40..<1_000), subscriber: subscriber)
@@ -43,7 +44,7 @@ struct JSONLinesWriterTests {
     }
 
     /// A writer whose subscription simply ends writes everything and leaves nothing to end.
-    @Test(.timeLimit(.minutes(2))) func finishedSubscriptionWritesEverything() async throws {
+    @Test func finishedSubscriptionWritesEverything() async throws {
         let subscriber = Subscriber(name: "stdout")
         await subscriber.deliver(Self.observations(0..<30))
         subscriber.finish()

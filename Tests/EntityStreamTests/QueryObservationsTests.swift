@@ -32,10 +32,10 @@ private func analyses(_ events: [StreamEvent]) -> [AnalysisEvent] {
     AnalysisHarness.analyses(events)
 }
 
-@Suite("query-observations over the store")
+@Suite("query-observations over the store", .bounded(.io))
 struct QueryObservationsTests {
     /// The extent selects by the service's time field, inclusive at both ends; order and limit apply; the summary says what matched.
-    @Test(.timeLimit(.minutes(2))) func extentOrderAndLimit() async throws {
+    @Test func extentOrderAndLimit() async throws {
         let harness = await Harness()
         await harness.ingest([("A", 100, 1), ("B", 200, 2), ("A", 300, 3), ("C", 150, 4), ("B", 301, 5)])
         let events = analyses(await harness.run(#"{"id":1,"command":"query-observations","timeExtent":{"start":100,"end":300},"orderBy":"time DESC","limit":3}"#))
@@ -52,7 +52,7 @@ struct QueryObservationsTests {
     }
 
     /// Where, track ids, out fields, count only and the receive time all work through the command.
-    @Test(.timeLimit(.minutes(2))) func filtersAndCount() async throws {
+    @Test func filtersAndCount() async throws {
         let harness = await Harness()
         await harness.ingest([("A", 100, 10), ("B", 200, 20)])
         harness.clock.advance(by: 1_000)
@@ -70,7 +70,7 @@ struct QueryObservationsTests {
     }
 
     /// Errors found against the schema end the job as failed, naming the field; a refused command is a response.
-    @Test(.timeLimit(.minutes(2))) func errorsAreReadable() async throws {
+    @Test func errorsAreReadable() async throws {
         let harness = await Harness()
         await harness.ingest([("A", 100, 10)])
         let unknown = analyses(await harness.run(#"{"id":4,"command":"query-observations","where":"heading > 3"}"#))
@@ -85,7 +85,7 @@ struct QueryObservationsTests {
     }
 
     /// Purged observations are gone: the query answers from what the store holds.
-    @Test(.timeLimit(.minutes(2))) func purgedObservationsAreNotAnswered() async throws {
+    @Test func purgedObservationsAreNotAnswered() async throws {
         let harness = await Harness(options: PurgeOptions(maximumDuration: 0, maximumObservations: 0, maximumObservationsPerTrack: 2))
         await harness.ingest((0..<10).map { ("A", Int64($0), Double($0)) })
         let events = analyses(await harness.run(#"{"id":7,"command":"query-observations"}"#))
@@ -106,10 +106,10 @@ private struct SnapshotProbe: AnalysisJob {
     }
 }
 
-@Suite("Analyses beside the stream")
+@Suite("Analyses beside the stream", .bounded(.io))
 struct AnalysisSnapshotTests {
     /// An analysis reads one consistent snapshot while the stream keeps ingesting.
-    @Test(.timeLimit(.minutes(2))) func snapshotIsConsistentWhileIngesting() async throws {
+    @Test func snapshotIsConsistentWhileIngesting() async throws {
         let harness = await Harness()
         await harness.ingest((0..<500).map { ("T\($0 % 7)", Int64($0), 1) })
         await harness.settle()

@@ -9,7 +9,7 @@ import Testing
 /// No trap; a file is either refused with a ``RecordingError`` naming its line
 /// or read with one entry per line (a message or a problem entry), and the
 /// valid lines the test wrote are never lost.
-@Suite("Recording fuzzing")
+@Suite("Recording fuzzing", .bounded(.compute, limit: FuzzRounds.timeLimit))
 struct RecordingFuzzTests {
     /// A recording the test wrote: its bytes, and what each message line holds.
     struct Written {
@@ -144,7 +144,7 @@ struct RecordingFuzzTests {
     }
 
     /// Recordings with some message lines mutated (never across lines): every line is an entry, the valid ones exactly as written.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedLinesAreEntriesAndValidLinesStay() async throws {
+    @Test func mutatedLinesAreEntriesAndValidLinesStay() async throws {
         try await FuzzRounds.run("recording lines", fixed: [0x5EC_01, 0x5EC_02]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary)
             for _ in 0..<60 {
@@ -155,7 +155,7 @@ struct RecordingFuzzTests {
     }
 
     /// Recordings whose header is mutated too: refused naming line 1, or read as another layout with every line an entry.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedHeadersAreRefusedByLine() async throws {
+    @Test func mutatedHeadersAreRefusedByLine() async throws {
         try await FuzzRounds.run("recording headers", fixed: [0x5EC_11]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary)
             for _ in 0..<80 {
@@ -166,7 +166,7 @@ struct RecordingFuzzTests {
     }
 
     /// Whole files mutated anywhere (line breaks included): no reader traps, and a refusal names a line within the file.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedFilesNeverTrap() async {
+    @Test func mutatedFilesNeverTrap() async {
         await FuzzRounds.run("recording files", fixed: [0x5EC_21]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary + ["\n", "\r\n", "\n\n", "[\n", "\n]"])
             for _ in 0..<150 {
@@ -193,7 +193,7 @@ struct RecordingFuzzTests {
     }
 
     /// A replay of a recording with mutated lines plays every valid line's feature, in order, and answers every line with an observation or an error.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func replayKeepsValidLines() async throws {
+    @Test func replayKeepsValidLines() async throws {
         try await FuzzRounds.run("recording replay", fixed: [0x5EC_31]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary)
             for _ in 0..<16 {

@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 /// Writes Esri feature lines for track T1 (speed = 10·i, heading = i) to a temporary file.
@@ -19,10 +20,10 @@ private func observations(_ subscriber: Subscriber, count: Int) async -> [Observ
     return result
 }
 
-@Suite("Replay source")
+@Suite("Replay source", .bounded)
 struct ReplaySourceTests {
     /// A filter changed while replaying never reshapes the schema: values stay under their own fields.
-    @Test(.timeLimit(.minutes(2))) func filterChangeKeepsValuesUnderTheirFields() async throws {
+    @Test func filterChangeKeepsValuesUnderTheirFields() async throws {
         let path = try featureFile(count: 4)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let clock = ManualClock()
@@ -58,7 +59,7 @@ struct ReplaySourceTests {
     /// However slow the speed is, a timed replay waits (until the end of year
     /// 9999, the last instant there is) instead of overflowing the clock: the
     /// first message plays, the next is due at the end of ``Instant/range``.
-    @Test(.timeLimit(.minutes(2))) func tinySpeedWaitsInsteadOfOverflowing() async throws {
+    @Test func tinySpeedWaitsInsteadOfOverflowing() async throws {
         var file = JSONWriter()
         let description = try JSONParser.parse(Array(#"{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}"#.utf8))
         RecordingWriter.appendHeader(RecordingHeader(service: "http://h/StreamServer", startedAt: 0, description: description), to: &file)
@@ -90,7 +91,7 @@ struct ReplaySourceTests {
     /// (source `recording`, naming the file and line) in its place, and the
     /// replay goes on; the same bytes read into memory (as from stdin) play
     /// the same events.
-    @Test(.timeLimit(.minutes(2))) func malformedRecordingLineIsAnErrorEventInPlace() async throws {
+    @Test func malformedRecordingLineIsAnErrorEventInPlace() async throws {
         let header = #"{"recording":"entitystream","version":1,"service":"http://h/StreamServer","startedAt":0,"description":{"fields":[{"name":"id"}],"timeInfo":{"trackIdField":"id"},"streamUrls":[{"transport":"ws","urls":["ws://h/s"]}]}}"#
         let lines = [
             header,
@@ -134,7 +135,7 @@ struct ReplaySourceTests {
     /// 256 KiB chunk holds thousands of short lines): every observation
     /// still arrives once, in file order, and a bad line's error sits
     /// exactly between its neighbours, whichever batch they fall in.
-    @Test(.timeLimit(.minutes(2))) func largeFilePlaysInOrderAcrossBatches() async throws {
+    @Test func largeFilePlaysInOrderAcrossBatches() async throws {
         let count = 5000
         let badLine = 3001
         let lines = (1...count).map { number in
@@ -168,7 +169,7 @@ struct ReplaySourceTests {
     }
 
     /// An outSR that cannot be converted locally is refused before anything plays.
-    @Test(.timeLimit(.minutes(2))) func unsupportedOutSRIsRefused() throws {
+    @Test func unsupportedOutSRIsRefused() throws {
         let path = try featureFile(count: 1)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ReplayError.self) {

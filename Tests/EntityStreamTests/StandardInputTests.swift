@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamTestSupport
 import Testing
 
 private struct QuietTarget: ControlTarget {
@@ -9,11 +10,11 @@ private struct QuietTarget: ControlTarget {
     func streamStatus() async -> String { "test" }
 }
 
-@Suite("Standard input: one line is one command")
+@Suite("Standard input: one line is one command", .bounded(.io))
 struct StandardInputTests {
     /// Lines come out whole however the input was cut into reads (one byte at
     /// a time, or all at once); empty lines are skipped; the last line needs no newline.
-    @Test(.timeLimit(.minutes(2))) func linesAreWholeAcrossReads() throws {
+    @Test func linesAreWholeAcrossReads() throws {
         let text = Array("{\"id\":1}\n\n{\"id\":2,\"x\":\"\(String(repeating: "y", count: 3_000_000))\"}\r\nlast".utf8)
         var whole = InputLineSplitter(maximumLength: 4 << 20)
         var lines = whole.append(text)
@@ -37,7 +38,7 @@ struct StandardInputTests {
 
     /// A line over the limit is reported by its length, without being kept, and
     /// the lines around it are untouched; the limit itself is allowed.
-    @Test(.timeLimit(.minutes(2))) func overlongLinesAreReportedNotSplit() {
+    @Test func overlongLinesAreReportedNotSplit() {
         var splitter = InputLineSplitter(maximumLength: 10)
         let lines = splitter.append(Array("0123456789\n0123456789A\nok\n\(String(repeating: "z", count: 1_000))".utf8))
         #expect(lines == [.line(Array("0123456789".utf8)), .tooLong(byteCount: 11), .line(Array("ok".utf8))])
@@ -47,7 +48,7 @@ struct StandardInputTests {
 
     /// An overlong line is answered like any bad command: a `response` event
     /// with `"ok":false`, saying the size and the limit.
-    @Test(.timeLimit(.minutes(2))) func overlongLineGetsAnErrorResponse() async throws {
+    @Test func overlongLineGetsAnErrorResponse() async throws {
         let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: ManualClock())
         let subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.response]))
         await pipeline.bus.subscribe(subscriber)
@@ -69,7 +70,7 @@ struct StandardInputTests {
 
     /// Through a real pipe: a 3 MB command arrives as one line (it used to be
     /// cut at 1 MiB and answered piece by piece).
-    @Test(.timeLimit(.minutes(2))) func pipeDeliversLongLinesWhole() async throws {
+    @Test func pipeDeliversLongLinesWhole() async throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         let ids = (0..<300_000).map { "\"T\($0)\"" }.joined(separator: ",")

@@ -1,17 +1,18 @@
 @testable import EntityStreamCore
 @testable import EntityStream
+import EntityStreamTestSupport
 import Testing
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
 
-@Suite("Store memory follows what the store holds")
+@Suite("Store memory follows what the store holds", .bounded)
 struct StoreMemoryTests {
     /// With both a count limit and an age limit, thousands of batches that
     /// each move the oldest observation (count purging) do not start a timer
     /// each: one timer sleeps until the first expiry, and is started again
     /// only when it has fired. (Every restart used to leave a cancelled
     /// sleep pending until its deadline: memory grew with --max-duration.)
-    @Test(.timeLimit(.minutes(2))) func countPurgingDoesNotMultiplyTimers() async {
+    @Test func countPurgingDoesNotMultiplyTimers() async {
         let clock = ManualClock()
         let bus = EventBus()
         let aged = Subscriber(name: "aged", filter: EventFilter(kinds: [.observationPurged]), capacity: 1 << 20)
@@ -50,7 +51,7 @@ struct StoreMemoryTests {
     /// entries, history records) stays proportional to what it holds while
     /// count purging runs for a long time, with or without an age limit:
     /// 400 tracks reporting about every 300 ms for a simulated 10 minutes at a 5,000 cap.
-    @Test(.timeLimit(.minutes(2)), arguments: [0.0, 300.0]) func stateFootprintIsBoundedByTheCap(maximumDuration: Double) {
+    @Test(arguments: [0.0, 300.0]) func stateFootprintIsBoundedByTheCap(maximumDuration: Double) {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: maximumDuration, maximumObservations: 5_000))
         var events: [StoreEvent] = []
         let names = (0..<400).map { "TRUCK \($0)" }

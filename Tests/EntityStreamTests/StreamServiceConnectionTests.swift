@@ -26,11 +26,11 @@ private func sending(_ features: [String]) -> WebSocketUpgradeDecision {
     }
 }
 
-@Suite("Stream service connection")
+@Suite("Stream service connection", .bounded(.io))
 struct StreamServiceConnectionTests {
     /// The description is fetched with the user's token, its trackIdField keys the
     /// schema, and the socket subscribes with the description's token.
-    @Test(.timeLimit(.minutes(2))) func fetchesDescriptionAndPassesTokens() async throws {
+    @Test func fetchesDescriptionAndPassesTokens() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, token: "socket-token") },
             socket: { _, _ in sending([ScriptedStreamService.feature("TRUCK 1", speed: 10), ScriptedStreamService.feature("TRUCK 2", speed: 0)]) })
@@ -53,7 +53,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Without a trackIdField the user must name one; otherwise connecting fails with a clear error.
-    @Test(.timeLimit(.minutes(2))) func missingTrackIDFieldNeedsAnOption() async throws {
+    @Test func missingTrackIDFieldNeedsAnOption() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, trackIDField: nil) },
             socket: { _, _ in sending([]) })
@@ -73,7 +73,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// An ArcGIS error object or a non-JSON answer fails with the server's words.
-    @Test(.timeLimit(.minutes(2))) func descriptionErrorsAreReadable() async throws {
+    @Test func descriptionErrorsAreReadable() async throws {
         let service = try await ScriptedStreamService.start(
             description: { call in
                 call.index == 0
@@ -92,7 +92,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// The filter given at connect travels as subscribe parameters.
-    @Test(.timeLimit(.minutes(2))) func filterAtConnectIsInTheSubscribeURL() async throws {
+    @Test func filterAtConnectIsInTheSubscribeURL() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         var connectOptions = options()
@@ -111,7 +111,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// A where clause naming an unknown field fails before the socket opens, with its position.
-    @Test(.timeLimit(.minutes(2))) func invalidWhereFailsBeforeSubscribing() async throws {
+    @Test func invalidWhereFailsBeforeSubscribing() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         var connectOptions = options()
@@ -125,7 +125,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Filter changes on an open socket resolve as applied, rejected, or timed out after 10 s.
-    @Test(.timeLimit(.minutes(2))) func filterChangesAreAppliedRejectedOrTimedOut() async throws {
+    @Test func filterChangesAreAppliedRejectedOrTimedOut() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { _, _ in
@@ -178,7 +178,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// A dropped socket is retried twice at once, then every 10 s; the status sequence is exact.
-    @Test(.timeLimit(.minutes(2))) func reconnectsWithPolicyTiming() async throws {
+    @Test func reconnectsWithPolicyTiming() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in
@@ -216,7 +216,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Each reconnect tries the next of the description's socket URLs: a dead first URL is skipped for the live second.
-    @Test(.timeLimit(.minutes(2))) func reconnectRotatesThroughStreamURLs() async throws {
+    @Test func reconnectRotatesThroughStreamURLs() async throws {
         let dead = try await ScriptedStreamService.start(description: { _ in describe("") }, socket: { _, _ in .reject(status: 503, body: "down") })
         let deadBase = dead.socketBase
         let service = try await ScriptedStreamService.start(
@@ -237,7 +237,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Close code 4400 is final: no retry, status failed with the code and reason.
-    @Test(.timeLimit(.minutes(2))) func closeCode4400FailsWithoutRetry() async throws {
+    @Test func closeCode4400FailsWithoutRetry() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { _, _ in .accept { socket in await socket.close(code: 4400, reason: "Invalid filter") } })
@@ -252,7 +252,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// The description, and so the token, is fetched again before every reconnect.
-    @Test(.timeLimit(.minutes(2))) func tokenIsRefreshedOnReconnect() async throws {
+    @Test func tokenIsRefreshedOnReconnect() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, token: "t\($0.index)") },
             socket: { index, _ in
@@ -269,7 +269,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// After 4401 the client retries once if a fresh description brings a new token, and fails if not.
-    @Test(.timeLimit(.minutes(2))) func unauthorizedRetriesOnlyWithNewToken() async throws {
+    @Test func unauthorizedRetriesOnlyWithNewToken() async throws {
         let rotating = try await ScriptedStreamService.start(
             description: { describe($0.socketBase, token: "t\($0.index)") },
             socket: { index, _ in
@@ -298,7 +298,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Malformed frames between good ones: every good one arrives, every bad one is counted and reported with its byte offset.
-    @Test(.timeLimit(.minutes(2))) func malformedFramesAreCountedAndSkipped() async throws {
+    @Test func malformedFramesAreCountedAndSkipped() async throws {
         let frames = [ScriptedStreamService.feature("A", speed: 1), "{\"geometry\":", ScriptedStreamService.feature("B", speed: 2),
                       "42", ScriptedStreamService.feature("C", speed: 3), "[1,2", ScriptedStreamService.feature("D", speed: 4)]
         let service = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending(frames) })
@@ -315,7 +315,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// disconnect() while the description is still loading ends connecting at once.
-    @Test(.timeLimit(.minutes(2))) func disconnectWhileConnecting() async throws {
+    @Test func disconnectWhileConnecting() async throws {
         let gate = AsyncStreamBox<Void>()
         let service = try await ScriptedStreamService.start(
             description: { call in
@@ -337,7 +337,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// disconnect() during a reconnect wait stops reconnecting for good.
-    @Test(.timeLimit(.minutes(2))) func disconnectDuringReconnectWait() async throws {
+    @Test func disconnectDuringReconnectWait() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in index == 0 ? .accept { socket in socket.abort() } : .reject(status: 503, body: "busy") })
@@ -358,7 +358,7 @@ struct StreamServiceConnectionTests {
     /// connect() while disconnect() is suspended in its teardown: the status already reads
     /// disconnected, and the connect waits for the teardown, then opens a new socket (it used to
     /// return the old `connected`, and the disconnect then left the connection disconnected).
-    @Test(.timeLimit(.minutes(2))) func connectDuringDisconnectWaitsForTheTeardown() async throws {
+    @Test func connectDuringDisconnectWaitsForTheTeardown() async throws {
         let service = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         let sink = GatedSink()
         let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(), sink: sink)
@@ -379,7 +379,7 @@ struct StreamServiceConnectionTests {
 
     /// Filter changes made at once from many tasks leave in the order they were made, so each
     /// reply settles its own request (with one task per send they could overtake each other).
-    @Test(.timeLimit(.minutes(2))) func concurrentFilterChangesKeepTheirOrder() async throws {
+    @Test func concurrentFilterChangesKeepTheirOrder() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { _, _ in
@@ -410,7 +410,7 @@ struct StreamServiceConnectionTests {
     }
 
     /// Close code 1001 (a server going away to restart) is followed by a reconnect.
-    @Test(.timeLimit(.minutes(2))) func goingAwayReconnects() async throws {
+    @Test func goingAwayReconnects() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in
@@ -429,7 +429,7 @@ struct StreamServiceConnectionTests {
 
     /// A first connection that cannot reach the service is retried by the policy (it used to
     /// fail at once whatever --reconnect-attempts said).
-    @Test(.timeLimit(.minutes(2))) func unreachableServiceIsRetriedByThePolicy() async throws {
+    @Test func unreachableServiceIsRetriedByThePolicy() async throws {
         let gone = try await ScriptedStreamService.start(description: { describe($0.socketBase) }, socket: { _, _ in sending([]) })
         let url = gone.serviceURL
         await gone.shutdown()
@@ -445,7 +445,7 @@ struct StreamServiceConnectionTests {
 
     /// Connections that deliver data reset the count: 15 productive but short connections in a
     /// row never exhaust a policy of 2 attempts (they used to count as failures).
-    @Test(.timeLimit(.minutes(2))) func productiveConnectionsDoNotExhaustThePolicy() async throws {
+    @Test func productiveConnectionsDoNotExhaustThePolicy() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in

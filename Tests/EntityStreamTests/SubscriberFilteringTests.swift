@@ -1,11 +1,12 @@
 import EntityStream
 import EntityStreamCore
+import EntityStreamTestSupport
 import Testing
 
 /// What a subscriber queues from the batches it is handed: exactly the events
 /// its filter takes, in order, whether it takes a whole batch (queued as it
 /// is) or part of one. The oracle is the test's own reading of each event.
-@Suite("Subscriber filtering")
+@Suite("Subscriber filtering", .bounded)
 struct SubscriberFilteringTests {
     private static let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
 
@@ -61,7 +62,7 @@ struct SubscriberFilteringTests {
         events.map { "\($0.time) \(kind($0)) \($0.entity.map { "\($0.trackID)" } ?? "-")" }
     }
 
-    @Test(.timeLimit(.minutes(2))) func queuesWhatTheFilterTakesInOrder() async throws {
+    @Test func queuesWhatTheFilterTakesInOrder() async throws {
         let speedy = try WhereClause("speed > 4", schema: Self.schema)
         let filters: [EventFilter] = [
             EventFilter(kinds: [.observation]),
@@ -94,7 +95,7 @@ struct SubscriberFilteringTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func kindFollowsThePayload() {
+    @Test func kindFollowsThePayload() {
         let reference = EntityReference(entityID: 1, trackID: .string("A"))
         let observation = Observation(geometry: nil, attributes: [.string("A")], receivedAt: 5)
         var event = StreamEvent(time: 5, payload: .store(.observation(reference, observationID: 1, observation)))

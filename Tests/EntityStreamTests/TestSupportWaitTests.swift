@@ -6,13 +6,13 @@ import Testing
 /// The waits every asynchronous test relies on end when their task is
 /// cancelled (what a time limit does), returning what arrived: a condition
 /// that never holds fails its test instead of hanging, or spinning in, the run.
-@Suite("Test waits end on cancellation")
+@Suite("Test waits end on cancellation", .bounded)
 struct TestSupportWaitTests {
     private static func event(_ time: Int64) -> StreamEvent {
         StreamEvent(time: time, payload: .error(StreamErrorReport(source: .store, message: "e\(time)", count: 1)))
     }
 
-    @Test(.timeLimit(.minutes(2))) func publishedEventsWait() async {
+    @Test func publishedEventsWait() async {
         let published = PublishedEvents()
         published.append([Self.event(1)])
         #expect(await published.wait(for: 1).count == 1)
@@ -27,7 +27,7 @@ struct TestSupportWaitTests {
         #expect(await holds.value.count == 3)
     }
 
-    @Test(.timeLimit(.minutes(2))) func recordingSinkWait() async {
+    @Test func recordingSinkWait() async {
         let sink = RecordingSink()
         await sink.publish(Self.event(1))
         let waiting = Task { await sink.wait { $0.events.count >= 5 } }

@@ -1,10 +1,11 @@
 import EntityStream
+import EntityStreamTestSupport
 import Testing
 
-@Suite("Token sources")
+@Suite("Token sources", .bounded)
 struct TokenSourceTests {
     /// A static token is handed out as given (empty meaning none) and can never be renewed.
-    @Test(.timeLimit(.minutes(2))) func staticTokens() async {
+    @Test func staticTokens() async {
         #expect(await StaticTokenSource("abc").token() == "abc")
         #expect(await StaticTokenSource("").token() == nil)
         #expect(await StaticTokenSource(nil).token() == nil)
@@ -12,7 +13,7 @@ struct TokenSourceTests {
     }
 
     /// The socket token is the description's when it gives one, else the user's; a renewal offers it only when it changed.
-    @Test(.timeLimit(.minutes(2))) func socketTokens() async {
+    @Test func socketTokens() async {
         let source = StreamSocketTokenSource(fallback: StaticTokenSource("user"))
         #expect(await source.token() == "user")
         await source.update(descriptionToken: "socket-1")
@@ -27,7 +28,7 @@ struct TokenSourceTests {
     }
 
     /// Redaction removes a token and its percent-encoded form from any text, leaving short non-tokens alone.
-    @Test(.timeLimit(.minutes(2))) func redaction() {
+    @Test func redaction() {
         #expect("GET http://h/q?token=s3cr+t/x&f=json timed out".redactingToken("s3cr+t/x") == "GET http://h/q?token=***&f=json timed out")
         #expect("token=s3cr%2Bt%2Fx".redactingToken("s3cr+t/x") == "token=***")
         #expect("a secret secret".redactingToken("secret") == "a *** ***")

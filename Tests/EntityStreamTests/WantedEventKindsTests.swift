@@ -34,11 +34,11 @@ private func drain(_ subscriber: Subscriber) async -> [StreamEvent] {
     return events
 }
 
-@Suite("The store makes only the event kinds some subscriber wants")
+@Suite("The store makes only the event kinds some subscriber wants", .bounded)
 struct WantedEventKindsTests {
     /// The bus reports the union of its subscribers' kinds, and every kind
     /// while nobody subscribes (so that undelivered events are still counted).
-    @Test(.timeLimit(.minutes(2))) func busWantsTheUnionOfItsSubscribers() async {
+    @Test func busWantsTheUnionOfItsSubscribers() async {
         let bus = EventBus()
         #expect(bus.wantedKinds == .all)
         let first = Subscriber(name: "first", filter: EventFilter(kinds: [.observation]))
@@ -56,7 +56,7 @@ struct WantedEventKindsTests {
     /// A subscriber that wants observations and entity purges receives
     /// exactly those events of a run in which everything was made (same
     /// ids, same order), and the store ends up holding the same.
-    @Test(.timeLimit(.minutes(2))) func leavingKindsOutChangesNothingElse() async {
+    @Test func leavingKindsOutChangesNothingElse() async {
         let options = PurgeOptions(maximumObservations: 20, maximumObservationsPerTrack: 4)
         let kinds: Set<EventKind> = [.observation, .entityPurged]
         var received: [[StreamEvent]] = []
@@ -83,7 +83,7 @@ struct WantedEventKindsTests {
 
     /// The state alone: events outside the mask are not made, the others are
     /// exactly those of an unmasked run, and the contents are the same.
-    @Test(.timeLimit(.minutes(2))) func stateLeavesOutOnlyUnwantedKinds() {
+    @Test func stateLeavesOutOnlyUnwantedKinds() {
         let options = PurgeOptions(maximumObservations: 20, maximumObservationsPerTrack: 4)
         let wanted: Set<EventKind> = [.entityReceived, .observationPurged]
         var full = EntityStoreState(schema: schema, options: options)

@@ -4,10 +4,10 @@ import EntityStreamCore
 import EntityStreamTestSupport
 @testable import HotSpots
 
-@Suite("Incident aggregation")
+@Suite("Incident aggregation", .bounded)
 struct AggregationTests {
     /// Collect Events: incidents at identical coordinates become one point with ICOUNT, at its first incident.
-    @Test(.timeLimit(.minutes(2))) func collectEvents() throws {
+    @Test func collectEvents() throws {
         var input = HotSpotInput(kind: .incidents)
         var expected: [String: Int] = [:]
         var random = SplitMix64(seed: 41)
@@ -34,7 +34,7 @@ struct AggregationTests {
     static let burglary = "incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv"
 
     /// Portland burglaries (State Plane feet): the default fishnet, cell size and band run, and the counts add up.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(burglary),
+    @Test(.enabled(if: SharedData.has(burglary),
                    "shared data absent: set ENTITYSTREAM_SHARED_DATA or provide ../shared/data"))
     func portlandIncidents() throws {
         let lines = try SharedData.text(Self.burglary).split(separator: "\n", omittingEmptySubsequences: true)

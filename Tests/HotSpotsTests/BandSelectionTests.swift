@@ -1,3 +1,4 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 @testable import HotSpots
@@ -8,7 +9,7 @@ import EntityStreamCore
 /// nearest-neighbour distance is 1, so ISA starts at 1 × 1.0001, steps by 1,
 /// and (grid data) adds 0.001: distances 1.0011, 2.0011, …, 10.0011, each
 /// taking in one more lattice neighbour on each side.
-@Suite("Distance band: Optimized Hot Spot Analysis's choice")
+@Suite("Distance band: Optimized Hot Spot Analysis's choice", .bounded)
 struct BandSelectionTests {
     static func line(_ count: Int, _ value: (Int) -> Double) -> (x: [Double], y: [Double], values: [Double]) {
         ((0..<count).map(Double.init), [Double](repeating: 0, count: count), (0..<count).map(value))
@@ -20,7 +21,7 @@ struct BandSelectionTests {
 
     /// Blocks of six +1 then six −1: Moran's I z rises while the band stays inside a block and falls once it
     /// reaches the next, so the first peak is the second distance (2.0011); ISA's z equals a brute-force Moran's I.
-    @Test(.timeLimit(.minutes(2))) func firstPeak() throws {
+    @Test func firstPeak() throws {
         let data = Self.line(120) { ($0 / 6) % 2 == 0 ? 1 : -1 }
         let decision = try Self.run(data).summary.distanceBand
         let expectedDistances = (0..<10).map { 1.0001 + Double($0) + 0.001 }
@@ -36,7 +37,7 @@ struct BandSelectionTests {
 
     /// Alternating ±1: z is strongly negative at odd distances and near 0 at even ones, never a peak above
     /// 1.65, so the band is the mean distance to the 5th nearest neighbour (k = ⌊0.05·100⌋), computed here.
-    @Test(.timeLimit(.minutes(2))) func nearestNeighborFallback() throws {
+    @Test func nearestNeighborFallback() throws {
         let data = Self.line(100) { $0 % 2 == 0 ? 1 : -1 }
         let decision = try Self.run(data).summary.distanceBand
         let oracle = Oracles.moransIZ(x: data.x, y: data.y, values: data.values, cutoffs: decision.steps.map(\.distance))
@@ -50,7 +51,7 @@ struct BandSelectionTests {
 
     /// Two pairs 100 apart: every point's 3rd nearest neighbour is ~100 away, more than the standard
     /// distance (√2500.25 = 50.0025), so the band is capped at the standard distance.
-    @Test(.timeLimit(.minutes(2))) func cappedAtStandardDistance() throws {
+    @Test func cappedAtStandardDistance() throws {
         let data: (x: [Double], y: [Double], values: [Double]) = ([0, 1, 100, 101], [0, 0, 0, 0], [1, 2, 3, 5])
         let decision = try Self.run(data, force: true).summary.distanceBand
         #expect(decision.choice == .nearestNeighbors(k: 3, cappedAtStandardDistance: true))
@@ -60,7 +61,7 @@ struct BandSelectionTests {
 
     /// The blocks of six plus two far points (±1,000,000): the far points are locational outliers, ISA
     /// still peaks at 2.0001 (no longer grid data), and the band is raised to 0.1 % of the 2,000,000 extent.
-    @Test(.timeLimit(.minutes(2))) func raisedToMinimum() throws {
+    @Test func raisedToMinimum() throws {
         var data = Self.line(120) { ($0 / 6) % 2 == 0 ? 1 : -1 }
         data.x += [1_000_000, -1_000_000]
         data.y += [0, 0]
@@ -76,7 +77,7 @@ struct BandSelectionTests {
 
     /// Thirty points (standard distance √((30²−1)/12) ≈ 8.66 < 10.0011): the ten distances are spread evenly
     /// from the start up to the standard distance, plus 0.001 for grid data.
-    @Test(.timeLimit(.minutes(2))) func distancesCappedAtStandardDistance() throws {
+    @Test func distancesCappedAtStandardDistance() throws {
         let data = Self.line(30) { ($0 / 3) % 2 == 0 ? 1 : -1 }
         let decision = try Self.run(data).summary.distanceBand
         let maximum = ((30.0 * 30 - 1) / 12).squareRoot()
@@ -88,7 +89,7 @@ struct BandSelectionTests {
 
     /// The default fishnet cell is OHSA's scaleDecision: a lattice 10 apart (duplicates ignored) gives
     /// mean = median = 10, scale 2, cell 20.
-    @Test(.timeLimit(.minutes(2))) func defaultCellSize() throws {
+    @Test func defaultCellSize() throws {
         var input = HotSpotInput(kind: .incidents)
         for r in 0..<20 {
             for c in 0..<20 {
@@ -105,10 +106,10 @@ struct BandSelectionTests {
     }
 }
 
-@Suite("Incremental Spatial Autocorrelation: bounded work")
+@Suite("Incremental Spatial Autocorrelation: bounded work", .bounded)
 struct ISABudgetTests {
     /// More neighbours per feature than the budget at the largest distance abandons ISA (nil), as ArcGIS's stopMax.
-    @Test(.timeLimit(.minutes(2))) func budgetExceeded() throws {
+    @Test func budgetExceeded() throws {
         var x: [Double] = [], y: [Double] = [], values: [Double] = []
         for r in 0..<20 {
             for c in 0..<20 {

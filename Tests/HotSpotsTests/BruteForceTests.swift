@@ -1,11 +1,12 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 @testable import HotSpots
 
-@Suite("Gi*: engine against brute force")
+@Suite("Gi*: engine against brute force", .bounded)
 struct BruteForceTests {
     /// On seeded random data with duplicated points, z, p and NNeighbors equal an O(n²) Gi* written here (z to 1e-9).
-    @Test(.timeLimit(.minutes(2)), arguments: [(UInt64(1), 60.0), (2, 25.0), (3, 140.0)])
+    @Test(arguments: [(UInt64(1), 60.0), (2, 25.0), (3, 140.0)])
     func randomData(seed: UInt64, band: Double) throws {
         let data = Oracles.randomPoints(count: 1500, side: 1000, seed: seed, duplicates: 200)
         let result = try HotSpotAnalysis(options: HotSpotOptions(distanceBand: band, fdr: false))
@@ -31,7 +32,7 @@ struct BruteForceTests {
     }
 
     /// Records keep their order and record numbers; the features echo the input coordinates and values.
-    @Test(.timeLimit(.minutes(2))) func featuresEchoInput() throws {
+    @Test func featuresEchoInput() throws {
         let data = Oracles.randomPoints(count: 300, side: 100, seed: 9)
         var input = HotSpotInput(kind: .weighted)
         for i in data.x.indices {

@@ -1,9 +1,10 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 @testable import HotSpots
 
-@Suite("Gi*: edge cases")
+@Suite("Gi*: edge cases", .bounded)
 struct EdgeCaseTests {
     static func grid(_ side: Int, spacing: Double = 10) -> (x: [Double], y: [Double], values: [Double]) {
         var x: [Double] = [], y: [Double] = [], v: [Double] = []
@@ -18,7 +19,7 @@ struct EdgeCaseTests {
     }
 
     /// Fewer than 30 features is refused with a message naming both counts; force analyses anyway.
-    @Test(.timeLimit(.minutes(2))) func tooFewFeatures() throws {
+    @Test func tooFewFeatures() throws {
         let data = Self.grid(5)   // 25 features
         let input = Oracles.weighted(data.x, data.y, data.values)
         #expect(throws: HotSpotError.tooFewFeatures(count: 25, minimum: 30, what: "features")) {
@@ -38,7 +39,7 @@ struct EdgeCaseTests {
     }
 
     /// Incidents need 60 by default (OHSA without a boundary); then at least 30 cells.
-    @Test(.timeLimit(.minutes(2))) func tooFewIncidents() throws {
+    @Test func tooFewIncidents() throws {
         var input = HotSpotInput(kind: .incidents)
         for i in 0..<59 { input.append(x: Double(i), y: 0) }
         #expect(throws: HotSpotError.tooFewIncidents(count: 59, minimum: 60)) {
@@ -52,7 +53,7 @@ struct EdgeCaseTests {
     }
 
     /// Values without variance (≤ 1e-12) are refused with a clear error.
-    @Test(.timeLimit(.minutes(2))) func zeroVariance() throws {
+    @Test func zeroVariance() throws {
         let data = Self.grid(6)
         let input = Oracles.weighted(data.x, data.y, data.values.map { _ in 4.0 })
         #expect(throws: HotSpotError.zeroVariance(variance: 0)) {
@@ -69,7 +70,7 @@ struct EdgeCaseTests {
     }
 
     /// A feature with no neighbour but itself gets null z and p, bin 0, NNeighbors 0, and is counted.
-    @Test(.timeLimit(.minutes(2))) func loneFeature() throws {
+    @Test func loneFeature() throws {
         var data = Self.grid(6)
         data.x.append(1000)
         data.y.append(1000)
@@ -83,7 +84,7 @@ struct EdgeCaseTests {
     }
 
     /// Coincident points are each other's neighbours (distance 0), share z, and a pair on its own is defined.
-    @Test(.timeLimit(.minutes(2))) func duplicatePoints() throws {
+    @Test func duplicatePoints() throws {
         var data = Self.grid(6)
         data.x += [1000, 1000, 1000]
         data.y += [1000, 1000, 1000]
@@ -99,7 +100,7 @@ struct EdgeCaseTests {
     }
 
     /// Missing geometry, non-finite coordinates, missing and NaN values are excluded and counted by reason.
-    @Test(.timeLimit(.minutes(2))) func exclusionsAreCounted() throws {
+    @Test func exclusionsAreCounted() throws {
         let data = Self.grid(6)
         var input = HotSpotInput(kind: .weighted)
         for i in data.x.indices { input.append(x: data.x[i], y: data.y[i], value: data.values[i]) }
@@ -136,7 +137,7 @@ struct EdgeCaseTests {
     }
 
     /// Invalid options and a band beyond the data's extent are refused, naming the option.
-    @Test(.timeLimit(.minutes(2))) func invalidOptions() throws {
+    @Test func invalidOptions() throws {
         let data = Self.grid(6)
         let input = Oracles.weighted(data.x, data.y, data.values)
         for band in [0.0, -3, .nan, .infinity] {
@@ -156,13 +157,13 @@ struct EdgeCaseTests {
     }
 
     /// All features at one location: a chosen band is impossible, said plainly.
-    @Test(.timeLimit(.minutes(2))) func coincidentLocations() throws {
+    @Test func coincidentLocations() throws {
         let input = Oracles.weighted([Double](repeating: 5, count: 40), [Double](repeating: 5, count: 40), (0..<40).map(Double.init))
         #expect(throws: HotSpotError.coincidentLocations(count: 40)) { try HotSpotAnalysis().run(input) }
     }
 
     /// The monitor's stop check ends a run with CancellationError; progress rises to 1 through the stages.
-    @Test(.timeLimit(.minutes(2))) func cancellationAndProgress() throws {
+    @Test func cancellationAndProgress() throws {
         let data = Oracles.randomPoints(count: 20_000, side: 1000, seed: 5)
         let input = Oracles.weighted(data.x, data.y, data.values)
         let calls = Counter()

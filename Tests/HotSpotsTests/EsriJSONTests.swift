@@ -1,11 +1,12 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 @testable import HotSpots
 
-@Suite("Hot-spot results as Esri JSON")
+@Suite("Hot-spot results as Esri JSON", .bounded)
 struct EsriJSONTests {
     /// Weighted points become a point feature set whose attributes carry each feature's figures (null p when undefined).
-    @Test(.timeLimit(.minutes(2))) func pointFeatureSet() throws {
+    @Test func pointFeatureSet() throws {
         var x = GoldenVectorTests.x, y = GoldenVectorTests.y, values = GoldenVectorTests.values
         x.append(500)
         y.append(500)
@@ -31,7 +32,7 @@ struct EsriJSONTests {
     }
 
     /// A fishnet becomes polygons with integer JOIN_COUNT and closed rings.
-    @Test(.timeLimit(.minutes(2))) func fishnetFeatureSet() throws {
+    @Test func fishnetFeatureSet() throws {
         var input = HotSpotInput(kind: .incidents)
         for i in 0..<400 { input.append(x: Double(i % 20) * 10, y: Double(i / 20) * 10 + Double(i % 7)) }
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .fishnet(cellSize: 25), distanceBand: 60)).run(input)

@@ -1,7 +1,8 @@
+import EntityStreamTestSupport
 import Testing
 @testable import HotSpots
 
-@Suite("GP job: the client's polling")
+@Suite("GP job: the client's polling", .bounded)
 struct GPJobPollerTests {
     static let policy = GPJobPollPolicy(initialInterval: 200, maximumInterval: 1_000, maximumConsecutiveErrors: 2)
 
@@ -17,7 +18,7 @@ struct GPJobPollerTests {
     }
 
     /// Statuses in order, messages once each, back-off ×1.5 while unchanged and reset on change, results fetched.
-    @Test(.timeLimit(.minutes(2))) func happyPath() {
+    @Test func happyPath() {
         var poller = GPJobPoller(policy: Self.policy)
         #expect(poller.submitted(GPSubmitJobResponse(jobID: "j1", status: .submitted), at: 0)
             == [.statusChanged(from: nil, to: .submitted), .waitUntil(200)])
@@ -36,7 +37,7 @@ struct GPJobPollerTests {
     }
 
     /// While nothing changes the interval grows by half up to the maximum.
-    @Test(.timeLimit(.minutes(2))) func backOffIsCapped() {
+    @Test func backOffIsCapped() {
         var poller = Self.polling()
         var now: Int64 = 200
         var intervals: [Int64] = []
@@ -49,7 +50,7 @@ struct GPJobPollerTests {
     }
 
     /// Ctrl-C while polling sends cancel and polls on until the server says cancelled.
-    @Test(.timeLimit(.minutes(2))) func cancelWhilePolling() {
+    @Test func cancelWhilePolling() {
         var poller = Self.polling()
         _ = poller.received(Self.info(.executing), at: 200)
         #expect(poller.cancel(at: 300) == [.sendCancel(jobID: "j1"), .waitUntil(500)])
@@ -59,7 +60,7 @@ struct GPJobPollerTests {
     }
 
     /// Ctrl-C before submitJob answered: the cancel goes out as soon as the job id is known.
-    @Test(.timeLimit(.minutes(2))) func cancelBeforeSubmitted() {
+    @Test func cancelBeforeSubmitted() {
         var poller = GPJobPoller(policy: Self.policy)
         #expect(poller.cancel(at: 0) == [])
         #expect(poller.submitted(GPSubmitJobResponse(jobID: "j1", status: .submitted), at: 10)
@@ -67,14 +68,14 @@ struct GPJobPollerTests {
     }
 
     /// A failed job finishes without fetching results.
-    @Test(.timeLimit(.minutes(2))) func failedJob() {
+    @Test func failedJob() {
         var poller = Self.polling()
         #expect(poller.received(Self.info(.failed, messages: 1), at: 200)
             == [.statusChanged(from: .submitted, to: .failed), .newMessages([GPJobMessage(.informative, "m0")]), .finished(.failed)])
     }
 
     /// Failed requests retry with back-off; one too many gives up; a response for another job counts as failed.
-    @Test(.timeLimit(.minutes(2))) func unreachable() {
+    @Test func unreachable() {
         var poller = Self.polling()
         #expect(poller.requestFailed("connection refused", at: 200) == [.waitUntil(500)])
         #expect(poller.received(GPJobInfo(jobID: "j9", status: .executing), at: 500) == [.waitUntil(950)])
@@ -85,7 +86,7 @@ struct GPJobPollerTests {
     }
 
     /// The client-side timeout cancels the job and gives up; an unconfirmed cancel gives up after the grace.
-    @Test(.timeLimit(.minutes(2))) func clientTimeouts() {
+    @Test func clientTimeouts() {
         var poller = GPJobPoller(policy: GPJobPollPolicy(initialInterval: 200, maximumInterval: 1_000, timeout: 1_000))
         _ = poller.submitted(GPSubmitJobResponse(jobID: "j1", status: .submitted), at: 0)
         _ = poller.received(Self.info(.executing), at: 700)   // next poll capped at the timeout

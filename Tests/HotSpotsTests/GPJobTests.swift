@@ -1,7 +1,8 @@
+import EntityStreamTestSupport
 import Testing
 @testable import HotSpots
 
-@Suite("GP job: the state machine")
+@Suite("GP job: the state machine", .bounded(.io))
 struct GPJobTests {
     static func submitted(delay: Int64 = 500, limit: Int64? = nil) throws -> GPJob {
         try GPJob.submit(id: "j42", at: 1_000, timing: GPJobTiming(startDelay: delay, executionLimit: limit)).job
@@ -14,7 +15,7 @@ struct GPJobTests {
     }
 
     /// Submitted → (tick at the start delay) executing → succeeded, with the actions and messages of each step.
-    @Test(.timeLimit(.minutes(2))) func happyPath() throws {
+    @Test func happyPath() throws {
         let (created, initial) = try GPJob.submit(id: "j42", at: 1_000, timing: GPJobTiming(startDelay: 500))
         var job = created
         #expect(initial == [.publish(.submitted), .wakeUp(at: 1_500)])
@@ -31,7 +32,7 @@ struct GPJobTests {
     }
 
     /// Cancelling a submitted or waiting job ends it at once: nothing runs, so there is no work to cancel.
-    @Test(.timeLimit(.minutes(2))) func cancelBeforeExecuting() throws {
+    @Test func cancelBeforeExecuting() throws {
         var job = try Self.submitted()
         #expect(try job.cancel(at: 1_200) == [.publish(.cancelled)])
         #expect(job.status == .cancelled && job.finishedAt == 1_200 && job.nextDeadline == nil)
@@ -42,7 +43,7 @@ struct GPJobTests {
     }
 
     /// Cancelling an executing job asks the work to stop; a second cancel does nothing; the stop confirms it.
-    @Test(.timeLimit(.minutes(2))) func cancelWhileExecuting() throws {
+    @Test func cancelWhileExecuting() throws {
         var job = try Self.executing()
         #expect(try job.cancel(at: 1_200) == [.publish(.cancelling), .cancelWork])
         #expect(job.status == .cancelling)
@@ -52,7 +53,7 @@ struct GPJobTests {
     }
 
     /// Work that finishes (or fails) while cancelling still ends the job cancelled, its result discarded.
-    @Test(.timeLimit(.minutes(2))) func finishingWhileCancelling() throws {
+    @Test func finishingWhileCancelling() throws {
         var job = try Self.executing()
         _ = try job.cancel(at: 1_200)
         #expect(try job.succeed(results: ["Output_Features"], at: 1_250) == [.publish(.cancelled)])
@@ -63,7 +64,7 @@ struct GPJobTests {
     }
 
     /// A failure ends the job failed, with the error as an error message.
-    @Test(.timeLimit(.minutes(2))) func failure() throws {
+    @Test func failure() throws {
         var job = try Self.executing()
         #expect(try job.fail("zero variance", at: 1_500) == [.publish(.failed)])
         #expect(job.status == .failed && job.status.isFailure)
@@ -71,7 +72,7 @@ struct GPJobTests {
     }
 
     /// Past its execution limit a job times out and its work is cancelled; before, tick only re-arms the wake-up.
-    @Test(.timeLimit(.minutes(2))) func timeout() throws {
+    @Test func timeout() throws {
         var job = try Self.submitted(limit: 1_000)
         #expect(try job.start(at: 1_100) == [.publish(.executing), .startWork, .wakeUp(at: 2_100)])
         #expect(job.tick(at: 2_099) == [.wakeUp(at: 2_100)])
@@ -84,7 +85,7 @@ struct GPJobTests {
     }
 
     /// Transitions outside the diagram are refused and leave the job unchanged.
-    @Test(.timeLimit(.minutes(2))) func illegalTransitions() throws {
+    @Test func illegalTransitions() throws {
         let submitted = try Self.submitted()
         let executing = try Self.executing()
         var finished = try Self.executing()
@@ -109,7 +110,7 @@ struct GPJobTests {
     }
 
     /// Job ids go into URLs: only 1–128 of A–Z a–z 0–9 _ - are accepted; deadlines saturate instead of trapping.
-    @Test(.timeLimit(.minutes(2))) func idsAndDeadlines() throws {
+    @Test func idsAndDeadlines() throws {
         for bad in ["", "a/b", "j 1", "../x", String(repeating: "a", count: 129), "é"] {
             #expect(throws: GPJobError.invalidJobID(bad)) { _ = try GPJob.submit(id: bad, at: 0) }
         }
@@ -119,7 +120,7 @@ struct GPJobTests {
     }
 
     /// Statuses parse only in their wire spellings; the terminal ones are exactly ArcGIS's.
-    @Test(.timeLimit(.minutes(2))) func statuses() throws {
+    @Test func statuses() throws {
         for status in GPJobStatus.allCases { #expect(try GPJobStatus(parsing: status.rawValue) == status) }
         #expect(throws: GPRESTError.unknownStatus("esriJobRunning")) { try GPJobStatus(parsing: "esriJobRunning") }
         #expect(Set(GPJobStatus.allCases.filter(\.isTerminal)) == [.succeeded, .failed, .timedOut, .cancelled, .deleted, .expectedFailure])

@@ -1,13 +1,14 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 @testable import HotSpots
 
-@Suite("GP REST: JSON shapes and the sample's query")
+@Suite("GP REST: JSON shapes and the sample's query", .bounded(.io))
 struct GPRESTTests {
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     /// submitJob's answer reads and writes `{"jobId","jobStatus"}`.
-    @Test(.timeLimit(.minutes(2))) func submitJobResponse() throws {
+    @Test func submitJobResponse() throws {
         let response = try GPSubmitJobResponse(parsing: Self.bytes(#"{"jobId":"jd1f2e3","jobStatus":"esriJobSubmitted"}"#))
         #expect(response == GPSubmitJobResponse(jobID: "jd1f2e3", status: .submitted))
         #expect(String(decoding: response.encoded, as: UTF8.self) == #"{"jobId":"jd1f2e3","jobStatus":"esriJobSubmitted"}"#)
@@ -20,7 +21,7 @@ struct GPRESTTests {
     }
 
     /// A server's job status (unknown members ignored, message types kept) reads fully and round-trips.
-    @Test(.timeLimit(.minutes(2))) func jobStatus() throws {
+    @Test func jobStatus() throws {
         let text = #"""
         {"jobId":"j1","jobStatus":"esriJobSucceeded","progress":{"type":"default"},
          "results":{"Output_Features":{"paramUrl":"results/Output_Features"},"Hotspot_Raster":{"paramUrl":"results/Hotspot_Raster"}},
@@ -49,7 +50,7 @@ struct GPRESTTests {
     }
 
     /// A job's own status document lists its messages and `results/<name>` links.
-    @Test(.timeLimit(.minutes(2))) func statusOfAJob() throws {
+    @Test func statusOfAJob() throws {
         var job = try GPJob.submit(id: "j7", at: 0).job
         _ = try job.start(at: 1)
         _ = try job.succeed(results: ["Output_Features"], at: 2)
@@ -59,7 +60,7 @@ struct GPRESTTests {
     }
 
     /// `{"error": …}` answers become a service error with code, message and details; non-JSON says so.
-    @Test(.timeLimit(.minutes(2))) func errors() throws {
+    @Test func errors() throws {
         let text = #"{"error":{"code":400,"message":"Unable to complete operation.","details":["Job not found"]}}"#
         let expected = GPServiceError(code: 400, message: "Unable to complete operation.", details: ["Job not found"])
         #expect(throws: GPRESTError.service(expected)) { try GPJobInfo(parsing: Self.bytes(text)) }
@@ -72,7 +73,7 @@ struct GPRESTTests {
     }
 
     /// A result parameter keeps its value as JSON; the value member is required.
-    @Test(.timeLimit(.minutes(2))) func resultParameter() throws {
+    @Test func resultParameter() throws {
         let text = #"{"paramName":"Output_Features","dataType":"GPFeatureRecordSetLayer","value":{"geometryType":"esriGeometryPolygon","features":[]}}"#
         let result = try GPResultParameter(parsing: Self.bytes(text))
         #expect(result.name == "Output_Features" && result.dataType == "GPFeatureRecordSetLayer")
@@ -84,7 +85,7 @@ struct GPRESTTests {
     }
 
     /// The task description lists its parameters with direction and type, and round-trips.
-    @Test(.timeLimit(.minutes(2))) func taskDescription() throws {
+    @Test func taskDescription() throws {
         let task = GPTaskDescription(name: "911 Calls Hotspot", parameters: [
             GPParameterInfo(name: "Query", dataType: "GPString", description: "Where clause selecting calls",
                             direction: .input, defaultValue: .string("(\"DATE\" > date '1998-01-01 00:00:00')")),
@@ -106,7 +107,7 @@ struct GPRESTTests {
     }
 
     /// The sample's query: exactly its text for 1998-01-01…1998-05-31 (UTC), strict at both ends.
-    @Test(.timeLimit(.minutes(2))) func sampleQuery() throws {
+    @Test func sampleQuery() throws {
         let from = try Instant.parse("1998-01-01"), to = try Instant.parse("1998-05-31")
         let query = try GPDateRangeQuery.make(from: from, to: to)
         #expect(query == #"("DATE" > date '1998-01-01 00:00:00' AND "DATE" < date '1998-05-31 00:00:00')"#)
@@ -122,7 +123,7 @@ struct GPRESTTests {
     }
 
     /// Milliseconds appear only when present; field names are quoted with inner quotes doubled; bad ranges are refused.
-    @Test(.timeLimit(.minutes(2))) func queryDetails() throws {
+    @Test func queryDetails() throws {
         let from = try Instant.parse("2000-09-01T06:30:15.250Z"), to = try Instant.parse("2000-09-22T00:00:00Z")
         #expect(try GPDateRangeQuery.make(field: #"occ "date""#, from: from, to: to)
             == #"("occ ""date""" > date '2000-09-01 06:30:15.250' AND "occ ""date""" < date '2000-09-22 00:00:00')"#)

@@ -1,9 +1,10 @@
 import Foundation
+import EntityStreamTestSupport
 import Testing
 @testable import HotSpots
 
 /// Geographic (WGS84) input is measured in metres: chord lengths on the ellipsoid.
-@Suite("Geographic input: distances in metres")
+@Suite("Geographic input: distances in metres", .bounded)
 struct GeographicTests {
     /// WGS84 radii of curvature written out here: meridian M and prime vertical N at latitude φ.
     static func radii(latitude: Double) -> (meridian: Double, primeVertical: Double) {
@@ -29,7 +30,7 @@ struct GeographicTests {
 
     /// Points 100 m apart at 60°N and at the equator get the same neighbours for a 150 m band
     /// (diagonals at 141 m included, 200 m excluded), hence the same z; in degrees they would not.
-    @Test(.timeLimit(.minutes(2))) func sameNeighboursAtAnyLatitude() throws {
+    @Test func sameNeighboursAtAnyLatitude() throws {
         let analysis = HotSpotAnalysis(options: HotSpotOptions(distanceBand: 150, fdr: false))
         let north = try analysis.run(Self.lattice(latitude: 60, longitude: 10))
         let equator = try analysis.run(Self.lattice(latitude: 0, longitude: -70))
@@ -45,7 +46,7 @@ struct GeographicTests {
     }
 
     /// Two points on the equator 0.001° apart are 2a·sin(Δλ/2) = 111.3195 m apart (the chord), not 0.001.
-    @Test(.timeLimit(.minutes(2))) func chordOnTheEquator() throws {
+    @Test func chordOnTheEquator() throws {
         let frame = try PlanarFrame.make(.geographic, x: [0, 0.001], y: [0, 0])
         let p = frame.project(x: 0, y: 0), q = frame.project(x: 0.001, y: 0)
         let d = ((p.e - q.e) * (p.e - q.e) + (p.n - q.n) * (p.n - q.n) + (p.u - q.u) * (p.u - q.u)).squareRoot()
@@ -57,7 +58,7 @@ struct GeographicTests {
     }
 
     /// Points either side of the antimeridian are neighbours (about 111 m apart), not 360° apart.
-    @Test(.timeLimit(.minutes(2))) func acrossTheAntimeridian() throws {
+    @Test func acrossTheAntimeridian() throws {
         var input = HotSpotInput(kind: .weighted, coordinates: .geographic)
         for i in 0..<40 {
             let east = i % 2 == 0
@@ -69,7 +70,7 @@ struct GeographicTests {
     }
 
     /// Points spread more than 60° from their centre are refused with a message.
-    @Test(.timeLimit(.minutes(2))) func spanTooLarge() throws {
+    @Test func spanTooLarge() throws {
         var input = HotSpotInput(kind: .weighted, coordinates: .geographic)
         for i in 0..<40 { input.append(x: i % 2 == 0 ? -70 : 80, y: Double(i), value: Double(i)) }
         #expect(throws: HotSpotError.self) { try HotSpotAnalysis(options: HotSpotOptions(distanceBand: 1000)).run(input) }
@@ -78,7 +79,7 @@ struct GeographicTests {
     }
 
     /// A geographic fishnet has cells of the given size in metres, returned as lon/lat polygons.
-    @Test(.timeLimit(.minutes(2))) func geographicFishnet() throws {
+    @Test func geographicFishnet() throws {
         var input = HotSpotInput(kind: .incidents, coordinates: .geographic)
         let (m, _) = Self.radii(latitude: 45)
         for i in 0..<400 { input.append(x: 5 + Double(i % 20) * 0.001, y: 45 + Double(i / 20) * 0.0007 + Double(i % 3) * 1e-6) }

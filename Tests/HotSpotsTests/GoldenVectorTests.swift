@@ -1,3 +1,4 @@
+import EntityStreamTestSupport
 import Testing
 @testable import HotSpots
 
@@ -6,7 +7,7 @@ import Testing
 /// band 15, `star=True`, `transform='B'`. Full-precision z and p are esda
 /// 2.9.0's output for exactly that call (they round to the reference's
 /// 8-decimal vector).
-@Suite("Gi*: the esda golden vector")
+@Suite("Gi*: the esda golden vector", .bounded)
 struct GoldenVectorTests {
     static let x: [Double] = [10, 20, 40, 15, 30, 30]
     static let y: [Double] = [10, 10, 10, 20, 20, 30]
@@ -25,7 +26,7 @@ struct GoldenVectorTests {
     }
 
     /// z matches esda to 1e-9 and the reference's 8-decimal vector to 5e-9.
-    @Test(.timeLimit(.minutes(2))) func zScores() throws {
+    @Test func zScores() throws {
         let result = try Self.run(band: 15, fdr: false)
         let reference = [-1.39727626, -0.28917762, 0.65064964, -0.28917762, 1.23452088, 2.02424331]
         for (i, feature) in result.features.enumerated() {
@@ -36,7 +37,7 @@ struct GoldenVectorTests {
     }
 
     /// p is the two-sided normal p: esda's 2·p_norm to 1e-12 and the reference's 4 decimals.
-    @Test(.timeLimit(.minutes(2))) func pValues() throws {
+    @Test func pValues() throws {
         let result = try Self.run(band: 15, fdr: false)
         let reference = [0.1623, 0.7724, 0.5153, 0.7724, 0.2170, 0.0429]
         for (i, feature) in result.features.enumerated() {
@@ -47,13 +48,13 @@ struct GoldenVectorTests {
     }
 
     /// Without FDR only the last feature is significant (95 %); with FDR none is.
-    @Test(.timeLimit(.minutes(2))) func bins() throws {
+    @Test func bins() throws {
         #expect(try Self.run(band: 15, fdr: false).features.map(\.bin) == [0, 0, 0, 0, 0, 2])
         #expect(try Self.run(band: 15, fdr: true).features.map(\.bin) == [0, 0, 0, 0, 0, 0])
     }
 
     /// A pair exactly at the band is included: just below 15, elements 4 and 5 (1-based) change to esda's values.
-    @Test(.timeLimit(.minutes(2))) func bandInclusivity() throws {
+    @Test func bandInclusivity() throws {
         let at = try Self.run(band: 15, fdr: false).features.map { $0.zScore ?? .nan }
         let below = try Self.run(band: 14.999999, fdr: false).features.map { $0.zScore ?? .nan }
         for i in 0..<6 { #expect(abs(below[i] - Self.zBelow15[i]) < 1e-9, "z[\(i)] = \(below[i])") }

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import HotSpots
+import EntityStreamTestSupport
 import Testing
 
 /// 8×8 incidents on a 100-unit lattice, with a cluster of extra incidents in the lower-left 2×2 cells.
@@ -15,10 +16,10 @@ private func clusteredIncidents(coordinates: HotSpotCoordinates = .projected, or
     return input
 }
 
-@Suite("Hot spots: output features, feature sets and summaries")
+@Suite("Hot spots: output features, feature sets and summaries", .bounded)
 struct OutputTests {
     /// Fishnet results become cell polygons with JOIN_COUNT, the Gi* fields, SOURCE_ID -1 and 1-based object ids.
-    @Test(.timeLimit(.minutes(2))) func fishnetFeatures() throws {
+    @Test func fishnetFeatures() throws {
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .fishnet(cellSize: 100), distanceBand: 150, fdr: false))
             .run(clusteredIncidents())
         let output = HotSpotOutput(result: result, valueField: nil, sourceID: { Int64($0) }, wkid: 2913)
@@ -38,7 +39,7 @@ struct OutputTests {
     }
 
     /// The feature set is valid JSON that the GP reader reads back to the same features.
-    @Test(.timeLimit(.minutes(2))) func featureSetRoundTrip() throws {
+    @Test func featureSetRoundTrip() throws {
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .collectEvents, distanceBand: 150, fdr: true, force: true))
             .run(clusteredIncidents())
         let output = HotSpotOutput(result: result, valueField: nil, sourceID: { Int64($0) * 10 }, wkid: 2913)
@@ -50,7 +51,7 @@ struct OutputTests {
     }
 
     /// WGS84 results asked for in Web Mercator are projected (the forward spherical Mercator, written here); other pairs cannot be.
-    @Test(.timeLimit(.minutes(2))) func webMercatorOutput() throws {
+    @Test func webMercatorOutput() throws {
         let input = clusteredIncidents(coordinates: .geographic, origin: (-111.9, 40.7), spacing: 0.001)
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .collectEvents, distanceBand: 150)).run(input)
         let output = HotSpotOutput(result: result, valueField: nil, sourceID: { _ in 0 }, wkid: 4326, outSR: 102100)
@@ -65,7 +66,7 @@ struct OutputTests {
     }
 
     /// The summary says n, the band and why, FDR, the bins (adding up to n) and the exclusions; the messages say the same in words.
-    @Test(.timeLimit(.minutes(2))) func summary() throws {
+    @Test func summary() throws {
         var input = clusteredIncidents()
         input.append(x: nil, y: 1)
         input.append(x: .nan, y: 1)
@@ -85,7 +86,7 @@ struct OutputTests {
     }
 
     /// The GP result reader keeps points, polygons and null geometries, and names a feature whose geometry it cannot read.
-    @Test(.timeLimit(.minutes(2))) func featureSetReader() throws {
+    @Test func featureSetReader() throws {
         let text = #"{"geometryType":"esriGeometryPolygon","spatialReference":{"latestWkid":3857},"features":[{"attributes":{"a":1},"geometry":{"rings":[[[0,0],[0,1],[1,1],[0,0]]]}},{"attributes":{"a":2},"geometry":null},{"attributes":{"a":3},"geometry":{"x":5,"y":6}}]}"#
         let set = try GPFeatureRecordSet(json: try JSONParser.parse(Array(text.utf8)))
         #expect(set.wkid == 3857 && set.features.count == 3)

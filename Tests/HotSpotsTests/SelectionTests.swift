@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import HotSpots
+import EntityStreamTestSupport
 import Testing
 
 /// A table loaded from CSV text the test writes (the project's loader, whose own tests live elsewhere).
@@ -22,12 +23,12 @@ private func incidentLines(_ count: Int) -> [String] {
     }
 }
 
-@Suite("Hot spots: selecting records")
+@Suite("Hot spots: selecting records", .bounded)
 struct SelectionTests {
     static let mapping = FeatureColumnMapping(x: "east", y: "north", time: "when", wkid: 2913)
 
     /// The sample's own Query (strict at both ends, "DATE" naming the time field) selects exactly the incidents strictly between the dates.
-    @Test(.timeLimit(.minutes(2))) func sampleQueryThroughTheDateAlias() throws {
+    @Test func sampleQueryThroughTheDateAlias() throws {
         let data = try table(incidentLines(100), mapping: Self.mapping)
         let from = january1 + 2 * day, to = january1 + 10 * day
         let query = try GPDateRangeQuery.make(from: from, to: to)
@@ -49,7 +50,7 @@ struct SelectionTests {
     }
 
     /// A time extent is inclusive at both ends; a value field reads numbers and counts the missing ones.
-    @Test(.timeLimit(.minutes(2))) func timeExtentAndValueField() throws {
+    @Test func timeExtentAndValueField() throws {
         let data = try table(incidentLines(60), mapping: Self.mapping)
         let extent = try TimeExtent(start: january1 + day, end: january1 + 5 * day)
         let selection = try HotSpotTableSelection.select(from: data, timeExtent: extent, valueField: "WEIGHT")
@@ -62,7 +63,7 @@ struct SelectionTests {
     }
 
     /// Unknown and non-numeric value fields, a bad where clause and a time extent without a time field are refused by name.
-    @Test(.timeLimit(.minutes(2))) func refusals() throws {
+    @Test func refusals() throws {
         let data = try table(incidentLines(10), mapping: Self.mapping)
         #expect(throws: HotSpotSelectionError.self) { try HotSpotTableSelection.select(from: data, valueField: "speed") }
         do {
@@ -82,7 +83,7 @@ struct SelectionTests {
     }
 
     /// Web Mercator points are read as WGS84 (the inverse spherical Mercator, written here) and analysed geographically.
-    @Test(.timeLimit(.minutes(2))) func webMercatorIsReadAsWGS84() throws {
+    @Test func webMercatorIsReadAsWGS84() throws {
         let lines = ["x,y"] + (0..<5).map { i in "\(-12_400_000.0 + Double(i) * 1000),\(4_900_000.0 + Double(i) * 500)" }
         let data = try table(lines, mapping: FeatureColumnMapping(x: "x", y: "y", wkid: 102100))
         let selection = try HotSpotTableSelection.select(from: data)
@@ -100,7 +101,7 @@ struct SelectionTests {
     }
 
     /// The progress throttle lets through the first report of each stage and then steps of 10 %.
-    @Test(.timeLimit(.minutes(2))) func progressThrottle() {
+    @Test func progressThrottle() {
         var throttle = HotSpotProgressThrottle(step: 0.1)
         let reports: [(Double, HotSpotMonitor.Stage)] = [(0, .aggregating), (0.01, .aggregating), (0.05, .indexing), (0.1, .indexing),
                                                          (0.16, .indexing), (0.17, .choosingDistanceBand), (0.2, .choosingDistanceBand),

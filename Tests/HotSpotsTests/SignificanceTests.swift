@@ -1,8 +1,9 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 @testable import HotSpots
 
-@Suite("Gi_Bin: confidence levels and FDR")
+@Suite("Gi_Bin: confidence levels and FDR", .bounded)
 struct SignificanceTests {
     static func analyse(seed: UInt64, fdr: Bool) throws -> HotSpotResult {
         let data = Oracles.randomPoints(count: 2000, side: 1000, seed: seed)
@@ -11,7 +12,7 @@ struct SignificanceTests {
     }
 
     /// With FDR, bins equal Benjamini–Hochberg at 0.10/0.05/0.01 computed here (statsmodels' fdr_bh rule).
-    @Test(.timeLimit(.minutes(2)), arguments: [UInt64(11), 12, 13])
+    @Test(arguments: [UInt64(11), 12, 13])
     func fdrMatchesBenjaminiHochberg(seed: UInt64) throws {
         let result = try Self.analyse(seed: seed, fdr: true)
         let expected = Oracles.fdrBins(z: result.features.map(\.zScore), p: result.features.map(\.pValue))
@@ -21,7 +22,7 @@ struct SignificanceTests {
     }
 
     /// Without FDR, a bin is the highest level whose α the p-value does not exceed, signed like z.
-    @Test(.timeLimit(.minutes(2))) func plainBins() throws {
+    @Test func plainBins() throws {
         let result = try Self.analyse(seed: 14, fdr: false)
         for feature in result.features {
             guard let p = feature.pValue, let z = feature.zScore else {
@@ -34,7 +35,7 @@ struct SignificanceTests {
     }
 
     /// FDR bins never exceed the uncorrected bins in magnitude, keep their sign, and leave z and p unchanged.
-    @Test(.timeLimit(.minutes(2))) func fdrNeverExceedsPlain() throws {
+    @Test func fdrNeverExceedsPlain() throws {
         let plain = try Self.analyse(seed: 15, fdr: false)
         let corrected = try Self.analyse(seed: 15, fdr: true)
         var fewer = 0
@@ -51,7 +52,7 @@ struct SignificanceTests {
     }
 
     /// The two-sided p stays accurate far in the tails (no 1 − Φ cancellation).
-    @Test(.timeLimit(.minutes(2))) func tailProbability() {
+    @Test func tailProbability() {
         // 2·Q(z) for z = 10 and 20 (Abramowitz–Stegun / mpmath values).
         #expect(abs(NormalDistribution.twoSidedP(10) / 1.5239706048320981e-23 - 1) < 1e-12)
         #expect(abs(NormalDistribution.twoSidedP(-20) / 5.507248237212467e-89 - 1) < 1e-12)

@@ -1,16 +1,18 @@
 import Foundation
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// Bad files and bad points answer a clear RasterError naming what was
 /// wrong; nothing crashes and nothing is silently wrong.
+@Suite(.bounded)
 struct BadInputTests {
     static func write(_ bytes: [UInt8], to path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     /// A missing file, an empty file, a text file and a PNG are not TIFFs (or cannot be opened), said as such.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func notATIFF() throws {
         let directory = try TemporaryDirectory()
         #expect {
@@ -34,7 +36,7 @@ struct BadInputTests {
     }
 
     /// A file cut in half is a truncated TIFF, at open (its directory is gone) — never a crash.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func truncatedFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("whole.tif")
@@ -54,7 +56,7 @@ struct BadInputTests {
     }
 
     /// Tile data cut off behind an intact directory is a read error naming the tile, and the raster stays usable for other tiles.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func truncatedTileData() throws {
         let directory = try TemporaryDirectory()
         // A hand-made strip whose StripOffsets point 3 bytes before the end
@@ -82,7 +84,7 @@ struct BadInputTests {
     }
 
     /// Sample formats outside the eight types are refused, naming the format.
-    @Test(.timeLimit(.minutes(2)), arguments: [(UInt16(1), UInt16(1)), (4, 1), (12, 1), (64, 1), (64, 2), (16, 3), (32, 5), (32, 6)])
+    @Test(arguments: [(UInt16(1), UInt16(1)), (4, 1), (12, 1), (64, 1), (64, 2), (16, 3), (32, 5), (32, 6)])
     func unsupportedSampleFormat(_ bits: UInt16, _ format: UInt16) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("format.tif")
@@ -96,7 +98,7 @@ struct BadInputTests {
     }
 
     /// A GDAL_NODATA tag that is not a number is refused, quoting it.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func invalidNoData() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("nodata.tif")
@@ -106,7 +108,7 @@ struct BadInputTests {
 
     /// Without georeferencing a raster opens, reads by pixel, and says
     /// clearly that map coordinates cannot be identified.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func noGeoreferencing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("plain.tif")
@@ -127,7 +129,7 @@ struct BadInputTests {
     }
 
     /// Ground control points only (tiepoints without a scale) are no georeferencing, said as such.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func groundControlPointsOnly() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("gcps.tif")
@@ -140,7 +142,7 @@ struct BadInputTests {
     /// An unknown raster CRS (no CRS keys, geocentric, user-defined without
     /// parameters) still identifies in the raster's own coordinates and
     /// refuses other spatial references with a clear error.
-    @Test(.timeLimit(.minutes(2)), arguments: [GeoTIFFWriteOptions.CRS.none, .geocentric, .userDefinedWithoutParameters])
+    @Test(arguments: [GeoTIFFWriteOptions.CRS.none, .geocentric, .userDefinedWithoutParameters])
     func unknownRasterCRS(_ crs: GeoTIFFWriteOptions.CRS) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("unknown.tif")
@@ -163,7 +165,7 @@ struct BadInputTests {
 
     /// An EPSG code PROJ does not know opens, identifies in its own
     /// coordinates, and names the code when a transformation is needed.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func epsgCodeUnknownToPROJ() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("epsg.tif")
@@ -181,7 +183,7 @@ struct BadInputTests {
     }
 
     /// YCbCr colour (JPEG-style subsampled data) is refused rather than misread.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func yCbCrRefused() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("ycbcr.tif")
@@ -197,7 +199,7 @@ struct BadInputTests {
     /// Big-endian float32 with the floating-point predictor, built byte by
     /// byte here (TN3 predictor, stored Deflate): read back exactly. The
     /// writer refuses that combination because libtiff 4.5 writes it wrongly.
-    @Test(.timeLimit(.minutes(2)), arguments: [true, false])
+    @Test(arguments: [true, false])
     func floatingPointPredictorBothByteOrders(_ bigEndian: Bool) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("fp.tif")

@@ -1,8 +1,10 @@
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// Tiles and strips are decoded on demand into an LRU cache bounded by
 /// bytes; the counts are the raster's own statistics.
+@Suite(.bounded)
 struct BlockCacheTests {
     /// An 8×8-tile uint16 raster (64×64 tiles of 8 KiB each), cell value = column + 1000·row.
     static func tiled(in directory: TemporaryDirectory, cacheBytes: Int, planar: PlanarConfiguration = .contiguous, bands: Int = 1) throws -> GeoTIFFRaster {
@@ -15,7 +17,7 @@ struct BlockCacheTests {
     }
 
     /// The first identify decodes exactly the one tile under the point; the next one in that tile decodes nothing.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func firstIdentifyDecodesOneBlock() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.tiled(in: directory, cacheBytes: 64 << 20)
@@ -28,7 +30,7 @@ struct BlockCacheTests {
     }
 
     /// A planar-separate raster decodes one tile per band for its first cell.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func planarSeparateDecodesOneBlockPerBand() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.tiled(in: directory, cacheBytes: 64 << 20, planar: .separate, bands: 3)
@@ -39,7 +41,7 @@ struct BlockCacheTests {
 
     /// The cache never holds more than its byte bound while every tile is
     /// visited, and every value stays right through evictions.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func boundHonoured() throws {
         let directory = try TemporaryDirectory()
         let bound = 3 * 8192
@@ -56,7 +58,7 @@ struct BlockCacheTests {
     }
 
     /// Least recently used goes first: after A, B, C, A, D the evicted tile is B (FIFO would evict A).
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func evictsLeastRecentlyUsed() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.tiled(in: directory, cacheBytes: 3 * 8192)
@@ -72,7 +74,7 @@ struct BlockCacheTests {
     }
 
     /// A bound smaller than one block still works, one block at a time.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func boundBelowOneBlock() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.tiled(in: directory, cacheBytes: 0)
@@ -84,7 +86,7 @@ struct BlockCacheTests {
 
     /// A big tiled raster (2048×2048 with 256×256 tiles, 64 tiles) answers its
     /// first identify after decoding one tile, not the image.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func bigRasterFirstIdentify() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("big.tif")
@@ -100,7 +102,7 @@ struct BlockCacheTests {
 
     /// A single uncompressed strip (a 1000×1000 image in one strip) is read
     /// in chunks of rows, as libtiff presents it: the first sample decodes a few kilobytes.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func singleUncompressedStripIsReadInChunks() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("one-strip.tif")
@@ -113,7 +115,7 @@ struct BlockCacheTests {
     }
 
     /// A (compressed) block larger than the configured maximum is refused at open, naming the sizes.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func blockLargerThanTheMaximum() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("strip.tif")

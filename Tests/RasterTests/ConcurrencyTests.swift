@@ -1,9 +1,11 @@
 import EntityStreamCore
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// The concurrency contract: one open raster per actor; distinct rasters
 /// (each with its own libtiff handle, cache and PROJ contexts) run in parallel.
+@Suite(.bounded)
 struct ConcurrencyTests {
     /// Owns one open raster; identify runs on the actor.
     actor RasterOwner {
@@ -24,7 +26,7 @@ struct ConcurrencyTests {
 
     /// Four actors, each with its own open copy of one raster, identify the same
     /// WGS84 points at the same time and agree with a single sequential run.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func independentRastersRunInParallel() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("shared.tif")

@@ -1,9 +1,11 @@
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// Cell ownership at edges and corners, GDAL's rule: floor of the inverse
 /// geotransform, so a cell is [x0, x0+dx) × (y0−dy, y0] north-up; a point
 /// on the raster's right or bottom edge has no cell.
+@Suite(.bounded)
 struct EdgeTests {
     /// A 4×3 raster whose cell (c, r) holds r·4 + c, with `gt`.
     static func raster(_ gt: [Double], in directory: TemporaryDirectory) throws -> GeoTIFFRaster {
@@ -19,7 +21,7 @@ struct EdgeTests {
 
     /// North-up: the top-left corner and left/top edges are inside; right and
     /// bottom edges, and every other corner, are outside.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func northUp() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([100, 10, 0, 500, 0, -10], in: directory)
@@ -43,7 +45,7 @@ struct EdgeTests {
 
     /// South-up (positive y scale): row 0 starts at the smallest y, so the
     /// raster's pixel-top edge is y0 and its pixel-bottom edge y0 + 3·dy.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func southUp() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([100, 10, 0, 500, 0, 10], in: directory)
@@ -58,7 +60,7 @@ struct EdgeTests {
 
     /// Every cell's four edges, for a raster whose cell size is not a power
     /// of two: each point x0 + k·dx on a left/top edge lands in cell k.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func everyEdgeOfEveryCell() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([440720, 60, 0, 3751320, 0, -60], in: directory)
@@ -71,7 +73,7 @@ struct EdgeTests {
     }
 
     /// Outside in every direction and non-finite input: nil for outside, an error for NaN/∞.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func outsideAndNonFinite() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster([100, 10, 0, 500, 0, -10], in: directory)

@@ -1,9 +1,11 @@
 import EntityStreamCore
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// GeoTIFF georeferencing as GDAL reads it: tiepoint+scale, the
 /// transformation matrix, their precedence, PixelIsPoint, south-up.
+@Suite(.bounded)
 struct GeoreferencingTests {
     /// Writes a 4×3 uint8 raster with `options`, each cell's value its index (row·4 + column).
     static func raster(_ options: GeoTIFFWriteOptions, in directory: TemporaryDirectory, open: RasterOpenOptions = RasterOpenOptions()) throws -> GeoTIFFRaster {
@@ -14,7 +16,7 @@ struct GeoreferencingTests {
     }
 
     /// Tiepoint + pixel scale give gt = [X − I·Sx, Sx, 0, Y + J·Sy, 0, −Sy] (OGC GeoTIFF, GDAL).
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func tiepointAndScale() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.raster(GeoTIFFWriteOptions(georeferencing: .tags(tiepoints: [1, 2, 0, 440780, 3751200, 0], pixelScale: [60, 60, 0], transformation: nil),
@@ -27,7 +29,7 @@ struct GeoreferencingTests {
     /// PixelIsPoint shifts half a cell up-left, GDAL's default: the reference's
     /// byte_point.tif vector, tiepoint (440720, 3751320) with 60 m cells, reads
     /// as (440690, 60, 0, 3751350, 0, −60); with GTIFF_POINT_GEO_IGNORE as the tiepoint itself.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func pixelIsPointShiftsHalfACell() throws {
         let directory = try TemporaryDirectory()
         let options = GeoTIFFWriteOptions(georeferencing: .tags(tiepoints: [0, 0, 0, 440720, 3751320, 0], pixelScale: [60, 60, 0], transformation: nil),
@@ -45,7 +47,7 @@ struct GeoreferencingTests {
 
     /// A transformation matrix M gives gt = [M3, M0, M1, M7, M4, M5]; a
     /// positive M5 is a south-up raster whose row 0 is at the smallest y.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func southUpMatrix() throws {
         let directory = try TemporaryDirectory()
         let matrix: [Double] = [10, 0, 0, 1000, 0, 5, 0, 2000, 0, 0, 0, 0, 0, 0, 0, 1]
@@ -61,7 +63,7 @@ struct GeoreferencingTests {
 
     /// A rotated, sheared matrix: a point at a cell's fractional pixel
     /// position identifies that cell, and the extent is the envelope of its four corners.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func rotatedMatrix() throws {
         let directory = try TemporaryDirectory()
         let gt: [Double] = [1000, 8, 3, 5000, 2, -9]
@@ -81,7 +83,7 @@ struct GeoreferencingTests {
     }
 
     /// Tiepoint+scale win over a transformation matrix in the same file (GDAL's precedence).
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func scaleAndTiepointWinOverMatrix() throws {
         let directory = try TemporaryDirectory()
         let matrix: [Double] = [1, 0, 0, 7, 0, -1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 1]
@@ -91,7 +93,7 @@ struct GeoreferencingTests {
 
     /// A negative ScaleY is read north-up as GDAL does by default; with
     /// GTIFF_HONOUR_NEGATIVE_SCALEY it is south-up.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func negativeScaleY() throws {
         let directory = try TemporaryDirectory()
         let options = GeoTIFFWriteOptions(georeferencing: .tags(tiepoints: [0, 0, 0, 100, 200, 0], pixelScale: [2, -3, 0], transformation: nil))
@@ -102,7 +104,7 @@ struct GeoreferencingTests {
 
     /// A geotransform given to the writer comes back as written, through
     /// tiepoint+scale (north-up) or the matrix (south-up, rotated), with PixelIsArea or PixelIsPoint.
-    @Test(.timeLimit(.minutes(2)), arguments: [[500.0, 30, 0, 900, 0, -30], [500, 30, 0, 900, 0, 30], [500, 30, 4, 900, -2, -30]],
+    @Test(arguments: [[500.0, 30, 0, 900, 0, -30], [500, 30, 0, 900, 0, 30], [500, 30, 4, 900, -2, -30]],
           [RasterType.pixelIsArea, .pixelIsPoint])
     func writerGeoTransformRoundTrips(_ coefficients: [Double], _ rasterType: RasterType) throws {
         let directory = try TemporaryDirectory()
@@ -115,7 +117,7 @@ struct GeoreferencingTests {
 
     /// GDAL's rules on the tag values alone: GCPs without a scale, a matrix of
     /// the wrong length and a singular geotransform are no georeferencing, each said.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func tagRulesWithoutAFile() {
         func reason(_ tags: GeoreferencingTags) -> String? {
             if case .notGeoreferenced(let reason) = tags.resolve() { return reason }
@@ -133,7 +135,7 @@ struct GeoreferencingTests {
     }
 
     /// The inverse geotransform is exact on cell edges: x0 + k·dx maps to column k.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func inverseIsExactOnEdges() throws {
         let transform = try #require(GeoTransform(originX: 440720, originY: 3751320, cellWidth: 60, cellHeight: 60))
         for k in 0...20 {

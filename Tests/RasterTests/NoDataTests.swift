@@ -1,11 +1,13 @@
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// GDAL_NODATA: parsing the tag and GDAL's NoData-mask comparison (the
 /// value converted to the band's type), on files the test wrote.
+@Suite(.bounded)
 struct NoDataTests {
     /// The tag's text as GDAL writes it parses, `nan`/`inf` included; garbage does not.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func parsesGDALText() {
         #expect(NoDataValue(text: "-9999")?.value == -9999)
         #expect(NoDataValue(text: " -3.39999999999999996e+38 ")?.value == -3.39999999999999996e+38)
@@ -21,7 +23,7 @@ struct NoDataTests {
     /// GDAL's conversions: integers truncate toward zero and out-of-range
     /// values mark nothing; float32 compares in float with ARE_REAL_EQUAL;
     /// float64 with ARE_REAL_EQUAL; NaN marks NaN only.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func comparesAsGDAL() {
         #expect(NoDataValue(0.5).matcher(for: .uint8).matches(0))
         #expect(!NoDataValue(0.5).matcher(for: .uint8).matches(1))
@@ -42,7 +44,7 @@ struct NoDataTests {
 
     /// In every pixel type, cells holding the NoData value answer null bands
     /// and `NoData: true`; the others answer their values.
-    @Test(.timeLimit(.minutes(2)), arguments: PixelType.allCases)
+    @Test(arguments: PixelType.allCases)
     func noDataCellsInEveryType(_ type: PixelType) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("nodata.tif")
@@ -71,7 +73,7 @@ struct NoDataTests {
     }
 
     /// NaN NoData in float32 and float64: NaN cells are NoData, every other value is not.
-    @Test(.timeLimit(.minutes(2)), arguments: [PixelType.float32, .float64])
+    @Test(arguments: [PixelType.float32, .float64])
     func nanNoData(_ type: PixelType) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("nan.tif")
@@ -86,7 +88,7 @@ struct NoDataTests {
     }
 
     /// A partly-NoData cell of a multi-band raster: only the matching bands are null and the cell is not NoData.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func noDataIsPerBand() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("rgb.tif")
@@ -99,7 +101,7 @@ struct NoDataTests {
     }
 
     /// Unwritten (sparse) blocks read as NoData, or as 0 without NoData, as GDAL reads them.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func sparseBlocksReadAsNoData() throws {
         let directory = try TemporaryDirectory()
         let image = RasterImage(width: 32, height: 32, pixelType: .int16) { _, column, row in Double(column + row + 1) }

@@ -8,6 +8,7 @@ import Testing
 /// Oracles: published checksums (GDAL autotest, rasterio's tests), values
 /// GDAL 3.6.2's gdallocationinfo printed (command in each comment, run once
 /// on Debian 12), and cross-decoding of the same pixels in three layouts.
+@Suite(.bounded)
 struct SharedRasterTests {
     static let absent = Comment(rawValue: SharedData.absentComment)
     static func has(_ name: String) -> Bool { SharedData.has("rasters/" + name) }
@@ -17,7 +18,7 @@ struct SharedRasterTests {
 
     /// GDAL's classic byte.tif: checksum 4672 (GDAL autotest), EPSG:26711,
     /// 60 m cells from (440720, 3751320), and gdallocationinfo's values.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("rasterio__byte.tif"), absent))
+    @Test(.enabled(if: has("rasterio__byte.tif"), absent))
     func byteTif() throws {
         let raster = try Self.open("rasterio__byte.tif")
         #expect(raster.info.crs == .epsg(26711))
@@ -32,7 +33,7 @@ struct SharedRasterTests {
     /// RGB.byte.tif (strips), its LZW tiled copy and its Deflate band-separate
     /// copy: rasterio's published checksums [25420, 29131, 37860] for all
     /// three, and the same cells at 5,000 random map points.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("rasterio__RGB.byte.tif") && has("rasterio__rgb_lzw.tif") && has("rasterio__rgb_deflate.tif"),
+    @Test(.enabled(if: has("rasterio__RGB.byte.tif") && has("rasterio__rgb_lzw.tif") && has("rasterio__rgb_deflate.tif"),
                                             absent))
     func rgbDecodesAlikeInThreeLayouts() throws {
         let rasters = try ["rasterio__RGB.byte.tif", "rasterio__rgb_lzw.tif", "rasterio__rgb_deflate.tif"].map { try Self.open($0) }
@@ -53,7 +54,7 @@ struct SharedRasterTests {
 
     /// Every sampled cell of the all-NoData raster (4 bands uint16, LZW with
     /// predictor, band-separate tiles) answers null bands and NoData: true.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("rasterio__all-nodata.tif"), absent))
+    @Test(.enabled(if: has("rasterio__all-nodata.tif"), absent))
     func allNoData() throws {
         let raster = try Self.open("rasterio__all-nodata.tif")
         #expect(raster.info.bandCount == 4 && raster.info.pixelType == .uint16 && raster.info.predictor == .horizontal)
@@ -69,7 +70,7 @@ struct SharedRasterTests {
     /// (`gdallocationinfo -valonly rasterio__float_nan.tif C R` for the six
     /// cells: 1.4099999666214, 1.23000001907349, nan, 0.319999992847443,
     /// -0.230000004172325, -1.87999999523163).
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("rasterio__float_nan.tif"), absent))
+    @Test(.enabled(if: has("rasterio__float_nan.tif"), absent))
     func nanNoData() throws {
         let raster = try Self.open("rasterio__float_nan.tif")
         #expect(raster.info.noData?.value.isNaN == true && raster.info.pixelType == .float32)
@@ -87,7 +88,7 @@ struct SharedRasterTests {
     /// float_raster_with_nodata.tif: nodata -3.4e38 in float32 marks the
     /// cells gdallocationinfo prints as -3.39999995214436e+38; a user-defined
     /// LAEA CRS from its GeoKeys.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("rasterio__float_raster_with_nodata.tif"), absent))
+    @Test(.enabled(if: has("rasterio__float_raster_with_nodata.tif"), absent))
     func floatNoData() throws {
         let raster = try Self.open("rasterio__float_raster_with_nodata.tif")
         guard case .userDefined(let proj) = raster.info.crs else {
@@ -108,7 +109,7 @@ struct SharedRasterTests {
     /// cells are those gdallocationinfo locates:
     /// `gdallocationinfo -wgs84 riotiler__inverted_lat.tif 10.25 45.25` → (380P,270L), Value -9999;
     /// `… -120.1 -33.3` → (119P,113L).
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("riotiler__inverted_lat.tif"), absent))
+    @Test(.enabled(if: has("riotiler__inverted_lat.tif"), absent))
     func invertedLatitude() throws {
         let raster = try Self.open("riotiler__inverted_lat.tif")
         #expect(raster.info.geoTransform?.coefficients == [-180, 0.5, 0, -90, 0, 0.5])
@@ -124,7 +125,7 @@ struct SharedRasterTests {
     /// `gdallocationinfo -valonly riotiler__cog.tif 1500 1500` → 6896,
     /// `gdallocationinfo -geoloc riotiler__cog.tif 506150 8152650` → (1329P,1333L) 3744,
     /// `gdallocationinfo -wgs84 riotiler__cog.tif -56.9 73.4` → (1299P,1408L) 3744.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("riotiler__cog.tif"), absent))
+    @Test(.enabled(if: has("riotiler__cog.tif"), absent))
     func cloudOptimizedGeoTIFF() throws {
         let raster = try Self.open("riotiler__cog.tif")
         #expect(raster.info.width == 2658 && raster.info.height == 2667 && raster.info.blockShape == .tiles(width: 256, height: 256))
@@ -140,7 +141,7 @@ struct SharedRasterTests {
 
     /// A COG truncated in its tile data opens (its directory is first) and
     /// answers a read error naming the tile for the missing tiles.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("riotiler__cog.tif"), absent))
+    @Test(.enabled(if: has("riotiler__cog.tif"), absent))
     func truncatedCOG() throws {
         let directory = try TemporaryDirectory()
         let bytes = try [UInt8](Foundation.Data(contentsOf: URL(fileURLWithPath: SharedData.path("rasters/riotiler__cog.tif"))))
@@ -163,7 +164,7 @@ struct SharedRasterTests {
 
     /// A user-defined transverse Mercator DEM identified from WGS84, as
     /// `gdallocationinfo -wgs84 stars__olinda_dem_utm25s.tif -34.87 -8.0` → (56P,61L) 16.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("stars__olinda_dem_utm25s.tif"), absent))
+    @Test(.enabled(if: has("stars__olinda_dem_utm25s.tif"), absent))
     func userDefinedDEM() throws {
         let raster = try Self.open("stars__olinda_dem_utm25s.tif")
         let cell = try #require(try raster.identify(x: -34.87, y: -8.0, in: .wgs84))
@@ -174,7 +175,7 @@ struct SharedRasterTests {
 
     /// Every shared raster opens, and identify at random cell centres (in the
     /// raster's CRS) returns that cell with an extent containing the point.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: has("rasterio__shade.tif"), absent))
+    @Test(.enabled(if: has("rasterio__shade.tif"), absent))
     func everyRasterIdentifiesItsCells() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: SharedData.path("rasters")).filter { $0.hasSuffix(".tif") }.sorted()
         #expect(names.count >= 15)

@@ -1,11 +1,13 @@
 import EntityStreamCore
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// Points in WGS84 or Web Mercator identify the cell their raster-CRS
 /// coordinates name; the oracles for the coordinates are independent of
 /// PROJ (Snyder's UTM series written in the test, EntityStreamCore's
 /// spherical Web Mercator).
+@Suite(.bounded)
 struct TransformationTests {
     /// A 200×150 UTM zone 18N raster with 30 m cells whose cell (c, r) holds r·200 + c.
     static func utmRaster(in directory: TemporaryDirectory) throws -> GeoTIFFRaster {
@@ -31,7 +33,7 @@ struct TransformationTests {
     /// WGS84 points on a UTM raster land in the cell the independent UTM
     /// series names (points within 5 cm of an edge skipped), and the cell's
     /// WGS84 extent contains the point.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func wgs84OnUTM() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.utmRaster(in: directory)
@@ -62,7 +64,7 @@ struct TransformationTests {
 
     /// Web Mercator: a raster in 3857 identified in WGS84 (through
     /// EntityStreamCore.WebMercator's inverse), in 3857 and in 102100 gives the same cell.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func webMercatorAndItsAliases() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.webMercatorRaster(in: directory)
@@ -85,7 +87,7 @@ struct TransformationTests {
     }
 
     /// A WGS84 raster identified from Web Mercator points (the Runtime's usual map SR).
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func webMercatorPointsOnAGeographicRaster() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("wgs84.tif")
@@ -106,7 +108,7 @@ struct TransformationTests {
     /// A user-defined CRS (transverse Mercator keys written by libgeotiff
     /// from a PROJ string) is read back as that definition and transforms:
     /// with UTM 18N's parameters it answers the cells the independent UTM series names.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func userDefinedCRS() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("tmerc.tif")
@@ -137,7 +139,7 @@ struct TransformationTests {
     }
 
     /// A point PROJ cannot transform (latitude 95°) is an error naming the point, not a crash or a wrong cell.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func untransformablePoint() throws {
         let directory = try TemporaryDirectory()
         let inside = WebMercator.unproject(Point(x: -8_200_000, y: 4_950_000))
@@ -154,7 +156,7 @@ struct TransformationTests {
     }
 
     /// A spatial reference PROJ does not know is an error naming it.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func unknownSpatialReference() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.utmRaster(in: directory)
@@ -169,7 +171,7 @@ struct TransformationTests {
     }
 
     /// No grids are missing for the common pairs on WGS84-based rasters.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func commonPairsNeedNoGrids() throws {
         let directory = try TemporaryDirectory()
         let raster = try Self.utmRaster(in: directory)

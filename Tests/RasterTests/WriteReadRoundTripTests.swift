@@ -1,9 +1,11 @@
 import Raster
+import EntityStreamTestSupport
 import Testing
 
 /// Every layout, pixel type, compression, predictor and planar
 /// configuration: the test writes values it chose with libtiff and reads
 /// every one back.
+@Suite(.bounded)
 struct WriteReadRoundTripTests {
     struct Layout: CustomTestStringConvertible, Sendable {
         var pixelType: PixelType
@@ -78,7 +80,7 @@ struct WriteReadRoundTripTests {
     }
 
     /// Every sample written is read back exactly, cell by cell, with the file's declared layout.
-    @Test("round trip", .timeLimit(.minutes(2)), arguments: layouts)
+    @Test("round trip", arguments: layouts)
     func roundTrip(_ layout: Layout) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("image.tif")
@@ -120,7 +122,7 @@ struct WriteReadRoundTripTests {
 
     /// The Runtime's attributes: Band_0…Band_n-1 (0-based) then Pixel.Type,
     /// integers for integer types and doubles at full precision for floats.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func attributesNameBandsFromZero() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("attributes.tif")
@@ -140,7 +142,7 @@ struct WriteReadRoundTripTests {
     }
 
     /// The writer refuses values the pixel type cannot hold exactly, naming the value.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func writerRefusesUnrepresentableValues() throws {
         let directory = try TemporaryDirectory()
         let image = RasterImage(width: 2, height: 1, pixelType: .uint8, values: [1, 256])

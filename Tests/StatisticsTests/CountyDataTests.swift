@@ -3,7 +3,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Statistics
 
-@Suite("Statistics on the real county table (the sample's diabetes by state)")
+@Suite("Statistics on the real county table (the sample's diabetes by state)", .bounded)
 struct CountyDataTests {
     static let file = "county/cdc_county_diabetes_inactivity_obesity.csv"
 
@@ -29,7 +29,7 @@ struct CountyDataTests {
     }
 
     /// AVG, COUNT and STDDEV of Diabetes by State equal a two-pass computation written here, state by state in order.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(file), Comment(rawValue: SharedData.absentComment)))
+    @Test(.enabled(if: SharedData.has(file), Comment(rawValue: SharedData.absentComment)))
     func diabetesByState() throws {
         let rows = try Self.rows()
         var byState: [String: [Double]] = [:]
@@ -69,7 +69,7 @@ struct CountyDataTests {
     }
 
     /// A having clause and a descending order on a statistic over the real table agree with the same computation.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(file), Comment(rawValue: SharedData.absentComment)))
+    @Test(.enabled(if: SharedData.has(file), Comment(rawValue: SharedData.absentComment)))
     func havingAndOrderOnRealData() throws {
         let rows = try Self.rows()
         var byState: [String: [Double]] = [:]

@@ -1,8 +1,9 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 import Statistics
 
-@Suite("Statistics plans: every request error is caught before any row is read")
+@Suite("Statistics plans: every request error is caught before any row is read", .bounded)
 struct PlanErrorTests {
     static let schema = Schema(fields: [
         Field(name: "State", type: .string),
@@ -22,7 +23,7 @@ struct PlanErrorTests {
     }
 
     /// Statistic and group-by errors name the culprit.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ([String](), [String](), "no statistics requested: give at least one (for example count:*)"),
         (["avg:Diabetis"], [], "unknown field 'Diabetis' in statistic avg:Diabetis"),
         (["avg:State"], [], "AVG needs a numeric field, but 'State' is a string field"),
@@ -42,7 +43,7 @@ struct PlanErrorTests {
     }
 
     /// Numeric statistics accept every numeric type and fields of unknown type; count/min/max accept any field.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func acceptedFields() throws {
         let request = try StatisticsRequest(statisticSpecs: [
             "avg:Diabetes", "sum:Population", "stddev:Blob", "min:State", "max:Updated", "count:Code", "count:*",
@@ -53,7 +54,7 @@ struct PlanErrorTests {
     }
 
     /// Order-by errors: neither a group field nor an output name (statistic fields and ungrouped fields included), or twice.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (["County"], "order-by 'County' is neither a group-by field nor a statistic output name (expected one of: State, AVG_Diabetes, n)"),
         (["Diabetes"], "order-by 'Diabetes' is neither a group-by field nor a statistic output name (expected one of: State, AVG_Diabetes, n)"),
         (["State", "state DESC"], "order-by names 'state' twice"),
@@ -63,7 +64,7 @@ struct PlanErrorTests {
     }
 
     /// Having errors: a field outside an aggregate, an unknown aggregate, bad arguments, type errors — with positions.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("State = 'CA'", "having clause error at position 1: 'State' is not inside an aggregate: a having clause compares aggregates only (AVG, COUNT, SUM, STDDEV, MIN, MAX or VAR of a field, or COUNT(*))"),
         ("COUNT(*) > 1 AND Diabetes > 3", "having clause error at position 18: 'Diabetes' is not inside an aggregate: a having clause compares aggregates only (AVG, COUNT, SUM, STDDEV, MIN, MAX or VAR of a field, or COUNT(*))"),
         ("MEDIAN(Diabetes) > 3", "having clause error at position 1: unknown function 'MEDIAN' (aggregates: AVG, COUNT, SUM, STDDEV, MIN, MAX, VAR)"),
@@ -79,7 +80,7 @@ struct PlanErrorTests {
     }
 
     /// Limits: too many statistics are refused.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func tooManyStatistics() {
         let specs = (0...StatisticsLimits.maximumStatistics).map { "count:Diabetes:c\($0)" }
         #expect(Self.message(specs) == "too many statistics (at most 256)")

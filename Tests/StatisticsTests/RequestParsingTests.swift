@@ -1,11 +1,12 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 import Statistics
 
-@Suite("Statistics requests: the command line's and REST's textual forms")
+@Suite("Statistics requests: the command line's and REST's textual forms", .bounded)
 struct RequestParsingTests {
     /// The seven REST names parse case-insensitively; anything else does not.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func statisticTypeNames() {
         #expect(StatisticType(restName: "avg") == .avg)
         #expect(StatisticType(restName: "AVG") == .avg)
@@ -19,7 +20,7 @@ struct RequestParsingTests {
     }
 
     /// Default output names are ArcGIS's TYPE_field; the count of all rows is COUNT_ALL.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func defaultOutputNames() {
         let names = StatisticType.allCases.map { $0.defaultOutputName(field: "Diabetes_Percent") }
         #expect(names == ["COUNT_Diabetes_Percent", "SUM_Diabetes_Percent", "MIN_Diabetes_Percent", "MAX_Diabetes_Percent",
@@ -28,7 +29,7 @@ struct RequestParsingTests {
     }
 
     /// `TYPE:FIELD[:ALIAS]` specs read with spaces trimmed and the type case-insensitive.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func statisticSpecs() throws {
         #expect(try StatisticDefinition(parsing: "avg:Diabetes_Percent") == StatisticDefinition(field: "Diabetes_Percent", type: .avg))
         #expect(try StatisticDefinition(parsing: "COUNT:Diabetes_Percent:counties")
@@ -38,7 +39,7 @@ struct RequestParsingTests {
     }
 
     /// Malformed specs are refused with a message naming the problem.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("avg", "invalid statistic 'avg': expected TYPE:FIELD or TYPE:FIELD:ALIAS (for example avg:Diabetes_Percent)"),
         ("median:x", "unknown statistic type 'median' (expected count, sum, min, max, avg, stddev or var)"),
         (":x", "invalid statistic ':x': the statistic type is empty"),
@@ -52,7 +53,7 @@ struct RequestParsingTests {
     }
 
     /// Order-by terms: name, optional ASC/DESC (any case), names may hold spaces.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func orderingTerms() throws {
         #expect(try StatisticsOrdering(parsing: "State") == StatisticsOrdering(name: "State", direction: .ascending))
         #expect(try StatisticsOrdering(parsing: "State ASC") == StatisticsOrdering(name: "State", direction: .ascending))
@@ -64,7 +65,7 @@ struct RequestParsingTests {
     }
 
     /// Malformed order-by text is refused.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("", "invalid order-by term '': the term is empty"),
         ("DESC", "invalid order-by term 'DESC': expected NAME, NAME ASC or NAME DESC"),
         ("a,,b", "invalid order-by term 'a,,b': an empty term (two commas in a row, or a comma at an end)"),
@@ -77,7 +78,7 @@ struct RequestParsingTests {
     }
 
     /// Group-by field lists are comma-separated; empty items are refused.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func fieldLists() throws {
         #expect(try StatisticsRequest.fieldList(parsing: "State, County") == ["State", "County"])
         #expect(try StatisticsRequest.fieldList(parsing: "") == [])
@@ -88,7 +89,7 @@ struct RequestParsingTests {
     }
 
     /// The command line's form gathers specs, comma lists and the having clause.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func commandLineRequest() throws {
         let request = try StatisticsRequest(statisticSpecs: ["avg:Diabetes_Percent", "count:Diabetes_Percent:n"],
                                             groupBy: ["State", "County,Year"], orderBy: ["State ASC", "n DESC,County"],
@@ -102,7 +103,7 @@ struct RequestParsingTests {
     }
 
     /// REST outStatistics JSON with groupByFieldsForStatistics, orderByFields and havingClause.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func restRequest() throws {
         let request = try StatisticsRequest(
             outStatistics: #"[{"statisticType":"avg","onStatisticField":"Diabetes_Percent","outStatisticFieldName":"mean"},"#
@@ -117,7 +118,7 @@ struct RequestParsingTests {
     }
 
     /// Malformed outStatistics is refused with a message naming the place.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (#"{"statisticType":"avg"}"#, "invalid outStatistics: expected a JSON array of statistic definitions"),
         (#"[1]"#, "invalid outStatistics: outStatistics[0] is not an object"),
         (#"[{"statisticType":"avg"}]"#, "invalid outStatistics: outStatistics[0] needs a string onStatisticField"),

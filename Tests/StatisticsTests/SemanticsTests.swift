@@ -1,8 +1,9 @@
+import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 import Statistics
 
-@Suite("Statistics semantics: ArcGIS/SQL rules on small hand-checked tables")
+@Suite("Statistics semantics: ArcGIS/SQL rules on small hand-checked tables", .bounded)
 struct SemanticsTests {
     /// 0 g (string), 1 h (integer), 2 x (double), 3 n (integer), 4 t (date), 5 s (string), 6 d (unknown type).
     static let schema = Schema(fields: [
@@ -25,7 +26,7 @@ struct SemanticsTests {
     static let all = ["count:x", "sum:x", "min:x", "max:x", "avg:x", "stddev:x", "var:x", "count:*"]
 
     /// Every type over 2, 4, 4, 4, 5, 5, 7, 9 (mean 5, sample variance 32/7) with and without NULLs mixed in.
-    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    @Test(arguments: [false, true])
     func everyType(withNulls: Bool) throws {
         var rows = [2.0, 4, 4, 4, 5, 5, 7, 9].map { Self.row(x: .double($0)) }
         if withNulls { rows.insert(Self.row(), at: 3); rows.append(Self.row(x: .double(.nan))); rows.insert(Self.row(), at: 0) }
@@ -46,7 +47,7 @@ struct SemanticsTests {
     }
 
     /// Without group-by and without rows there is one record: counts 0, everything else NULL (SQL).
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func emptyInputWithoutGroups() throws {
         let result = try Self.run(Self.all, rows: [])
         #expect(result.records == [StatisticsRecord(group: [], statistics: [
@@ -58,7 +59,7 @@ struct SemanticsTests {
     }
 
     /// With group-by and without rows there are no records.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func emptyInputWithGroups() throws {
         let result = try Self.run(Self.all, groupBy: ["g"], rows: [])
         #expect(result.records.isEmpty)
@@ -66,7 +67,7 @@ struct SemanticsTests {
     }
 
     /// A group whose field is all NULL: count 0, the rest NULL; a single value: stddev and var NULL.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func emptyAndSingleValueGroups() throws {
         let rows = [Self.row(g: "a"), Self.row(g: "a"), Self.row(g: "b", x: .double(3.5))]
         let result = try Self.run(Self.all, groupBy: ["g"], rows: rows)
@@ -77,7 +78,7 @@ struct SemanticsTests {
     }
 
     /// NULL group values form their own group, first in ascending order and last in descending order; NaN joins it.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func nullGroupKeys() throws {
         let rows = [Self.row(g: "b", x: 1), Self.row(x: 2), Self.row(g: "a", x: 4), Self.row(x: 8), Self.row(g: "b", x: 16)]
         let ascending = try Self.run(["sum:x"], groupBy: ["g"], rows: rows)
@@ -92,7 +93,7 @@ struct SemanticsTests {
     }
 
     /// Several group fields: one record per distinct combination, ordered by the fields in turn.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func multiFieldGroups() throws {
         let rows = [Self.row(g: "b", h: 2, x: 1), Self.row(g: "a", h: 2, x: 2), Self.row(g: "b", h: 1, x: 4),
                     Self.row(g: "a", h: 2, x: 8), Self.row(g: "b", h: 2, x: 16), Self.row(g: "a", h: .null, x: 32)]
@@ -105,7 +106,7 @@ struct SemanticsTests {
     }
 
     /// Equal numbers group together whatever their kind or sign of zero; strings group by Swift equality (as the store interns them), case-sensitively.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func groupingEquality() throws {
         let numbers = try Self.run(["count:*"], groupBy: ["d"], rows: [
             Self.row(d: .int(1)), Self.row(d: .double(1)), Self.row(d: .double(0)), Self.row(d: .double(-0.0)), Self.row(d: .bool(true)),
@@ -119,7 +120,7 @@ struct SemanticsTests {
     }
 
     /// Order by statistic names and aliases, ascending and descending, ties broken by the group fields ascending.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func orderingByStatistics() throws {
         let rows = [Self.row(g: "a", x: 5), Self.row(g: "b", x: 1), Self.row(g: "c", x: 5), Self.row(g: "d", x: 3),
                     Self.row(g: "d", x: 3), Self.row(g: "e")]
@@ -134,7 +135,7 @@ struct SemanticsTests {
     }
 
     /// Having keeps groups whose condition is true, also with an aggregate that was not requested; unknown drops.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func having() throws {
         let rows = [Self.row(g: "a", x: 1), Self.row(g: "a", x: 2), Self.row(g: "a", x: 3),
                     Self.row(g: "b", x: 10), Self.row(g: "b", x: 20),
@@ -151,7 +152,7 @@ struct SemanticsTests {
     }
 
     /// Aliases replace default names; default names use the schema's spelling of the field.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func aliasesAndDefaultNames() throws {
         let result = try Self.run(["avg:X", "count:x:plows", "max:S"], groupBy: ["G"], rows: [Self.row(g: "a", x: 2, s: "z")])
         #expect(result.records == [StatisticsRecord(group: [NamedValue(name: "g", value: "a")], statistics: [
@@ -161,7 +162,7 @@ struct SemanticsTests {
     }
 
     /// Min and max of strings use binary UTF-8 order; of dates they are dates; count counts them.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func stringsAndDates() throws {
         let rows = [Self.row(t: .date(milliseconds: 86_400_000), s: "banana"), Self.row(t: .date(milliseconds: -5), s: "Zebra"),
                     Self.row(s: "\u{E9}clair"), Self.row(t: .date(milliseconds: 7)), Self.row(s: "apple")]
@@ -172,7 +173,7 @@ struct SemanticsTests {
     }
 
     /// Integer fields: exact sums far beyond Int64 without trapping, averages of the exact sum, integer min/max.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func integerFields() throws {
         let big = Int64.max - 1
         let rows = [Self.row(n: .int(big)), Self.row(n: .int(big)), Self.row(n: .int(big)), Self.row(n: .int(Int64.min))]
@@ -189,7 +190,7 @@ struct SemanticsTests {
     }
 
     /// Compensated summation: 1e16, 1, -1e16 repeated sums exactly, where naive summation loses the ones.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func compensatedSum() throws {
         var rows: [[AttributeValue]] = []
         for _ in 0..<1000 { rows += [Self.row(x: 1e16), Self.row(x: 1), Self.row(x: -1e16)] }
@@ -199,7 +200,7 @@ struct SemanticsTests {
     }
 
     /// Welford's variance stays exact on large offsets where the sum-of-squares form cancels.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func varianceWithLargeOffset() throws {
         let rows = [4.0, 7, 13, 16].map { Self.row(x: .double(1e9 + $0)) }
         let result = try Self.run(["var:x"], rows: rows)
@@ -207,7 +208,7 @@ struct SemanticsTests {
     }
 
     /// Values of the wrong kind in a field of unknown type count for count/min/max, not for numeric statistics, and are reported.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func mistypedValuesAreCounted() throws {
         let rows = [Self.row(d: .int(2)), Self.row(d: .string("x")), Self.row(d: .double(4)), Self.row(d: .date(milliseconds: 1))]
         let result = try Self.run(["avg:d", "count:d", "min:d", "max:d"], rows: rows)
@@ -216,7 +217,7 @@ struct SemanticsTests {
     }
 
     /// Rows that would open a group beyond the limit are counted, not aggregated.
-    @Test(.timeLimit(.minutes(2)))
+    @Test
     func groupLimit() throws {
         let plan = try StatisticsPlan(try StatisticsRequest(statisticSpecs: ["count:*"], groupBy: ["h"]), schema: Self.schema)
         var accumulator = plan.makeAccumulator(maximumGroups: 2)

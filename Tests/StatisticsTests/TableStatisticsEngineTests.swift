@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import Statistics
+import EntityStreamTestSupport
 import Testing
 
 /// One synthetic row, as the test knows it.
@@ -47,12 +48,12 @@ private func statisticsRows(_ result: FeatureQueryResult) -> FeatureStatisticsRe
     return nil
 }
 
-@Suite("Statistics behind a feature layer: the REST engine, its rules and paging")
+@Suite("Statistics behind a feature layer: the REST engine, its rules and paging", .bounded)
 struct TableStatisticsEngineTests {
     let engine = FeatureQueryEngine(maxRecordCount: 1000, statistics: TableStatisticsEngine())
 
     /// where, time and geometry select the rows first; each group's count, sum, average, max and min equal a brute-force computation written here.
-    @Test(.timeLimit(.minutes(2))) func filtersApplyFirstAndValuesMatchBruteForce() throws {
+    @Test func filtersApplyFirstAndValuesMatchBruteForce() throws {
         let data = rows(600)
         let layer = try table(data)
         let result = try engine.run(try query([
@@ -82,7 +83,7 @@ struct TableStatisticsEngineTests {
     }
 
     /// ArcGIS's rules: each refusal is a 400 naming the parameter at fault.
-    @Test(.timeLimit(.minutes(2))) func refusalsNameTheParameter() throws {
+    @Test func refusalsNameTheParameter() throws {
         let layer = try table(rows(20))
         let count = #"[{"statisticType":"count","onStatisticField":"speed"}]"#
         let cases: [([(String, String)], String, String)] = [
@@ -110,7 +111,7 @@ struct TableStatisticsEngineTests {
     }
 
     /// Groups are paged like features: resultOffset/resultRecordCount and maxRecordCount cut the ordered rows, exceededTransferLimit says more remain.
-    @Test(.timeLimit(.minutes(2))) func groupsArePaged() throws {
+    @Test func groupsArePaged() throws {
         let layer = try table(rows(300))
         let small = FeatureQueryEngine(maxRecordCount: 4, statistics: TableStatisticsEngine())
         var parameters = [("outStatistics", #"[{"statisticType":"count","onStatisticField":"*","outStatisticFieldName":"n"}]"#),
@@ -138,7 +139,7 @@ struct TableStatisticsEngineTests {
     }
 
     /// The client's pager pages statistics by resultOffset in a stable order (the requested one, then the group fields), or asks once without pagination.
-    @Test(.timeLimit(.minutes(2))) func pagerPagesGroups() throws {
+    @Test func pagerPagesGroups() throws {
         let layer = try table(rows(10))
         var request = FeatureQuery(whereClause: "speed > 1")
         request.outStatistics = [EntityStreamCore.StatisticDefinition(type: .count, field: "speed")]
@@ -162,7 +163,7 @@ struct TableStatisticsEngineTests {
     }
 
     /// returnDistinctValues without statistics answers the distinct combinations of outFields, ordered.
-    @Test(.timeLimit(.minutes(2))) func distinctValues() throws {
+    @Test func distinctValues() throws {
         let data = rows(200)
         let result = try #require(statisticsRows(try engine.run(try query([("returnDistinctValues", "true"), ("outFields", "agency"),
                                                                            ("orderByFields", "agency DESC"), ("where", "kind = 'plow'")]),
@@ -173,7 +174,7 @@ struct TableStatisticsEngineTests {
     }
 
     /// A request goes to a server under its final output names and comes back, through the JSON a server writes, as the same records.
-    @Test(.timeLimit(.minutes(2))) func requestRoundTripsThroughREST() throws {
+    @Test func requestRoundTripsThroughREST() throws {
         let layer = try table(rows(250))
         let request = try StatisticsRequest(statisticSpecs: ["avg:speed", "count:speed:n", "min:when", "max:kind"], groupBy: ["KIND"],
                                             orderBy: ["n DESC"], having: "COUNT(*) > 3")
@@ -195,7 +196,7 @@ struct TableStatisticsEngineTests {
     }
 
     /// Records read from a server's page: counts sent as doubles become integers, averages sent as integers doubles; a missing statistic is an error.
-    @Test(.timeLimit(.minutes(2))) func readingAServerPage() throws {
+    @Test func readingAServerPage() throws {
         let schema = Schema(fields: [Field(name: "Kind", type: .string), Field(name: "speed", type: .double)])
         let plan = try StatisticsPlan(try StatisticsRequest(statisticSpecs: ["count:speed", "avg:speed"], groupBy: ["kind"]), schema: schema)
         let body = #"{"fields":[{"name":"KIND","type":"esriFieldTypeString"},{"name":"count_speed","type":"esriFieldTypeDouble"},"#
@@ -211,12 +212,12 @@ struct TableStatisticsEngineTests {
     }
 }
 
-@Suite("Statistics requests checked without a schema")
+@Suite("Statistics requests checked without a schema", .bounded)
 struct RequestCheckTests {
     static let schema = Schema(fields: [Field(name: "State", type: .string), Field(name: "Diabetes", type: .double)])
 
     /// Each request the check refuses is refused by the plan too, with the same message when the schema adds nothing.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (["avg:Diabetes"], ["State"], ["Diabetes"], nil as String?, "neither a group-by field nor a statistic"),
         (["avg:Diabetes", "count:Diabetes:AVG_Diabetes"], [], [], nil, "used twice"),
         (["avg:Diabetes"], ["State", "state"], [], nil, "listed twice"),
@@ -238,7 +239,7 @@ struct RequestCheckTests {
     }
 
     /// A request whose only fault needs the schema passes the check and fails the plan.
-    @Test(.timeLimit(.minutes(2))) func schemaFaultsPassTheCheck() throws {
+    @Test func schemaFaultsPassTheCheck() throws {
         let request = try StatisticsRequest(statisticSpecs: ["avg:State", "count:Diabetes"], groupBy: ["State"], orderBy: ["COUNT_diabetes DESC"],
                                             having: "AVG(Diabetes) > 1")
         try request.check()

@@ -1,11 +1,12 @@
 import EntityStreamCore
 import StreamSimulator
+import EntityStreamTestSupport
 import Testing
 
-@Suite("CSVColumnMapping")
+@Suite("CSVColumnMapping", .bounded)
 struct CSVColumnMappingTests {
     /// The four keys parse in any order, with spaces and any key case.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         "id=vehicle_id,time=timestamp,x=longitude,y=latitude",
         "y=latitude,x=longitude,time=timestamp,id=vehicle_id",
         " ID = vehicle_id , Time=timestamp,X=longitude ,y= latitude ",
@@ -17,13 +18,13 @@ struct CSVColumnMappingTests {
     }
 
     /// A column name may contain '=' (only the first '=' splits a pair).
-    @Test(.timeLimit(.minutes(2))) func columnNameWithEquals() throws {
+    @Test func columnNameWithEquals() throws {
         let mapping = try CSVColumnMapping(parsing: "id=a=b,time=t,x=x,y=y")
         #expect(mapping.id == "a=b")
     }
 
     /// Each malformed mapping throws an error whose message names the problem.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("", "empty column mapping"),
         ("   ", "empty column mapping"),
         ("id=a,time=t,x=x", "missing key 'y'"),
@@ -49,14 +50,14 @@ struct CSVColumnMappingTests {
     }
 
     /// validate() rejects an empty column given through the memberwise initializer.
-    @Test(.timeLimit(.minutes(2))) func validateRejectsEmptyColumn() {
+    @Test func validateRejectsEmptyColumn() {
         #expect(throws: CSVError.self) {
             try CSVColumnMapping(id: "a", time: " ", x: "x", y: "y").validate()
         }
     }
 
     /// An error's description carries the line number when there is one.
-    @Test(.timeLimit(.minutes(2))) func errorDescription() {
+    @Test func errorDescription() {
         #expect(CSVError("bad", line: 7).description == "line 7: bad")
         #expect(CSVError("bad").description == "bad")
     }

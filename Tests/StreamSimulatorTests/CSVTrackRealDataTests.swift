@@ -5,12 +5,12 @@ import StreamSimulator
 import Testing
 
 /// Real recordings from the shared data folder (skipped when absent).
-@Suite("CSVTrackRecording on real files")
+@Suite("CSVTrackRecording on real files", .bounded)
 struct CSVTrackRealDataTests {
     static let capMetroMapping = CSVColumnMapping(id: "vehicle_id", time: "timestamp", x: "longitude", y: "latitude")
 
     /// CapMetro: 24,490 fixes of 152 vehicles, typed schema, times read with their -06:00 offset, sorted.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(SharedData.capMetro),
+    @Test(.enabled(if: SharedData.has(SharedData.capMetro),
                    "shared data absent: set ENTITYSTREAM_SHARED_DATA or provide ../shared/data"))
     func capMetro() throws {
         let recording = try CSVTrackRecording(csv: try SharedData.text(SharedData.capMetro),
@@ -42,7 +42,7 @@ struct CSVTrackRealDataTests {
     }
 
     /// Liverpool: 1,533 quoted-field fixes, "YYYY-MM-DD HH:MM:SS" read as UTC, empty bearings null.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(SharedData.liverpool),
+    @Test(.enabled(if: SharedData.has(SharedData.liverpool),
                    "shared data absent: set ENTITYSTREAM_SHARED_DATA or provide ../shared/data"))
     func liverpool() throws {
         let recording = try CSVTrackRecording(csv: try SharedData.text(SharedData.liverpool),

@@ -1,5 +1,6 @@
 import EntityStreamCore
 import StreamSimulator
+import EntityStreamTestSupport
 import Testing
 
 private let mapping = CSVColumnMapping(id: "id", time: "t", x: "x", y: "y")
@@ -20,10 +21,10 @@ private func expectRejected(_ text: String, line: Int?, _ expected: String,
     }
 }
 
-@Suite("CSVTrackRecording")
+@Suite("CSVTrackRecording", .bounded)
 struct CSVTrackRecordingTests {
     /// A minimal file yields the schema without x/y, a date time field, and WGS84 points.
-    @Test(.timeLimit(.minutes(2))) func basicRecording() throws {
+    @Test func basicRecording() throws {
         let recording = try read("id,t,x,y,name\nA,2020-01-01T00:00:01Z,1.5,2.5,alpha\nB,2020-01-01T00:00:00Z,-3,4,beta\n")
         #expect(recording.schema.fields.map(\.name) == ["id", "t", "name"])
         #expect(recording.schema.fields.map(\.type) == [.string, .date, .string])
@@ -40,14 +41,14 @@ struct CSVTrackRecordingTests {
     }
 
     /// Equal times keep their file order (stable sort).
-    @Test(.timeLimit(.minutes(2))) func stableSort() throws {
+    @Test func stableSort() throws {
         let text = "id,t,x,y\nc,2020-01-01 00:00:05,0,0\na,2020-01-01 00:00:00,0,0\nb,2020-01-01 00:00:05,0,0\nd,2020-01-01 00:00:00,0,0\n"
         let ids = try read(text).observations.map { $0.attribute(0) }
         #expect(ids == [.string("a"), .string("d"), .string("c"), .string("b")])
     }
 
     /// Column types are inferred from the values; empty values are null and ignored by inference.
-    @Test(.timeLimit(.minutes(2))) func typeInference() throws {
+    @Test func typeInference() throws {
         let text = """
             id,t,x,y,small,big,mixed,code,text,empty,sparse
             1,0,0,0,5,3000000000,1,007,a,,
@@ -65,7 +66,7 @@ struct CSVTrackRecordingTests {
     }
 
     /// Quoting only escapes: quoted numbers are numbers; commas, doubled quotes and line breaks survive.
-    @Test(.timeLimit(.minutes(2))) func quotedFields() throws {
+    @Test func quotedFields() throws {
         let text = "\"id\",\"t\",\"x\",\"y\",\"note\"\r\n\"7\",\"2020-01-01 00:00:00\",\"1\",\"2\",\"a, \"\"b\"\"\r\nc\"\r\n"
         let recording = try read(text)
         #expect(recording.schema.fields.map(\.type) == [.integer, .date, .string])
@@ -74,7 +75,7 @@ struct CSVTrackRecordingTests {
     }
 
     /// LF, CRLF and lone-CR line ends, a missing final newline, blank lines and a BOM are all accepted.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         "id,t,x,y\nA,0,1,2\nB,1,3,4",
         "id,t,x,y\r\nA,0,1,2\r\nB,1,3,4\r\n",
         "id,t,x,y\rA,0,1,2\rB,1,3,4\r",
@@ -86,27 +87,27 @@ struct CSVTrackRecordingTests {
     }
 
     /// A bare quote inside an unquoted field is kept literally.
-    @Test(.timeLimit(.minutes(2))) func bareQuoteKept() throws {
+    @Test func bareQuoteKept() throws {
         let recording = try read("id,t,x,y\n5\"6,0,1,2\n")
         #expect(recording.observations.first?.attribute(0) == .string("5\"6"))
     }
 
     /// Mapped columns are found case-insensitively; header names are trimmed.
-    @Test(.timeLimit(.minutes(2))) func headerMatching() throws {
+    @Test func headerMatching() throws {
         let recording = try read(" ID , T ,X,Y\nA,0,1,2\n", mapping)
         #expect(recording.schema.fields.map(\.name) == ["ID", "T"])
         #expect(recording.schema.trackIDField?.name == "ID")
     }
 
     /// A header without data rows gives an empty recording.
-    @Test(.timeLimit(.minutes(2))) func headerOnly() throws {
+    @Test func headerOnly() throws {
         let recording = try read("id,t,x,y,speed\n")
         #expect(recording.observations.isEmpty)
         #expect(recording.schema.fields.map(\.type) == [.string, .date, .string])
     }
 
     /// Time texts in every accepted form convert to the right epoch milliseconds.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("2016-11-24T00:00:51-06:00", Int64(1_479_967_251_000)),
         ("2016-11-24T06:00:51Z", 1_479_967_251_000),
         ("2016-11-24t06:00:51z", 1_479_967_251_000),
@@ -129,7 +130,7 @@ struct CSVTrackRecordingTests {
     }
 
     /// Numeric time columns are epoch seconds, or milliseconds when the largest magnitude is ≥ 1e11.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (["1480053460", "1480053461"], [Int64(1_480_053_460_000), 1_480_053_461_000]),
         (["1480053460.25", "0"], [0, 1_480_053_460_250]),
         (["1480053460000", "1480053461500"], [1_480_053_460_000, 1_480_053_461_500]),
@@ -143,13 +144,13 @@ struct CSVTrackRecordingTests {
     }
 
     /// A mix of epoch numbers and date texts in one column is read value by value.
-    @Test(.timeLimit(.minutes(2))) func mixedTimeColumn() throws {
+    @Test func mixedTimeColumn() throws {
         let text = "id,t,x,y\nA,1480053460,0,0\nA,2016-11-24T06:00:51Z,0,0\n"
         #expect(try read(text).observations.map(\.receivedAt) == [1_479_967_251_000, 1_480_053_460_000])
     }
 
     /// Each malformed file is rejected with the right line and a message naming the problem.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         ("", nil, "empty"),
         ("\n\n", nil, "empty"),
         ("id,t,x\nA,0,1\n", nil, "no column 'y' (mapped as y)"),
@@ -179,14 +180,14 @@ struct CSVTrackRecordingTests {
     }
 
     /// An invalid mapping is rejected before the text is read.
-    @Test(.timeLimit(.minutes(2))) func invalidMappingRejected() {
+    @Test func invalidMappingRejected() {
         #expect(throws: CSVError.self) {
             _ = try CSVTrackRecording(csv: "a,b\n", mapping: CSVColumnMapping(id: "a", time: "a", x: "b", y: "c"))
         }
     }
 
     /// Arbitrary bytes never crash the reader: invalid UTF-8 is repaired, odd input is an error or a recording.
-    @Test(.timeLimit(.minutes(2))) func garbageNeverCrashes() {
+    @Test func garbageNeverCrashes() {
         var rng = SplitMix64(seed: 2024)
         let alphabet: [UInt8] = Array("id,t,x,y\"\r\n0123456789.-eZT: ".utf8) + [0xFF, 0xC3]
         for _ in 0..<2000 {

@@ -23,10 +23,10 @@ private func layerError(_ body: () async throws -> Void) async -> FeatureLayerEr
 /// A layer description answer for the raw responder.
 private let descriptionJSON = #"{"id":0,"name":"R","type":"Feature Layer","geometryType":"esriGeometryPoint","objectIdField":"OID","maxRecordCount":5,"advancedQueryCapabilities":{"supportsPagination":true,"supportsOrderBy":true},"fields":[{"name":"OID","type":"esriFieldTypeOID"},{"name":"v","type":"esriFieldTypeInteger"}]}"#
 
-@Suite("Feature-layer client errors")
+@Suite("Feature-layer client errors", .bounded(.io))
 struct FeatureLayerClientErrorTests {
     /// An unknown field surfaces the server's error JSON (400, the parameter named); the service stays connected.
-    @Test(.timeLimit(.minutes(2))) func unknownFieldSurfacesServerError() async throws {
+    @Test func unknownFieldSurfacesServerError() async throws {
         let path = try writeTemporary(syntheticPoints(3))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "L", path: path)])
@@ -48,7 +48,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// Bad dates and an end before the start are refused where they are read: the time text, and the server's `time` parameter (400 naming it).
-    @Test(.timeLimit(.minutes(2))) func badDatesAndEndBeforeStart() async throws {
+    @Test func badDatesAndEndBeforeStart() async throws {
         #expect(throws: TimeExtentError.self) { _ = try TimeExtent.parse("2000-09-22,2000-09-01") }
         #expect(throws: TimeExtentError.self) { _ = try TimeExtent.parse("2000-02-30,2000-03-01") }
         #expect(throws: TimeExtentError.self) { _ = try TimeExtent.parse("yesterday") }
@@ -69,7 +69,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// A port nothing listens on fails with the transport's message and the status goes connecting → failed.
-    @Test(.timeLimit(.minutes(2))) func unreachablePort() async throws {
+    @Test func unreachablePort() async throws {
         let closed = try ClosedPort()
         let port = closed.port
         var options = FeatureLayerClientOptions()
@@ -89,7 +89,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// A URL answering HTML is "not an ArcGIS REST endpoint", with what it said; the token stays out of the message.
-    @Test(.timeLimit(.minutes(2))) func nonArcGISEndpoint() async throws {
+    @Test func nonArcGISEndpoint() async throws {
         var configuration = ServerConfiguration()
         configuration.httpResponder = { _ in
             HTTPServerResponse(status: 200, contentType: "text/html", text: "<!DOCTYPE html><html><body>Welcome to nginx!</body></html>")
@@ -110,7 +110,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// A server error JSON (HTTP 500 with {"error":…}) comes out as that ArcGIS error; a URL that is a service root says to add the layer id.
-    @Test(.timeLimit(.minutes(2))) func serverErrorJSONAndServiceRoot() async throws {
+    @Test func serverErrorJSONAndServiceRoot() async throws {
         let failing = try RawHTTPResponder.start { _ in
             RawHTTPResponder.response(status: 500, body: Array(#"{"error":{"code":500,"message":"Internal server error.","details":["the database is down"]}}"#.utf8))
         }
@@ -131,7 +131,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// A body shorter than its Content-Length, and a JSON body cut mid-feature, are reported as truncated.
-    @Test(.timeLimit(.minutes(2))) func truncatedResponses() async throws {
+    @Test func truncatedResponses() async throws {
         let page = #"{"objectIdFieldName":"OID","fields":[{"name":"OID","type":"esriFieldTypeOID"},{"name":"v","type":"esriFieldTypeInteger"}],"exceededTransferLimit":false,"features":[{"attributes":{"OID":1,"v":2}},{"attributes":{"OID":2,"v":"#
         let cutFraming = try RawHTTPResponder.start { head in
             head.contains("/query?")
@@ -158,7 +158,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// A long query goes as a POST form (the token in the body, not the URL); a server that claims more but sends nothing is a clear error, not a loop.
-    @Test(.timeLimit(.minutes(2))) func postFormAndBrokenPaging() async throws {
+    @Test func postFormAndBrokenPaging() async throws {
         let empty = #"{"objectIdFieldName":"OID","fields":[],"exceededTransferLimit":true,"features":[]}"#
         let responder = try RawHTTPResponder.start { head in
             RawHTTPResponder.response(body: Array((head.hasPrefix("POST") || head.contains("/query") ? empty : descriptionJSON).utf8))
@@ -177,7 +177,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// A server that claims pagination but ignores resultOffset is caught on the second page instead of looping.
-    @Test(.timeLimit(.minutes(2))) func serverIgnoringResultOffset() async throws {
+    @Test func serverIgnoringResultOffset() async throws {
         let page = #"{"objectIdFieldName":"OID","fields":[{"name":"OID","type":"esriFieldTypeOID"}],"exceededTransferLimit":true,"features":[{"attributes":{"OID":1}},{"attributes":{"OID":2}}]}"#
         let responder = try RawHTTPResponder.start { head in
             RawHTTPResponder.response(body: Array((head.contains("/query?") ? page : descriptionJSON).utf8))
@@ -194,7 +194,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// Cancelling the task that iterates the pages ends the request in flight with `cancelled`.
-    @Test(.timeLimit(.minutes(2))) func cancellationDuringARequest() async throws {
+    @Test func cancellationDuringARequest() async throws {
         let arrived = AsyncStreamBox<Void>()
         let release = AsyncStreamBox<Void>()
         var configuration = ServerConfiguration()
@@ -218,7 +218,7 @@ struct FeatureLayerClientErrorTests {
     }
 
     /// Status updates arrive on the AsyncStream too, in order.
-    @Test(.timeLimit(.minutes(2))) func statusStream() async throws {
+    @Test func statusStream() async throws {
         let path = try writeTemporary(syntheticPoints(2))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "L", path: path)])

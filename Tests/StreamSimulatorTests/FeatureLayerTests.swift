@@ -54,12 +54,12 @@ func epochMilliseconds(_ text: String) -> Int64 {
     return Int64((date.timeIntervalSince1970 * 1000).rounded())
 }
 
-@Suite("Feature layers served by the simulator, read by the client")
+@Suite("Feature layers served by the simulator, read by the client", .bounded(.io))
 struct FeatureLayerTests {
     static let hurricanes = "hurdat2/hurdat2_2000_season_flat.csv"
 
     /// The Esri sample's query (2000-09-01 → 2000-09-22, outFields *) returns exactly the season's rows whose time is in that inclusive extent.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(FeatureLayerTests.hurricanes),
+    @Test(.enabled(if: SharedData.has(FeatureLayerTests.hurricanes),
                                                      "shared data absent: set ENTITYSTREAM_SHARED_DATA or provide ../shared/data"))
     func hurricaneSampleQuery() async throws {
         // Oracle: the CSV read here with Foundation, no project code.
@@ -96,7 +96,7 @@ struct FeatureLayerTests {
     }
 
     /// Rows exactly at the start and end of the extent are included; open ends and instants work end to end.
-    @Test(.timeLimit(.minutes(2))) func boundariesOpenEndsAndInstants() async throws {
+    @Test func boundariesOpenEndsAndInstants() async throws {
         let path = try writeTemporary(["id,t,lon,lat",
                                        "1,2000-09-01T00:00:00Z,0,0", "2,2000-09-01T00:00:00.001Z,0,0", "3,2000-09-21T23:59:59.999Z,0,0",
                                        "4,2000-09-22T00:00:00Z,0,0", "5,2000-09-22T00:00:00.001Z,0,0", "6,2000-08-31T23:59:59.999Z,0,0", "7,,0,0"])
@@ -115,7 +115,7 @@ struct FeatureLayerTests {
     }
 
     /// Interval features (start and end fields) overlap the extent when start ≤ extent end and end ≥ extent start.
-    @Test(.timeLimit(.minutes(2))) func intervalFeatures() async throws {
+    @Test func intervalFeatures() async throws {
         let path = try writeTemporary(["id,from,to",
                                        "1,2000-01-01,2000-01-09", "2,2000-01-01,2000-01-10", "3,2000-01-12,2000-01-13",
                                        "4,2000-01-01,2000-02-01", "5,2000-01-20,2000-01-25", "6,2000-01-21,2000-01-25"])
@@ -133,7 +133,7 @@ struct FeatureLayerTests {
     }
 
     /// With maxRecordCount 7 the client pages by resultOffset: every row exactly once, in object-id order, pages of at most 7; returnCountOnly agrees.
-    @Test(.timeLimit(.minutes(2))) func pagingReturnsEveryRowOnce() async throws {
+    @Test func pagingReturnsEveryRowOnce() async throws {
         let path = try writeTemporary(syntheticPoints(50))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "P", path: path)]) { $0.maxRecordCount = 7 }
@@ -155,7 +155,7 @@ struct FeatureLayerTests {
     }
 
     /// When the layer cannot page, the client asks for the ids and fetches them in batches of at most maxRecordCount, every row once, in order (also ordered DESC).
-    @Test(.timeLimit(.minutes(2))) func noPaginationFallsBackToObjectIDBatches() async throws {
+    @Test func noPaginationFallsBackToObjectIDBatches() async throws {
         let path = try writeTemporary(syntheticPoints(30))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "Old", path: path)]) {
@@ -182,7 +182,7 @@ struct FeatureLayerTests {
     }
 
     /// f=geojson answers a FeatureCollection in WGS84 with exceededTransferLimit in its properties.
-    @Test(.timeLimit(.minutes(2))) func geoJSONOutput() async throws {
+    @Test func geoJSONOutput() async throws {
         let path = try writeTemporary(syntheticPoints(5))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "G", path: path)]) { $0.maxRecordCount = 3 }
@@ -202,7 +202,7 @@ struct FeatureLayerTests {
     }
 
     /// An envelope in Web Mercator (inSR) selects the WGS84 points inside it, and outSR 3857 returns Web Mercator coordinates.
-    @Test(.timeLimit(.minutes(2))) func envelopeWithInSRAndOutSR() async throws {
+    @Test func envelopeWithInSRAndOutSR() async throws {
         let path = try writeTemporary(syntheticPoints(40))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "E", path: path)])
@@ -234,7 +234,7 @@ struct FeatureLayerTests {
     }
 
     /// orderByFields DESC orders the whole result across pages, ties by object id.
-    @Test(.timeLimit(.minutes(2))) func orderByDescendingAcrossPages() async throws {
+    @Test func orderByDescendingAcrossPages() async throws {
         let path = try writeTemporary(syntheticPoints(40))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "O", path: path)]) { $0.maxRecordCount = 6 }
@@ -252,7 +252,7 @@ struct FeatureLayerTests {
     }
 
     /// A CSV without coordinates is served as a table: listed under tables, no geometry type, features without geometry.
-    @Test(.timeLimit(.minutes(2))) func tablesWithoutGeometry() async throws {
+    @Test func tablesWithoutGeometry() async throws {
         let path = try writeTemporary(["State,County,Diabetes", "Alabama,Autauga,9.9", "Alabama,Baldwin,8.5", "Texas,Travis,7.1"])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "Counties", path: path)])
@@ -274,7 +274,7 @@ struct FeatureLayerTests {
     }
 
     /// With --token a layer answers 499 without one and 498 with a wrong one (the client fails clearly, never showing the token); the right one works, and a renewing source recovers once.
-    @Test(.timeLimit(.minutes(2))) func tokens() async throws {
+    @Test func tokens() async throws {
         let path = try writeTemporary(syntheticPoints(3))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "Secure", path: path)]) { $0.token = "s3cret-token" }
@@ -313,7 +313,7 @@ struct FeatureLayerTests {
 
 extension FeatureLayerTests {
     /// With a certificate the layers are served over https; the client reads them when it accepts the self-signed certificate, and says why not otherwise.
-    @Test(.timeLimit(.minutes(2))) func layersOverTLS() async throws {
+    @Test func layersOverTLS() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let path = try writeTemporary(syntheticPoints(4))
@@ -335,7 +335,7 @@ extension FeatureLayerTests {
     }
 
     /// A statistics engine plugged into the simulator answers outStatistics queries, and the client reads the answer as one page of attribute rows.
-    @Test(.timeLimit(.minutes(2))) func statisticsThroughThePluggableEngine() async throws {
+    @Test func statisticsThroughThePluggableEngine() async throws {
         /// Counts the rows per value of the first group-by field (the test's own tiny engine).
         struct GroupCount: FeatureStatisticsEngine {
             func statistics(of table: FeatureTable, rows: [Int], query: FeatureQuery) throws(FeatureQueryError) -> FeatureStatisticsResult {

@@ -54,12 +54,12 @@ private func name(_ observation: Observation, _ schema: Schema) -> String {
     return value
 }
 
-@Suite("Fleet archive and related features, end to end")
+@Suite("Fleet archive and related features, end to end", .bounded(.io))
 struct FleetBuddyServicesTests {
     /// Primed observations are exactly the archive's latest report per vehicle
     /// (paged 2 at a time, each vehicle once), come before any live message,
     /// and both they and live observations carry the vehicle table's columns.
-    @Test(.timeLimit(.minutes(2))) func primesThenStreamsWithRelatedAttributes() async throws {
+    @Test func primesThenStreamsWithRelatedAttributes() async throws {
         let fixture = try await FleetFixture.start(vehicles: 5, maxRecordCount: 2)
         let sink = RecordingSink()
         let connection = fixture.connection(sink: sink)
@@ -92,7 +92,7 @@ struct FleetBuddyServicesTests {
     /// A served fleet is on the road before its server starts: queried at the
     /// server's very first instant, the archive already holds every vehicle
     /// once, each at its report from the period before the start.
-    @Test(.timeLimit(.minutes(2))) func archiveHoldsTheWholeFleetFromTheStart() async throws {
+    @Test func archiveHoldsTheWholeFleetFromTheStart() async throws {
         let fixture = try await FleetFixture.start(vehicles: 6, runFor: 0)
         let expected = fixture.expectedLatest
         #expect(Set(expected.keys) == Set((1...6).map { "TRUCK \($0)" }))
@@ -112,7 +112,7 @@ struct FleetBuddyServicesTests {
     }
 
     /// The connection's where clause applies to the archive query: only the matching vehicle is primed.
-    @Test(.timeLimit(.minutes(2))) func whereClauseFiltersTheArchive() async throws {
+    @Test func whereClauseFiltersTheArchive() async throws {
         let fixture = try await FleetFixture.start(vehicles: 4)
         let sink = RecordingSink()
         let connection = fixture.connection(where: "vehiclename = 'TRUCK 3'", sink: sink)
@@ -129,7 +129,7 @@ struct FleetBuddyServicesTests {
     }
 
     /// Every vehicle is primed once when the archive and the vehicle table page 3 rows at a time.
-    @Test(.timeLimit(.minutes(2))) func pagingReturnsEveryRowOnce() async throws {
+    @Test func pagingReturnsEveryRowOnce() async throws {
         let fixture = try await FleetFixture.start(vehicles: 7, maxRecordCount: 3)
         let sink = RecordingSink()
         let connection = fixture.connection(sink: sink)
@@ -147,7 +147,7 @@ struct FleetBuddyServicesTests {
     }
 
     /// An archive that cannot be queried is an `archive` error event; the stream still connects and delivers.
-    @Test(.timeLimit(.minutes(2))) func failingArchiveStillStreams() async throws {
+    @Test func failingArchiveStillStreams() async throws {
         let fixture = try await FleetFixture.start(vehicles: 2)
         let base = fixture.server.httpBase
         // A stream service whose archive names a layer the simulator does not serve.

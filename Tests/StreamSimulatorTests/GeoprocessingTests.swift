@@ -87,11 +87,11 @@ private func isOrderedSubsequence(_ seen: [String], of timeline: [String]) -> Bo
 
 private let quickPolling = GPJobPollPolicy(initialInterval: 20, maximumInterval: 40)
 
-@Suite("Hot-spot geoprocessing: the simulator's GPServer through the client")
+@Suite("Hot-spot geoprocessing: the simulator's GPServer through the client", .bounded(.io))
 struct GeoprocessingTests {
     /// The job walks through submitted, waiting, executing and succeeded; its messages say how many incidents the Query
     /// selected; its features equal the local engine's on the same file and query; the result map service answers queries.
-    @Test(.timeLimit(.minutes(2))) func statusesMessagesAndResults() async throws {
+    @Test func statusesMessagesAndResults() async throws {
         let rows = incidents(600)
         let path = try writeIncidents(rows)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -138,7 +138,7 @@ struct GeoprocessingTests {
     }
 
     /// Cancelling the analysis while the job executes cancels it on the server: cancelling, cancelled, then the cancelled line.
-    @Test(.timeLimit(.minutes(2))) func cancelMidJob() async throws {
+    @Test func cancelMidJob() async throws {
         let path = try writeIncidents(incidents(300))
         defer { try? FileManager.default.removeItem(atPath: path) }
         // The job would execute for 10 minutes, far beyond the time limit: only the cancel ends it, however
@@ -163,7 +163,7 @@ struct GeoprocessingTests {
     }
 
     /// A Query that leaves too few incidents fails the job on the server: esriJobFailed, its error message, and the failed line.
-    @Test(.timeLimit(.minutes(2))) func failingJob() async throws {
+    @Test func failingJob() async throws {
         let path = try writeIncidents(incidents(300))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startGP(path, delay: 0)
@@ -187,7 +187,7 @@ struct GeoprocessingTests {
     }
 
     /// An unreachable service is a failed status (with its source) and a readable failure.
-    @Test(.timeLimit(.minutes(2))) func unreachableService() async throws {
+    @Test func unreachableService() async throws {
         let published = PublishedEvents()
         let (runtime, running) = startRuntime(published)
         try await runtime.start(RemoteHotSpotJob(taskURL: "http://127.0.0.1:9/arcgis/rest/services/X/GPServer/Task", query: nil), id: .int(1), command: "hotspots")
@@ -202,7 +202,7 @@ struct GeoprocessingTests {
     }
 
     /// A service that requires a token refuses a job without one (saying so) and runs it with it; no line ever carries the token.
-    @Test(.timeLimit(.minutes(2))) func tokens() async throws {
+    @Test func tokens() async throws {
         let path = try writeIncidents(incidents(300))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let token = "gp-secret-7f3a"
@@ -229,7 +229,7 @@ struct GeoprocessingTests {
     }
 
     /// The task describes its parameters; a bad parameter is a 400 naming it; an unknown job or task is a 404; TLS works as for layers.
-    @Test(.timeLimit(.minutes(2))) func taskDescriptionAndErrors() async throws {
+    @Test func taskDescriptionAndErrors() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let path = try writeIncidents(incidents(100))

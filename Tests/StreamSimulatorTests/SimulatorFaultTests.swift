@@ -29,10 +29,10 @@ private func connect(_ server: SimulatorServer, sink: RecordingSink, options: St
     StreamServiceConnection(serviceURL: server.serviceURL("Trucks"), options: options, sink: sink)
 }
 
-@Suite("Simulator faults")
+@Suite("Simulator faults", .bounded(.io))
 struct SimulatorFaultTests {
     /// --drop-after N drops each connection abruptly after N messages; the client reconnects and data continues.
-    @Test(.timeLimit(.minutes(2))) func dropAfterMakesTheClientReconnect() async throws {
+    @Test func dropAfterMakesTheClientReconnect() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.dropAfter = 20 }, announcements: announcements)
         let sink = RecordingSink()
@@ -48,7 +48,7 @@ struct SimulatorFaultTests {
     }
 
     /// --close-code 4400 closes at once; the client does not retry and fails with the code and reason.
-    @Test(.timeLimit(.minutes(2))) func closeCodeFailsTheClient() async throws {
+    @Test func closeCodeFailsTheClient() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.closeCode = (4400, "Invalid filter") }, announcements: announcements)
         let sink = RecordingSink()
@@ -61,7 +61,7 @@ struct SimulatorFaultTests {
     }
 
     /// --close-code 1011 with --drop-after N closes politely after N messages; the client reconnects.
-    @Test(.timeLimit(.minutes(2))) func closeCodeAfterMessagesReconnects() async throws {
+    @Test func closeCodeAfterMessagesReconnects() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.dropAfter = 5; $0.closeCode = (1011, "restarting") }, announcements: announcements)
         let sink = RecordingSink()
@@ -74,7 +74,7 @@ struct SimulatorFaultTests {
     }
 
     /// --malformed-every N corrupts messages; the client counts and reports each, and keeps the good ones.
-    @Test(.timeLimit(.minutes(2))) func malformedMessagesAreCounted() async throws {
+    @Test func malformedMessagesAreCounted() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.malformedEvery = 4 }, announcements: announcements)
         let sink = RecordingSink()
@@ -89,7 +89,7 @@ struct SimulatorFaultTests {
     }
 
     /// --stall MS pauses the stream without breaking the connection: no reconnect, data resumes.
-    @Test(.timeLimit(.minutes(2))) func stallDoesNotBreakTheConnection() async throws {
+    @Test func stallDoesNotBreakTheConnection() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.stallMilliseconds = 300; $0.stallAfter = 10 }, announcements: announcements)
         let sink = RecordingSink()
@@ -103,7 +103,7 @@ struct SimulatorFaultTests {
     }
 
     /// --reject-first N refuses N upgrades with 503; the client retries and connects.
-    @Test(.timeLimit(.minutes(2))) func rejectFirstIsRetried() async throws {
+    @Test func rejectFirstIsRetried() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.rejectFirst = 2 }, announcements: announcements)
         let sink = RecordingSink()
@@ -118,7 +118,7 @@ struct SimulatorFaultTests {
     }
 
     /// --expire-token-after S closes with 4401 and hands out a new token; the client fetches it and reconnects.
-    @Test(.timeLimit(.minutes(2))) func expiredTokenIsRefreshed() async throws {
+    @Test func expiredTokenIsRefreshed() async throws {
         let announcements = Announcements()
         let server = try await faultySimulator({ $0.expireTokenAfterSeconds = 0.3 }, announcements: announcements)
         let sink = RecordingSink()

@@ -6,10 +6,10 @@ import StreamSimulator
 import Testing
 import Transport
 
-@Suite("Simulator service")
+@Suite("Simulator service", .bounded(.io))
 struct SimulatorServerTests {
     /// The description is what the connection actor needs: fields, track id, point geometry, stream URL back to itself.
-    @Test(.timeLimit(.minutes(2))) func descriptionIsAValidStreamService() async throws {
+    @Test func descriptionIsAValidStreamService() async throws {
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 5)))])
         let response = try await HTTPClient().get(server.serviceURL("SandyVehicles") + "?f=json")
         #expect(response.status == 200)
@@ -29,7 +29,7 @@ struct SimulatorServerTests {
     }
 
     /// Subscribing with a where clause, an envelope or outFields returns only what they allow; outSR 3857 converts coordinates.
-    @Test(.timeLimit(.minutes(2))) func subscribeWithEachFilterKind() async throws {
+    @Test func subscribeWithEachFilterKind() async throws {
         let path = try writeFeatureLines(count: 200)
         let server = try await startSimulator([ServiceSpecification(name: "Trucks", source: .recording(path: path))]) {
             $0.pacing.burst = true
@@ -63,7 +63,7 @@ struct SimulatorServerTests {
     }
 
     /// A filter message on an open socket is answered with the filter in effect; an invalid one with an error, keeping the old filter; an invalid subscribe filter closes with 4400.
-    @Test(.timeLimit(.minutes(2))) func filterChangesAcceptedAndRejected() async throws {
+    @Test func filterChangesAcceptedAndRejected() async throws {
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 3)))])
         let sink = RecordingSink()
         let connection = StreamServiceConnection(serviceURL: server.serviceURL("SandyVehicles"), options: quickOptions(), sink: sink)
@@ -88,7 +88,7 @@ struct SimulatorServerTests {
     }
 
     /// With --token, the description and the socket require it; the right token streams.
-    @Test(.timeLimit(.minutes(2))) func tokenRequiredAndAccepted() async throws {
+    @Test func tokenRequiredAndAccepted() async throws {
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 2)))]) {
             $0.token = "secret"
         }
@@ -113,7 +113,7 @@ struct SimulatorServerTests {
     }
 
     /// With a certificate, the simulator serves https and wss.
-    @Test(.timeLimit(.minutes(2))) func servesTLS() async throws {
+    @Test func servesTLS() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 2)))]) {
@@ -133,7 +133,7 @@ struct SimulatorServerTests {
     }
 
     /// 20 subscribers with different filters each get exactly their subset, in order.
-    @Test(.timeLimit(.minutes(2))) func twentySubscribersGetTheirSubsets() async throws {
+    @Test func twentySubscribersGetTheirSubsets() async throws {
         let path = try writeFeatureLines(count: 400)
         let server = try await startSimulator([ServiceSpecification(name: "Trucks", source: .recording(path: path))]) {
             $0.pacing.burst = true
@@ -183,7 +183,7 @@ struct SimulatorServerTests {
     }
 
     /// A huge rejected filter message gets a short reply (it used to be echoed back, doubled).
-    @Test(.timeLimit(.minutes(2))) func hugeFilterMessageGetsAShortReply() async throws {
+    @Test func hugeFilterMessageGetsAShortReply() async throws {
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 1)))]) {
             $0.pacing.intervalMilliseconds = 60_000
         }

@@ -10,7 +10,7 @@ import Transport
 /// a well-formed HTTP status (an error for what it cannot serve) or closes,
 /// speaks only well-formed frames with valid close codes, never crashes, and
 /// still serves a normal description request afterwards.
-@Suite("Simulator surface fuzzing")
+@Suite("Simulator surface fuzzing", .bounded(.io, limit: FuzzRounds.timeLimit))
 struct SimulatorSurfaceFuzzTests {
     static let service = "Fuzzed"
 
@@ -124,7 +124,7 @@ struct SimulatorSurfaceFuzzTests {
     }
 
     /// Mutated HTTP requests are answered with a well-formed status or a close; the server serves normally afterwards.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedHTTPRequests() async throws {
+    @Test func mutatedHTTPRequests() async throws {
         let server = try await startSimulator([ServiceSpecification(name: Self.service, source: .fleet(FleetConfiguration(vehicles: 2)))])
         await FuzzRounds.run("simulator HTTP", fixed: [0x5117_01]) { seed in
             var mutator = ByteMutator(seed: seed, dictionary: Self.dictionary)
@@ -148,7 +148,7 @@ struct SimulatorSurfaceFuzzTests {
     }
 
     /// Mutated WebSocket frames after a valid upgrade: the server upgrades, then speaks only well-formed frames (valid close codes) or closes; it serves normally afterwards.
-    @Test(.timeLimit(.minutes(FuzzRounds.timeLimitMinutes))) func mutatedWebSocketFrames() async throws {
+    @Test func mutatedWebSocketFrames() async throws {
         let server = try await startSimulator([ServiceSpecification(name: Self.service, source: .fleet(FleetConfiguration(vehicles: 2)))])
         let upgrade = Array(("GET /arcgis/ws/services/\(Self.service)/StreamServer/subscribe HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import StreamSimulator
+import EntityStreamTestSupport
 import Testing
 
 private typealias S = FleetTestSupport
@@ -8,10 +9,10 @@ private typealias S = FleetTestSupport
 /// Ten minutes of a 50-vehicle fleet at one report per second per vehicle.
 private let tenMinutes = S.run(vehicles: 50, seed: 7, rate: 1, count: 50 * 600)
 
-@Suite("SnowplowFleet")
+@Suite("SnowplowFleet", .bounded)
 struct SnowplowFleetTests {
     /// The schema lists the SandyVehicles fields in order, typed, with vehiclename as the track id.
-    @Test(.timeLimit(.minutes(2))) func schemaMatchesSandyVehicles() {
+    @Test func schemaMatchesSandyVehicles() {
         let schema = SnowplowFleet.schema
         #expect(schema.fields.map(\.name) == ["vehiclename", "vehicletype", "agency", "speed", "heading",
                                               "point_x", "point_y", "lastupdate"])
@@ -21,14 +22,14 @@ struct SnowplowFleetTests {
     }
 
     /// The same configuration and start time give the identical sequence.
-    @Test(.timeLimit(.minutes(2))) func deterministicForASeed() {
+    @Test func deterministicForASeed() {
         let a = S.run(seed: 42, count: 20_000)
         let b = S.run(seed: 42, count: 20_000)
         #expect(a == b)
     }
 
     /// Different seeds give different sequences (positions and attributes), same times.
-    @Test(.timeLimit(.minutes(2)), arguments: [(UInt64(1), UInt64(2)), (UInt64(0), UInt64.max), (UInt64(7), UInt64(8))] as [(UInt64, UInt64)])
+    @Test(arguments: [(UInt64(1), UInt64(2)), (UInt64(0), UInt64.max), (UInt64(7), UInt64(8))] as [(UInt64, UInt64)])
     func differentSeedsDiffer(_ first: UInt64, _ second: UInt64) {
         let a = S.run(seed: first, count: 5_000)
         let b = S.run(seed: second, count: 5_000)
@@ -39,7 +40,7 @@ struct SnowplowFleetTests {
     }
 
     /// Every report's geometry lies inside the envelope and on a street; point_x/point_y equal it.
-    @Test(.timeLimit(.minutes(2))) func positionsInsideEnvelopeAndOnStreets() throws {
+    @Test func positionsInsideEnvelopeAndOnStreets() throws {
         let fleet = SnowplowFleet(configuration: FleetConfiguration(vehicles: 1, seed: 7), startTime: 0)
         let envelope = FleetConfiguration.sandyEnvelope
         for observation in tenMinutes {
@@ -53,7 +54,7 @@ struct SnowplowFleetTests {
     }
 
     /// Vehicles wander: over ten minutes they cover many distinct streets and most move a block or more.
-    @Test(.timeLimit(.minutes(2))) func vehiclesTravelAcrossTheGrid() throws {
+    @Test func vehiclesTravelAcrossTheGrid() throws {
         var movedFar = 0
         for track in S.tracks(tenMinutes).values {
             let first = try #require(track.first?.geometry), last = try #require(track.last?.geometry)
@@ -64,7 +65,7 @@ struct SnowplowFleetTests {
 
     /// Over every consecutive pair of one vehicle's reports (50 vehicles, 10 minutes), the
     /// distance along the grid (Manhattan metres) divided by the elapsed time is the reported speed.
-    @Test(.timeLimit(.minutes(2))) func speedMatchesDisplacement() throws {
+    @Test func speedMatchesDisplacement() throws {
         var checked = 0, straight = 0
         for (previous, current) in S.consecutivePairs(tenMinutes) {
             let a = try #require(previous.geometry), b = try #require(current.geometry)
@@ -90,7 +91,7 @@ struct SnowplowFleetTests {
     }
 
     /// Heading is the direction of the last movement along the grid, and is kept while stopped.
-    @Test(.timeLimit(.minutes(2))) func headingMatchesDirectionOfTravel() throws {
+    @Test func headingMatchesDirectionOfTravel() throws {
         let grid = SnowplowFleet(configuration: FleetConfiguration(), startTime: 0).grid
         var turns = 0
         for (previous, current) in S.consecutivePairs(tenMinutes) {
@@ -123,7 +124,7 @@ struct SnowplowFleetTests {
     }
 
     /// A meaningful fraction (15–30 %) of reports are stopped (speed exactly 0), for several seeds.
-    @Test(.timeLimit(.minutes(2)), arguments: [UInt64(7), 1, 2, 3, 12345])
+    @Test(arguments: [UInt64(7), 1, 2, 3, 12345])
     func meaningfulFractionStopped(seed: UInt64) {
         let observations = seed == 7 ? tenMinutes : S.run(vehicles: 50, seed: seed, count: 50 * 600)
         let stopped = observations.filter { S.double($0, "speed") == 0 }.count
@@ -132,7 +133,7 @@ struct SnowplowFleetTests {
     }
 
     /// Moving speeds are plausible for plows: 10–45 mph, and vary between reports.
-    @Test(.timeLimit(.minutes(2))) func movingSpeedsArePlausible() {
+    @Test func movingSpeedsArePlausible() {
         let moving = tenMinutes.map { S.double($0, "speed") }.filter { $0 > 0 }
         #expect(moving.allSatisfy { $0 <= 45 })
         let slow = moving.filter { $0 < 10 }.count
@@ -141,7 +142,7 @@ struct SnowplowFleetTests {
     }
 
     /// Times never decrease overall, start at the start time, and lastupdate equals receivedAt.
-    @Test(.timeLimit(.minutes(2))) func timesIncrease() {
+    @Test func timesIncrease() {
         #expect(tenMinutes.first?.receivedAt == 1_767_225_600_000)
         for (a, b) in zip(tenMinutes, tenMinutes.dropFirst()) {
             #expect(a.receivedAt <= b.receivedAt)
@@ -152,7 +153,7 @@ struct SnowplowFleetTests {
     }
 
     /// Each vehicle reports at the configured rate: every 1/rate seconds (±1 ms rounding), staggered.
-    @Test(.timeLimit(.minutes(2)), arguments: [1.0, 0.2, 4, 0.05])
+    @Test(arguments: [1.0, 0.2, 4, 0.05])
     func eachVehicleReportsAtTheRate(rate: Double) {
         let vehicles = 20, rounds = 50
         let observations = S.run(vehicles: vehicles, seed: 3, rate: rate, count: vehicles * rounds)
@@ -172,7 +173,7 @@ struct SnowplowFleetTests {
     }
 
     /// Vehicles are TRUCK 1 … TRUCK n in report order, with a fixed agency (3 or 4) and type each.
-    @Test(.timeLimit(.minutes(2))) func vehicleAttributes() {
+    @Test func vehicleAttributes() {
         let observations = S.run(vehicles: 30, seed: 9, count: 30 * 20)
         #expect(observations.prefix(30).compactMap { S.string($0, "vehiclename") } == (1...30).map { "TRUCK \($0)" })
         let types: Set<String> = ["Plow", "Plow/Salter", "Grader", "Pickup"]
@@ -187,7 +188,7 @@ struct SnowplowFleetTests {
     }
 
     /// A vehicle's behaviour depends only on the seed and its number, not on the fleet size's other vehicles' draws.
-    @Test(.timeLimit(.minutes(2))) func vehicleAttributesIndependentOfFleetSize() {
+    @Test func vehicleAttributesIndependentOfFleetSize() {
         let small = S.run(vehicles: 5, seed: 11, count: 5)
         let large = S.run(vehicles: 40, seed: 11, count: 5)
         for (a, b) in zip(small, large) {
@@ -197,7 +198,7 @@ struct SnowplowFleetTests {
     }
 
     /// Out-of-range configurations are normalized instead of failing: ≥ 1 vehicle, a finite rate, a usable envelope.
-    @Test(.timeLimit(.minutes(2))) func configurationIsNormalized() {
+    @Test func configurationIsNormalized() {
         var fleet = SnowplowFleet(configuration: FleetConfiguration(
             vehicles: 0, seed: 1, ratePerVehicle: .nan,
             envelope: Envelope(xmin: .nan, ymin: 0, xmax: 1, ymax: 1)), startTime: 0)
@@ -215,7 +216,7 @@ struct SnowplowFleetTests {
 
     /// A custom envelope is honoured: vehicles stay on its grid and speed still matches displacement,
     /// even on a tiny grid at a low rate where a vehicle is cut short at a corner (speed below its range).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         Envelope(xmin: -0.1, ymin: 51.4, xmax: 0.05, ymax: 51.55),
         Envelope(xmin: 10, ymin: 10, xmax: 10.002, ymax: 10.0015),
     ])
@@ -238,7 +239,7 @@ struct SnowplowFleetTests {
     }
 
     /// nextTime and emittedCount describe the stream's position.
-    @Test(.timeLimit(.minutes(2))) func progressAccessors() {
+    @Test func progressAccessors() {
         var fleet = SnowplowFleet(configuration: FleetConfiguration(vehicles: 4, seed: 1, ratePerVehicle: 2), startTime: 100)
         #expect(fleet.emittedCount == 0)
         #expect(fleet.nextTime == 100)

@@ -78,12 +78,12 @@ private func agree(_ a: [JSONObject], _ b: [JSONObject], deviations: Set<String>
     return true
 }
 
-@Suite("Grouped statistics: live store, file and remote layer agree")
+@Suite("Grouped statistics: live store, file and remote layer agree", .bounded)
 struct StatisticsLayerTests {
     static let county = "county/cdc_county_diabetes_inactivity_obesity.csv"
 
     /// The same request over the live store, the file and the simulator serving the file gives identical records (synthetic data with nulls, null group keys, quoted strings, dates; the groups paged 4 at a time).
-    @Test(.timeLimit(.minutes(2))) func livefileAndRemoteAreIdentical() async throws {
+    @Test func livefileAndRemoteAreIdentical() async throws {
         let data = samples(400, seed: 11)
         let path = try writeFeatureSet(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -122,7 +122,7 @@ struct StatisticsLayerTests {
     }
 
     /// The server refuses what ArcGIS refuses, with 400 error JSON naming the parameter; the client reports it as an ArcGIS error.
-    @Test(.timeLimit(.minutes(2))) func serverRulesAreErrors() async throws {
+    @Test func serverRulesAreErrors() async throws {
         let path = try writeFeatureSet(samples(30, seed: 3))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "S", path: path)])
@@ -147,7 +147,7 @@ struct StatisticsLayerTests {
     }
 
     /// A layer that cannot page returns its groups in one answer, and more groups than it may send is a clear failure; a layer without statistics is refused by name.
-    @Test(.timeLimit(.minutes(2))) func layersThatCannot() async throws {
+    @Test func layersThatCannot() async throws {
         let path = try writeFeatureSet(samples(200, seed: 5))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let harness = await AnalysisHarness(schema: sampleSchema)
@@ -171,7 +171,7 @@ struct StatisticsLayerTests {
 
     /// The sample's query on the real county table — average, count and standard deviation of diabetes by state, ordered by state — equals a
     /// computation written here, from the file, through the simulator (paged 7 groups at a time) and on the live store; the paths agree.
-    @Test(.timeLimit(.minutes(2)), .enabled(if: SharedData.has(county), Comment(rawValue: SharedData.absentComment)))
+    @Test(.enabled(if: SharedData.has(county), Comment(rawValue: SharedData.absentComment)))
     func countyDiabetesByState() async throws {
         let path = SharedData.path(Self.county)
         let lines = try SharedData.text(Self.county).split(whereSeparator: \.isNewline)

@@ -1,13 +1,14 @@
 import EntityStreamCore
 import StreamSimulator
+import EntityStreamTestSupport
 import Testing
 
-@Suite("StreetGrid")
+@Suite("StreetGrid", .bounded)
 struct StreetGridTests {
     let sandy = StreetGrid(envelope: FleetConfiguration.sandyEnvelope)
 
     /// The Sandy grid has streets every 0.01° of longitude and 0.0075° of latitude, all inside the envelope.
-    @Test(.timeLimit(.minutes(2))) func sandyGridSpacingAndExtent() {
+    @Test func sandyGridSpacingAndExtent() {
         #expect(sandy.northSouthStreets.count == 30)
         #expect(sandy.eastWestStreets.count == 25)
         #expect(sandy.longitudeSpacing == 0.01)
@@ -25,7 +26,7 @@ struct StreetGridTests {
     }
 
     /// Intersections and points along a street are on a street; points between streets are not.
-    @Test(.timeLimit(.minutes(2))) func isOnStreet() {
+    @Test func isOnStreet() {
         let x3 = sandy.northSouthStreets[3], y5 = sandy.eastWestStreets[5]
         #expect(sandy.isOnStreet(Point(x: x3, y: y5)))
         #expect(sandy.isOnNorthSouthStreet(Point(x: x3, y: y5 + 0.003)))
@@ -38,7 +39,7 @@ struct StreetGridTests {
     }
 
     /// Points beyond the ends of the streets (even in line with one), or not finite, are not on a street.
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         Point(x: -112.5, y: 40.6), Point(x: -111.9, y: 41.0), Point(x: .nan, y: 40.6),
         Point(x: -111.9, y: .infinity), Point(x: -112.107417, y: 40.5), Point(x: -112.2, y: 40.544165),
     ])
@@ -47,7 +48,7 @@ struct StreetGridTests {
     }
 
     /// An envelope narrower than one spacing gets two streets on its edges.
-    @Test(.timeLimit(.minutes(2))) func tinyEnvelopeHasTwoStreetsEachWay() {
+    @Test func tinyEnvelopeHasTwoStreetsEachWay() {
         let grid = StreetGrid(envelope: Envelope(xmin: 1, ymin: 2, xmax: 1.004, ymax: 2.001))
         #expect(grid.northSouthStreets == [1, 1.004])
         #expect(grid.eastWestStreets == [2, 2.001])
@@ -55,7 +56,7 @@ struct StreetGridTests {
     }
 
     /// Bad spacings fall back to the defaults and the street count is capped.
-    @Test(.timeLimit(.minutes(2))) func badSpacingsAreSafe() {
+    @Test func badSpacingsAreSafe() {
         let grid = StreetGrid(envelope: FleetConfiguration.sandyEnvelope, longitudeSpacing: -1, latitudeSpacing: .nan)
         #expect(grid.northSouthStreets == sandy.northSouthStreets)
         #expect(grid.eastWestStreets == sandy.eastWestStreets)
@@ -71,7 +72,7 @@ struct StreetGridTests {
 
 extension StreetGridTests {
     /// The Sandy grid's first streets sit where the centring puts them (the test points above rely on it).
-    @Test(.timeLimit(.minutes(2))) func sandyFirstStreets() {
+    @Test func sandyFirstStreets() {
         #expect(abs(sandy.northSouthStreets[0] - -112.107417) < 1e-9)
         #expect(abs(sandy.eastWestStreets[1] - 40.544165) < 1e-9)
     }

@@ -1,12 +1,13 @@
 import EntityStreamCore
 import Foundation
 import StreamSimulator
+import EntityStreamTestSupport
 import Testing
 
-@Suite("WebMercator")
+@Suite("WebMercator", .bounded)
 struct WebMercatorTests {
     /// Known points project to the reference metres (x = R·λ, y = R·ln tan(π/4 + φ/2), computed independently).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(arguments: [
         (0.0, 0.0, 0.0, 0.0),
         (-111.8910, 40.7608, -12_455_649.144_350_175, 4_977_123.483_199_634),
         (180, 85.05112878, 20_037_508.342_789_244, 20_037_508.343_038_812),
@@ -20,7 +21,7 @@ struct WebMercatorTests {
     }
 
     /// Latitudes beyond ±85.05112878° are clamped to the square map's edge.
-    @Test(.timeLimit(.minutes(2))) func clampsLatitude() {
+    @Test func clampsLatitude() {
         let north = WebMercator.project(Point(x: 0, y: 90))
         let south = WebMercator.project(Point(x: 0, y: -89.5))
         #expect(abs(north.y - 20_037_508.343_038_812) < 1e-6)
@@ -29,7 +30,7 @@ struct WebMercatorTests {
     }
 
     /// z and m are kept; the wkid is set to the target's.
-    @Test(.timeLimit(.minutes(2))) func keepsZAndM() {
+    @Test func keepsZAndM() {
         let point = Point(x: 10, y: 20, z: 123.5, m: -4, wkid: 4326)
         let projected = WebMercator.project(point)
         #expect(projected.z == 123.5 && projected.m == -4 && projected.wkid == 3857)
@@ -38,7 +39,7 @@ struct WebMercatorTests {
     }
 
     /// project then unproject returns the point within 1e-9 degrees, over random points.
-    @Test(.timeLimit(.minutes(2))) func roundTrip() {
+    @Test func roundTrip() {
         var rng = SplitMix64(seed: 3857)
         for _ in 0..<100_000 {
             let point = Point(x: rng.uniform(-180, 180), y: rng.uniform(-85.05112878, 85.05112878), wkid: 4326)
@@ -49,7 +50,7 @@ struct WebMercatorTests {
     }
 
     /// unproject inverts project for metres too (within a micrometre).
-    @Test(.timeLimit(.minutes(2))) func inverseRoundTrip() {
+    @Test func inverseRoundTrip() {
         var rng = SplitMix64(seed: 4326)
         for _ in 0..<10_000 {
             let point = Point(x: rng.uniform(-2e7, 2e7), y: rng.uniform(-2e7, 2e7), wkid: 3857)
@@ -60,7 +61,7 @@ struct WebMercatorTests {
     }
 
     /// Envelopes project corner by corner and come back; the Sandy envelope lands where expected.
-    @Test(.timeLimit(.minutes(2))) func envelopes() {
+    @Test func envelopes() {
         let sandy = FleetConfiguration.sandyEnvelope
         let projected = WebMercator.project(sandy)
         #expect(projected.wkid == 3857)
@@ -75,7 +76,7 @@ struct WebMercatorTests {
     }
 
     /// The Web Mercator wkids are recognised, others are not.
-    @Test(.timeLimit(.minutes(2))) func wkids() {
+    @Test func wkids() {
         #expect(WebMercator.wkids == [3857, 102100, 102113, 900913])
         #expect(WebMercator.isWebMercator(102100))
         #expect(!WebMercator.isWebMercator(4326))
@@ -83,7 +84,7 @@ struct WebMercatorTests {
     }
 
     /// Non-finite input gives non-finite output, never a trap.
-    @Test(.timeLimit(.minutes(2))) func nonFiniteInput() {
+    @Test func nonFiniteInput() {
         let projected = WebMercator.project(Point(x: .nan, y: .nan))
         #expect(projected.x.isNaN && projected.y.isNaN)
         let unprojected = WebMercator.unproject(Point(x: .infinity, y: -.infinity))

@@ -5,10 +5,10 @@ import Glibc
 import Testing
 import Transport
 
-@Suite("Connection outcomes")
+@Suite("Connection outcomes", .bounded(.io))
 struct ConnectionFailureTests {
     /// A server close with code 4400 and a reason reaches the client as both.
-    @Test(.timeLimit(.minutes(2))) func serverCloseCodeAndReasonReachClient() async throws {
+    @Test func serverCloseCodeAndReasonReachClient() async throws {
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in
                 .accept { socket in await socket.close(code: 4400, reason: "invalid filter") }
@@ -21,7 +21,7 @@ struct ConnectionFailureTests {
     }
 
     /// An upgrade refused with HTTP 401 surfaces as a handshake error naming 401.
-    @Test(.timeLimit(.minutes(2)), arguments: [401, 404, 503])
+    @Test(arguments: [401, 404, 503])
     func refusedUpgradeNamesTheStatus(status: Int) async throws {
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in .reject(status: status, body: "no") }
@@ -34,7 +34,7 @@ struct ConnectionFailureTests {
     }
 
     /// Connecting where nothing listens is a connection-refused error.
-    @Test(.timeLimit(.minutes(2))) func nothingListeningIsConnectionRefused() async throws {
+    @Test func nothingListeningIsConnectionRefused() async throws {
         let closed = try ClosedPort()
         let port = closed.port
         await #expect(throws: TransportError.connectionRefused(host: "127.0.0.1", port: port)) {
@@ -44,7 +44,7 @@ struct ConnectionFailureTests {
     }
 
     /// A host name that does not resolve is a DNS error, not a refused connection.
-    @Test(.timeLimit(.minutes(2))) func unknownHostIsDNSFailure() async throws {
+    @Test func unknownHostIsDNSFailure() async throws {
         do {
             _ = try await WebSocketClient.connect(to: "ws://no-such-host.invalid/x")
             Issue.record("expected a DNS failure")
@@ -58,7 +58,7 @@ struct ConnectionFailureTests {
     }
 
     /// Malformed URLs are rejected before anything connects, naming the problem.
-    @Test(.timeLimit(.minutes(2)), arguments: ["127.0.0.1:80/x", "ftp://host/x", "ws://host:99999/x", "ws:///x", "ws://user@host/x"])
+    @Test(arguments: ["127.0.0.1:80/x", "ftp://host/x", "ws://host:99999/x", "ws:///x", "ws://user@host/x"])
     func malformedURLIsRejected(url: String) async throws {
         do {
             _ = try await WebSocketClient.connect(to: url)
@@ -99,10 +99,10 @@ private final class SilentListener {
     deinit { close(descriptor) }
 }
 
-@Suite("Connect deadline")
+@Suite("Connect deadline", .bounded(.io))
 struct ConnectDeadlineTests {
     /// A server that never answers the upgrade: the connect gives up at the configured timeout.
-    @Test(.timeLimit(.minutes(2))) func silentServerTimesOut() async throws {
+    @Test func silentServerTimesOut() async throws {
         let listener = try SilentListener()
         var configuration = WebSocketConfiguration()
         configuration.connectTimeout = .milliseconds(300)
@@ -113,7 +113,7 @@ struct ConnectDeadlineTests {
     }
 
     /// Cancelling the task that connects abandons the attempt at once with `cancelled`.
-    @Test(.timeLimit(.minutes(2))) func cancellingAbandonsTheConnect() async throws {
+    @Test func cancellingAbandonsTheConnect() async throws {
         let listener = try SilentListener()
         let attempt = Task { () -> TransportError? in
             do throws(TransportError) {
@@ -127,11 +127,11 @@ struct ConnectDeadlineTests {
     }
 }
 
-@Suite("TLS")
+@Suite("TLS", .bounded(.io))
 struct TLSTests {
     /// A wss:// server with a self-signed certificate is accepted only when the
     /// client allows self-signed certificates; otherwise it is a TLS error.
-    @Test(.timeLimit(.minutes(2))) func selfSignedCertificateAcceptedOnlyWhenAllowed() async throws {
+    @Test func selfSignedCertificateAcceptedOnlyWhenAllowed() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in
@@ -169,7 +169,7 @@ struct TLSTests {
     }
 
     /// wss:// to a server that does not speak TLS says so, rather than quoting OpenSSL's codes.
-    @Test(.timeLimit(.minutes(2))) func plainServerIsNotTLS() async throws {
+    @Test func plainServerIsNotTLS() async throws {
         let server = try await startEchoServer()
         do {
             _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:\(server.port)/echo")

@@ -2,12 +2,12 @@ import EntityStreamTestSupport
 import Testing
 import Transport
 
-@Suite("Back-pressure, keepalive and shutdown")
+@Suite("Back-pressure, keepalive and shutdown", .bounded(.io))
 struct FlowAndLifecycleTests {
     /// A consumer slower than the server still receives all 100,000 messages in
     /// order, while the client's unconsumed buffer and the server's queue stay
     /// bounded (reading pauses instead of buffering everything).
-    @Test(.timeLimit(.minutes(2))) func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
+    @Test func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
         let total = 100_000
         let padding = String(repeating: "p", count: 280)
         let serverQueueLimit = 256 * 1024
@@ -65,7 +65,7 @@ struct FlowAndLifecycleTests {
     /// open, and the async send then waits for room and delivers), and once
     /// the connection is closing. Every message it accepted reaches the
     /// client, in order.
-    @Test(.timeLimit(.minutes(2))) func trySendQueuesOnlyWhenThereIsRoom() async throws {
+    @Test func trySendQueuesOnlyWhenThereIsRoom() async throws {
         let outcome = AsyncStreamBox<(accepted: Int, refusedWhenClosing: Bool)>()
         let server = try await startEchoServer { configuration in
             configuration.outboundQueueLimit = 64 * 1024
@@ -99,7 +99,7 @@ struct FlowAndLifecycleTests {
 
     /// When the peer stops answering pings, the client drops the connection and
     /// reports the peer as unresponsive.
-    @Test(.timeLimit(.minutes(2))) func unansweredPingsDetectDeadPeer() async throws {
+    @Test func unansweredPingsDetectDeadPeer() async throws {
         let server = try await startEchoServer { configuration in
             // The server stops reading after one byte is buffered, so it never sees the pings.
             configuration.receiveBufferLimit = 1
@@ -120,7 +120,7 @@ struct FlowAndLifecycleTests {
 
     /// Shutting down the client loop and the server while messages stream ends
     /// both sides cleanly and their service threads exit.
-    @Test(.timeLimit(.minutes(2))) func shutdownWhileMessagesAreInFlight() async throws {
+    @Test func shutdownWhileMessagesAreInFlight() async throws {
         // The loop's own thread (the system keeps 15 bytes of its name).
         let threadsBefore = ProcessStatus.threadNames().filter { $0 == "entitystream-te" }.count
         let server = try await startEchoServer { configuration in
@@ -158,7 +158,7 @@ struct FlowAndLifecycleTests {
 
     /// Server shutdown returns only when no handler is running: one waiting on
     /// something else entirely is cancelled and awaited.
-    @Test(.timeLimit(.minutes(2))) func shutdownEndsEveryHandler() async throws {
+    @Test func shutdownEndsEveryHandler() async throws {
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let (ended, endedContinuation) = AsyncStream.makeStream(of: Bool.self)
         let server = try await startEchoServer { configuration in
@@ -184,7 +184,7 @@ struct FlowAndLifecycleTests {
 
     /// shutdown() while the loop is still starting answers everyone: the connect that started it
     /// succeeds or fails with shutDown, shutdown returns, and no service thread is left behind.
-    @Test(.timeLimit(.minutes(2))) func shutdownWhileStartingAnswersEveryone() async throws {
+    @Test func shutdownWhileStartingAnswersEveryone() async throws {
         let server = try await startEchoServer()
         let threadsBefore = ProcessStatus.threadNames().filter { $0 == "es-race" }.count
         for _ in 0..<20 {

@@ -27,10 +27,10 @@ private func startHTTPServer(release: AsyncStreamBox<Void>? = nil) async throws 
     return try await TransportServer.start(configuration)
 }
 
-@Suite("HTTP client")
+@Suite("HTTP client", .bounded(.io))
 struct HTTPClientTests {
     /// GET returns status 200, the headers and the body.
-    @Test(.timeLimit(.minutes(2))) func getReturnsStatusHeadersAndBody() async throws {
+    @Test func getReturnsStatusHeadersAndBody() async throws {
         let server = try await startHTTPServer()
         let response = try await HTTPClient().get("\(server.httpBase)/hello")
         #expect(response.status == 200)
@@ -41,7 +41,7 @@ struct HTTPClientTests {
     }
 
     /// A 404 is a response with its body, not an error.
-    @Test(.timeLimit(.minutes(2))) func notFoundIsAResponse() async throws {
+    @Test func notFoundIsAResponse() async throws {
         let server = try await startHTTPServer()
         let response = try await HTTPClient().get("\(server.httpBase)/missing?x=1")
         #expect(response.status == 404)
@@ -50,7 +50,7 @@ struct HTTPClientTests {
     }
 
     /// A form POST reaches the server decoded, including characters that need encoding.
-    @Test(.timeLimit(.minutes(2))) func postFormRoundTrips() async throws {
+    @Test func postFormRoundTrips() async throws {
         let server = try await startHTTPServer()
         let response = try await HTTPClient().postForm("\(server.httpBase)/echo-form",
                                                        [("where", "speed > 0 AND name = 'A&B'"), ("f", "json")])
@@ -60,7 +60,7 @@ struct HTTPClientTests {
     }
 
     /// Redirects are followed up to five times; a sixth is an error.
-    @Test(.timeLimit(.minutes(2))) func followsUpToFiveRedirects() async throws {
+    @Test func followsUpToFiveRedirects() async throws {
         let server = try await startHTTPServer()
         let response = try await HTTPClient().get("\(server.httpBase)/hop/5")
         #expect(response.status == 200)
@@ -73,7 +73,7 @@ struct HTTPClientTests {
     }
 
     /// A server that does not answer in time gives a timeout error.
-    @Test(.timeLimit(.minutes(2))) func slowServerTimesOut() async throws {
+    @Test func slowServerTimesOut() async throws {
         let release = AsyncStreamBox<Void>()
         let server = try await startHTTPServer(release: release)
         var configuration = HTTPClientConfiguration()
@@ -89,7 +89,7 @@ struct HTTPClientTests {
     }
 
     /// A body over the limit is an error naming the limit.
-    @Test(.timeLimit(.minutes(2))) func oversizedBodyIsRejected() async throws {
+    @Test func oversizedBodyIsRejected() async throws {
         let server = try await startHTTPServer()
         var configuration = HTTPClientConfiguration()
         configuration.maximumBodySize = 5

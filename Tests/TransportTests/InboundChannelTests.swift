@@ -1,4 +1,5 @@
 import Locking
+import EntityStreamTestSupport
 import Testing
 @testable import Transport
 
@@ -9,10 +10,10 @@ private func turn(_ texts: [String]) -> TurnBatch {
     return batch
 }
 
-@Suite("Inbound channel")
+@Suite("Inbound channel", .bounded)
 struct InboundChannelTests {
     /// Turns delivered while the consumer is busy are merged into one batch, in order.
-    @Test(.timeLimit(.minutes(2))) func busyConsumerGetsOneMergedBatch() async throws {
+    @Test func busyConsumerGetsOneMergedBatch() async throws {
         let channel = InboundChannel(bufferLimit: 1 << 20) {}
         var first = turn(["a", "b"])
         var second = turn(["c"])
@@ -23,7 +24,7 @@ struct InboundChannelTests {
     }
 
     /// Past the buffer limit the service thread is told to pause, and resumed once the consumer drains.
-    @Test(.timeLimit(.minutes(2))) func backPressurePausesAndResumes() async throws {
+    @Test func backPressurePausesAndResumes() async throws {
         let resumed = LockedState(0)
         let channel = InboundChannel(bufferLimit: 4) { resumed.withLock { $0 += 1 } }
         var small = turn(["ab"])
@@ -37,7 +38,7 @@ struct InboundChannelTests {
     }
 
     /// What was delivered comes out before the end; an error ends the sequence after it.
-    @Test(.timeLimit(.minutes(2))) func deliversBeforeTheError() async throws {
+    @Test func deliversBeforeTheError() async throws {
         let channel = InboundChannel(bufferLimit: 1 << 20) {}
         var batch = turn(["last"])
         _ = channel.deliver(&batch)
@@ -47,7 +48,7 @@ struct InboundChannelTests {
     }
 
     /// A consumer cancelled while it waits is resumed with `cancelled`.
-    @Test(.timeLimit(.minutes(2))) func cancelledConsumerIsResumed() async {
+    @Test func cancelledConsumerIsResumed() async {
         let channel = InboundChannel(bufferLimit: 1 << 20) {}
         let consumer = Task { () -> TransportError? in
             do throws(TransportError) { _ = try await channel.next(); return nil } catch { return error }
@@ -58,7 +59,7 @@ struct InboundChannelTests {
     }
 
     /// Two tasks waiting at once is a programming error that stops the program with a message.
-    @Test(.timeLimit(.minutes(2))) func secondConsumerStopsLoudly() async {
+    @Test func secondConsumerStopsLoudly() async {
         await #expect(processExitsWith: .failure) {
             let channel = InboundChannel(bufferLimit: 1 << 20) {}
             let first = Task { _ = try? await channel.next() }

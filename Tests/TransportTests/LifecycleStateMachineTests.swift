@@ -1,3 +1,4 @@
+import EntityStreamTestSupport
 import Testing
 @testable import Transport
 
@@ -5,10 +6,10 @@ import Testing
 private let origin = ContinuousClock.now
 private func at(_ seconds: Double) -> ContinuousClock.Instant { origin + .milliseconds(Int64(seconds * 1000)) }
 
-@Suite("Service loop lifecycle")
+@Suite("Service loop lifecycle", .bounded)
 struct ServiceLoopLifecycleTests {
     /// The first command of a turn wakes the thread; the next ones ride along; all run in order.
-    @Test(.timeLimit(.minutes(2))) func commandsQueueInOrderAndWakeOnce() {
+    @Test func commandsQueueInOrderAndWakeOnce() {
         var lifecycle = ServiceLoopLifecycle<Int, ContinuousClock.Instant>(shutdownGrace: .seconds(2))
         #expect(lifecycle.enqueue(1) == .wake)
         #expect(lifecycle.enqueue(2) == .queued)
@@ -18,7 +19,7 @@ struct ServiceLoopLifecycleTests {
 
     /// A stop request starts a polite shutdown with a deadline; the loop exits when no
     /// connection is left, or at the deadline with connections still closing.
-    @Test(.timeLimit(.minutes(2))) func stopDrainsThenExits() {
+    @Test func stopDrainsThenExits() {
         var lifecycle = ServiceLoopLifecycle<Int, ContinuousClock.Instant>(shutdownGrace: .seconds(2))
         #expect(lifecycle.turnEnded(now: at(0), hasLiveConnections: true) == .continue)
         let outcome1 = lifecycle.requestStop()
@@ -37,7 +38,7 @@ struct ServiceLoopLifecycleTests {
 
     /// Commands accepted just before the loop exits are handed back to run (they used to be
     /// dropped, leaving their callers waiting); after the exit nothing is accepted.
-    @Test(.timeLimit(.minutes(2))) func commandsAcceptedBeforeExitAreNotLost() {
+    @Test func commandsAcceptedBeforeExitAreNotLost() {
         var lifecycle = ServiceLoopLifecycle<Int, ContinuousClock.Instant>(shutdownGrace: .seconds(2))
         _ = lifecycle.requestStop()
         #expect(lifecycle.enqueue(7) == .wake, "still accepted while draining")
@@ -50,12 +51,12 @@ struct ServiceLoopLifecycleTests {
     }
 }
 
-@Suite("Event loop lifecycle")
+@Suite("Event loop lifecycle", .bounded)
 struct EventLoopLifecycleTests {
     typealias Lifecycle = EventLoopLifecycle<String, Int, String>
 
     /// The first caller starts the loop; later callers wait and receive it when the start ends.
-    @Test(.timeLimit(.minutes(2))) func oneStarterOthersWait() {
+    @Test func oneStarterOthersWait() {
         var lifecycle = Lifecycle()
         guard case .start = lifecycle.claim() else { Issue.record("first claim must start"); return }
         guard case .wait = lifecycle.claim() else { Issue.record("second claim must wait"); return }
@@ -68,7 +69,7 @@ struct EventLoopLifecycleTests {
 
     /// A shutdown during the start is stored; when the start ends, the waiters of the loop
     /// are refused, the fresh loop is handed over to be stopped, and the shutdown is answered.
-    @Test(.timeLimit(.minutes(2))) func shutdownDuringStartIsAnswered() {
+    @Test func shutdownDuringStartIsAnswered() {
         var lifecycle = Lifecycle()
         _ = lifecycle.claim()
         _ = lifecycle.wait(1)
@@ -85,7 +86,7 @@ struct EventLoopLifecycleTests {
     }
 
     /// A failed start returns to idle so the next caller tries again; before any start, shutdown is immediate.
-    @Test(.timeLimit(.minutes(2))) func failedStartAndIdleShutdown() {
+    @Test func failedStartAndIdleShutdown() {
         var lifecycle = Lifecycle()
         _ = lifecycle.claim()
         _ = lifecycle.wait(4)
@@ -99,12 +100,12 @@ struct EventLoopLifecycleTests {
     }
 }
 
-@Suite("WebSocket session state machine")
+@Suite("WebSocket session state machine", .bounded)
 struct WebSocketSessionStateMachineTests {
     typealias Machine = WebSocketSessionStateMachine<ContinuousClock.Instant>
 
     /// How a connection ended follows precedence: our failure, then the peer's close, then ours, then shutdown, then lost.
-    @Test(.timeLimit(.minutes(2))) func endingFollowsPrecedence() {
+    @Test func endingFollowsPrecedence() {
         var tooLarge = Machine(role: .server, now: at(0))
         _ = tooLarge.peerClosed(code: 1000, reason: "bye")
         #expect(tooLarge.messageTooLarge(limit: 4) == (1009, "message exceeds 4 bytes"))
@@ -131,7 +132,7 @@ struct WebSocketSessionStateMachineTests {
     }
 
     /// A client closed before the upgrade finished failed to connect; an abandoned connect ends at once, once.
-    @Test(.timeLimit(.minutes(2))) func connectingEndings() {
+    @Test func connectingEndings() {
         var early = Machine(role: .client, now: at(0))
         #expect(early.socketClosed() == .failure(.connectionFailed(detail: "closed before the WebSocket upgrade completed")))
 
@@ -149,7 +150,7 @@ struct WebSocketSessionStateMachineTests {
 
     /// Keepalive: a ping after the interval of silence, a hang-up (peer unresponsive) after the
     /// hang-up time without hearing anything; anything heard starts the count again.
-    @Test(.timeLimit(.minutes(2))) func keepaliveDecidesPeerUnresponsive() {
+    @Test func keepaliveDecidesPeerUnresponsive() {
         var machine = Machine(role: .client, keepalive: .init(pingInterval: .seconds(30), hangUpAfter: .seconds(60)), now: at(0))
         _ = machine.established(now: at(0))
         #expect(machine.tick(now: at(29)) == .nothing)
@@ -164,7 +165,7 @@ struct WebSocketSessionStateMachineTests {
     }
 
     /// Close codes a peer may not send (RFC 6455 §7.4) are answered with 1002; valid ones are echoed.
-    @Test(.timeLimit(.minutes(2)), arguments: [(UInt16(1000), true), (1001, true), (1011, true), (3000, true), (4999, true),
+    @Test(arguments: [(UInt16(1000), true), (1001, true), (1011, true), (3000, true), (4999, true),
                                               (5000, false), (999, false), (1005, false), (1006, false), (2999, false)])
     func invalidCloseCodesAreAnsweredWithProtocolError(code: UInt16, valid: Bool) {
         var machine = Machine(role: .server, now: at(0))

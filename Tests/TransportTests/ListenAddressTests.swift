@@ -2,10 +2,10 @@ import EntityStreamTestSupport
 import Testing
 import Transport
 
-@Suite("Listening address")
+@Suite("Listening address", .bounded(.io))
 struct ListenAddressTests {
     /// Host texts parse to exactly one address or to every interface; anything else is refused by name.
-    @Test(.timeLimit(.minutes(2))) func parsesHostTexts() throws {
+    @Test func parsesHostTexts() throws {
         #expect(try ListenAddress(parsing: "127.0.0.1") == .loopback)
         #expect(try ListenAddress(parsing: "localhost") == .loopback)
         #expect(try ListenAddress(parsing: "::") == .everyInterface)
@@ -18,7 +18,7 @@ struct ListenAddressTests {
     }
 
     /// An address this machine does not have cannot be listened on, and says so before any server starts.
-    @Test(.timeLimit(.minutes(2))) func foreignAddressIsUnusable() async throws {
+    @Test func foreignAddressIsUnusable() async throws {
         let foreign = try ListenAddress(parsing: "192.0.2.1")   // TEST-NET-1, never local
         #expect(throws: TransportError.self) { try foreign.checkUsable() }
         var configuration = ServerConfiguration()
@@ -28,7 +28,7 @@ struct ListenAddressTests {
 
     /// A server on 127.0.0.1 answers there and nowhere else: not on 127.0.0.2, not on [::1]
     /// (libwebsockets 4.1 used to listen on every interface whatever the address).
-    @Test(.timeLimit(.minutes(2))) func loopbackServerIsReachableOnlyThere() async throws {
+    @Test func loopbackServerIsReachableOnlyThere() async throws {
         let server = try await startEchoServer()
         #expect(server.listenAddress == .loopback)
         #expect(server.httpBase == "http://127.0.0.1:\(server.port)")
@@ -49,7 +49,7 @@ struct ListenAddressTests {
     }
 
     /// A server on [::1] prints and answers an IPv6 URL (skipped where the machine has no IPv6 loopback).
-    @Test(.timeLimit(.minutes(2)), .enabled(if: (try? ListenAddress(parsing: "::1").checkUsable()) != nil))
+    @Test(.enabled(if: (try? ListenAddress(parsing: "::1").checkUsable()) != nil))
     func ipv6LoopbackServer() async throws {
         // This server's own answer, told apart from another test's server that may hold the same port on 127.0.0.1.
         let marker = "ipv6-only-\(UInt64.random(in: 0...UInt64.max))"

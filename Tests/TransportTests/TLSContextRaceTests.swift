@@ -6,9 +6,9 @@ import Testing
 /// time a TLS-capable context is created; a client handshake that straddles
 /// such a creation lost its certificate check and failed. Connections must
 /// not fail because some other part of the process started a loop or server.
-@Suite("TLS handshakes while other contexts start")
+@Suite("TLS handshakes while other contexts start", .bounded(.io))
 struct TLSContextRaceTests {
-    @Test(.timeLimit(.minutes(2))) func handshakesSurviveOtherContextsStarting() async throws {
+    @Test func handshakesSurviveOtherContextsStarting() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in
@@ -63,7 +63,7 @@ struct TLSContextRaceTests {
     /// The decision itself: only a TLS connect that failed before any
     /// certificate was judged, with a TLS-capable context created meanwhile
     /// or being created at the failure.
-    @Test(.timeLimit(.minutes(2))) func onlyVerdictlessFailuresAcrossACreationAreRetried() {
+    @Test func onlyVerdictlessFailuresAcrossACreationAreRetried() {
         typealias Epoch = TLSContextEpoch.Snapshot
         let quiet = Epoch(begun: 4, ended: 4)
         let creating = Epoch(begun: 5, ended: 4)

@@ -1,7 +1,8 @@
+import EntityStreamTestSupport
 import Testing
 @testable import Transport
 
-@Suite("Message assembly")
+@Suite("Message assembly", .bounded)
 struct MessageAssemblerTests {
     private func append(_ assembler: inout MessageAssembler, _ text: String, first: Bool, final: Bool,
                         into batch: inout TurnBatch) -> MessageAssembler.Outcome {
@@ -9,7 +10,7 @@ struct MessageAssemblerTests {
     }
 
     /// Chunks of one message are joined; complete messages land back to back in the batch.
-    @Test(.timeLimit(.minutes(2))) func joinsChunksIntoWholeMessages() {
+    @Test func joinsChunksIntoWholeMessages() {
         var assembler = MessageAssembler(maximumMessageSize: 100)
         var batch = TurnBatch()
         #expect(append(&assembler, "whole", first: true, final: true, into: &batch) == .complete)
@@ -23,7 +24,7 @@ struct MessageAssemblerTests {
     }
 
     /// A message growing past the limit is refused, whether it arrives whole or in chunks.
-    @Test(.timeLimit(.minutes(2))) func refusesOversizedMessages() {
+    @Test func refusesOversizedMessages() {
         var assembler = MessageAssembler(maximumMessageSize: 4)
         var batch = TurnBatch()
         #expect(append(&assembler, "12345", first: true, final: true, into: &batch) == .tooLarge)
@@ -34,14 +35,14 @@ struct MessageAssemblerTests {
     }
 }
 
-@Suite("Server outbound queue")
+@Suite("Server outbound queue", .bounded)
 struct ServerOutboundQueueTests {
     private func enqueue(_ queue: inout ServerOutboundQueue, _ text: String) {
         Array(text.utf8).withUnsafeBytes { queue.append(text: $0, fragmentSize: nil) }
     }
 
     /// Queued messages come out as framed bytes, in order, one chunk per write.
-    @Test(.timeLimit(.minutes(2))) func framesMessagesIntoChunks() throws {
+    @Test func framesMessagesIntoChunks() throws {
         var queue = ServerOutboundQueue()
         enqueue(&queue, "a")
         enqueue(&queue, "bc")
@@ -54,7 +55,7 @@ struct ServerOutboundQueueTests {
     }
 
     /// Dropping makes room by removing the oldest messages first and counts them.
-    @Test(.timeLimit(.minutes(2))) func dropsOldestFirstAndCounts() throws {
+    @Test func dropsOldestFirstAndCounts() throws {
         var queue = ServerOutboundQueue()
         for index in 0..<10 { enqueue(&queue, "m\(index)") }
         queue.dropOldest(toFit: 4 * 4)
@@ -68,10 +69,10 @@ struct ServerOutboundQueueTests {
     }
 }
 
-@Suite("Frame encoding")
+@Suite("Frame encoding", .bounded)
 struct WebSocketFrameEncoderTests {
     /// Payload lengths use the 7-bit, 16-bit and 64-bit forms at their boundaries.
-    @Test(.timeLimit(.minutes(2)), arguments: [(125, 2), (126, 4), (65_535, 4), (65_536, 10)])
+    @Test(arguments: [(125, 2), (126, 4), (65_535, 4), (65_536, 10)])
     func lengthForms(count: Int, header: Int) {
         var buffer: [UInt8] = []
         [UInt8](repeating: 0x41, count: count).withUnsafeBytes {
@@ -82,17 +83,17 @@ struct WebSocketFrameEncoderTests {
     }
 
     /// Fragmented messages start with TEXT, continue with CONTINUATION and only the last has FIN.
-    @Test(.timeLimit(.minutes(2))) func fragmentsCarryOpcodesAndFin() {
+    @Test func fragmentsCarryOpcodesAndFin() {
         var buffer: [UInt8] = []
         Array("abcdefg".utf8).withUnsafeBytes { WebSocketFrameEncoder.appendText($0, fragmentSize: 3, to: &buffer) }
         #expect(buffer == [0x01, 3, 0x61, 0x62, 0x63, 0x00, 3, 0x64, 0x65, 0x66, 0x80, 1, 0x67])
     }
 }
 
-@Suite("URLs and encoding")
+@Suite("URLs and encoding", .bounded)
 struct URLAndEncodingTests {
     /// URLs split into scheme, host, port and path with query, with default ports.
-    @Test(.timeLimit(.minutes(2))) func parsesURLs() throws {
+    @Test func parsesURLs() throws {
         let url = try TransportURL("wss://realtimegis2016.esri.com:6443/arcgis/ws/services/SandyVehicles/StreamServer/subscribe?outSR=4326")
         #expect(url.scheme == .wss)
         #expect(url.host == "realtimegis2016.esri.com")
@@ -106,7 +107,7 @@ struct URLAndEncodingTests {
     }
 
     /// Relative redirects resolve against the current URL.
-    @Test(.timeLimit(.minutes(2))) func resolvesRedirects() throws {
+    @Test func resolvesRedirects() throws {
         let base = try TransportURL("https://host:8443/a/b/c?x=1")
         #expect(try base.resolving("/root").description == "https://host:8443/root")
         #expect(try base.resolving("sibling").description == "https://host:8443/a/b/sibling")
@@ -114,7 +115,7 @@ struct URLAndEncodingTests {
     }
 
     /// Percent-encoding round-trips text with reserved and non-ASCII characters.
-    @Test(.timeLimit(.minutes(2))) func percentEncodingRoundTrips() {
+    @Test func percentEncodingRoundTrips() {
         let text = "speed > 0 AND name LIKE 'TRUCK%' & ü+"
         let encoded = PercentEncoding.encode(text)
         #expect(!encoded.contains(" ") && !encoded.contains("&") && !encoded.contains("+"))

@@ -2,10 +2,10 @@ import Testing
 import Transport
 import EntityStreamTestSupport
 
-@Suite("WebSocket messages")
+@Suite("WebSocket messages", .bounded(.io))
 struct WebSocketMessageTests {
     /// 10,000 messages sent to an echo server come back complete and in order.
-    @Test(.timeLimit(.minutes(2))) func echoesTenThousandMessagesInOrder() async throws {
+    @Test func echoesTenThousandMessagesInOrder() async throws {
         let server = try await startEchoServer()
         let connection = try await WebSocketClient.connect(to: "\(server.webSocketBase)/echo")
         let count = 10_000
@@ -25,7 +25,7 @@ struct WebSocketMessageTests {
     }
 
     /// A 1 MiB message the server sends as 64 fragments arrives as one whole message.
-    @Test(.timeLimit(.minutes(2))) func reassemblesFragmentedMessage() async throws {
+    @Test func reassemblesFragmentedMessage() async throws {
         let payload = String(repeating: "0123456789abcdef", count: 65_536)
         let server = try await startEchoServer { configuration in
             configuration.fragmentSize = 16 * 1024
@@ -46,7 +46,7 @@ struct WebSocketMessageTests {
 
     /// A message over the client's limit fails the inbound sequence with the size
     /// error, and the client closes with 1009 so the server sees a clean close.
-    @Test(.timeLimit(.minutes(2))) func overLimitMessageFailsAndClosesCleanly() async throws {
+    @Test func overLimitMessageFailsAndClosesCleanly() async throws {
         let serverSaw = AsyncStreamBox<Result<CloseInfo, TransportError>>()
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { _ in
@@ -74,7 +74,7 @@ struct WebSocketMessageTests {
     }
 
     /// 50 clients on one server each receive exactly the messages addressed to them.
-    @Test(.timeLimit(.minutes(2))) func fiftyConcurrentClientsEachGetTheirOwnMessages() async throws {
+    @Test func fiftyConcurrentClientsEachGetTheirOwnMessages() async throws {
         let server = try await startEchoServer { configuration in
             configuration.webSocketResponder = { request in
                 let client = request.queryValue("client") ?? "?"

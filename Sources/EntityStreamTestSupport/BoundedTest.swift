@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// The one trait every test suite carries: how many of its tests run at
+/// once, and how long each may take once it runs.
+///
+/// Swift Testing starts every test of the run at the same moment, and its
+/// own `.timeLimit` counts from there, so on a busy two-core machine a
+/// parser test that needs milliseconds could exceed two minutes waiting for
+/// the hundreds of tests queued in front of it. This trait instead makes
+/// each test case wait for a slot in its ``Lane`` first, and only then
+/// starts the clock of its time limit: the limit measures the test, not the
+/// queue. A lane's width bounds how many of its tests share the machine, so
+/// tests that spawn processes or open sockets do not pile up threads and
+/// children on a loaded machine.
+///
+/// Apply it once per suite, `@Suite("…", .bounded)` or
+/// `@Suite("…", .bounded(.io))`; it applies to every test and argument case
+/// in the suite and its nested suites. Applied again inside a bounded test
+/// it does nothing, so nested suites never take two slots.
+///
+/// `ENTITYSTREAM_TEST_DURATIONS=1 swift test` prints each test's running and
+/// waiting times on stderr.
+///
+/// When a test exceeds its limit, the trait records an issue naming the limit
+/// and how long the test had waited for its slot, then cancels the test.
+public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
+    /// A queue of tests that share the machine with a bounded width.
+    public enum Lane: Sendable {
+        /// Tests that compute in the test process only (parsers, engines, state machines, actors).
+        case compute
+        /// Tests that spawn child processes or open sockets.
+        case io
+
+        /// How many tests of the lane run at once. Two cores do not compute
+        /// faster with more; the width above the core count lets tests that
+        /// await events overlap with tests that compute.
+        public var width: Int {
+            switch self {
+            case .compute: 4
+            case .io: 3
+            }
+        }
+
+        var gate: TestGate {
+            switch self {
+            case .compute: TestGate.compute
+            case .io: TestGate.io
+            }
+        }
+    }
+
+    /// The lane the tests wait in.
+    public let lane: Lane
+    /// How long one test case may run once it has its slot.
+    public let limit: Duration
+
+    /// The limit of a test that has no reason for another: two minutes, far
+    /// above what any test of the suite needs on a loaded machine once it runs.
+    public static let standardLimit: Duration = .seconds(120)
+
+    public var isRecursive: Bool { true }
+
+    /// Scopes each test case, never the suite as a whole.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        testCase == nil ? nil : self
+    }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        if Self.isInsideBoundedTest {
+            try await function()
+            return
+        }
+        let clock = ContinuousClock()
+        let queued = clock.now
+        try await lane.gate.withSlot {
+            let waited = queued.duration(to: clock.now)
+            let started = clock.now
+            defer {
+                if Self.reportsDurations {
+                    let line = "bounded test: \(test.id) ran \(started.duration(to: clock.now)) after waiting \(waited)\n"
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+            }
+            try await Self.$isInsideBoundedTest.withValue(true) {
+                try await Self.run(function, within: limit, clock: clock, waited: waited)
+            }
+        }
+    }
+
+    @TaskLocal static var isInsideBoundedTest = false
+
+    /// Whether each test's running and waiting times go to stderr
+    /// (`ENTITYSTREAM_TEST_DURATIONS=1`): how to find the slow tests.
+    static let reportsDurations = ProcessInfo.processInfo.environment["ENTITYSTREAM_TEST_DURATIONS"] == "1"
+
+    /// Runs `body`, recording an issue and cancelling it when `limit` passes first.
+    static func run(_ body: @Sendable () async throws -> Void, within limit: Duration, clock: ContinuousClock,
+                    waited: Duration) async throws {
+        try await withoutActuallyEscaping(body) { body in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await body()
+                    return false
+                }
+                group.addTask {
+                    try await clock.sleep(for: limit)
+                    return true
+                }
+                let timedOut = try await group.next() ?? false
+                group.cancelAll()
+                if timedOut {
+                    Issue.record("""
+                        Time limit exceeded: the test ran for \(limit) after waiting \(waited) for its slot; \
+                        it was cancelled.
+                        """)
+                }
+            }
+        }
+    }
+}
+
+extension Trait where Self == BoundedTest {
+    /// The compute lane with the standard limit.
+    public static var bounded: BoundedTest { BoundedTest(lane: .compute, limit: BoundedTest.standardLimit) }
+
+    /// The given lane, with the standard limit unless another is given.
+    public static func bounded(_ lane: BoundedTest.Lane, limit: Duration = BoundedTest.standardLimit) -> BoundedTest {
+        BoundedTest(lane: lane, limit: limit)
+    }
+}
