@@ -41,7 +41,7 @@ public struct FileQueryJob: AnalysisJob {
         case .statistics:
             throw AnalysisFailure("statistics queries run with the statistics command")
         }
-        if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
         return summary
     }
 }
