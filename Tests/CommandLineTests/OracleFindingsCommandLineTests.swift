@@ -1,5 +1,6 @@
 import EntityStreamCore
 import EntityStreamTestSupport
+@testable import EntityStreamCLI
 import Foundation
 import Raster
 import Testing
@@ -149,6 +150,34 @@ struct OracleFindingsCommandLineTests {
         let summary = try #require(Self.objects(held.standardOutput).first { $0["phase"] as? String == "summary" }, "\(held.standardOutput)")
         #expect(summary["timeField"] as? String == "t")
         #expect(summary["count"] as? Int == 2, "C and D fall in the extent: \(summary)")
+    }
+
+    /// An untrusted certificate (the simulator's self-signed one) fails at once, on the description request, with
+    /// the --insecure hint: one attempt, not thirteen over 100 s; with --insecure the same service connects.
+    @Test func untrustedCertificateFailsAtOnceWithHint() throws {
+        let certificate = try TestCertificate.make()
+        defer { certificate.remove() }
+        let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "2", "--port", "0",
+                                                                                     "--tls-cert", certificate.certificatePath, "--tls-key", certificate.privateKeyPath])
+        defer { simulator.stop() }
+        let port = try #require(simulator.waitForPort())
+        let url = "https://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
+        let refused = try CommandLineTool.run("entitystream", ["connect", url, "--events", "status"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("not trusted") && refused.standardError.contains("--insecure"), "\(refused.standardError)")
+        let statuses = Self.objects(refused.standardOutput).compactMap { $0["status"] as? String }
+        #expect(statuses == ["connecting", "failed"], "one attempt, then failed: \(refused.standardOutput)")
+        let accepted = try CommandLineTool.run("entitystream", ["connect", url, "--insecure", "--events", "observation", "--limit", "1"])
+        #expect(accepted.status == 0, "\(accepted.standardError)")
+    }
+
+    /// The progress line says the attempt and why it failed while retrying (a DNS failure), and just the status when connected.
+    @Test func progressLineShowsAttemptAndReason() {
+        let retrying = JSONObject([("status", .string("connecting")), ("attempt", .int(3)),
+                                   ("lastError", .string("the service description could not be fetched: cannot resolve host 'nowhere.invalid': Name or service not known"))])
+        #expect(ProgressReporter.statusText(retrying) == "connecting (attempt 3: the service description could not be fetched: cannot resolve host 'nowhere.invalid': Name or service not known)")
+        #expect(ProgressReporter.statusText(JSONObject([("status", .string("connected")), ("attempt", .int(0))])) == "connected")
+        #expect(ProgressReporter.statusText(JSONObject([("status", .string("connecting")), ("attempt", .int(0))])) == "connecting")
     }
 }
 

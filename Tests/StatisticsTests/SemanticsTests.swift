@@ -105,7 +105,8 @@ struct SemanticsTests {
         #expect(result.records.map { $0.statistic("count_all") } == [.int(1), .int(2), .int(1), .int(2)])
     }
 
-    /// Equal numbers group together whatever their kind or sign of zero; strings group by Swift equality (as the store interns them), case-sensitively.
+    /// Equal numbers group together whatever their kind or sign of zero; strings group by their Unicode scalars (as the
+    /// store interns them and SQL engines group), case-sensitively: "é" precomposed and decomposed are two groups.
     @Test
     func groupingEquality() throws {
         let numbers = try Self.run(["count:*"], groupBy: ["d"], rows: [
@@ -115,8 +116,8 @@ struct SemanticsTests {
         let strings = try Self.run(["count:*"], groupBy: ["g"], rows: [
             Self.row(g: "\u{E9}"), Self.row(g: "e\u{301}"), Self.row(g: "E"), Self.row(g: "e"),
         ])
-        #expect(strings.records.map { $0.groupValue("g") } == [.string("E"), .string("e"), .string("\u{E9}")])
-        #expect(strings.records.map { $0.statistic("COUNT_ALL") } == [.int(1), .int(1), .int(2)])
+        #expect(strings.records.map { $0.groupValue("g") } == [.string("E"), .string("e"), .string("e\u{301}"), .string("\u{E9}")])
+        #expect(strings.records.map { $0.statistic("COUNT_ALL") } == [.int(1), .int(1), .int(1), .int(1)])
     }
 
     /// Order by statistic names and aliases, ascending and descending, ties broken by the group fields ascending.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// GDAL's 6-term affine geotransform from pixel/line space to the raster's
 /// CRS, and its inverse.
 ///
@@ -75,9 +77,9 @@ public struct GeoTransform: Sendable, Hashable {
     /// edge an ulp away from the forward corner (pixel sizes such as 0.05°
     /// that are not exact in binary). Each edge is the forward corner when
     /// that is the boundary (the usual case), else the boundary found from
-    /// it, written with the fewest digits among the few doubles next to it
-    /// that fall on the same side (so a 10 m grid still reads 110, not
-    /// 109.99999999999999). Nil for rotated or sheared transforms.
+    /// it, written as the decimal with the fewest digits between the
+    /// boundary and the corner (so a 10 m grid still reads 110, not
+    /// 109.99999999999999, and a 0.05° grid 0.95). Nil for rotated or sheared transforms.
     public func cellBounds(column: Int, row: Int) -> (xmin: Double, xmax: Double, ymin: Double, ymax: Double)? {
         guard isAxisAligned else { return nil }
         let left = Self.edge(i0, i1, Double(column), corner: c0 + Double(column) * c1, span: abs(c1) / 4)
@@ -89,10 +91,10 @@ public struct GeoTransform: Sendable, Hashable {
 
     /// The boundary where `offset + scale·v` reaches `index` (for a positive
     /// scale the smallest v with `offset + scale·v ≥ index`, for a negative
-    /// one the largest), starting from the forward `corner`: a few ulp steps
-    /// when the corner is off by rounding, bisection on the doubles' order
-    /// within `corner ± span` otherwise; then the shortest-written of the
-    /// boundary and the next four doubles on its reached side.
+    /// one the largest), starting from the forward `corner`: the corner when
+    /// it is the boundary; else the boundary found by a few ulp steps (or
+    /// bisection on the doubles' order within `corner ± span`), written as the
+    /// decimal with the fewest digits between it and the corner.
     static func edge(_ offset: Double, _ scale: Double, _ index: Double, corner: Double, span: Double) -> Double {
         guard corner.isFinite, span.isFinite, span > 0, scale != 0 else { return corner }
         let increasing = scale > 0
@@ -112,15 +114,21 @@ public struct GeoTransform: Sendable, Hashable {
             }
         }
         let found = boundary ?? bisect(reached, from: corner - span, to: corner + span, increasing: increasing) ?? corner
-        // Among the boundary and the next doubles inward (all on the reached side), the shortest text.
-        var best = found, bestLength = "\(found)".utf8.count
-        var candidate = found
-        for _ in 0..<4 {
-            candidate = inward(candidate)
-            let length = "\(candidate)".utf8.count
-            if length < bestLength { (best, bestLength) = (candidate, length) }
+        // The shortest decimal between the boundary and the corner (all on the reached side, in the cell): what a
+        // user types for that edge (0.95 for a corner computed as 0.9499999999999993) reads as the cell says.
+        let (low, high) = increasing ? (found, max(found, corner)) : (min(found, corner), found)
+        if low <= 0 && high >= 0 && reached(0) { return 0 }
+        let magnitude = max(abs(low), abs(high))
+        guard magnitude > 0, magnitude.isFinite else { return found }
+        let exponent = Int(log10(magnitude).rounded(.down))
+        for digits in 1...17 {
+            let power = digits - 1 - exponent
+            guard abs(power) <= 22 else { continue }   // exact powers of ten only
+            let scale = pow(10, Double(abs(power)))
+            let candidate = power >= 0 ? (low * scale).rounded(.up) / scale : (low / scale).rounded(.up) * scale
+            if candidate >= low && candidate <= high && reached(candidate) { return candidate }
         }
-        return best
+        return found
     }
 
     /// Bisection on the doubles' order (at most 64 steps) for the boundary of
