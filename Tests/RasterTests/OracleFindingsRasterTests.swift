@@ -23,7 +23,7 @@ struct OracleFindingsRasterTests {
     /// GDAL's, and the answered cell's extent holds the point on its included
     /// edges (`xmin ≤ x < xmax`, `ymin < y ≤ ymax`).
     @Test(arguments: [(1, -1000, 5000, 200, 150), (5, -675, 4360, 120, 200), (10, -1000, 5000, 80, 60), (2, -700, 4425, 100, 100),
-                      (25, -1000, 5000, 40, 40)])
+                      (25, -1000, 5000, 40, 40), (1000, -5000, 5000, 10, 10)])
     func exactEdgesFollowGDAL(hundredths: Int, originX: Int, originY: Int, width: Int, height: Int) throws {
         func decimal(_ value: Int) -> Double { Double(String(format: "%@%d.%02d", value < 0 ? "-" : "", abs(value) / 100, abs(value) % 100))! }
         let size = decimal(hundredths)

@@ -143,9 +143,11 @@ public struct GeoTransform: Sendable, Hashable {
         }
         var a = key(low), b = key(high)
         // Increasing: not reached at a, reached at b; decreasing: the reverse.
-        guard reached(value(a)) != increasing, reached(value(b)) == increasing else { return nil }
-        while b - a > 1 {
-            let middle = a + (b - a) / 2
+        guard a < b, reached(value(a)) != increasing, reached(value(b)) == increasing else { return nil }
+        // The keys of a bracket across zero are about ±2⁶² apart each: count the distance in UInt64.
+        func distance() -> UInt64 { UInt64(bitPattern: b &- a) }
+        while distance() > 1 {
+            let middle = a &+ Int64(bitPattern: distance() / 2)
             if reached(value(middle)) == increasing { b = middle } else { a = middle }
         }
         return value(increasing ? b : a)
