@@ -132,8 +132,8 @@ struct StatisticsLayerTests {
         query.groupByFieldsForStatistics = ["kind"]
         let cases: [(FeatureQuery, String, String)] = [
             ({ var q = query; q.orderBy = [OrderByField(field: "agency")]; return q }(), "orderByFields", "neither a group-by field nor a statistic"),
-            ({ var q = query; q.havingClause = "speed > 1"; return q }(), "havingClause", "not inside an aggregate"),
-            ({ var q = FeatureQuery(); q.havingClause = "COUNT(*) > 1"; return q }(), "havingClause", "only with outStatistics"),
+            ({ var q = query; q.havingClause = "speed > 1"; return q }(), "having", "not inside an aggregate"),
+            ({ var q = FeatureQuery(); q.havingClause = "COUNT(*) > 1"; return q }(), "having", "only with outStatistics"),
             ({ var q = query; q.outStatistics = [EntityStreamCore.StatisticDefinition(type: .stddev, field: "kind")]; return q }(), "outStatistics", "numeric"),
         ]
         for (bad, parameter, reason) in cases {

@@ -10,7 +10,16 @@ extension FeatureQuery {
         var items: [(String, String)] = [("f", format.rawValue), ("where", effectiveWhereClause ?? "1=1")]
         if let objectIDs { items.append(("objectIds", objectIDs.map(String.init).joined(separator: ","))) }
         if let time { items.append(("time", time.restParameter)) }
-        if let geometry {
+        if let geometry, geometry.xmin == geometry.xmax, geometry.ymin == geometry.ymax {
+            var point = JSONObject([("x", .double(geometry.xmin)), ("y", .double(geometry.ymin))])
+            if let wkid = geometry.wkid { point.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
+            var writer = JSONWriter(capacity: 96)
+            writer.append(.object(point))
+            items.append(("geometry", String(decoding: writer.bytes, as: UTF8.self)))
+            items.append(("geometryType", "esriGeometryPoint"))
+            if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
+            items.append(("spatialRel", spatialRelationship.rawValue))
+        } else if let geometry {
             items.append(("geometry", StreamFilter.envelopeJSON(geometry)))
             items.append(("geometryType", "esriGeometryEnvelope"))
             if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
@@ -35,8 +44,16 @@ extension FeatureQuery {
             items.append(("outStatistics", String(decoding: writer.bytes, as: UTF8.self)))
         }
         if !groupByFieldsForStatistics.isEmpty { items.append(("groupByFieldsForStatistics", groupByFieldsForStatistics.joined(separator: ","))) }
-        if let havingClause { items.append(("havingClause", havingClause)) }
+        if let havingClause { items.append(("having", havingClause)) }
         if returnDistinctValues { items.append(("returnDistinctValues", "true")) }
+        if let geometryPrecision { items.append(("geometryPrecision", String(geometryPrecision))) }
+        if let quantization { items.append(("quantizationParameters", quantization.parameter)) }
+        if resultType != .none { items.append(("resultType", resultType.rawValue)) }
+        if let distance { items.append(("distance", String(distance))) }
+        if let distanceUnit { items.append(("units", distanceUnit.rawValue)) }
+        if returnExtentOnly { items.append(("returnExtentOnly", "true")) }
+        if returnQueryExtent { items.append(("returnQueryExtent", "true")) }
+        if let text { items.append(("text", text)) }
         return items
     }
 }
