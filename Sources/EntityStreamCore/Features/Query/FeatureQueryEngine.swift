@@ -174,16 +174,9 @@ public struct FeatureQueryEngine: Sendable {
                 point = WebMercator.convert(point, to: reference, assuming: table.spatialReference) ?? point
             }
             guard point.x.isFinite, point.y.isFinite else { continue }
-            if var current = box {
-                current.xmin = min(current.xmin, point.x)
-                current.ymin = min(current.ymin, point.y)
-                current.xmax = max(current.xmax, point.x)
-                current.ymax = max(current.ymax, point.y)
-                box = current
-            } else {
-                box = Envelope(xmin: point.x, ymin: point.y, xmax: point.x, ymax: point.y, wkid: reference)
-            }
+            box = Envelope.including(box, x: point.x, y: point.y)
         }
+        box?.wkid = reference
         return box
     }
 

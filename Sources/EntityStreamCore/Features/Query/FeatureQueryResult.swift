@@ -97,17 +97,7 @@ public struct RowPolygons: Sendable {
         guard row >= 0, row < rings.count else { return nil }
         var box: Envelope?
         for ring in rings[row] {
-            for corner in ring {
-                if var current = box {
-                    current.xmin = min(current.xmin, corner.x)
-                    current.ymin = min(current.ymin, corner.y)
-                    current.xmax = max(current.xmax, corner.x)
-                    current.ymax = max(current.ymax, corner.y)
-                    box = current
-                } else {
-                    box = Envelope(xmin: corner.x, ymin: corner.y, xmax: corner.x, ymax: corner.y)
-                }
-            }
+            for corner in ring { box = Envelope.including(box, x: corner.x, y: corner.y) }
         }
         return box
     }
@@ -117,15 +107,7 @@ public struct RowPolygons: Sendable {
         var box: Envelope?
         for row in rows {
             guard let cell = bounds(ofRow: row) else { continue }
-            if var current = box {
-                current.xmin = min(current.xmin, cell.xmin)
-                current.ymin = min(current.ymin, cell.ymin)
-                current.xmax = max(current.xmax, cell.xmax)
-                current.ymax = max(current.ymax, cell.ymax)
-                box = current
-            } else {
-                box = cell
-            }
+            box = Envelope.including(Envelope.including(box, x: cell.xmin, y: cell.ymin), x: cell.xmax, y: cell.ymax)
         }
         box?.wkid = wkid
         return box
