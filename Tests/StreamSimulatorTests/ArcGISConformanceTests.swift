@@ -162,6 +162,17 @@ struct ArcGISConformanceTests {
             #expect((near["objectIds"]?.arrayValue ?? []).compactMap(\.intValue).sorted() == expected, "\(distance) m")
             #expect(!expected.isEmpty)
         }
+        // A polygon geometry: an L of two rectangles, so the oracle is two box tests.
+        let (a, b) = ((xmin: -122.70, ymin: 45.50, xmax: -122.55, ymax: 45.56), (xmin: -122.70, ymin: 45.56, xmax: -122.62, ymax: 45.62))
+        let ring = "[[\(a.xmin),\(a.ymin)],[\(a.xmin),\(b.ymax)],[\(b.xmax),\(b.ymax)],[\(b.xmax),\(a.ymax)],[\(a.xmax),\(a.ymax)],[\(a.xmax),\(a.ymin)],[\(a.xmin),\(a.ymin)]]"
+        let inL = try await query(server, [("geometry", "{\"rings\":[\(ring)],\"spatialReference\":{\"wkid\":4326}}"), ("geometryType", "esriGeometryPolygon"),
+                                           ("returnIdsOnly", "true")])
+        func inBox(_ row: (id: Int, name: String, population: Int, lon: Double, lat: Double), _ box: (xmin: Double, ymin: Double, xmax: Double, ymax: Double)) -> Bool {
+            row.lon >= box.xmin && row.lon <= box.xmax && row.lat >= box.ymin && row.lat <= box.ymax
+        }
+        let expectedL = rows.filter { inBox($0, a) || inBox($0, b) }.map { Int64($0.id) }
+        #expect((inL["objectIds"]?.arrayValue ?? []).compactMap(\.intValue).sorted() == expectedL)
+        #expect(!expectedL.isEmpty && expectedL.count < rows.filter { inBox($0, (a.xmin, a.ymin, a.xmax, b.ymax)) }.count)
         // returnIdsOnly with returnCountOnly: the count.
         let both = try await query(server, [("where", "id <= 77"), ("returnIdsOnly", "true"), ("returnCountOnly", "true")])
         #expect(both["count"] == .int(77) && both["objectIds"] == nil)

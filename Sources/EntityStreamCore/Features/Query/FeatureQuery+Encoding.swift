@@ -10,7 +10,16 @@ extension FeatureQuery {
         var items: [(String, String)] = [("f", format.rawValue), ("where", effectiveWhereClause ?? "1=1")]
         if let objectIDs { items.append(("objectIds", objectIDs.map(String.init).joined(separator: ","))) }
         if let time { items.append(("time", time.restParameter)) }
-        if let geometry, geometry.xmin == geometry.xmax, geometry.ymin == geometry.ymax {
+        if let geometry, let rings = polygonRings {
+            var polygon = JSONObject([("rings", .array(rings.map { ring in .array(ring.map { .array([.double($0.x), .double($0.y)]) }) }))])
+            if let wkid = geometry.wkid { polygon.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
+            var writer = JSONWriter(capacity: 256)
+            writer.append(.object(polygon))
+            items.append(("geometry", String(decoding: writer.bytes, as: UTF8.self)))
+            items.append(("geometryType", "esriGeometryPolygon"))
+            if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
+            items.append(("spatialRel", spatialRelationship.rawValue))
+        } else if let geometry, geometry.xmin == geometry.xmax, geometry.ymin == geometry.ymax {
             var point = JSONObject([("x", .double(geometry.xmin)), ("y", .double(geometry.ymin))])
             if let wkid = geometry.wkid { point.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
             var writer = JSONWriter(capacity: 96)

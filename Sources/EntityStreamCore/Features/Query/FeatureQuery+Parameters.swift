@@ -47,6 +47,7 @@ extension FeatureQuery {
         var defaultSR: Int?
         var geometryType: String?
         var geometryIsPoint = false
+        var geometryIsPolygon = false
         var havingName = "having"
         for (key, entry) in seen.sorted(by: { $0.key < $1.key }) {
             let name = entry.name
@@ -78,8 +79,15 @@ extension FeatureQuery {
                     geometryIsPoint = true
                     continue
                 }
-                if trimmed.hasPrefix("{"), let parsed = try? JSONParser.parse(trimmed), parsed["rings"] != nil || parsed["paths"] != nil || parsed["points"] != nil {
-                    throw FeatureQueryError(name, "only envelope and point geometries are supported ({\"xmin\":…,\"ymin\":…,\"xmax\":…,\"ymax\":…}, xmin,ymin,xmax,ymax, {\"x\":…,\"y\":…} or x,y)")
+                if trimmed.hasPrefix("{"), let parsed = try? JSONParser.parse(trimmed), parsed["rings"] != nil {
+                    let (rings, bounds) = try Self.polygon(parsed, parameter: name)
+                    polygonRings = rings
+                    geometry = bounds
+                    geometryIsPolygon = true
+                    continue
+                }
+                if trimmed.hasPrefix("{"), let parsed = try? JSONParser.parse(trimmed), parsed["paths"] != nil || parsed["points"] != nil {
+                    throw FeatureQueryError(name, "only envelope, point and polygon geometries are supported ({\"xmin\":…,\"ymin\":…,\"xmax\":…,\"ymax\":…}, xmin,ymin,xmax,ymax, {\"x\":…,\"y\":…}, x,y or {\"rings\":[…]})")
                 }
                 do { geometry = try StreamFilter.parseEnvelope(trimmed) } catch { throw FeatureQueryError(name, error.description) }
             case "geometrytype":
@@ -176,11 +184,13 @@ extension FeatureQuery {
         if let geometryType {
             switch geometryType {
             case "esriGeometryEnvelope":
-                if geometryIsPoint { throw FeatureQueryError("geometryType", "esriGeometryEnvelope, but the geometry is a point") }
+                if geometryIsPoint || geometryIsPolygon { throw FeatureQueryError("geometryType", "esriGeometryEnvelope, but the geometry is a \(geometryIsPoint ? "point" : "polygon")") }
             case "esriGeometryPoint":
-                if geometry != nil && !geometryIsPoint { throw FeatureQueryError("geometryType", "esriGeometryPoint, but the geometry is an envelope") }
+                if geometry != nil && !geometryIsPoint { throw FeatureQueryError("geometryType", "esriGeometryPoint, but the geometry is not a point") }
+            case "esriGeometryPolygon":
+                if geometry != nil && !geometryIsPolygon { throw FeatureQueryError("geometryType", "esriGeometryPolygon, but the geometry has no rings") }
             default:
-                throw FeatureQueryError("geometryType", "'\(geometryType)' is not supported (esriGeometryEnvelope or esriGeometryPoint)")
+                throw FeatureQueryError("geometryType", "'\(geometryType)' is not supported (esriGeometryEnvelope, esriGeometryPoint or esriGeometryPolygon)")
             }
         }
         if let inSR {
@@ -200,6 +210,41 @@ extension FeatureQuery {
         }
         // ArcGIS: with both, the count takes precedence (the JS SDK's queryFeatureCount sends both).
         if returnCountOnly { returnIDsOnly = false }
+    }
+
+    /// The most vertices a polygon geometry may have (a bound on the work one query can ask for).
+    public static let maximumPolygonVertices = 100_000
+
+    /// A polygon geometry's rings (each at least 3 vertices; closed or not)
+    /// and their bounding box with the geometry's spatial reference.
+    static func polygon(_ value: JSONValue, parameter: String) throws(FeatureQueryError) -> ([[AnalysisGeometry.Coordinate]], Envelope) {
+        guard let ringValues = value["rings"]?.arrayValue, !ringValues.isEmpty else {
+            throw FeatureQueryError(parameter, "a polygon needs at least one ring ({\"rings\":[[[x,y],…]]})")
+        }
+        var rings: [[AnalysisGeometry.Coordinate]] = []
+        var vertices = 0
+        var box: Envelope?
+        for (ringIndex, ringValue) in ringValues.enumerated() {
+            guard let points = ringValue.arrayValue, points.count >= 3 else {
+                throw FeatureQueryError(parameter, "ring \(ringIndex) needs at least 3 vertices")
+            }
+            vertices += points.count
+            guard vertices <= maximumPolygonVertices else { throw FeatureQueryError(parameter, "the polygon has more than \(maximumPolygonVertices) vertices") }
+            var ring: [AnalysisGeometry.Coordinate] = []
+            ring.reserveCapacity(points.count)
+            for point in points {
+                guard let pair = point.arrayValue, pair.count >= 2, let x = pair[0].doubleValue, let y = pair[1].doubleValue, x.isFinite, y.isFinite else {
+                    throw FeatureQueryError(parameter, "ring \(ringIndex) has a vertex that is not [x, y] numbers")
+                }
+                ring.append(AnalysisGeometry.Coordinate(x: x, y: y))
+                box = Envelope.including(box, x: x, y: y)
+            }
+            rings.append(ring)
+        }
+        let reference = value["spatialReference"]
+        var bounds = box ?? Envelope(xmin: 0, ymin: 0, xmax: 0, ymax: 0)
+        bounds.wkid = (reference?["wkid"]?.intValue ?? reference?["latestWkid"]?.intValue).flatMap { Int(exactly: $0) }
+        return (rings, bounds)
     }
 
     /// A point geometry (`{"x":…,"y":…[,"spatialReference":…]}` or `x,y`) as

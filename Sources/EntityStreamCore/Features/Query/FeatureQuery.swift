@@ -58,6 +58,10 @@ public struct FeatureQuery: Sendable, Hashable {
     /// `resultType`: `standard` or `tile` pages by the layer's
     /// `standardMaxRecordCount` / `tileMaxRecordCount` instead of `maxRecordCount`.
     public var resultType: ResultType
+    /// A polygon `geometry` (`{"rings":…}`): its rings, in ``geometry``'s
+    /// spatial reference, ``geometry`` being their bounding box. Points
+    /// match when inside (even-odd over the rings) or on the boundary.
+    public var polygonRings: [[AnalysisGeometry.Coordinate]]?
     /// `distance` (with ``distanceUnit``): features within this distance of
     /// ``geometry`` match (a buffer), in the layer's units when no unit is given.
     public var distance: Double?
@@ -96,6 +100,7 @@ public struct FeatureQuery: Sendable, Hashable {
         self.groupByFieldsForStatistics = []
         self.havingClause = nil
         self.returnDistinctValues = false
+        self.polygonRings = nil
         self.geometryPrecision = nil
         self.quantization = nil
         self.resultType = .none
@@ -111,6 +116,7 @@ public struct FeatureQuery: Sendable, Hashable {
     public static func idsOnly(of query: FeatureQuery) -> FeatureQuery {
         var ids = FeatureQuery(whereClause: query.whereClause, objectIDs: query.objectIDs, time: query.time, geometry: query.geometry,
                                spatialRelationship: query.spatialRelationship, outFields: [], returnGeometry: false, returnIDsOnly: true)
+        ids.polygonRings = query.polygonRings
         ids.distance = query.distance
         ids.distanceUnit = query.distanceUnit
         ids.text = query.text

@@ -91,7 +91,8 @@ public struct FeatureQueryEngine: Sendable {
         if let geometry = query.geometry {
             guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
             area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
-                                  unit: query.distanceUnit, layerReference: table.spatialReference)
+                                  unit: query.distanceUnit, layerReference: table.spatialReference,
+                                  rings: query.polygonRings.map { Self.rings($0, from: geometry.wkid, into: table.spatialReference) })
         }
         var outputReference = table.spatialReference
         if table.geometryType == .point {
@@ -238,6 +239,18 @@ public struct FeatureQueryEngine: Sendable {
             kept.insert(index)
         }
         return kept.sorted()
+    }
+
+    /// Polygon rings from `source` into `target` (WGS84 ↔ Web Mercator, vertex by
+    /// vertex; as they are otherwise: ``envelope(_:into:)`` has refused other pairs).
+    static func rings(_ rings: [[AnalysisGeometry.Coordinate]], from source: Int?, into target: Int?) -> [[AnalysisGeometry.Coordinate]] {
+        guard let source, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else { return rings }
+        return rings.map { ring in
+            ring.map { corner in
+                guard let point = WebMercator.convert(Point(x: corner.x, y: corner.y), to: target, assuming: source) else { return corner }
+                return AnalysisGeometry.Coordinate(x: point.x, y: point.y)
+            }
+        }
     }
 
     /// `geometry` in spatial reference `target` (its own wkid nil meaning `target`).

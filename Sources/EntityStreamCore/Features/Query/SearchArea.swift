@@ -22,11 +22,15 @@ public struct SearchArea: Sendable {
 
     public let envelope: Envelope
     public let measure: Measure
+    /// A polygon's rings (in the layer's spatial reference); nil for an envelope or a point.
+    public let rings: [[AnalysisGeometry.Coordinate]]?
 
     static let earthRadius = 6_371_008.8
 
-    public init(envelope: Envelope, distance: Double?, unit: FeatureQuery.DistanceUnit?, layerReference: Int?) throws(FeatureQueryError) {
+    public init(envelope: Envelope, distance: Double?, unit: FeatureQuery.DistanceUnit?, layerReference: Int?,
+                rings: [[AnalysisGeometry.Coordinate]]? = nil) throws(FeatureQueryError) {
         self.envelope = envelope
+        self.rings = rings
         guard let distance, distance > 0 else {
             measure = .inside
             return
@@ -45,6 +49,7 @@ public struct SearchArea: Sendable {
     }
 
     public func contains(_ point: Point) -> Bool {
+        if let rings { return polygonContains(point, rings: rings) }
         switch measure {
         case .inside:
             return envelope.contains(point)
@@ -56,6 +61,38 @@ public struct SearchArea: Sendable {
             let nearestX = min(max(point.x, envelope.xmin), envelope.xmax)
             let nearestY = min(max(point.y, envelope.ymin), envelope.ymax)
             return Self.haversineMetres(point.x, point.y, nearestX, nearestY) <= metres
+        }
+    }
+
+    /// A polygon area: inside (even-odd over every ring) or on the boundary,
+    /// or within the distance of the nearest boundary point (found in the
+    /// layer's coordinates; geodesic measures then take the great-circle
+    /// distance to that point).
+    private func polygonContains(_ point: Point, rings: [[AnalysisGeometry.Coordinate]]) -> Bool {
+        var inside = false
+        var nearest: (distance: Double, x: Double, y: Double) = (.infinity, point.x, point.y)
+        for ring in rings where ring.count >= 2 {
+            var previous = ring[ring.count - 1]
+            for corner in ring {
+                if (corner.y > point.y) != (previous.y > point.y) {
+                    let crossing = previous.x + (point.y - previous.y) * (corner.x - previous.x) / (corner.y - previous.y)
+                    if point.x < crossing { inside.toggle() }
+                }
+                // Nearest point of this edge.
+                let dx = corner.x - previous.x, dy = corner.y - previous.y
+                let length = dx * dx + dy * dy
+                let t = length > 0 ? min(1, max(0, ((point.x - previous.x) * dx + (point.y - previous.y) * dy) / length)) : 0
+                let nx = previous.x + t * dx, ny = previous.y + t * dy
+                let distance = (point.x - nx) * (point.x - nx) + (point.y - ny) * (point.y - ny)
+                if distance < nearest.distance { nearest = (distance, nx, ny) }
+                previous = corner
+            }
+        }
+        if inside || nearest.distance == 0 { return true }
+        switch measure {
+        case .inside: return false
+        case .planar(let limit): return nearest.distance <= limit * limit
+        case .geodesic(let metres): return Self.haversineMetres(point.x, point.y, nearest.x, nearest.y) <= metres
         }
     }
 
