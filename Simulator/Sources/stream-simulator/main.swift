@@ -17,7 +17,11 @@ Serves ArcGIS stream services and feature layers on one port, speaking the real 
   GET  /arcgis/rest/services/<Name>/StreamServer?f=json     the service description
   WS   /arcgis/ws/services/<Name>/StreamServer/subscribe    one Esri feature JSON per frame
   GET  /arcgis/rest/services/<Name>/MapServer/0?f=json      a layer's description (also FeatureServer/0)
-  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson)
+  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson; every
+       parameter of ArcGIS's Query operation is accepted)
+  GET  /arcgis/rest/services/<Name>/FeatureServer[/layers]  the service root, every layer's description
+  GET  /arcgis/rest/info                                    version and authentication
+  OPTIONS any of them                                       CORS preflight (204)
   GET  /arcgis/rest/services/<Name>/GPServer/911 Calls Hotspot   a hot-spot task (submitJob, jobs/<id>,
        jobs/<id>/results/Output_Features, jobs/<id>/cancel; results also as …/<Name>/MapServer/jobs/<id>/0)
 
