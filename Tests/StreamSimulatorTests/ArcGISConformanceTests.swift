@@ -2,9 +2,6 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import StreamSimulator
 import Testing
 import Transport
@@ -47,41 +44,17 @@ private func query(_ server: SimulatorServer, _ items: [(String, String)], layer
 /// CORS answers are read from the wire): the status and the headers,
 /// names lowercased.
 private func rawExchange(port: Int, method: String, target: String, headers: [(String, String)]) async throws -> (status: Int, headers: [String: String]) {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(descriptor) }
-            var timeout = timeval(tv_sec: 20, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { continuation.resume(throwing: CancellationError()); return }
-            let request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-                + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
-            _ = Array(request.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-            var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !received.suffix(4).elementsEqual([13, 10, 13, 10]) {
-                let count = recv(descriptor, &buffer, buffer.count, 0)
-                if count <= 0 { break }
-                received.append(contentsOf: buffer[0..<count])
-                if let end = String(decoding: received, as: UTF8.self).range(of: "\r\n\r\n") { _ = end; break }
-            }
-            let head = String(decoding: received, as: UTF8.self).components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
-            let status = head.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
-            var fields: [String: String] = [:]
-            for line in head.dropFirst() {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            }
-            continuation.resume(returning: (status, fields))
-        }.start()
+    let request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n"
+    let answer = await RawTCPExchange.exchange(port: port, send: Array(request.utf8))
+    let head = answer.text.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+    let status = head.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
+    var fields: [String: String] = [:]
+    for line in head.dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
+    return (status, fields)
 }
 
 /// Paths to every `null` member of `value` (ArcGIS omits members that do not apply).

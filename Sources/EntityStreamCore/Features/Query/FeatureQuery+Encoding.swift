@@ -10,27 +10,10 @@ extension FeatureQuery {
         var items: [(String, String)] = [("f", format.rawValue), ("where", effectiveWhereClause ?? "1=1")]
         if let objectIDs { items.append(("objectIds", objectIDs.map(String.init).joined(separator: ","))) }
         if let time { items.append(("time", time.restParameter)) }
-        if let geometry, let rings = polygonRings {
-            var polygon = JSONObject([("rings", .array(rings.map { ring in .array(ring.map { .array([.double($0.x), .double($0.y)]) }) }))])
-            if let wkid = geometry.wkid { polygon.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
-            var writer = JSONWriter(capacity: 256)
-            writer.append(.object(polygon))
-            items.append(("geometry", String(decoding: writer.bytes, as: UTF8.self)))
-            items.append(("geometryType", "esriGeometryPolygon"))
-            if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
-            items.append(("spatialRel", spatialRelationship.rawValue))
-        } else if let geometry, geometry.xmin == geometry.xmax, geometry.ymin == geometry.ymax {
-            var point = JSONObject([("x", .double(geometry.xmin)), ("y", .double(geometry.ymin))])
-            if let wkid = geometry.wkid { point.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
-            var writer = JSONWriter(capacity: 96)
-            writer.append(.object(point))
-            items.append(("geometry", String(decoding: writer.bytes, as: UTF8.self)))
-            items.append(("geometryType", "esriGeometryPoint"))
-            if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
-            items.append(("spatialRel", spatialRelationship.rawValue))
-        } else if let geometry {
-            items.append(("geometry", StreamFilter.envelopeJSON(geometry)))
-            items.append(("geometryType", "esriGeometryEnvelope"))
+        if let geometry {
+            let (text, type) = geometryParameter(geometry)
+            items.append(("geometry", text))
+            items.append(("geometryType", type))
             if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
             items.append(("spatialRel", spatialRelationship.rawValue))
         }
@@ -64,5 +47,26 @@ extension FeatureQuery {
         if returnQueryExtent { items.append(("returnQueryExtent", "true")) }
         if let text { items.append(("text", text)) }
         return items
+    }
+
+    /// The `geometry` parameter's text and its `geometryType`: the polygon's
+    /// rings, a point (an envelope of no size), or the envelope.
+    private func geometryParameter(_ geometry: Envelope) -> (String, String) {
+        let object: JSONObject
+        let type: String
+        if let rings = polygonRings {
+            object = JSONObject([("rings", .array(rings.map { ring in .array(ring.map { .array([.double($0.x), .double($0.y)]) }) }))])
+            type = "esriGeometryPolygon"
+        } else if geometry.xmin == geometry.xmax, geometry.ymin == geometry.ymax {
+            object = JSONObject([("x", .double(geometry.xmin)), ("y", .double(geometry.ymin))])
+            type = "esriGeometryPoint"
+        } else {
+            return (StreamFilter.envelopeJSON(geometry), "esriGeometryEnvelope")
+        }
+        var withReference = object
+        if let wkid = geometry.wkid { withReference.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
+        var writer = JSONWriter(capacity: 128)
+        writer.append(.object(withReference))
+        return (String(decoding: writer.bytes, as: UTF8.self), type)
     }
 }
