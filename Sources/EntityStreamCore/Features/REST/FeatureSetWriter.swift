@@ -140,32 +140,19 @@ public enum FeatureSetWriter {
     /// the selection asks; `reversed` turns each ring around (GeoJSON's
     /// outer rings run counter-clockwise).
     static func appendRings(_ rings: [[AnalysisGeometry.Coordinate]], of selection: FeatureSelection, reversed: Bool, to writer: inout JSONWriter) {
-        writer.appendRaw("[")
-        for (ringIndex, ring) in rings.enumerated() {
-            if ringIndex > 0 { writer.appendRaw(",") }
-            writer.appendRaw("[")
-            for (index, corner) in (reversed ? Array(ring.reversed()) : ring).enumerated() {
-                if index > 0 { writer.appendRaw(",") }
-                writer.appendRaw("[")
-                if let quantization = selection.quantization {
-                    let (x, y) = quantization.quantize(Point(x: corner.x, y: corner.y))
-                    writer.appendInt(x)
-                    writer.appendRaw(",")
-                    writer.appendInt(y)
-                } else if let digits = selection.geometryPrecision {
-                    writer.appendDouble(FeatureSelection.round(corner.x, digits: digits))
-                    writer.appendRaw(",")
-                    writer.appendDouble(FeatureSelection.round(corner.y, digits: digits))
-                } else {
-                    writer.appendDouble(corner.x)
-                    writer.appendRaw(",")
-                    writer.appendDouble(corner.y)
-                }
-                writer.appendRaw("]")
+        writer.appendRings(reversed ? rings.map { $0.reversed() } : rings) { writer, corner in
+            if let quantization = selection.quantization {
+                let (x, y) = quantization.quantize(Point(x: corner.x, y: corner.y))
+                writer.appendInt(x)
+                writer.appendRaw(",")
+                writer.appendInt(y)
+            } else {
+                let digits = selection.geometryPrecision
+                writer.appendDouble(digits.map { FeatureSelection.round(corner.x, digits: $0) } ?? corner.x)
+                writer.appendRaw(",")
+                writer.appendDouble(digits.map { FeatureSelection.round(corner.y, digits: $0) } ?? corner.y)
             }
-            writer.appendRaw("]")
         }
-        writer.appendRaw("]")
     }
 
     static func appendAttributes(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
@@ -227,5 +214,25 @@ public enum FeatureSetWriter {
             writer.appendRaw("}}")
         }
         writer.appendRaw("]}")
+    }
+}
+
+extension JSONWriter {
+    /// Polygon rings as nested arrays, `[[[x,y],…],…]`, each vertex's two
+    /// numbers written by `coordinate` (plain, rounded or quantized).
+    mutating func appendRings(_ rings: [[AnalysisGeometry.Coordinate]], coordinate: (inout JSONWriter, AnalysisGeometry.Coordinate) -> Void) {
+        appendRaw("[")
+        for (ringIndex, ring) in rings.enumerated() {
+            if ringIndex > 0 { appendRaw(",") }
+            appendRaw("[")
+            for (index, corner) in ring.enumerated() {
+                if index > 0 { appendRaw(",") }
+                appendRaw("[")
+                coordinate(&self, corner)
+                appendRaw("]")
+            }
+            appendRaw("]")
+        }
+        appendRaw("]")
     }
 }
