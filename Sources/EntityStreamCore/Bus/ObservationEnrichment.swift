@@ -90,7 +90,19 @@ public struct ObservationEnrichment: Sendable, Hashable {
         private static let null: [UInt8] = Array("null".utf8)
     }
 
+    /// How many times JetStream delivered the observation, when more than
+    /// once (`consume`: a line written before a stop and delivered again);
+    /// written as `"redelivered":true,"deliveries":N`.
+    public let deliveries: UInt64?
+
+    /// `raster` with the observation marked as delivered `deliveries` times.
+    public init(marking raster: ObservationEnrichment?, deliveries: UInt64) {
+        rasterText = raster?.rasterText ?? []
+        self.deliveries = deliveries
+    }
+
     private init(rasterText: [UInt8]) {
+        self.deliveries = nil
         self.rasterText = rasterText
     }
 }

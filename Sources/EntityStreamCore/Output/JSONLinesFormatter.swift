@@ -191,6 +191,12 @@ public struct JSONLinesFormatter: Sendable {
 
     /// `,"raster":{…}` (the enrichment's text is JSON written by ``JSONWriter``).
     private static func appendEnrichment(_ enrichment: ObservationEnrichment, to writer: inout JSONWriter) {
+        if let deliveries = enrichment.deliveries {
+            writer.appendRaw(",\"redelivered\":true,\"deliveries\":")
+            writer.appendInt(Int64(deliveries))
+        }
+        // A delivery mark alone has no raster member.
+        guard !enrichment.rasterText.isEmpty else { return }
         writer.appendRaw(",\"raster\":")
         writer.appendRaw(enrichment.rasterText)
     }

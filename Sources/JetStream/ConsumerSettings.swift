@@ -1,0 +1,26 @@
+/// Where a new durable consumer starts and which share of the stream it takes.
+public struct ConsumerSettings: Sendable, Hashable {
+    public enum Start: Sendable, Hashable {
+        /// Messages published after the consumer is created (the default).
+        case new
+        /// The whole stream (`--from-start`).
+        case first
+        /// Messages stored at or after this time, epoch milliseconds (`--since TIME`).
+        case time(Int64)
+        /// From this stream sequence on (`--from-sequence N`).
+        case sequence(UInt64)
+    }
+
+    /// The durable consumer's name (`--durable NAME`); nil: an ephemeral consumer.
+    public var durable: String?
+    public var start = Start.new
+    public var partition: TrackPartition?
+    /// Messages fetched per request.
+    public var batch = 1024
+    /// Unacknowledged messages the server lets the consumer hold (bounds memory).
+    public var maximumAckPending = 16_384
+    /// Seconds before the server delivers an unacknowledged message again to a live consumer.
+    public var ackWaitSeconds = 30
+
+    public init() {}
+}

@@ -1,0 +1,116 @@
+import EntityStreamTestSupport
+import Foundation
+import Testing
+
+/// The observation lines of a run, per track, in order: each line's attributes text.
+private func tracks(_ output: String) throws -> [String: [String]] {
+    var tracks: [String: [String]] = [:]
+    for line in output.split(separator: "\n") where line.hasPrefix("{\"event\":\"observation\"") {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let track = try #require(object["track"] as? String)
+        let attributes = try JSONSerialization.data(withJSONObject: try #require(object["attributes"]), options: [.sortedKeys])
+        tracks[track, default: []].append(String(decoding: attributes, as: UTF8.self))
+    }
+    return tracks
+}
+
+private func observationLines(_ output: String) -> [Substring] {
+    output.split(separator: "\n").filter { $0.hasPrefix("{\"event\":\"observation\"") }
+}
+
+@Suite("JetStream end to end: replay --publish into a real nats-server, consume out of it", .bounded(.io))
+struct JetStreamEndToEndTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+
+    func publish(_ server: NATSServerProcess, _ extra: [String] = []) throws -> ProcessRunner.Result {
+        try CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
+                                                 "--publish", "\(server.url)/ais", "--create-stream", "AIS"] + extra)
+    }
+
+    @Test("Every observation reaches the consumer once, in order per track, with the same attributes", .enabled(if: ready))
+    func countsAndOrder() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        #expect(published.standardError.contains("8399 stored, 0 duplicates"), "\(published.standardError)")
+        let consumed = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
+                                                                "--events", "observation", "--limit", "8399"])
+        #expect(consumed.status == 0, "\(consumed.standardError)")
+        let expected = try tracks(published.standardOutput)
+        let got = try tracks(consumed.standardOutput)
+        #expect(expected.count == 14)
+        #expect(got.keys.sorted() == expected.keys.sorted())
+        for (track, lines) in expected { #expect(got[track] == lines, "track \(track)") }
+        #expect(!consumed.standardOutput.contains("redelivered"))
+    }
+
+    @Test("Two publishers of the same recording store each observation once", .enabled(if: ready))
+    func twoPublishersStoreOnce() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let first = try publish(server)
+        let second = try publish(server, ["--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
+        #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
+        #expect(first.standardError.contains("8399 stored, 0 duplicates"), "\(first.standardError)")
+        #expect(second.standardError.contains("0 stored, 8399 duplicates"), "\(second.standardError)")
+        // The stream holds 8,399 messages: the 8,400th does not exist.
+        let beyond = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8399",
+                                                              "--events", "observation", "--duration", "3"])
+        #expect(observationLines(beyond.standardOutput).count == 1, "\(beyond.standardError)")
+    }
+
+    @Test("A consumer killed mid-stream and started again loses nothing and marks every repeated line", .enabled(if: ready))
+    func killedConsumerLosesNothing() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        let arguments = ["consume", "\(server.url)/AIS", "--durable", "k", "--from-start", "--events", "observation", "--batch", "256"]
+        let first = try RunningProcess(CommandLineTool.path("entitystream"), arguments)
+        let before = first.readLines(3000)
+        #expect(before.count == 3000)
+        first.signal(SIGKILL)
+        _ = first.wait()
+        let rest = first.remainingOutput()
+        let firstLines = (before.map { Substring($0) } + observationLines(rest)).filter { $0.hasPrefix("{\"event\":\"observation\"") }
+        let second = try CommandLineTool.run("entitystream", arguments + ["--limit", "8399"], input: nil)
+        let secondLines = observationLines(second.standardOutput)
+        let repeated = secondLines.filter { $0.contains("\"redelivered\":true") }
+        let fresh = secondLines.count - repeated.count
+        // Everything the first run did not write comes, and nothing else comes unmarked.
+        #expect(secondLines.count <= 8399)
+        #expect(firstLines.count + fresh == 8399, "first \(firstLines.count), second \(secondLines.count) with \(repeated.count) marked")
+        for line in repeated { #expect(line.contains("\"deliveries\":2")) }
+        // The union, per track, is the recording in order.
+        var merged = try tracks(firstLines.joined(separator: "\n"))
+        let unmarked = secondLines.filter { !$0.contains("\"redelivered\":true") }.joined(separator: "\n")
+        for (track, lines) in try tracks(unmarked) { merged[track, default: []] += lines }
+        #expect(merged == (try tracks(published.standardOutput)))
+    }
+
+    @Test("Four partitions of a mapped stream take every track exactly once, in order", .enabled(if: ready))
+    func partitions() throws {
+        let server = try NATSServerProcess(mapping: ("ais", 4))
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        let expected = try tracks(published.standardOutput)
+        var union: [String: [String]] = [:]
+        var total = 0
+        for index in 0..<4 {
+            // Each partition reads until the stream has nothing more for it.
+            let run = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
+                                                               "--partition", "\(index)/4", "--events", "observation", "--duration", "4"])
+            let part = try tracks(run.standardOutput)
+            for (track, lines) in part {
+                #expect(union[track] == nil, "track \(track) in two partitions")
+                union[track] = lines
+                total += lines.count
+            }
+        }
+        #expect(total == 8399)
+        #expect(union == expected)
+    }
+}

@@ -1,0 +1,113 @@
+import EntityStreamTestSupport
+import JetStream
+import Testing
+
+@Suite("JetStream value types: subject tokens, partitions, the publish window, the ack tracker", .bounded)
+struct JetStreamValueTests {
+    @Test("Track ids become valid subject tokens and come back unchanged")
+    func subjectTokensRoundTrip() {
+        let ids = ["367673950", "TRUCK 7", "a.b", "*", ">", "~", "", "Zürich", "tab\tand\nnewline", "-_", String(repeating: "x", count: 160)]
+        var tokens = Set<String>()
+        for id in ids {
+            let token = SubjectToken.encode(id)
+            #expect(!token.isEmpty)
+            #expect(!token.contains(".") && !token.contains(" ") && token != "*" && token != ">")
+            #expect(token.utf8.allSatisfy { $0 > 32 && $0 < 127 })
+            #expect(SubjectToken.decode(token) == id, "\(id) → \(token)")
+            tokens.insert(token)
+        }
+        #expect(tokens.count == ids.count)
+        let long = String(repeating: "y", count: 1000)
+        #expect(SubjectToken.encode(long).utf8.count < 200)
+        #expect(SubjectToken.encode(long) != SubjectToken.encode(long + "z"))
+        #expect(SubjectToken.decode("a.b") == nil)
+        #expect(SubjectToken.decode("~4") == nil)
+    }
+
+    @Test("--partition K/N is parsed and checked")
+    func partitionsParse() throws {
+        let partition = try TrackPartition(parsing: "2/4")
+        #expect(partition.index == 2 && partition.count == 4)
+        #expect(partition.filterSubject(prefix: "ais") == "ais.*.*.2")
+        for bad in ["4/4", "-1/4", "1/0", "1", "a/b", "1/2/3", "0/2000"] {
+            #expect(throws: PartitionError.self) { try TrackPartition(parsing: bad) }
+        }
+    }
+
+    @Test("Partition numbers are FNV-1a 32 of the service and track tokens modulo N, every track in exactly one")
+    func partitionFunction() throws {
+        // FNV-1a 32 written out here, over the two tokens written one after the other.
+        func reference(_ text: String) -> UInt32 {
+            var hash: UInt32 = 0x811C_9DC5
+            for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+            return hash
+        }
+        #expect(reference("") == 0x811C_9DC5 && reference("a") == 0xE40C_292C)
+        for track in (0..<500).map({ "track-\($0)" }) {
+            let expected = Int(reference("ais-feed" + track) % 4)
+            #expect(TrackPartition.partition(serviceToken: "ais-feed", trackToken: track, count: 4) == expected)
+            let owners = try (0..<4).filter { try TrackPartition(index: $0, count: 4).contains(serviceToken: "ais-feed", trackToken: track) }
+            #expect(owners == [expected])
+        }
+    }
+
+    @Test("The publish window bounds what is in flight, retries what may pass and abandons what the server rejects")
+    func publishWindow() {
+        var window = PublishWindow<Int>(capacity: 3)
+        for _ in 0..<3 { window.sent() }
+        #expect(!window.hasRoom)
+        window.stored(duplicate: false)
+        #expect(window.hasRoom && window.inFlight == 2)
+        // A lost acknowledgement: retried at once, still in flight (the window stays bounded).
+        #expect(window.failed(7, .timeout, now: 1000) == .retry(at: 1000))
+        #expect(window.inFlight == 2)
+        // No responders (a leader election): retried later.
+        #expect(window.failed(8, .noResponders, now: 1000) == .retry(at: 1250))
+        #expect(window.takeDueRetries(now: 1000) == [7])
+        #expect(window.nextRetryDue == 1250)
+        #expect(window.takeDueRetries(now: 1249) == [])
+        #expect(window.takeDueRetries(now: 1250) == [8])
+        #expect(window.resent == 2)
+        window.stored(duplicate: true)
+        #expect(window.duplicates == 1 && window.inFlight == 1)
+        if case .abandon(let reason) = window.failed(9, .rejected(code: 10054, text: "message size exceeds maximum allowed"), now: 2000) {
+            #expect(reason.contains("10054") && reason.contains("maximum"))
+        } else {
+            Issue.record("a rejection must abandon")
+        }
+        #expect(window.isDrained && window.abandoned == 1 && window.stored == 1)
+    }
+
+    @Test("A consumed message is acknowledged only once its observation and every earlier one is written")
+    func ackTracker() {
+        var tracker = AckTracker<String>()
+        tracker.handed("a", observations: 1)
+        tracker.handed("status", observations: 0)
+        tracker.handed("b", observations: 1)
+        tracker.handed("c", observations: 1)
+        #expect(tracker.acknowledgeable(written: 0) == nil)
+        let first = tracker.acknowledgeable(written: 1)
+        #expect(first?.last == "status" && first?.covered == ["a", "status"])
+        #expect(tracker.acknowledgeable(written: 1) == nil)
+        let rest = tracker.acknowledgeable(written: 3)
+        #expect(rest?.last == "c" && rest?.covered == ["b", "c"])
+        #expect(tracker.unacknowledged == 0)
+    }
+
+    @Test("nats:// addresses: servers, names and credentials that are never printed")
+    func addresses() throws {
+        let address = try NATSAddress(parsing: "nats://s3cret@127.0.0.1:4222,127.0.0.1:4223/ais.feeds", nameIs: "subject")
+        #expect(address.servers == ["nats://127.0.0.1:4222", "nats://127.0.0.1:4223"])
+        #expect(address.name == "ais.feeds")
+        #expect(address.credentials == .token("s3cret"))
+        #expect(!address.description.contains("s3cret"))
+        let user = try NATSAddress(parsing: "nats://me:pw@h:1/S", nameIs: "stream")
+        #expect(user.credentials == .user("me", password: "pw"))
+        let fromEnvironment = try NATSAddress(parsing: "nats://h:1/S", nameIs: "stream", environment: ["NATS_TOKEN": "t"])
+        #expect(fromEnvironment.credentials == .token("t"))
+        for bad in ["http://h:1/S", "nats://h/S", "nats://h:0/S", "nats://h:1/", "nats://h:1", "nats://h:1/a.b", "nats://h:1/a*"] {
+            #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: bad, nameIs: "stream") }
+        }
+        #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: "nats://h:1/a..b", nameIs: "subject") }
+    }
+}
