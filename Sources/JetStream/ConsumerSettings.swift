@@ -19,8 +19,11 @@ public struct ConsumerSettings: Sendable, Hashable {
     public var batch = 1024
     /// Unacknowledged messages the server lets the consumer hold (bounds memory).
     public var maximumAckPending = 16_384
-    /// Seconds before the server delivers an unacknowledged message again to a live consumer.
-    public var ackWaitSeconds = 30
+    /// Seconds before the server delivers an unacknowledged message again:
+    /// how soon a restarted consumer gets what its predecessor fetched and
+    /// never wrote, and how long a live consumer may hold a message under
+    /// back-pressure before it comes again (marked redelivered).
+    public var ackWaitSeconds = 5
 
     public init() {}
 }

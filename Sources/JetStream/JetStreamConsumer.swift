@@ -70,6 +70,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
             }
             filter = partition.filterSubject(prefix: prefix)
         }
+        let subject = filter ?? (subjectPrefix.map { "\($0).>" } ?? ">")
         var existing = false
         if let durable = settings.durable {
             var info: UnsafeMutablePointer<jsConsumerInfo>?
@@ -79,10 +80,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 let pending = info.pointee.NumPending
                 let waiting = info.pointee.NumAckPending
                 if let config = info.pointee.Config, let current = config.pointee.FilterSubject.map({ String(cString: $0) }),
-                   current != (filter ?? "") {
+                   !current.isEmpty, current != subject {
                     jsConsumerInfo_Destroy(info)
                     jsCtx_Destroy(context)
-                    throw .consumer(name: durable, reason: "it exists with filter subject '\(current)', not '\(filter ?? "")' (another --partition?)")
+                    throw .consumer(name: durable, reason: "it exists with filter subject '\(current)', not '\(subject)' (another --partition?)")
                 }
                 jsConsumerInfo_Destroy(info)
                 startDescription = "continuing durable consumer '\(durable)' (\(pending) messages pending, \(waiting) delivered and not acknowledged)"
@@ -123,7 +124,6 @@ public final class JetStreamConsumer: @unchecked Sendable {
         options.ManualAck = true
         var subscription: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
-        let subject = filter ?? (subjectPrefix.map { "\($0).>" } ?? ">")
         let status = js_PullSubscribe(&subscription, context, subject, durableName.map { UnsafePointer($0) }, nil, &options, &code)
         guard status == NATS_OK, let subscription else {
             jsCtx_Destroy(context)

@@ -1,6 +1,7 @@
 import CLibNATS
 import Foundation
 import Locking
+import Synchronization
 
 /// A failure of the NATS or JetStream client, classified by where it happened.
 public enum JetStreamError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -48,6 +49,8 @@ public final class NATSConnection: @unchecked Sendable {
     /// What the connection reports (a line for stderr or a status event).
     final class Callbacks: @unchecked Sendable {
         let onStatus: @Sendable (String) -> Void
+        /// Set when closing on purpose: the disconnection that follows is not news.
+        let closing = Atomic<Bool>(false)
         init(onStatus: @escaping @Sendable (String) -> Void) { self.onStatus = onStatus }
     }
 
@@ -81,7 +84,8 @@ public final class NATSConnection: @unchecked Sendable {
         if status == NATS_OK {
             status = natsOptions_SetDisconnectedCB(options, { _, closure in
                 guard let closure else { return }
-                Unmanaged<Callbacks>.fromOpaque(closure).takeUnretainedValue().onStatus("disconnected; reconnecting")
+                let callbacks = Unmanaged<Callbacks>.fromOpaque(closure).takeUnretainedValue()
+                if !callbacks.closing.load(ordering: .relaxed) { callbacks.onStatus("disconnected; reconnecting") }
             }, closure)
         }
         if status == NATS_OK {
@@ -108,6 +112,7 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// Closes the connection (pending writes are flushed first). Idempotent.
     public func close() {
+        callbacks.closing.store(true, ordering: .relaxed)
         _ = natsConnection_FlushTimeout(handle, 2000)
         natsConnection_Close(handle)
     }

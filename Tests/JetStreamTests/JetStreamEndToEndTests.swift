@@ -34,9 +34,9 @@ struct JetStreamEndToEndTests {
         defer { server.kill(); server.removeStorage() }
         let published = try publish(server)
         #expect(published.status == 0, "\(published.standardError)")
-        #expect(published.standardError.contains("8399 stored, 0 duplicates"), "\(published.standardError)")
+        #expect(published.standardError.contains("8400 stored, 0 duplicates"), "\(published.standardError)")
         let consumed = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
-                                                                "--events", "observation", "--limit", "8399"])
+                                                                "--events", "observation", "--limit", "8400"])
         #expect(consumed.status == 0, "\(consumed.standardError)")
         let expected = try tracks(published.standardOutput)
         let got = try tracks(consumed.standardOutput)
@@ -53,10 +53,10 @@ struct JetStreamEndToEndTests {
         let first = try publish(server)
         let second = try publish(server, ["--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
         #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
-        #expect(first.standardError.contains("8399 stored, 0 duplicates"), "\(first.standardError)")
-        #expect(second.standardError.contains("0 stored, 8399 duplicates"), "\(second.standardError)")
+        #expect(first.standardError.contains("8400 stored, 0 duplicates"), "\(first.standardError)")
+        #expect(second.standardError.contains("0 stored, 8400 duplicates"), "\(second.standardError)")
         // The stream holds 8,399 messages: the 8,400th does not exist.
-        let beyond = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8399",
+        let beyond = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8400",
                                                               "--events", "observation", "--duration", "3"])
         #expect(observationLines(beyond.standardOutput).count == 1, "\(beyond.standardError)")
     }
@@ -75,13 +75,14 @@ struct JetStreamEndToEndTests {
         _ = first.wait()
         let rest = first.remainingOutput()
         let firstLines = (before.map { Substring($0) } + observationLines(rest)).filter { $0.hasPrefix("{\"event\":\"observation\"") }
-        let second = try CommandLineTool.run("entitystream", arguments + ["--limit", "8399"], input: nil)
+        let second = try CommandLineTool.run("entitystream", arguments + ["--duration", "12"])
+        #expect(second.status == 0, "\(second.standardError)")
         let secondLines = observationLines(second.standardOutput)
         let repeated = secondLines.filter { $0.contains("\"redelivered\":true") }
         let fresh = secondLines.count - repeated.count
         // Everything the first run did not write comes, and nothing else comes unmarked.
-        #expect(secondLines.count <= 8399)
-        #expect(firstLines.count + fresh == 8399, "first \(firstLines.count), second \(secondLines.count) with \(repeated.count) marked")
+        #expect(secondLines.count <= 8400)
+        #expect(firstLines.count + fresh == 8400, "first \(firstLines.count), second \(secondLines.count) with \(repeated.count) marked")
         for line in repeated { #expect(line.contains("\"deliveries\":2")) }
         // The union, per track, is the recording in order.
         var merged = try tracks(firstLines.joined(separator: "\n"))
@@ -110,7 +111,7 @@ struct JetStreamEndToEndTests {
                 total += lines.count
             }
         }
-        #expect(total == 8399)
+        #expect(total == 8400)
         #expect(union == expected)
     }
 }

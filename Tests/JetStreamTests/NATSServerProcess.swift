@@ -39,15 +39,24 @@ final class NATSServerProcess: @unchecked Sendable {
         configuration = directory + ".conf"
         try lines.joined(separator: "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
         let process = try RunningProcess(executable, ["-c", configuration])
-        guard let line = process.waitForErrorLine(containing: "Listening for client connections on"),
+        let log = Self.read(process, until: cluster == nil ? "Server is ready" : "Listening for client connections on")
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("Listening for client connections on") }),
               let portText = line.split(separator: ":").last, let found = Int(portText.trimmingCharacters(in: .whitespaces)) else {
-            throw NATSTestError("nats-server did not start")
+            throw NATSTestError("nats-server did not start: \(log)")
         }
         self.process = process
         self.port = found
-        if cluster == nil {
-            guard process.waitForErrorLine(containing: "Server is ready") != nil else { throw NATSTestError("nats-server is not ready") }
+    }
+
+    /// Its log (stderr) until a line contains `marker` (or the log ends).
+    static func read(_ process: RunningProcess, until marker: String) -> String {
+        var text = ""
+        while !text.contains(marker) {
+            let chunk = ChildProcess.read(process.child.standardError)
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
         }
+        return text
     }
 
     var url: String { "nats://127.0.0.1:\(port)" }
@@ -74,7 +83,8 @@ final class NATSServerProcess: @unchecked Sendable {
         text = text.replacingOccurrences(of: "listen: 127.0.0.1:-1", with: "listen: 127.0.0.1:\(port)")
         try text.write(toFile: configuration, atomically: true, encoding: .utf8)
         let process = try RunningProcess(executable, ["-c", configuration])
-        guard process.waitForErrorLine(containing: "Server is ready") != nil else { throw NATSTestError("nats-server did not restart") }
+        let log = Self.read(process, until: "Server is ready")
+        guard log.contains("Server is ready") else { throw NATSTestError("nats-server did not restart: \(log)") }
         self.process = process
     }
 

@@ -39,6 +39,9 @@ struct ConsumeCommand {
                                     subject mapping partition(N,1,2) puts there (see README)
         --batch N                   messages per fetch (default 1024; 1 to 8192)
         --max-ack-pending N         unacknowledged messages the server allows (default 16384)
+        --ack-wait S                seconds before an unacknowledged message is delivered again
+                                    (default 5: what a killed consumer fetched but never wrote
+                                    comes to its successor after at most S seconds)
     \(StreamOptions.help)
       -h, --help                  show this help
     """
@@ -67,6 +70,8 @@ struct ConsumeCommand {
                 do { settings.partition = try TrackPartition(parsing: text) } catch { throw UsageError("--partition: \(error)") }
             case "--batch":
                 settings.batch = try arguments.integer(for: word, minimum: 1, maximum: 8192)
+            case "--ack-wait":
+                settings.ackWaitSeconds = try arguments.integer(for: word, minimum: 1, maximum: 3600)
             case "--max-ack-pending":
                 settings.maximumAckPending = try arguments.integer(for: word, minimum: 1, maximum: 1 << 20)
             default:
