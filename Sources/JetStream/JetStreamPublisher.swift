@@ -37,6 +37,9 @@ public final class JetStreamPublisher: @unchecked Sendable {
     private let context: OpaquePointer
     private let condition = NSCondition()
     private var window: PublishWindow<UInt>
+    /// The window's sequence number of each message the client holds (by its address).
+    private var sequences: [UInt: UInt64] = [:]
+    private var nextSequence: UInt64 = 0
     private var stopping = false
     private let onProblem: @Sendable (String) -> Void
     private var reportedNoStream = false
@@ -109,9 +112,13 @@ public final class JetStreamPublisher: @unchecked Sendable {
                 natsMsg_Destroy(message)
                 return
             }
-            window.sent()
+            let sequence = nextSequence
+            nextSequence += 1
+            let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message)))
+            sequences[address] = sequence
+            window.sent(sequence)
             condition.unlock()
-            send(message)
+            send(message, sequence: sequence)
         }
     }
 
@@ -148,7 +155,7 @@ public final class JetStreamPublisher: @unchecked Sendable {
 
     /// Hands one message (in the window) to the client; a message the client
     /// cannot take now is scheduled again.
-    private func send(_ message: OpaquePointer) {
+    private func send(_ message: OpaquePointer, sequence: UInt64) {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = ackWaitMilliseconds
@@ -156,7 +163,7 @@ public final class JetStreamPublisher: @unchecked Sendable {
         let status = js_PublishMsgAsync(context, &pointer, &options)
         if status != NATS_OK, let pointer {
             condition.lock()
-            window.failed(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))), .connection, now: Self.now())
+            window.failed(sequence, UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))), .connection, now: Self.now())
             condition.broadcast()
             condition.unlock()
         }
@@ -164,9 +171,16 @@ public final class JetStreamPublisher: @unchecked Sendable {
 
     /// An acknowledgement or a failure for `message`, on the client's thread.
     private func answered(_ message: OpaquePointer, ack: UnsafeMutablePointer<jsPubAck>?, failure: UnsafeMutablePointer<jsPubAckErr>?) {
+        let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message)))
         condition.lock()
+        guard let sequence = sequences[address] else {
+            // Not one of ours (cannot happen): leave it to the client.
+            condition.unlock()
+            return
+        }
         if let ack {
-            window.stored(duplicate: ack.pointee.Duplicate)
+            sequences[address] = nil
+            window.stored(sequence, duplicate: ack.pointee.Duplicate)
             condition.broadcast()
             condition.unlock()
             natsMsg_Destroy(message)
@@ -186,7 +200,8 @@ public final class JetStreamPublisher: @unchecked Sendable {
         } else {
             kind = .connection
         }
-        let decision = window.failed(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message))), kind, now: Self.now())
+        let decision = window.failed(sequence, address, kind, now: Self.now())
+        if case .abandon = decision { sequences[address] = nil }
         var reportNoStream = false
         if kind == .noResponders && !reportedNoStream {
             reportedNoStream = true
@@ -209,24 +224,25 @@ public final class JetStreamPublisher: @unchecked Sendable {
         while true {
             condition.lock()
             while !stopping {
-                let now = Self.now()
-                if let due = window.nextRetryDue, due <= now { break }
-                if let due = window.nextRetryDue {
+                if let due = window.retriesDue {
+                    if due <= Self.now() { break }
                     _ = condition.wait(until: Date(timeIntervalSince1970: Double(due) / 1000))
                 } else {
                     condition.wait()
                 }
             }
             if stopping {
+                // Messages still held are the client's no longer: released (reported by drain's count).
                 let left = window.takeDueRetries(now: .max)
+                for entry in left { sequences[entry.message] = nil }
                 condition.unlock()
-                for message in left { natsMsg_Destroy(OpaquePointer(bitPattern: message)) }
+                for entry in left { natsMsg_Destroy(OpaquePointer(bitPattern: entry.message)) }
                 return
             }
             let due = window.takeDueRetries(now: Self.now())
             condition.unlock()
-            for message in due {
-                if let pointer = OpaquePointer(bitPattern: message) { send(pointer) }
+            for entry in due {
+                if let pointer = OpaquePointer(bitPattern: entry.message) { send(pointer, sequence: entry.sequence) }
             }
         }
     }

@@ -54,7 +54,10 @@ public final class NATSConnection: @unchecked Sendable {
         init(onStatus: @escaping @Sendable (String) -> Void) { self.onStatus = onStatus }
     }
 
-    public init(address: NATSAddress, name: String, onStatus: @escaping @Sendable (String) -> Void = { _ in }) throws(JetStreamError) {
+    /// - Parameter reconnectBufferBytes: what the client holds while reconnecting; a publisher
+    ///   keeps it tiny, so a message published while the connection is down fails at once and
+    ///   is sent again in order by the ``PublishWindow`` instead of jumping ahead of the lost ones.
+    public init(address: NATSAddress, name: String, reconnectBufferBytes: Int = 16 << 20, onStatus: @escaping @Sendable (String) -> Void = { _ in }) throws(JetStreamError) {
         self.address = address
         callbacks = Callbacks(onStatus: onStatus)
         var options: OpaquePointer?
@@ -79,7 +82,7 @@ public final class NATSConnection: @unchecked Sendable {
         if status == NATS_OK { status = natsOptions_SetReconnectWait(options, 250) }
         if status == NATS_OK { status = natsOptions_SetPingInterval(options, 2000) }
         if status == NATS_OK { status = natsOptions_SetMaxPingsOut(options, 2) }
-        if status == NATS_OK { status = natsOptions_SetReconnectBufSize(options, 16 << 20) }
+        if status == NATS_OK { status = natsOptions_SetReconnectBufSize(options, Int32(reconnectBufferBytes)) }
         let closure = Unmanaged.passUnretained(callbacks).toOpaque()
         if status == NATS_OK {
             status = natsOptions_SetDisconnectedCB(options, { _, closure in

@@ -2,18 +2,22 @@
 /// messages, and what to do with each answer: the pure half of
 /// ``JetStreamPublisher`` (a value type tests drive with their own clock).
 ///
-/// A message enters with ``sent()`` (only while ``hasRoom``) and stays in
-/// flight until it is stored (``stored(duplicate:)``) or abandoned.
-/// A failure that may pass (no acknowledgement in time, no responders while
-/// a stream leader is elected, a lost connection) schedules the message to
-/// be sent again after ``retryDelay(for:)``: it stays in the window, so the
-/// window also bounds what a broker outage holds, and the publisher stops
-/// taking events (back-pressure) until the broker answers again. A
-/// rejection by the server (an error code: the stream does not take this
-/// message) abandons it: counted in ``abandoned`` and reported by the shell,
-/// never silently. Resent messages carry the same `Nats-Msg-Id`, so a
-/// message the server did store before its acknowledgement was lost is
-/// stored once (the stream's duplicate window).
+/// Messages are numbered in the order they are sent; a message enters with
+/// ``sent(_:)`` (only while ``hasRoom``) and stays in flight until it is
+/// stored (``stored(_:duplicate:)``) or abandoned. A failure that may pass
+/// (no acknowledgement in time, no responders while a stream leader is
+/// elected, a lost connection) keeps the message and stops new sends
+/// ("go back N"): once every message sent before has been answered, the
+/// failed ones are sent again together, oldest first, and only then new
+/// ones. So a broker that dies mid-stream and comes back still receives each
+/// track's observations in order — what it stored before the failure,
+/// then the failed messages in their order, then the rest — and the
+/// window also bounds what an outage holds: while it is full or holding,
+/// the publisher takes no events (back-pressure). Resent messages carry the
+/// same `Nats-Msg-Id`, so one the server stored before its acknowledgement
+/// was lost is stored once (the stream's duplicate window). A rejection by
+/// the server (an error code) abandons the message: counted in
+/// ``abandoned`` and reported by the shell, never silent.
 public struct PublishWindow<Message>: Sendable where Message: Sendable {
     /// Why a publish was not acknowledged.
     public enum Failure: Sendable, Hashable {
@@ -29,87 +33,86 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
 
     /// What the shell does with a failed message.
     public enum Decision: Sendable, Hashable {
-        /// Send it again at this time (milliseconds, the caller's clock).
-        case retry(at: Int64)
-        /// Give it up; the reason is reported.
+        /// Kept, to be sent again with the others once everything is answered.
+        case retry
+        /// Given up; the reason is reported.
         case abandon(String)
     }
 
     public let capacity: Int
-    public private(set) var inFlight = 0
     public private(set) var stored = 0
     public private(set) var duplicates = 0
     public private(set) var resent = 0
     public private(set) var abandoned = 0
-    /// Messages waiting to be sent again, in the order they failed.
-    private var retries: [(due: Int64, message: Message)] = []
-    private var retryHead = 0
+    /// Sequence numbers sent and not yet answered.
+    private var outstanding = Set<UInt64>()
+    /// Failed messages by sequence number, to be sent again in order.
+    private var retries: [UInt64: Message] = [:]
+    /// Not before this time (the caller's milliseconds) are retries sent.
+    private var retryNotBefore: Int64 = .min
 
     public init(capacity: Int) {
         precondition(capacity >= 1)
         self.capacity = capacity
     }
 
-    public var hasRoom: Bool { inFlight < capacity }
+    /// Messages sent and not yet stored or abandoned (answered or not).
+    public var inFlight: Int { outstanding.count + retries.count }
+    /// New messages may be sent: room in the window and no failure being recovered.
+    public var hasRoom: Bool { retries.isEmpty && inFlight < capacity }
     /// Nothing in flight: everything sent was stored or abandoned.
     public var isDrained: Bool { inFlight == 0 }
-    public var waitingRetries: Int { retries.count - retryHead }
+    public var waitingRetries: Int { retries.count }
 
-    /// A message was handed to the client (call only while ``hasRoom``).
-    public mutating func sent() {
-        precondition(hasRoom, "PublishWindow.sent() without room")
-        inFlight += 1
+    /// Message `sequence` was handed to the client (new messages only while ``hasRoom``).
+    public mutating func sent(_ sequence: UInt64) {
+        outstanding.insert(sequence)
     }
 
-    /// The server stored the message (or had it already: `duplicate`).
-    public mutating func stored(duplicate: Bool) {
-        precondition(inFlight > 0, "PublishWindow: an acknowledgement with nothing in flight")
-        inFlight -= 1
+    /// The server stored message `sequence` (or had it already: `duplicate`).
+    public mutating func stored(_ sequence: UInt64, duplicate: Bool) {
+        guard outstanding.remove(sequence) != nil else { return }
         if duplicate { duplicates += 1 } else { stored += 1 }
     }
 
     public static func retryDelay(for failure: Failure) -> Int64 {
         switch failure {
-        case .timeout: return 0
+        case .timeout, .rejected: return 0
         case .noResponders, .connection: return 250
-        case .rejected: return 0
         }
     }
 
-    /// A message failed at `now`: scheduled again, or abandoned.
+    /// Message `sequence` failed at `now`: kept for sending again, or abandoned.
     @discardableResult
-    public mutating func failed(_ message: Message, _ failure: Failure, now: Int64) -> Decision {
+    public mutating func failed(_ sequence: UInt64, _ message: Message, _ failure: Failure, now: Int64) -> Decision {
+        outstanding.remove(sequence)
         switch failure {
         case .rejected(let code, let text):
-            precondition(inFlight > 0, "PublishWindow: a failure with nothing in flight")
-            inFlight -= 1
             abandoned += 1
             return .abandon("JetStream rejected a message (error \(code)): \(text)")
         case .timeout, .noResponders, .connection:
-            let due = now + Self.retryDelay(for: failure)
-            retries.append((due, message))
-            return .retry(at: due)
+            retries[sequence] = message
+            retryNotBefore = max(retryNotBefore, now + Self.retryDelay(for: failure))
+            return .retry
         }
     }
 
-    /// The retries due at `now`, oldest first; each counts as resent.
-    public mutating func takeDueRetries(now: Int64) -> [Message] {
-        var due: [Message] = []
-        while retryHead < retries.count, retries[retryHead].due <= now {
-            due.append(retries[retryHead].message)
-            retryHead += 1
-        }
-        if retryHead == retries.count {
-            retries.removeAll(keepingCapacity: true)
-            retryHead = 0
-        }
-        resent += due.count
-        return due
+    /// When the failed messages may be sent again: every earlier message
+    /// answered and the failure's delay passed; nil while that is not known
+    /// yet (messages still outstanding) or nothing failed.
+    public var retriesDue: Int64? {
+        guard !retries.isEmpty, outstanding.isEmpty else { return nil }
+        return retryNotBefore
     }
 
-    /// When the next retry is due (nil: none waiting). Retries are not
-    /// sorted by due time, so this is the earliest over all of them.
-    public var nextRetryDue: Int64? {
-        retries[retryHead...].map(\.due).min()
+    /// The failed messages, oldest first, once they are due at `now`; they
+    /// are outstanding again and count as resent.
+    public mutating func takeDueRetries(now: Int64) -> [(sequence: UInt64, message: Message)] {
+        guard let due = retriesDue, due <= now else { return [] }
+        let ordered = retries.sorted { $0.key < $1.key }.map { (sequence: $0.key, message: $0.value) }
+        retries.removeAll(keepingCapacity: true)
+        for entry in ordered { outstanding.insert(entry.sequence) }
+        resent += ordered.count
+        return ordered
     }
 }

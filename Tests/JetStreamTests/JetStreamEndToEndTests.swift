@@ -115,3 +115,75 @@ struct JetStreamEndToEndTests {
         #expect(union == expected)
     }
 }
+
+@Suite("JetStream faults: a broker killed during ingestion, a cluster node killed during ingestion", .bounded(.io))
+struct JetStreamFaultTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+
+    /// Everything in stream AIS at `url`, read by a fresh consumer until the stream has no more.
+    func everything(_ url: String) throws -> ProcessRunner.Result {
+        try CommandLineTool.run("entitystream", ["consume", "\(url)/AIS", "--from-start", "--events", "observation", "--duration", "6"])
+    }
+
+    @Test("A broker killed and restarted (file storage) during ingestion loses nothing and stores nothing twice", .enabled(if: ready))
+    func brokerRestart() throws {
+        var server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        // Paced ingestion (1 ms between messages) so the broker dies in the middle of it.
+        let publisher = try RunningProcess(CommandLineTool.path("entitystream"), [
+            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--interval", "1",
+            "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        let first = publisher.readLines(2000)
+        #expect(first.count == 2000)
+        server = try server.restarted()
+        let rest = publisher.remainingOutput()
+        #expect(publisher.wait() == 0)
+        let summary = NATSServerProcess.read(publisher, until: "stored,")
+        #expect(summary.contains("rejected"), "\(summary)")
+        #expect(observationLines(rest).count == 6400)
+        let stored = try everything(server.url)
+        #expect(observationLines(stored.standardOutput).count == 8400, "\(stored.standardError)")
+        #expect(try tracks(stored.standardOutput) == (try tracks(first.joined(separator: "\n") + "\n" + rest)))
+    }
+
+    @Test("A three-node cluster with a replicated stream survives one node killed during ingestion", .enabled(if: ready))
+    func clusterNodeKilled() throws {
+        let routes = try (0..<3).map { _ in try freePort() }
+        let clients = try (0..<3).map { _ in try freePort() }
+        var nodes: [NATSServerProcess] = []
+        for index in 0..<3 {
+            nodes.append(try NATSServerProcess(port: clients[index], cluster: ("es", routes[index], routes.filter { $0 != routes[index] })))
+        }
+        defer { for node in nodes { node.kill(); node.removeStorage() } }
+        let servers = "nats://" + clients.map { "127.0.0.1:\($0)" }.joined(separator: ",")
+        // The stream is created once the cluster has a JetStream leader (the publisher retries until then).
+        let publisher = try RunningProcess(CommandLineTool.path("entitystream"), [
+            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--interval", "1",
+            "--publish", "\(servers)/ais", "--create-stream", "AIS", "--stream-replicas", "3"])
+        #expect(publisher.readLines(2000).count == 2000)
+        nodes[0].kill()
+        let rest = publisher.remainingOutput()
+        #expect(publisher.wait() == 0)
+        #expect(observationLines(rest).count == 6400)
+        let survivors = "nats://" + clients.dropFirst().map { "127.0.0.1:\($0)" }.joined(separator: ",")
+        let stored = try everything(survivors)
+        #expect(observationLines(stored.standardOutput).count == 8400, "\(stored.standardError)")
+    }
+}
+
+/// A loopback port nobody listens on now.
+private func freePort() throws -> Int {
+    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+    }
+    guard bound else { throw NATSTestError("cannot find a free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

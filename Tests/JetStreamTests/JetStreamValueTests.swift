@@ -51,31 +51,40 @@ struct JetStreamValueTests {
         }
     }
 
-    @Test("The publish window bounds what is in flight, retries what may pass and abandons what the server rejects")
+    @Test("The publish window bounds what is in flight, resends failures in order before anything new, abandons rejections")
     func publishWindow() {
-        var window = PublishWindow<Int>(capacity: 3)
-        for _ in 0..<3 { window.sent() }
+        var window = PublishWindow<String>(capacity: 4)
+        for sequence in 0..<4 { window.sent(UInt64(sequence)) }
         #expect(!window.hasRoom)
-        window.stored(duplicate: false)
-        #expect(window.hasRoom && window.inFlight == 2)
-        // A lost acknowledgement: retried at once, still in flight (the window stays bounded).
-        #expect(window.failed(7, .timeout, now: 1000) == .retry(at: 1000))
-        #expect(window.inFlight == 2)
-        // No responders (a leader election): retried later.
-        #expect(window.failed(8, .noResponders, now: 1000) == .retry(at: 1250))
-        #expect(window.takeDueRetries(now: 1000) == [7])
-        #expect(window.nextRetryDue == 1250)
-        #expect(window.takeDueRetries(now: 1249) == [])
-        #expect(window.takeDueRetries(now: 1250) == [8])
-        #expect(window.resent == 2)
-        window.stored(duplicate: true)
-        #expect(window.duplicates == 1 && window.inFlight == 1)
-        if case .abandon(let reason) = window.failed(9, .rejected(code: 10054, text: "message size exceeds maximum allowed"), now: 2000) {
+        window.stored(0, duplicate: false)
+        #expect(window.hasRoom && window.inFlight == 3)
+        // The broker dies: 1 times out, 3 fails at once; 2 is still unanswered.
+        #expect(window.failed(3, "m3", .connection, now: 1000) == .retry)
+        #expect(window.failed(1, "m1", .timeout, now: 1100) == .retry)
+        // Nothing new goes out while failures wait, and nothing is resent while 2 is unanswered.
+        #expect(!window.hasRoom)
+        #expect(window.retriesDue == nil)
+        #expect(window.takeDueRetries(now: 5000).isEmpty)
+        window.stored(2, duplicate: false)
+        // Due after the connection failure's delay; then oldest first.
+        #expect(window.retriesDue == 1250)
+        #expect(window.takeDueRetries(now: 1249).isEmpty)
+        let resent = window.takeDueRetries(now: 1250)
+        #expect(resent.map(\.sequence) == [1, 3] && resent.map(\.message) == ["m1", "m3"])
+        #expect(window.resent == 2 && window.inFlight == 2 && window.hasRoom)
+        window.stored(1, duplicate: true)
+        window.stored(3, duplicate: false)
+        #expect(window.duplicates == 1 && window.stored == 3 && window.isDrained)
+        window.sent(4)
+        if case .abandon(let reason) = window.failed(4, "m4", .rejected(code: 10054, text: "message size exceeds maximum allowed"), now: 2000) {
             #expect(reason.contains("10054") && reason.contains("maximum"))
         } else {
             Issue.record("a rejection must abandon")
         }
-        #expect(window.isDrained && window.abandoned == 1 && window.stored == 1)
+        #expect(window.isDrained && window.abandoned == 1 && window.hasRoom)
+        // An answer for a message not in flight changes nothing.
+        window.stored(99, duplicate: false)
+        #expect(window.stored == 3)
     }
 
     @Test("A consumed message is acknowledged only once its observation and every earlier one is written")

@@ -116,7 +116,7 @@ struct PublishOutput: SessionOutput {
     var drainSeconds = 30.0
 
     func start(_ pipeline: StreamPipeline) throws -> any RunningSessionOutput {
-        let connection = try NATSConnection(address: address, name: "entitystream publish \(service)") { status in
+        let connection = try NATSConnection(address: address, name: "entitystream publish \(service)", reconnectBufferBytes: 1) { status in
             Stderr.line("entitystream: publish: \(address): \(status)")
         }
         let publisher = try JetStreamPublisher(connection: connection, window: window) { problem in
