@@ -33,6 +33,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
     public let subjectPrefix: String?
     /// How the consumer started: created, or continued.
     public let startDescription: String
+    /// Stream sequences up to this one were delivered to this durable consumer
+    /// before it was started again: each is marked redelivered.
+    private let deliveredBefore: UInt64
     private let counts = LockedState(Counts())
 
     /// What the consumer has seen, for `status` and the end-of-run summary.
@@ -72,6 +75,8 @@ public final class JetStreamConsumer: @unchecked Sendable {
         }
         let subject = filter ?? (subjectPrefix.map { "\($0).>" } ?? ">")
         var existing = false
+        var start = settings.start
+        var deliveredBefore: UInt64 = 0
         if let durable = settings.durable {
             var info: UnsafeMutablePointer<jsConsumerInfo>?
             var code = jsErrCode(rawValue: 0)
@@ -79,6 +84,8 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 existing = true
                 let pending = info.pointee.NumPending
                 let waiting = info.pointee.NumAckPending
+                let floor = info.pointee.AckFloor.Stream
+                deliveredBefore = info.pointee.Delivered.Stream
                 if let config = info.pointee.Config, let current = config.pointee.FilterSubject.map({ String(cString: $0) }),
                    !current.isEmpty, current != subject {
                     jsConsumerInfo_Destroy(info)
@@ -86,13 +93,28 @@ public final class JetStreamConsumer: @unchecked Sendable {
                     throw .consumer(name: durable, reason: "it exists with filter subject '\(current)', not '\(subject)' (another --partition?)")
                 }
                 jsConsumerInfo_Destroy(info)
-                startDescription = "continuing durable consumer '\(durable)' (\(pending) messages pending, \(waiting) delivered and not acknowledged)"
+                if waiting > 0 {
+                    // Acknowledgements are cumulative: acknowledging a newer message would also
+                    // acknowledge these before the server delivers them again. Start the consumer
+                    // again just after the last acknowledged message instead, so they come first, in order.
+                    guard js_DeleteConsumer(context, stream, durable, nil, &code) == NATS_OK else {
+                        jsCtx_Destroy(context)
+                        throw .consumer(name: durable, reason: "cannot restart it after its last acknowledged message: \(JetStreamError.text(NATS_ERR, errorCode: code))")
+                    }
+                    existing = false
+                    start = .sequence(floor + 1)
+                    startDescription = "continuing durable consumer '\(durable)' after stream sequence \(floor): \(waiting) messages "
+                        + "delivered before and not acknowledged come again, marked redelivered; \(pending) more pending"
+                } else {
+                    startDescription = "continuing durable consumer '\(durable)' (\(pending) messages pending)"
+                }
             } else {
                 startDescription = "created durable consumer '\(durable)'"
             }
         } else {
             startDescription = "created an ephemeral consumer"
         }
+        self.deliveredBefore = deliveredBefore
         var options = jsSubOptions()
         jsSubOptions_Init(&options)
         let streamName = strdup(stream)
@@ -110,7 +132,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
             options.Config.AckPolicy = js_AckAll
             options.Config.MaxAckPending = Int64(settings.maximumAckPending)
             options.Config.AckWait = Int64(settings.ackWaitSeconds) * 1_000_000_000
-            switch settings.start {
+            switch start {
             case .new: options.Config.DeliverPolicy = js_DeliverNew
             case .first: options.Config.DeliverPolicy = js_DeliverAll
             case .time(let milliseconds):
@@ -122,14 +144,18 @@ public final class JetStreamConsumer: @unchecked Sendable {
             }
         }
         options.ManualAck = true
-        var subscription: OpaquePointer?
-        var code = jsErrCode(rawValue: 0)
-        let status = js_PullSubscribe(&subscription, context, subject, durableName.map { UnsafePointer($0) }, nil, &options, &code)
-        guard status == NATS_OK, let subscription else {
+        do throws(Streams.CallFailure) {
+            subscription = try Streams.retrying(patience: 30) { () throws(Streams.CallFailure) in
+                var subscription: OpaquePointer?
+                var code = jsErrCode(rawValue: 0)
+                let status = js_PullSubscribe(&subscription, context, subject, durableName.map { UnsafePointer($0) }, nil, &options, &code)
+                guard status == NATS_OK, let subscription else { throw Streams.CallFailure(status: status, code: code) }
+                return subscription
+            }
+        } catch {
             jsCtx_Destroy(context)
-            throw .consumer(name: settings.durable ?? "ephemeral", reason: JetStreamError.text(status, errorCode: code))
+            throw .consumer(name: settings.durable ?? "ephemeral", reason: JetStreamError.text(error.status, errorCode: error.code))
         }
-        self.subscription = subscription
     }
 
     deinit {
@@ -137,7 +163,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
         jsCtx_Destroy(context)
     }
 
-    /// Fetches up to a batch, waiting at most `milliseconds`. Blocking.
+    /// Fetches up to a batch, waiting at most `milliseconds` (an empty batch
+    /// also when the connection is down or a leader is being elected: the
+    /// next fetch tries again); nil once the subscription is closed. Blocking.
     private func fetch(milliseconds: Int64) -> [FetchedMessage]? {
         var list = natsMsgList()
         var code = jsErrCode(rawValue: 0)
@@ -149,8 +177,11 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 natsMsgList_Destroy(&list)
             }
         }
-        if status == NATS_TIMEOUT { return [] }
-        guard status == NATS_OK else { return nil }
+        if status == NATS_CONNECTION_CLOSED || status == NATS_INVALID_SUBSCRIPTION { return nil }
+        guard status == NATS_OK else {
+            if status != NATS_TIMEOUT { Thread.sleep(forTimeInterval: Double(milliseconds) / 1000) }
+            return []
+        }
         var fetched: [FetchedMessage] = []
         fetched.reserveCapacity(Int(list.Count))
         for index in 0..<Int(list.Count) {
@@ -221,9 +252,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
                         await pipeline.report(.store, "stream \(stream) sequence \(message.streamSequence): \(error)", count: errorCount)
                     }
                     carried = messages.count - before
-                    for _ in 0..<carried { deliveries.append(message.deliveries) }
+                    let mark = message.deliveries > 1 ? message.deliveries : (message.streamSequence <= deliveredBefore ? 1 : 0)
+                    for _ in 0..<carried { deliveries.append(mark) }
                     counts.observations += carried
-                    if message.deliveries > 1 { counts.redelivered += 1 }
+                    if mark > 0 { counts.redelivered += 1 }
                 } else {
                     counts.otherEvents += 1
                 }
@@ -306,8 +338,11 @@ public final class JetStreamConsumer: @unchecked Sendable {
     }
 }
 
-/// Each consumed batch's delivery counts, handed from the consumer to the
-/// store's enricher (which the store calls once per batch, in order).
+/// Each consumed batch's delivery marks, handed from the consumer to the
+/// store's enricher (which the store calls once per batch, in order): per
+/// observation 0 (first delivery), 1 (delivered again, to a consumer started
+/// again after its last acknowledged message: count unknown) or JetStream's
+/// delivery count (2 or more).
 public final class DeliveryMarks: Sendable {
     private let queue = LockedState<[[UInt64]]>([])
     public init() {}
@@ -331,8 +366,9 @@ public struct DeliveryEnricher: ObservationEnricher {
         var result = await inner?.enrich(points) ?? ObservationEnrichments(values: Array(repeating: nil, count: points.count))
         let deliveries = marks.pop()
         guard deliveries.count == points.count else { return result }
-        for index in points.indices where deliveries[index] > 1 {
-            result.values[index] = ObservationEnrichment(marking: result.values[index], deliveries: deliveries[index])
+        for index in points.indices where deliveries[index] > 0 {
+            result.values[index] = ObservationEnrichment(marking: result.values[index],
+                                                         deliveries: deliveries[index] > 1 ? deliveries[index] : nil)
         }
         return result
     }

@@ -25,7 +25,41 @@ public struct StreamSettings: Sendable, Hashable {
 enum Streams {
     /// Creates the stream taking `subjects` with `settings`, or updates its
     /// settings if it exists.
-    static func create(_ settings: StreamSettings, subjects: [String], in context: OpaquePointer) throws(JetStreamError) {
+    /// A cluster still electing its JetStream leader answers with a timeout,
+    /// no responders or "temporarily unavailable" (10008): tried again for
+    /// up to `patience` seconds.
+    static func create(_ settings: StreamSettings, subjects: [String], in context: OpaquePointer,
+                       patience: Double = 30) throws(JetStreamError) {
+        do throws(CallFailure) {
+            try retrying(patience: patience) { () throws(CallFailure) in try createOnce(settings, subjects: subjects, in: context) }
+        } catch {
+            throw .stream(name: settings.name, reason: JetStreamError.text(error.status, errorCode: error.code))
+        }
+    }
+
+    /// Runs `call` until it succeeds, fails for good, or `patience` seconds have passed
+    /// with transient failures only (a cluster electing a leader). Blocking.
+    static func retrying<Value>(patience: Double, _ call: () throws(CallFailure) -> Value) throws(CallFailure) -> Value {
+        let deadline = Date(timeIntervalSinceNow: patience)
+        while true {
+            do throws(CallFailure) {
+                return try call()
+            } catch {
+                guard error.isTransient, Date() < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+    }
+
+    /// A failed JetStream API call: the client's status and the server's error code.
+    struct CallFailure: Error {
+        let status: natsStatus
+        let code: jsErrCode
+        /// 10008: JetStream temporarily unavailable (no meta leader yet).
+        var isTransient: Bool { status == NATS_TIMEOUT || status == NATS_NO_RESPONDERS || code.rawValue == 10008 }
+    }
+
+    private static func createOnce(_ settings: StreamSettings, subjects: [String], in context: OpaquePointer) throws(CallFailure) {
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
         var subjectCopies: [UnsafePointer<CChar>?] = subjects.map { UnsafePointer(strdup($0)) }
@@ -58,17 +92,23 @@ enum Streams {
             }
         }
         if let info { jsStreamInfo_Destroy(info) }
-        guard status == NATS_OK else { throw .stream(name: settings.name, reason: JetStreamError.text(status, errorCode: errorCode)) }
+        guard status == NATS_OK else { throw CallFailure(status: status, code: errorCode) }
     }
 
     /// The subjects of an existing stream.
-    static func subjects(of name: String, in context: OpaquePointer) throws(JetStreamError) -> [String] {
-        var info: UnsafeMutablePointer<jsStreamInfo>?
-        var errorCode = jsErrCode(rawValue: 0)
-        let status = js_GetStreamInfo(&info, context, name, nil, &errorCode)
-        guard status == NATS_OK, let info else {
-            let reason = status == NATS_NOT_FOUND ? "no such stream (create it with --create-stream on the publisher)"
-                : JetStreamError.text(status, errorCode: errorCode)
+    static func subjects(of name: String, in context: OpaquePointer, patience: Double = 30) throws(JetStreamError) -> [String] {
+        let info: UnsafeMutablePointer<jsStreamInfo>
+        do throws(CallFailure) {
+            info = try retrying(patience: patience) { () throws(CallFailure) in
+                var info: UnsafeMutablePointer<jsStreamInfo>?
+                var errorCode = jsErrCode(rawValue: 0)
+                let status = js_GetStreamInfo(&info, context, name, nil, &errorCode)
+                guard status == NATS_OK, let info else { throw CallFailure(status: status, code: errorCode) }
+                return info
+            }
+        } catch {
+            let reason = error.status == NATS_NOT_FOUND ? "no such stream (create it with --create-stream on the publisher)"
+                : JetStreamError.text(error.status, errorCode: error.code)
             throw .stream(name: name, reason: reason)
         }
         defer { jsStreamInfo_Destroy(info) }

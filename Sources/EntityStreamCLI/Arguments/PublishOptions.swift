@@ -115,7 +115,18 @@ struct PublishOutput: SessionOutput {
     /// Seconds the end of a session waits for the last acknowledgements.
     var drainSeconds = 30.0
 
-    func start(_ pipeline: StreamPipeline) throws -> any RunningSessionOutput {
+    /// Connects and creates the stream on a thread of its own (both block, the stream up to 30 s
+    /// while a cluster elects its leader).
+    func start(_ pipeline: StreamPipeline) async throws -> any RunningSessionOutput {
+        let thread = BlockingIOThread(name: "entitystream-publish-setup")
+        defer { thread.shutdown() }
+        let (publisher, address) = try await thread.run { Result { try self.connect() } }.get()
+        let sink = PublishSink(publisher: publisher, route: PublishRoute(subjectPrefix: address.name, service: service),
+                               kinds: kinds, schema: pipeline.schema, clock: pipeline.clock)
+        return Running(sink: sink, publisher: publisher, drainSeconds: drainSeconds, address: address)
+    }
+
+    private func connect() throws -> (JetStreamPublisher, NATSAddress) {
         let connection = try NATSConnection(address: address, name: "entitystream publish \(service)", reconnectBufferBytes: 1) { status in
             Stderr.line("entitystream: publish: \(address): \(status)")
         }
@@ -123,9 +134,7 @@ struct PublishOutput: SessionOutput {
             Stderr.line("entitystream: publish: \(problem)")
         }
         if let stream { try publisher.createStream(stream, subjectPrefix: address.name) }
-        let sink = PublishSink(publisher: publisher, route: PublishRoute(subjectPrefix: address.name, service: service),
-                               kinds: kinds, schema: pipeline.schema, clock: pipeline.clock)
-        return Running(sink: sink, publisher: publisher, drainSeconds: drainSeconds, address: address)
+        return (publisher, address)
     }
 
     struct Running: RunningSessionOutput {

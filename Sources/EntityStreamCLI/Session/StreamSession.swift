@@ -55,7 +55,8 @@ struct StreamSession {
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: options.format,
                                      observationLimit: options.limit, counters: writtenCounters)
-        let sides = try sideOutputs.map { try $0.start(pipeline) }
+        var sides: [any RunningSessionOutput] = []
+        for output in sideOutputs { sides.append(try await output.start(pipeline)) }
         for side in sides { await pipeline.bus.subscribe(side.subscriber) }
         let sideFailures = LockedState<[String]>([])
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: options.durationSeconds,
@@ -148,7 +149,7 @@ struct StreamSession {
 /// An output beside stdout (`--publish`): made for the session's pipeline,
 /// it subscribes to the bus and runs until its subscription ends.
 protocol SessionOutput: Sendable {
-    func start(_ pipeline: StreamPipeline) throws -> any RunningSessionOutput
+    func start(_ pipeline: StreamPipeline) async throws -> any RunningSessionOutput
 }
 
 /// A started ``SessionOutput``.
