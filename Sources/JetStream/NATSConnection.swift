@@ -120,6 +120,12 @@ public final class NATSConnection: @unchecked Sendable {
         natsConnection_Close(handle)
     }
 
+    /// Publishes `bytes` on `subject` (core NATS, no acknowledgement) and flushes.
+    public func publish(_ bytes: [UInt8], to subject: String) {
+        _ = bytes.withUnsafeBytes { natsConnection_Publish(handle, subject, $0.baseAddress, Int32($0.count)) }
+        _ = natsConnection_FlushTimeout(handle, 2000)
+    }
+
     /// A JetStream context; `configure` sets its options (publish callbacks).
     func jetStream(_ configure: (inout jsOptions) -> Void = { _ in }) throws(JetStreamError) -> OpaquePointer {
         var options = jsOptions()

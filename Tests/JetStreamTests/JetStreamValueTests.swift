@@ -1,5 +1,7 @@
 import EntityStreamTestSupport
+import EntityStreamCore
 import JetStream
+import Statistics
 import Testing
 
 @Suite("JetStream value types: subject tokens, partitions, the publish window, the ack tracker", .bounded)
@@ -118,5 +120,49 @@ struct JetStreamValueTests {
             #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: bad, nameIs: "stream") }
         }
         #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: "nats://h:1/a..b", nameIs: "subject") }
+    }
+}
+
+@Suite("Statistics partials: written as JSON, read back and merged", .bounded)
+struct StatisticsPartialTests {
+    @Test("Rows split among four accumulators, sent as partials and merged, answer as one pass does")
+    func partialsMergeAsOnePass() throws {
+        let schema = Schema(fields: [Field(name: "kind", type: .string), Field(name: "speed", type: .double), Field(name: "count", type: .integer)])
+        let request = try StatisticsRequest(statistics: [
+            StatisticDefinition(parsing: "count:speed"), StatisticDefinition(parsing: "sum:count"), StatisticDefinition(parsing: "avg:speed"),
+            StatisticDefinition(parsing: "min:speed"), StatisticDefinition(parsing: "max:kind"), StatisticDefinition(parsing: "stddev:speed"),
+        ], groupBy: ["kind"])
+        let plan = try StatisticsPlan(request, schema: schema)
+        var random = SplitMix64(seed: 23)
+        var whole = plan.makeAccumulator()
+        var parts = (0..<4).map { _ in plan.makeAccumulator() }
+        for row in 0..<5000 {
+            let kind: AttributeValue = row % 17 == 0 ? .null : .string(["tug", "ferry", "cargo"][Int(random.next() % 3)])
+            let speed: AttributeValue = row % 13 == 0 ? .null : .double(Double(random.next() % 100_000) / 7.0)
+            let observation = Observation(geometry: nil, attributes: [kind, speed, .int(Int64(random.next() % 1000) - 500)], receivedAt: 0)
+            whole.add(observation)
+            parts[row % 4].add(observation)
+        }
+        var merged = plan.makeAccumulator()
+        for part in parts {
+            // Through text, as a consumer's answer travels.
+            var writer = JSONWriter(capacity: 1024)
+            writer.append(part.partial())
+            merged.merge(try StatisticsAccumulator(plan: plan, partial: try JSONParser.parse(writer.bytes)))
+        }
+        let expected = whole.finish()
+        let got = merged.finish()
+        #expect(got.rowCount == 5000 && got.groupCount == expected.groupCount)
+        #expect(got.records.count == expected.records.count)
+        for (a, b) in zip(got.records, expected.records) {
+            #expect(a.group == b.group)
+            for (x, y) in zip(a.statistics.map(\.value), b.statistics.map(\.value)) {
+                switch (x, y) {
+                case (.double(let p), .double(let q)): #expect(abs(p - q) <= 1e-12 * max(1, abs(q)), "\(p) vs \(q)")
+                default: #expect(x == y)
+                }
+            }
+        }
+        #expect(throws: StatisticsPartialError.self) { try StatisticsAccumulator(plan: plan, partial: .object(JSONObject())) }
     }
 }

@@ -10,6 +10,8 @@ struct ConsumeCommand {
     var address: NATSAddress?
     var settings = ConsumerSettings()
     var stream = StreamOptions()
+    var fleetGroup: String?
+    var answersFleet = true
 
     static let help = """
     Usage: entitystream consume nats://HOST:PORT[,HOST:PORT…]/STREAM [options]
@@ -42,6 +44,10 @@ struct ConsumeCommand {
         --ack-wait S                seconds before an unacknowledged message is delivered again
                                     (default 5: what a killed consumer fetched but never wrote
                                     comes to its successor after at most S seconds)
+      Fleet queries (entitystream fleet):
+        --fleet-group NAME          answer fleet-wide statistics for group NAME
+                                    (default: the stream's name)
+        --no-fleet                  do not answer fleet queries
     \(StreamOptions.help)
       -h, --help                  show this help
     """
@@ -70,6 +76,12 @@ struct ConsumeCommand {
                 do { settings.partition = try TrackPartition(parsing: text) } catch { throw UsageError("--partition: \(error)") }
             case "--batch":
                 settings.batch = try arguments.integer(for: word, minimum: 1, maximum: 8192)
+            case "--fleet-group":
+                let name = try arguments.value(for: word)
+                do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "fleet group") } catch { throw UsageError("--fleet-group: \(error)") }
+                fleetGroup = name
+            case "--no-fleet":
+                answersFleet = false
             case "--ack-wait":
                 settings.ackWaitSeconds = try arguments.integer(for: word, minimum: 1, maximum: 3600)
             case "--max-ack-pending":
@@ -110,8 +122,13 @@ struct ConsumeCommand {
         session.rasters = rasters
         session.enricher = DeliveryEnricher(inner: enricher, marks: marks)
         let counters = session.writtenCounters
+        let group = fleetGroup ?? address.name
+        let answers = answersFleet
+        let member = settings.durable ?? "ephemeral-\(ProcessInfo.processInfo.processIdentifier)"
         let status = try await session.run { pipeline in
-            ConsumeRun(consumer: consumer, pipeline: pipeline, marks: marks, counters: counters)
+            ConsumeRun(consumer: consumer, pipeline: pipeline, marks: marks, counters: counters,
+                       fleet: answers ? FleetResponder(connection: connection, group: group, member: member,
+                                                       partition: settings.partition, store: pipeline.store) : nil)
         }
         let counts = consumer.currentCounts
         Stderr.line("entitystream: consume: \(counts.messages) messages (\(counts.observations) observations, \(counts.redelivered) redelivered, "
@@ -127,12 +144,18 @@ struct ConsumeRun: SessionSource, ControlTarget {
     let pipeline: StreamPipeline
     let marks: DeliveryMarks
     let counters: JSONLinesWriter.Counters
+    let fleet: FleetResponder?
 
     var controlTarget: any ControlTarget { self }
 
     func run() async -> String? {
+        if let fleet {
+            do { try fleet.start() } catch { return "\(error)" }
+        }
         let counters = self.counters
-        return await consumer.run(into: pipeline, written: { counters.observationsFlushed }, marks: marks)
+        let failure = await consumer.run(into: pipeline, written: { counters.observationsFlushed }, marks: marks)
+        fleet?.stop()
+        return failure
     }
 
     func stop() async {}
