@@ -111,6 +111,9 @@ public final class FleetResponder: @unchecked Sendable {
         stop()
     }
 
+    /// Answers until ``stop()``. The subscription holds the responder (the
+    /// client may deliver a request on its thread while stopping), so a
+    /// started responder lives as long as the process.
     public func start() throws(JetStreamError) {
         var subscription: OpaquePointer?
         let status = natsConnection_Subscribe(&subscription, connection.handle, FleetStatisticsRequest.subject(group: group), { _, _, message, closure in
@@ -125,7 +128,7 @@ public final class FleetResponder: @unchecked Sendable {
             natsMsg_Destroy(message)
             guard let reply else { return }
             responder.respond(text, to: reply)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        }, Unmanaged.passRetained(self).toOpaque())
         guard status == NATS_OK, let subscription else { throw .request("cannot answer fleet queries: \(JetStreamError.text(status))") }
         self.subscription = subscription
     }

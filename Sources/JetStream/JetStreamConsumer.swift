@@ -218,6 +218,15 @@ public final class JetStreamConsumer: @unchecked Sendable {
         var errorCount = 0
         var failure: String?
         while !Task.isCancelled {
+            // Run at most two fetches ahead of the output: what a restart delivers again stays small.
+            if tracker.unacknowledged >= 2 * settings.batch {
+                if let ready = tracker.acknowledgeable(written: written()) {
+                    await acknowledge(ready)
+                } else {
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+                continue
+            }
             let waiting = tracker.unacknowledged > 0
             guard let fetched = await thread.run({ self.fetch(milliseconds: waiting ? 100 : 500) }) else {
                 failure = "consumer '\(settings.durable ?? "ephemeral")' of stream '\(stream)': the fetch failed; the connection is closed"
@@ -271,14 +280,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
             }
             let added = counts
             counts = Counts()
-            if let ready = tracker.acknowledgeable(written: written()) {
-                await thread.run {
-                    _ = natsMsg_Ack(OpaquePointer(bitPattern: ready.last), nil)
-                    ready.covered.forEach { natsMsg_Destroy(OpaquePointer(bitPattern: $0)) }
-                }
-                counts.acknowledged = ready.covered.count
-            }
-            let acknowledged = counts.acknowledged
+            if let ready = tracker.acknowledgeable(written: written()) { await acknowledge(ready) }
             self.counts.withLock { total in
                 total.messages += added.messages
                 total.observations += added.observations
@@ -286,7 +288,6 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 total.otherEvents += added.otherEvents
                 total.undecodable += added.undecodable
                 total.outsidePartition += added.outsidePartition
-                total.acknowledged += acknowledged
                 if added.lastStreamSequence > 0 { total.lastStreamSequence = added.lastStreamSequence }
             }
         }
@@ -294,6 +295,15 @@ public final class JetStreamConsumer: @unchecked Sendable {
         let left = tracker.acknowledgeable(written: .max)?.covered ?? []
         await thread.run { left.forEach { natsMsg_Destroy(OpaquePointer(bitPattern: $0)) } }
         return failure
+    }
+
+    /// Acknowledges `ready.last` (and so everything before it) and releases the messages.
+    private func acknowledge(_ ready: (last: UInt, covered: [UInt])) async {
+        await thread.run {
+            _ = natsMsg_Ack(OpaquePointer(bitPattern: ready.last), nil)
+            ready.covered.forEach { natsMsg_Destroy(OpaquePointer(bitPattern: $0)) }
+        }
+        counts.withLock { $0.acknowledged += ready.covered.count }
     }
 
     static func isObservation(_ line: [UInt8]) -> Bool {

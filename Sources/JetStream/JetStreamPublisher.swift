@@ -2,18 +2,37 @@ import CLibNATS
 import Foundation
 import Locking
 
-/// One message to publish: its subject, deduplication id, track field and the JSON line.
-public struct OutgoingMessage: Sendable {
-    public var subject: String
-    public var messageID: String
+/// A batch of messages to publish, in one buffer: each message's subject
+/// and `Nats-Msg-Id` (NUL-terminated, as the client takes them) and its
+/// JSON line. One allocation per batch instead of several per message.
+public struct OutgoingBatch: Sendable {
+    var bytes: [UInt8] = []
+    /// Per message: where its subject, id and line start, and the line's length.
+    var entries: [(subject: Int32, id: Int32, line: Int32, length: Int32)] = []
+    /// The track field's name, sent as a header with every message.
     public var trackField: String?
-    public var line: [UInt8]
 
-    public init(subject: String, messageID: String, trackField: String?, line: [UInt8]) {
-        self.subject = subject
-        self.messageID = messageID
-        self.trackField = trackField
-        self.line = line
+    public init() {}
+
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// Appends one message; `writeLine` appends its line to the buffer.
+    public mutating func append(subject: String, id: String, writeLine: (inout [UInt8]) -> Void) {
+        let subjectStart = Int32(bytes.count)
+        bytes.append(contentsOf: subject.utf8)
+        bytes.append(0)
+        let idStart = Int32(bytes.count)
+        bytes.append(contentsOf: id.utf8)
+        bytes.append(0)
+        let lineStart = Int32(bytes.count)
+        writeLine(&bytes)
+        entries.append((subjectStart, idStart, lineStart, Int32(bytes.count) - lineStart))
+    }
+
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
     }
 }
 
@@ -26,11 +45,14 @@ public let trackFieldHeader = "Entitystream-Track-Field"
 ///
 /// ``publish(_:)`` blocks its caller (a ``BlockingIOThread``, never the
 /// cooperative pool) while the window is full, which is how back-pressure
-/// reaches the source. Acknowledgements arrive on the client's thread; a
-/// message that was not acknowledged within ``ackWaitMilliseconds`` (a lost
-/// broker, a lost acknowledgement) or met no responders is sent again by
-/// the retry thread with its same `Nats-Msg-Id`, until stored; a message the
-/// server rejects is abandoned and reported through `onProblem`.
+/// reaches the source. Acknowledgements arrive on the client's thread. When
+/// the oldest unacknowledged message is older than ``ackWaitMilliseconds``
+/// (a lost broker, a lost acknowledgement) the retry thread takes every
+/// unacknowledged message back from the client (its pending list) and the
+/// window sends them again, oldest first, with their same `Nats-Msg-Id`;
+/// messages that met no responders or could not be handed over go the same
+/// way; a message the server rejects is abandoned and reported through
+/// `onProblem`.
 public final class JetStreamPublisher: @unchecked Sendable {
     public let connection: NATSConnection
     public let ackWaitMilliseconds: Int64
@@ -44,6 +66,8 @@ public final class JetStreamPublisher: @unchecked Sendable {
     private let onProblem: @Sendable (String) -> Void
     private var reportedNoStream = false
     private var retryThread: Thread?
+    /// The publishing thread waits for room: wake it when half the window is free.
+    private var publisherWaiting = false
 
     /// Totals so far (stored, duplicates, resent, abandoned, in flight).
     public struct Totals: Sendable, Hashable {
@@ -65,7 +89,9 @@ public final class JetStreamPublisher: @unchecked Sendable {
                 let publisher = Unmanaged<Box>.fromOpaque(closure).takeUnretainedValue().publisher
                 publisher?.answered(message, ack: ack, failure: failure)
             }
-            options.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(box).toOpaque()
+            // Retained for good: an acknowledgement may arrive on the client's thread after the
+            // publisher is gone (the box's reference to it is weak); one small object per publisher.
+            options.PublishAsync.AckHandlerClosure = Unmanaged.passRetained(box).toOpaque()
         }
         self.box = box
         box.publisher = self
@@ -99,27 +125,42 @@ public final class JetStreamPublisher: @unchecked Sendable {
     }
 
     /// Hands every message to the client, waiting while the window is full. Blocking.
-    public func publish(_ messages: [OutgoingMessage]) {
-        for outgoing in messages {
-            guard let message = makeMessage(outgoing) else {
-                onProblem("cannot make a NATS message for subject \(outgoing.subject)")
-                continue
-            }
-            condition.lock()
-            while !window.hasRoom && !stopping { condition.wait() }
-            if stopping {
+    public func publish(_ batch: OutgoingBatch) {
+        batch.bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            for entry in batch.entries {
+                var created: OpaquePointer?
+                let status = natsMsg_Create(&created, base.advanced(by: Int(entry.subject)).assumingMemoryBound(to: CChar.self), nil,
+                                            base.advanced(by: Int(entry.line)).assumingMemoryBound(to: CChar.self), entry.length)
+                guard status == NATS_OK, let message = created else {
+                    onProblem("cannot make a NATS message: \(JetStreamError.text(status))")
+                    continue
+                }
+                _ = natsMsgHeader_Set(message, "Nats-Msg-Id", base.advanced(by: Int(entry.id)).assumingMemoryBound(to: CChar.self))
+                if let field = batch.trackField { _ = natsMsgHeader_Set(message, trackFieldHeader, field) }
+                condition.lock()
+                while !window.hasRoom && !stopping {
+                    publisherWaiting = true
+                    condition.wait()
+                }
+                publisherWaiting = false
+                if stopping {
+                    condition.unlock()
+                    natsMsg_Destroy(message)
+                    return
+                }
+                let sequence = nextSequence
+                nextSequence += 1
+                sequences[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message)))] = sequence
+                window.sent(sequence, at: Self.now())
                 condition.unlock()
-                natsMsg_Destroy(message)
-                return
+                send(message, sequence: sequence)
             }
-            let sequence = nextSequence
-            nextSequence += 1
-            let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message)))
-            sequences[address] = sequence
-            window.sent(sequence)
-            condition.unlock()
-            send(message, sequence: sequence)
         }
+        // The retry thread watches the acknowledgement wait from the oldest message on.
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Waits until everything sent is stored (or abandoned), or `timeout`
@@ -142,25 +183,15 @@ public final class JetStreamPublisher: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func makeMessage(_ outgoing: OutgoingMessage) -> OpaquePointer? {
-        var message: OpaquePointer?
-        let status = outgoing.line.withUnsafeBytes { bytes in
-            natsMsg_Create(&message, outgoing.subject, nil, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
-        }
-        guard status == NATS_OK, let message else { return nil }
-        _ = natsMsgHeader_Set(message, "Nats-Msg-Id", outgoing.messageID)
-        if let field = outgoing.trackField { _ = natsMsgHeader_Set(message, trackFieldHeader, field) }
-        return message
-    }
-
     /// Hands one message (in the window) to the client; a message the client
-    /// cannot take now is scheduled again.
+    /// cannot take now goes back to the window, to be sent again in order.
     private func send(_ message: OpaquePointer, sequence: UInt64) {
-        var options = jsPubOptions()
-        jsPubOptions_Init(&options)
-        options.MaxWait = ackWaitMilliseconds
         var pointer: OpaquePointer? = message
-        let status = js_PublishMsgAsync(context, &pointer, &options)
+        // While the connection is down the client would hold the first message and send it on
+        // reconnection, ahead of the ones lost with the old socket: it is refused here instead
+        // (and the 1-byte reconnect buffer refuses the rest), then sent again in order.
+        let status = natsConnection_Status(connection.handle) == NATS_CONN_STATUS_CONNECTED
+            ? js_PublishMsgAsync(context, &pointer, nil) : NATS_CONNECTION_DISCONNECTED
         if status != NATS_OK, let pointer {
             condition.lock()
             window.failed(sequence, UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))), .connection, now: Self.now())
@@ -181,7 +212,10 @@ public final class JetStreamPublisher: @unchecked Sendable {
         if let ack {
             sequences[address] = nil
             window.stored(sequence, duplicate: ack.pointee.Duplicate)
-            condition.broadcast()
+            // Wake the publisher once half the window is free, and a drain when all is answered.
+            if (publisherWaiting && window.inFlight <= window.capacity / 2) || window.isDrained || window.retriesDue != nil {
+                condition.broadcast()
+            }
             condition.unlock()
             natsMsg_Destroy(message)
             return
@@ -219,14 +253,42 @@ public final class JetStreamPublisher: @unchecked Sendable {
         }
     }
 
-    /// Sends failed messages again when they are due.
+    /// Takes every unacknowledged message back from the client: each fails as a timeout.
+    private func reclaimUnacknowledged() {
+        var pending = natsMsgList()
+        guard js_PublishAsyncGetPendingList(&pending, context) == NATS_OK else { return }
+        let now = Self.now()
+        condition.lock()
+        for index in 0..<Int(pending.Count) {
+            guard let message = pending.Msgs[index] else { continue }
+            let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(message)))
+            guard let sequence = sequences[address] else { continue }
+            window.failed(sequence, address, .timeout, now: now)
+            // Ours again: not destroyed with the list.
+            pending.Msgs[index] = nil
+        }
+        condition.broadcast()
+        condition.unlock()
+        natsMsgList_Destroy(&pending)
+    }
+
+    /// Sends failed messages again when they are due, and reclaims messages
+    /// whose acknowledgement is overdue.
     private func retryLoop() {
         while true {
             condition.lock()
+            var overdue = false
             while !stopping {
-                if let due = window.retriesDue {
-                    if due <= Self.now() { break }
-                    _ = condition.wait(until: Date(timeIntervalSince1970: Double(due) / 1000))
+                let now = Self.now()
+                if let due = window.retriesDue, due <= now { break }
+                let oldest = window.oldestUnansweredSentAt()
+                if let oldest, oldest + ackWaitMilliseconds <= now {
+                    overdue = true
+                    break
+                }
+                let wake = [window.retriesDue, oldest.map { $0 + ackWaitMilliseconds }].compactMap { $0 }.min()
+                if let wake {
+                    _ = condition.wait(until: Date(timeIntervalSince1970: Double(wake) / 1000))
                 } else {
                     condition.wait()
                 }
@@ -238,6 +300,11 @@ public final class JetStreamPublisher: @unchecked Sendable {
                 condition.unlock()
                 for entry in left { natsMsg_Destroy(OpaquePointer(bitPattern: entry.message)) }
                 return
+            }
+            if overdue {
+                condition.unlock()
+                reclaimUnacknowledged()
+                continue
             }
             let due = window.takeDueRetries(now: Self.now())
             condition.unlock()

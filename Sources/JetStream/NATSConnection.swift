@@ -83,7 +83,9 @@ public final class NATSConnection: @unchecked Sendable {
         if status == NATS_OK { status = natsOptions_SetPingInterval(options, 2000) }
         if status == NATS_OK { status = natsOptions_SetMaxPingsOut(options, 2) }
         if status == NATS_OK { status = natsOptions_SetReconnectBufSize(options, Int32(reconnectBufferBytes)) }
-        let closure = Unmanaged.passUnretained(callbacks).toOpaque()
+        // The client calls these on its own threads, possibly after this object is gone: they
+        // hold the callbacks (retained here) until the connection's closed callback, its last.
+        let closure = Unmanaged.passRetained(callbacks).toOpaque()
         if status == NATS_OK {
             status = natsOptions_SetDisconnectedCB(options, { _, closure in
                 guard let closure else { return }
@@ -100,10 +102,20 @@ public final class NATSConnection: @unchecked Sendable {
                 Unmanaged<Callbacks>.fromOpaque(closure).takeUnretainedValue().onStatus("reconnected to \(NATSConnection.withoutCredentials(url))")
             }, closure)
         }
-        guard status == NATS_OK else { throw .connect(address: address.description, reason: JetStreamError.text(status)) }
+        if status == NATS_OK {
+            status = natsOptions_SetClosedCB(options, { _, closure in
+                guard let closure else { return }
+                Unmanaged<Callbacks>.fromOpaque(closure).release()
+            }, closure)
+        }
+        guard status == NATS_OK else {
+            Unmanaged<Callbacks>.fromOpaque(closure).release()
+            throw .connect(address: address.description, reason: JetStreamError.text(status))
+        }
         var connection: OpaquePointer?
         status = natsConnection_Connect(&connection, options)
         guard status == NATS_OK, let connection else {
+            Unmanaged<Callbacks>.fromOpaque(closure).release()
             throw .connect(address: address.description, reason: JetStreamError.text(status))
         }
         handle = connection

@@ -49,6 +49,20 @@ public struct PublishRoute: Sendable, Hashable {
     }
 }
 
+/// Subject tokens of track ids, remembered (a feed has a bounded set of
+/// tracks; the memory is cleared if it ever holds 65,536).
+struct TrackTokens {
+    private var tokens: [AttributeValue: String] = [:]
+
+    mutating func token(for track: AttributeValue) -> String {
+        if let token = tokens[track] { return token }
+        if tokens.count >= 65_536 { tokens.removeAll(keepingCapacity: true) }
+        let token = SubjectToken.encode(PublishRoute.trackText(track))
+        tokens[track] = token
+        return token
+    }
+}
+
 /// The bus subscriber that publishes a session's events to JetStream
 /// (`--publish`): observations (and the other kinds `--events` names) as
 /// the JSON lines stdout gets, in Esri format, in order per track.
@@ -79,30 +93,30 @@ public final class PublishSink: Sendable {
         var writer = JSONWriter(capacity: 1024)
         let publisher = self.publisher
         var pending: PendingJob<Void>?
-        while let batch = await subscriber.next() {
+        var tokens = TrackTokens()
+        while let events = await subscriber.next() {
             formatter.updateSchema(schema.schema)
-            let trackField = schema.schema.trackIDField?.name
-            var messages: [OutgoingMessage] = []
-            messages.reserveCapacity(batch.count)
-            for event in batch {
-                writer.removeAll()
-                formatter.append(event, to: &writer)
-                var line = writer.bytes
-                if line.last == UInt8(ascii: "\n") { line.removeLast() }
-                let trackToken = event.entity.map { SubjectToken.encode(PublishRoute.trackText($0.trackID)) } ?? PublishRoute.noTrackToken
+            var batch = OutgoingBatch()
+            batch.trackField = schema.schema.trackIDField?.name
+            for index in events.indices {
+                let trackToken = events[index].entity.map { tokens.token(for: $0.trackID) } ?? PublishRoute.noTrackToken
                 let id: String
-                if event.kind == .observation, let observation = event.observation {
+                if events[index].kind == .observation, let observation = events[index].observation {
                     id = route.observationID(trackToken: trackToken, observation: observation)
                 } else {
                     // Events other than observations are this ingester's own facts: ids that never collide.
-                    id = "\(route.serviceToken).\(trackToken).\(event.kind.rawValue).\(UUID().uuidString)"
+                    id = "\(route.serviceToken).\(trackToken).\(events[index].kind.rawValue).\(UUID().uuidString)"
                 }
-                messages.append(OutgoingMessage(subject: route.subject(trackToken: trackToken), messageID: id,
-                                                trackField: trackField, line: line))
+                writer.removeAll()
+                formatter.append(events[index], to: &writer)
+                batch.append(subject: route.subject(trackToken: trackToken), id: id) { bytes in
+                    // The line without its newline.
+                    writer.withUnsafeBytes { line in bytes.append(contentsOf: line.prefix(max(0, line.count - 1))) }
+                }
             }
             // One batch is handed over while the next is formatted.
             await pending?.value
-            let ready = messages
+            let ready = batch
             pending = thread.start { publisher.publish(ready) }
         }
         await pending?.value

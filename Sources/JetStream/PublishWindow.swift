@@ -46,6 +46,10 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
     public private(set) var abandoned = 0
     /// Sequence numbers sent and not yet answered.
     private var outstanding = Set<UInt64>()
+    /// Sends in order (sequence, time), oldest first from `logHead`: finds the
+    /// oldest unanswered message for the acknowledgement timeout.
+    private var log: [(sequence: UInt64, sentAt: Int64)] = []
+    private var logHead = 0
     /// Failed messages by sequence number, to be sent again in order.
     private var retries: [UInt64: Message] = [:]
     /// Not before this time (the caller's milliseconds) are retries sent.
@@ -64,9 +68,27 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
     public var isDrained: Bool { inFlight == 0 }
     public var waitingRetries: Int { retries.count }
 
-    /// Message `sequence` was handed to the client (new messages only while ``hasRoom``).
-    public mutating func sent(_ sequence: UInt64) {
+    /// Message `sequence` was handed to the client at `now` (new messages only while ``hasRoom``).
+    public mutating func sent(_ sequence: UInt64, at now: Int64) {
         outstanding.insert(sequence)
+        log.append((sequence, now))
+    }
+
+    /// When the oldest unanswered message was sent (nil: none is unanswered).
+    /// Past the acknowledgement wait, the shell takes every unanswered
+    /// message back from the client and reports each as a ``Failure/timeout``.
+    public mutating func oldestUnansweredSentAt() -> Int64? {
+        while logHead < log.count, !outstanding.contains(log[logHead].sequence) { logHead += 1 }
+        if logHead == log.count {
+            log.removeAll(keepingCapacity: true)
+            logHead = 0
+            return nil
+        }
+        if logHead > 4096 && logHead * 2 > log.count {
+            log.removeFirst(logHead)
+            logHead = 0
+        }
+        return log[logHead].sentAt
     }
 
     /// The server stored message `sequence` (or had it already: `duplicate`).
@@ -111,7 +133,10 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
         guard let due = retriesDue, due <= now else { return [] }
         let ordered = retries.sorted { $0.key < $1.key }.map { (sequence: $0.key, message: $0.value) }
         retries.removeAll(keepingCapacity: true)
-        for entry in ordered { outstanding.insert(entry.sequence) }
+        for entry in ordered {
+            outstanding.insert(entry.sequence)
+            log.append((entry.sequence, now))
+        }
         resent += ordered.count
         return ordered
     }

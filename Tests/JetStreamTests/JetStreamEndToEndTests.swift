@@ -71,9 +71,9 @@ struct JetStreamEndToEndTests {
         let arguments = ["consume", "\(server.url)/AIS", "--durable", "k", "--from-start", "--events", "observation", "--batch", "256"]
         let first = try RunningProcess(CommandLineTool.path("entitystream"), arguments)
         let before = first.readLines(3000)
-        #expect(before.count == 3000)
         first.signal(SIGKILL)
-        _ = first.wait()
+        let killed = first.wait()
+        #expect(before.count == 3000, "status \(killed): \(String(decoding: ChildProcess.read(first.child.standardError), as: UTF8.self))")
         let rest = first.remainingOutput()
         let firstLines = (before.map { Substring($0) } + observationLines(rest)).filter { $0.hasPrefix("{\"event\":\"observation\"") }
         let second = try CommandLineTool.run("entitystream", arguments + ["--duration", "8"])
@@ -96,7 +96,8 @@ struct JetStreamEndToEndTests {
         // Nothing is lost: together the runs wrote every observation; what came again is
         // bounded by what the first run had fetched and not acknowledged.
         #expect(firstLines.count + secondLines.count - again == 8400, "first \(firstLines.count), second \(secondLines.count), again \(again)")
-        #expect(marked >= again && marked <= 1024 + 256)
+        // The consumer runs at most two fetches of 256 ahead of its output, and one more fetch is in hand.
+        #expect(marked >= again && marked <= 3 * 256, "\(marked) marked")
         // Per track, the first run's lines and then the second run's new ones are the recording in order.
         var merged = try tracks(firstLines.joined(separator: "\n"))
         let new = try secondLines.filter { !written.contains(try identity($0)) }.joined(separator: "\n")

@@ -56,10 +56,12 @@ struct JetStreamValueTests {
     @Test("The publish window bounds what is in flight, resends failures in order before anything new, abandons rejections")
     func publishWindow() {
         var window = PublishWindow<String>(capacity: 4)
-        for sequence in 0..<4 { window.sent(UInt64(sequence)) }
+        for sequence in 0..<4 { window.sent(UInt64(sequence), at: 900 + Int64(sequence)) }
         #expect(!window.hasRoom)
+        #expect(window.oldestUnansweredSentAt() == 900)
         window.stored(0, duplicate: false)
         #expect(window.hasRoom && window.inFlight == 3)
+        #expect(window.oldestUnansweredSentAt() == 901)
         // The broker dies: 1 times out, 3 fails at once; 2 is still unanswered.
         #expect(window.failed(3, "m3", .connection, now: 1000) == .retry)
         #expect(window.failed(1, "m1", .timeout, now: 1100) == .retry)
@@ -77,7 +79,8 @@ struct JetStreamValueTests {
         window.stored(1, duplicate: true)
         window.stored(3, duplicate: false)
         #expect(window.duplicates == 1 && window.stored == 3 && window.isDrained)
-        window.sent(4)
+        #expect(window.oldestUnansweredSentAt() == nil)
+        window.sent(4, at: 1999)
         if case .abandon(let reason) = window.failed(4, "m4", .rejected(code: 10054, text: "message size exceeds maximum allowed"), now: 2000) {
             #expect(reason.contains("10054") && reason.contains("maximum"))
         } else {
