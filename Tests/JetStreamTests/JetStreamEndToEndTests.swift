@@ -185,8 +185,8 @@ struct JetStreamFaultTests {
 
     @Test("A three-node cluster with a replicated stream survives one node killed during ingestion", .enabled(if: ready))
     func clusterNodeKilled() throws {
-        let routes = try (0..<3).map { _ in try freePort() }
-        let clients = try (0..<3).map { _ in try freePort() }
+        let routes = try (0..<3).map { _ in try ClosedPort().port }
+        let clients = try (0..<3).map { _ in try ClosedPort().port }
         var nodes: [NATSServerProcess] = []
         for index in 0..<3 {
             nodes.append(try NATSServerProcess(port: clients[index], cluster: ("es", routes[index], routes.filter { $0 != routes[index] })))
@@ -206,94 +206,5 @@ struct JetStreamFaultTests {
         let survivors = "nats://" + clients.dropFirst().map { "127.0.0.1:\($0)" }.joined(separator: ",")
         let stored = try everything(survivors)
         #expect(observationLines(stored.standardOutput).count == 8400, "\(stored.standardError)")
-    }
-}
-
-/// A loopback port nobody listens on now.
-private func freePort() throws -> Int {
-    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-    }
-    guard bound else { throw NATSTestError("cannot find a free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-@Suite("Fleet-wide statistics across partitioned consumers through NATS request/reply", .bounded(.io))
-struct FleetStatisticsTests {
-    static let ais = SharedData.path(SharedData.ais)
-    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
-    static let request = #"{"statistics":["count:SOG","sum:SOG","avg:SOG","min:SOG","max:SOG","stddev:SOG","var:COG"],"groupBy":["VesselName"],"of":"observations","orderBy":["VesselName"]}"#
-
-    /// The records of a fleet answer: group name → statistic → value.
-    func records(_ output: String) throws -> [String: [String: Double]] {
-        var records: [String: [String: Double]] = [:]
-        for line in output.split(separator: "\n") where line.contains("\"phase\":\"result\"") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let group = try #require((object["group"] as? [String: Any])?["VesselName"] as? String)
-            let statistics = try #require(object["statistics"] as? [String: Any])
-            records[group] = statistics.compactMapValues { ($0 as? NSNumber)?.doubleValue }
-        }
-        return records
-    }
-
-    @Test("Statistics over four partitions equal the same query on one process; a member that does not answer is named", .enabled(if: ready))
-    func fourPartitionsEqualOne() throws {
-        let server = try NATSServerProcess(mapping: ("ais", 4))
-        defer { server.kill(); server.removeStorage() }
-        let published = try CommandLineTool.run("entitystream", [
-            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
-        #expect(published.status == 0, "\(published.standardError)")
-        // How many observations each partition holds, from the server's partition function.
-        var expectedCounts = [0, 0, 0, 0]
-        for line in observationLines(published.standardOutput) {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let track = SubjectToken.encode(try #require(object["track"] as? String))
-            expectedCounts[TrackPartition.partition(serviceToken: SubjectToken.encode("AIS_MarineCadastre_SelectedVessels_CustomDataSource"),
-                                                    trackToken: track, count: 4)] += 1
-        }
-        #expect(expectedCounts.reduce(0, +) == 8400)
-        var members: [RunningProcess] = []
-        for index in 0..<4 {
-            let member = try RunningProcess(CommandLineTool.path("entitystream"), [
-                "consume", "\(server.url)/AIS", "--durable", "p\(index)", "--partition", "\(index)/4", "--from-start", "--events", "observation"])
-            // Each member has stored and written its whole share before the question.
-            #expect(member.readLines(expectedCounts[index]).count == expectedCounts[index])
-            members.append(member)
-        }
-        let whole = try RunningProcess(CommandLineTool.path("entitystream"), [
-            "consume", "\(server.url)/AIS", "--durable", "whole", "--from-start", "--events", "observation", "--fleet-group", "one"])
-        #expect(whole.readLines(8400).count == 8400)
-        defer { for process in members + [whole] { process.signal(SIGKILL); _ = process.wait() } }
-
-        let fleet = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "20"])
-        let single = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/one", Self.request, "--expect", "1", "--wait", "20"])
-        #expect(fleet.status == 0 && single.status == 0, "\(fleet.standardError) \(single.standardError)")
-        #expect(fleet.standardOutput.contains("\"complete\":true") && fleet.standardOutput.contains("\"rows\":8400"))
-        let merged = try records(fleet.standardOutput)
-        let one = try records(single.standardOutput)
-        #expect(merged.count == 14 && one.count == 14)
-        for (group, statistics) in one {
-            let other = try #require(merged[group])
-            for name in ["COUNT_SOG", "SUM_SOG", "MIN_SOG", "MAX_SOG"] { #expect(other[name] == statistics[name], "\(group) \(name)") }
-            for name in ["AVG_SOG", "STDDEV_SOG", "VAR_COG"] {
-                let a = try #require(other[name]), b = try #require(statistics[name])
-                #expect(abs(a - b) <= 1e-12 * max(1, abs(b)), "\(group) \(name): \(a) vs \(b)")
-            }
-        }
-
-        // Partition 3 stops answering: the answer says so and is not passed off as complete.
-        members[3].signal(SIGKILL)
-        _ = members[3].wait()
-        let partial = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "2"])
-        #expect(partial.status == 1)
-        #expect(partial.standardOutput.contains("\"missing\":[\"3/4\"]") && partial.standardOutput.contains("\"complete\":false"))
-        #expect(partial.standardError.contains("3/4"))
     }
 }
