@@ -80,8 +80,11 @@ public final class NATSConnection: @unchecked Sendable {
         if status == NATS_OK { status = natsOptions_SetTimeout(options, 2000) }
         if status == NATS_OK { status = natsOptions_SetMaxReconnect(options, -1) }
         if status == NATS_OK { status = natsOptions_SetReconnectWait(options, 250) }
-        if status == NATS_OK { status = natsOptions_SetPingInterval(options, 2000) }
-        if status == NATS_OK { status = natsOptions_SetMaxPingsOut(options, 2) }
+        // A broker that dies on this machine or closes the socket is noticed at once; pings
+        // only find a silent network. Every 2 s (tried first) called a busy machine's healthy
+        // connection stale and reconnected it in the middle of a consumer's fetches.
+        if status == NATS_OK { status = natsOptions_SetPingInterval(options, 20_000) }
+        if status == NATS_OK { status = natsOptions_SetMaxPingsOut(options, 3) }
         if status == NATS_OK { status = natsOptions_SetReconnectBufSize(options, Int32(reconnectBufferBytes)) }
         // The client calls these on its own threads, possibly after this object is gone: they
         // hold the callbacks (retained here) until the connection's closed callback, its last.
