@@ -227,8 +227,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 }
                 continue
             }
-            let waiting = tracker.unacknowledged > 0
-            guard let fetched = await thread.run({ self.fetch(milliseconds: waiting ? 100 : 500) }) else {
+            // A fetch returns once its batch is full; a short one (100 ms, tried first) let the
+            // server's pull requests expire while their messages were on the way, on a busy machine.
+            guard let fetched = await thread.run({ self.fetch(milliseconds: 1000) }) else {
                 failure = "consumer '\(settings.durable ?? "ephemeral")' of stream '\(stream)': the fetch failed; the connection is closed"
                 break
             }

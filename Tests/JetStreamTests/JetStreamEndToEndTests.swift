@@ -208,3 +208,76 @@ struct JetStreamFaultTests {
         #expect(observationLines(stored.standardOutput).count == 8400, "\(stored.standardError)")
     }
 }
+
+@Suite("Fleet-wide statistics across partitioned consumers through NATS request/reply", .bounded(.io))
+struct FleetStatisticsTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+    static let request = #"{"statistics":["count:SOG","sum:SOG","avg:SOG","min:SOG","max:SOG","stddev:SOG","var:COG"],"groupBy":["VesselName"],"of":"observations","orderBy":["VesselName"]}"#
+
+    /// The records of a fleet answer: group name → statistic → value.
+    func records(_ output: String) throws -> [String: [String: Double]] {
+        var records: [String: [String: Double]] = [:]
+        for line in output.split(separator: "\n") where line.contains("\"phase\":\"result\"") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let group = try #require((object["group"] as? [String: Any])?["VesselName"] as? String)
+            let statistics = try #require(object["statistics"] as? [String: Any])
+            records[group] = statistics.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        }
+        return records
+    }
+
+    @Test("Statistics over four partitions equal the same query on one process; a member that does not answer is named", .enabled(if: ready))
+    func fourPartitionsEqualOne() throws {
+        let server = try NATSServerProcess(mapping: ("ais", 4))
+        defer { server.kill(); server.removeStorage() }
+        let published = try CommandLineTool.run("entitystream", [
+            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        #expect(published.status == 0, "\(published.standardError)")
+        // How many observations each partition holds, from the server's partition function.
+        var expectedCounts = [0, 0, 0, 0]
+        for line in observationLines(published.standardOutput) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let track = SubjectToken.encode(try #require(object["track"] as? String))
+            expectedCounts[TrackPartition.partition(serviceToken: SubjectToken.encode("AIS_MarineCadastre_SelectedVessels_CustomDataSource"),
+                                                    trackToken: track, count: 4)] += 1
+        }
+        #expect(expectedCounts.reduce(0, +) == 8400)
+        var members: [RunningProcess] = []
+        for index in 0..<4 {
+            let member = try RunningProcess(CommandLineTool.path("entitystream"), [
+                "consume", "\(server.url)/AIS", "--durable", "p\(index)", "--partition", "\(index)/4", "--from-start", "--events", "observation"])
+            // Each member has stored and written its whole share before the question.
+            #expect(member.readLines(expectedCounts[index]).count == expectedCounts[index])
+            members.append(member)
+        }
+        let whole = try RunningProcess(CommandLineTool.path("entitystream"), [
+            "consume", "\(server.url)/AIS", "--durable", "whole", "--from-start", "--events", "observation", "--fleet-group", "one"])
+        #expect(whole.readLines(8400).count == 8400)
+        defer { for process in members + [whole] { process.signal(SIGKILL); _ = process.wait() } }
+
+        let fleet = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "20"])
+        let single = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/one", Self.request, "--expect", "1", "--wait", "20"])
+        #expect(fleet.status == 0 && single.status == 0, "\(fleet.standardError) \(single.standardError)")
+        #expect(fleet.standardOutput.contains("\"complete\":true") && fleet.standardOutput.contains("\"rows\":8400"))
+        let merged = try records(fleet.standardOutput)
+        let one = try records(single.standardOutput)
+        #expect(merged.count == 14 && one.count == 14)
+        for (group, statistics) in one {
+            let other = try #require(merged[group])
+            for name in ["COUNT_SOG", "SUM_SOG", "MIN_SOG", "MAX_SOG"] { #expect(other[name] == statistics[name], "\(group) \(name)") }
+            for name in ["AVG_SOG", "STDDEV_SOG", "VAR_COG"] {
+                let a = try #require(other[name]), b = try #require(statistics[name])
+                #expect(abs(a - b) <= 1e-12 * max(1, abs(b)), "\(group) \(name): \(a) vs \(b)")
+            }
+        }
+
+        // Partition 3 stops answering: the answer says so and is not passed off as complete.
+        members[3].signal(SIGKILL)
+        _ = members[3].wait()
+        let partial = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "2"])
+        #expect(partial.status == 1)
+        #expect(partial.standardOutput.contains("\"missing\":[\"3/4\"]") && partial.standardOutput.contains("\"complete\":false"))
+        #expect(partial.standardError.contains("3/4"))
+    }
+}
