@@ -41,7 +41,8 @@ let package = Package(
         .testTarget(name: "CommandLineTests", dependencies: ["EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCore", "EntityStreamTestSupport", "Raster"]),
         .testTarget(name: "HotSpotsTests", dependencies: ["HotSpots", "EntityStreamCore", "EntityStreamTestSupport"]),
         .testTarget(name: "JetStreamTests", dependencies: ["JetStream", "EntityStream", "EntityStreamCore", "Statistics", "EntityStreamTestSupport"]),
-        .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport", "Statistics", "HotSpots", "Raster"]),
+        .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport", "Statistics", "HotSpots", "Raster"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
