@@ -101,7 +101,7 @@ public final class NATSConnection: @unchecked Sendable {
                 guard let closure else { return }
                 var buffer = [CChar](repeating: 0, count: 256)
                 _ = natsConnection_GetConnectedUrl(connection, &buffer, buffer.count)
-                let url = String(cString: buffer)
+                let url = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 Unmanaged<Callbacks>.fromOpaque(closure).takeUnretainedValue().onStatus("reconnected to \(NATSConnection.withoutCredentials(url))")
             }, closure)
         }

@@ -96,7 +96,8 @@ extension FieldSummary {
         members.append(key: "n", value: .array([.int(intCount), .int(doubleCount), .int(dateCount), .int(stringCount)]))
         members.append(key: "intSum", value: .string(String(intSum)))
         members.append(key: "doubleSum", value: .array([double(doubleSum.sum), double(doubleSum.compensation)]))
-        members.append(key: "moments", value: .array([.int(moments.count), double(moments.mean), double(moments.m2)]))
+        members.append(key: "moments", value: .array([.int(moments.count), double(moments.shift), double(moments.s1.hi), double(moments.s1.lo),
+                                                      double(moments.s2.hi), double(moments.s2.lo)]))
         members.append(key: "int", value: .array([.int(intMin), .int(intMax)]))
         members.append(key: "double", value: .array([double(doubleMin), double(doubleMax)]))
         members.append(key: "date", value: .array([.int(dateMin), .int(dateMax)]))
@@ -133,12 +134,17 @@ extension FieldSummary {
         let parts = try doubles("doubleSum", 2)
         doubleSum.sum = parts[0]
         doubleSum.compensation = parts[1]
-        guard let momentArray = value.objectValue?["moments"]?.arrayValue, momentArray.count == 3, let momentCount = momentArray[0].intValue,
-              let meanText = momentArray[1].stringValue, let mean = Double(meanText),
-              let m2Text = momentArray[2].stringValue, let m2 = Double(m2Text) else { throw StatisticsPartialError("field summary: bad moments") }
+        guard let momentArray = value.objectValue?["moments"]?.arrayValue, momentArray.count == 6,
+              let momentCount = momentArray[0].intValue, momentCount >= 0 else { throw StatisticsPartialError("field summary: bad moments") }
+        var momentParts: [Double] = []
+        for item in momentArray.dropFirst() {
+            guard let text = item.stringValue, let number = Double(text) else { throw StatisticsPartialError("field summary: bad moments") }
+            momentParts.append(number)
+        }
         moments.count = momentCount
-        moments.mean = mean
-        moments.m2 = m2
+        moments.shift = momentParts[0]
+        moments.s1 = DoubleDouble(hi: momentParts[1], lo: momentParts[2])
+        moments.s2 = DoubleDouble(hi: momentParts[3], lo: momentParts[4])
         let integers = try ints("int", 2)
         (intMin, intMax) = (integers[0], integers[1])
         let extremes = try doubles("double", 2)
