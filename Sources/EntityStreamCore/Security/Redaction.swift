@@ -11,7 +11,9 @@
 ///   (`"token":"…"`, whitespace allowed around the colon);
 /// - every occurrence of each given secret of at least
 ///   ``minimumLiteralLength`` bytes, as it is and percent-encoded (a token
-///   that reached a text some other way).
+///   that reached a text some other way);
+/// - the password of a URL's user information (`http://user:password@host`
+///   becomes `http://user:***@host`), wherever a URL stands in the text.
 ///
 /// The result says where a credential was without saying what it was.
 /// Linear in the text's length per secret. Stateless and thread-safe.
@@ -36,6 +38,7 @@ public enum Redaction {
         }
         changed = maskParameters(&bytes) || changed
         changed = maskJSONMembers(&bytes) || changed
+        changed = maskUserInfoPasswords(&bytes) || changed
         return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
@@ -177,6 +180,53 @@ public enum Redaction {
                 output.append(contentsOf: bytes[copied..<valueStart])
                 output.append(contentsOf: maskBytes)
                 copied = end
+                changed = true
+            }
+            index = end
+        }
+        guard changed else { return false }
+        output.append(contentsOf: bytes[copied...])
+        bytes = output
+        return true
+    }
+
+    // MARK: User information (`scheme://user:password@host`)
+
+    /// Bytes that end a URL's authority (user information, host, port).
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"),
+             UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func maskUserInfoPasswords(_ bytes: inout [UInt8]) -> Bool {
+        var output: [UInt8] = []
+        var changed = false
+        var copied = 0
+        var index = 0
+        while index + 3 <= bytes.count {
+            guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else {
+                index += 1
+                continue
+            }
+            // The authority runs to the first '/', '?', '#' or space; its user information to its last '@'.
+            let start = index + 3
+            var end = start
+            var at: Int?
+            while end < bytes.count, !endsAuthority(bytes[end]) {
+                if bytes[end] == UInt8(ascii: "@") { at = end }
+                end += 1
+            }
+            if let at, let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")),
+               !bytes[(colon + 1)..<at].elementsEqual(maskBytes) {
+                if !changed { output.reserveCapacity(bytes.count) }
+                output.append(contentsOf: bytes[copied...colon])
+                output.append(contentsOf: maskBytes)
+                copied = at
                 changed = true
             }
             index = end
