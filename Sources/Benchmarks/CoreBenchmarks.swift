@@ -46,14 +46,14 @@ enum CoreBenchmarks {
     /// Bytes per retained observation: RSS growth while the store holds
     /// `count` AIS observations (decoded one by one, then dropped).
     static func memory(ais: String, count: Int) throws -> String {
-        guard let data = FileManager.default.contents(atPath: ais) else { throw BenchmarkError("cannot read \(ais)") }
-        let lines = data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
-        var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
+        try memoryPerObservation(ais: ais, count: count).line
+    }
+
+    /// The 14-track figure: the line, and the bytes per observation.
+    static func memoryPerObservation(ais: String, count: Int) throws -> (line: String, perObservation: Double) {
+        let (lines, schema, _) = try aisLines(ais)
+        var decoder = EsriFeatureDecoder(schema: schema)
         var messages: [StreamMessage] = []
-        for line in lines.prefix(10) { try decoder.decode(line, receivedAt: 0, into: &messages) }
-        var schema = decoder.schema
-        schema.trackIDIndex = schema.index(ofField: "MMSI")
-        decoder = EsriFeatureDecoder(schema: schema)
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: count))
         var events: [StoreEvent] = []
         let before = residentBytes()
@@ -66,8 +66,79 @@ enum CoreBenchmarks {
         let after = residentBytes()
         guard store.observationCount == count else { throw BenchmarkError("store holds \(store.observationCount), expected \(count)") }
         let perObservation = Double(after - before) / Double(count)
-        return String(format: "memory: %d AIS observations retained (14 tracks, %d distinct strings): %.1f bytes per observation above the baseline (RSS +%.1f MB)",
-                      count, store.internedStringCount, perObservation, Double(after - before) / 1e6)
+        return (String(format: "memory: %d AIS observations retained (14 tracks, %d distinct strings): %.1f bytes per observation above the baseline (RSS +%.1f MB; the store counts %.1f bytes per observation)",
+                       count, store.internedStringCount, perObservation, Double(after - before) / 1e6, Double(store.storeBytes) / Double(count)), perObservation)
+    }
+
+    /// The store's memory with many tracks: RSS growth while it holds
+    /// `perTrack` AIS observations of each of `tracks` tracks (the AIS lines
+    /// with their MMSI replaced by one of `tracks` ids, round robin, under a
+    /// cap of tracks × perTrack). The child process `memory-tracks` measures
+    /// one shape; each shape runs in a fresh process, so no earlier shape's
+    /// freed heap hides in the figure. Bytes per entity are what is left
+    /// once `perObservation` (the 14-track figure) is taken for each observation.
+    static func memoryByTracks(executable: String, perObservation: Double) throws -> [String] {
+        var lines: [String] = []
+        for (tracks, perTrack) in [(20_000, 1), (20_000, 5), (200_000, 1), (200_000, 5)] {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: executable)
+            child.arguments = ["memory-tracks", "--tracks", String(tracks), "--per-track", String(perTrack)]
+            let output = Pipe()
+            child.standardOutput = output
+            try child.run()
+            let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            let fields = answer.split(separator: " ")
+            guard child.terminationStatus == 0, fields.count == 3, let bytes = Double(fields[0]), let storeBytes = Double(fields[1]) else {
+                throw BenchmarkError("memory-tracks failed: \(answer)")
+            }
+            let observations = Double(tracks * perTrack)
+            let perEntity = (bytes - perObservation * observations) / Double(tracks)
+            lines.append(String(format: "memory: %d tracks × %d observations: RSS +%.1f MB, %.0f bytes per observation, %.0f bytes per entity beside %.1f per observation (the store counts %.0f bytes per entity and observation: %.1f MB)",
+                                tracks, perTrack, bytes / 1e6, bytes / observations, perEntity, perObservation, storeBytes / Double(tracks), storeBytes / 1e6))
+        }
+        return lines
+    }
+
+    /// The child of ``memoryByTracks(executable:perObservation:)``: prints the
+    /// RSS growth in bytes, the store's own byte count, and the observations held.
+    static func memoryTracksChild(ais: String, tracks: Int, perTrack: Int) throws -> String {
+        let (lines, schema, trackIndex) = try aisLines(ais)
+        var decoder = EsriFeatureDecoder(schema: schema)
+        var messages: [StreamMessage] = []
+        let count = tracks * perTrack
+        let names = (0..<tracks).map { "3\(String(format: "%08d", $0))" }
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: count))
+        var events: [StoreEvent] = []
+        let before = residentBytes()
+        for index in 0..<count {
+            messages.removeAll(keepingCapacity: true)
+            try decoder.decode(lines[index % lines.count], receivedAt: Int64(index), into: &messages)
+            events.removeAll(keepingCapacity: true)
+            guard case .observation(let decoded)? = messages.first else { continue }
+            var attributes = decoded.attributes
+            attributes[trackIndex] = .string(names[index % tracks])
+            store.ingest(Observation(geometry: decoded.geometry, attributes: attributes, receivedAt: decoded.receivedAt), now: Int64(index), into: &events)
+        }
+        messages = []
+        let after = residentBytes()
+        guard store.observationCount == count, store.entityCount == tracks else {
+            throw BenchmarkError("store holds \(store.observationCount) observations of \(store.entityCount) tracks, expected \(count) of \(tracks)")
+        }
+        return "\(after - before) \(store.storeBytes) \(count)"
+    }
+
+    /// The AIS recording's lines and its schema (learned from its first lines), keyed by `MMSI`.
+    private static func aisLines(_ ais: String) throws -> (lines: [[UInt8]], schema: Schema, trackIndex: Int) {
+        guard let data = FileManager.default.contents(atPath: ais) else { throw BenchmarkError("cannot read \(ais)") }
+        let lines = data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
+        var decoder = EsriFeatureDecoder(schema: Schema(fields: []))
+        var messages: [StreamMessage] = []
+        for line in lines.prefix(10) { try decoder.decode(line, receivedAt: 0, into: &messages) }
+        var schema = decoder.schema
+        guard let trackIndex = schema.index(ofField: "MMSI") else { throw BenchmarkError("no MMSI field in \(ais)") }
+        schema.trackIDIndex = trackIndex
+        return (lines, schema, trackIndex)
     }
 
     static func residentBytes() -> Int {

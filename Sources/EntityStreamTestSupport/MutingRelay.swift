@@ -33,20 +33,26 @@ public final class MutingRelay: Sendable {
     /// From now on the client's bytes are dropped.
     public func mute() { state.withLock { $0.muted = true } }
 
-    /// Closes the listener and every relayed connection.
+    /// Closes the listener and every relayed connection. Descriptors are shut
+    /// down under the lock their pumps close them under, so a number already
+    /// closed (and maybe reused by another test's socket) is never touched.
     public func stop() {
-        let descriptors = state.withLock { state -> [Int32] in
-            guard !state.stopped else { return [] }
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            defer { state.descriptors = [] }
-            return state.descriptors
+            shutdown(listener, Int32(SHUT_RDWR))
+            for descriptor in state.descriptors { shutdown(descriptor, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for descriptor in descriptors { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop(targetPort: Int) {
-        defer { close(listener) }
+        // Closed under the lock, marked stopped: stop() never touches a number closed here.
+        defer {
+            state.withLock { state in
+                state.stopped = true
+                close(listener)
+            }
+        }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -54,15 +60,9 @@ public final class MutingRelay: Sendable {
                 return
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(targetPort).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            let connected = LoopbackSocket.connect(server, port: targetPort)
             let kept = state.withLock { state -> Bool in
-                guard !state.stopped, connected == 0 else { return false }
+                guard !state.stopped, connected else { return false }
                 state.descriptors += [client, server]
                 return true
             }
@@ -78,8 +78,11 @@ public final class MutingRelay: Sendable {
     /// Copies bytes both ways until either side closes.
     private func pump(client: Int32, server: Int32) {
         defer {
-            close(client)
-            close(server)
+            state.withLock { state in
+                state.descriptors.removeAll { $0 == client || $0 == server }
+                close(client)
+                close(server)
+            }
         }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
