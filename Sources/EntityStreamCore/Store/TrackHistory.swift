@@ -66,7 +66,9 @@ struct TrackHistory {
             if head == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
                 head = 0
-            } else if head >= 16 && head * 2 >= chunks.count {
+            } else if head * 2 >= chunks.count {
+                // Emptied chunks are dropped once they are half the array: a track that starts a
+                // new chunk every 128 observations keeps one or two, not up to 32.
                 chunks.removeFirst(head)
                 head = 0
             }
