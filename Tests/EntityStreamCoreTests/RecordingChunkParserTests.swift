@@ -137,6 +137,29 @@ struct RecordingChunkParserTests {
         #expect(parser.layout == .featureLines)
     }
 
+    /// A batch of large messages stops at about 4 MiB, however few messages it holds: a replay of
+    /// 600 KB lines read 1,024 of them (600 MB) before handing any over.
+    @Test func batchesOfLargeMessagesAreBoundedByBytes() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString).json").path
+        let line = "{\"attributes\":{\"note\":\"" + String(repeating: "n", count: 100_000) + "\"}}"
+        try Array(repeating: line, count: 120).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try RecordingFileReader(path: path)
+        var batch = RecordingChunkParser.Batch()
+        var batches = 0
+        var messages = 0
+        var more = true
+        while more {
+            batch.removeAll()
+            more = try reader.read(into: &batch, minimum: 1024)
+            batches += 1
+            messages += batch.count
+            #expect(batch.bytes.count <= RecordingFileReader.batchByteLimit + (256 << 10) + line.utf8.count, "\(batch.bytes.count) bytes")
+        }
+        #expect(messages == 120)
+        #expect(batches >= 3)
+    }
+
     /// The file reader streams a file in small chunks and starts again after rewind().
     @Test func fileReaderStreamsAndRewinds() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("chunks-\(UUID().uuidString).json").path
