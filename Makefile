@@ -3,7 +3,7 @@
 #   make test   install what is missing, run the tests
 # Also: make setup, make build, make bench (release build + benchmarks),
 #   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60),
-#   make soak (release build; memory stays flat for SOAK_SECONDS, default 60, per run).
+#   make soak (release build; memory stays flat for SOAK_SECONDS, default 150, per run).
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # How long `make fuzz` runs each fuzz test with fresh seeds (seconds).
 FUZZ_SECONDS ?= 60
 # How long each `make soak` run lasts (seconds).
-SOAK_SECONDS ?= 60
+SOAK_SECONDS ?= 150
 
 .PHONY: setup build test fuzz demo bench soak clean
 

@@ -94,8 +94,8 @@ enum CoreBenchmarks {
             }
             let observations = Double(tracks * perTrack)
             let perEntity = (bytes - perObservation * observations) / Double(tracks)
-            lines.append(String(format: "memory: %d tracks × %d observations: RSS +%.1f MB, %.0f bytes per observation, %.0f bytes per entity beside %.1f per observation (the store counts %.0f bytes per entity and observation: %.1f MB)",
-                                tracks, perTrack, bytes / 1e6, bytes / observations, perEntity, perObservation, storeBytes / Double(tracks), storeBytes / 1e6))
+            lines.append(String(format: "memory: %d tracks × %d observations: RSS +%.1f MB, %.0f bytes per observation, so %.0f bytes per entity beside %.1f per observation (the store's own count, --max-store-bytes': %.1f MB)",
+                                tracks, perTrack, bytes / 1e6, bytes / observations, perEntity, perObservation, storeBytes / 1e6))
         }
         return lines
     }

@@ -93,7 +93,7 @@ struct StoreMemoryTests {
         let stride = 4 + 2   // id, time, x, y, then two attributes
         #expect(store.entityCount == 20_000)
         #expect(footprint.chunks == 20_000)
-        #expect(footprint.chunkWords <= 20_000 * stride * HistoryChunk.initialRecords, "\(footprint.chunkWords) words")
+        #expect(footprint.chunkWords <= 20_000 * stride * 2, "\(footprint.chunkWords) words")
         #expect(store.storeBytes <= 20_000 * 700, "\(store.storeBytes) bytes")
     }
 
