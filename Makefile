@@ -3,7 +3,8 @@
 #   make test   install what is missing, run the tests
 # Also: make setup, make build, make bench (release build + benchmarks),
 #   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60),
-#   make soak (release build; memory stays flat for SOAK_SECONDS, default 150, per run).
+#   make soak (release build; memory stays flat for SOAK_SECONDS, default 150, per run),
+#   make interop (real ArcGIS clients against the simulator; see .ci/interop).
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -14,7 +15,7 @@ FUZZ_SECONDS ?= 60
 # How long each `make soak` run lasts (seconds).
 SOAK_SECONDS ?= 150
 
-.PHONY: setup build test fuzz demo bench soak clean
+.PHONY: setup build test fuzz demo bench soak interop clean
 
 ## setup: install the Debian packages the build and tests need, only if missing
 setup:
@@ -65,6 +66,12 @@ bench: setup
 soak: setup
 	$(SWIFT) build -c release
 	.build/release/entitystream-bench soak --seconds $(SOAK_SECONDS)
+
+## interop: real ArcGIS clients (GDAL's ogr2ogr, esridump, the ArcGIS API for Python, the JS SDK in
+## headless chromium) against stream-simulator on loopback; each skipped with a message when not
+## installed (setup steps at the top of .ci/interop). Not part of `make test`.
+interop: setup
+	bash .ci/interop
 
 clean:
 	rm -rf .build

@@ -38,7 +38,8 @@ let package = Package(
         .testTarget(name: "StreamSimulatorTests", dependencies: ["StreamSimulator", "EntityStreamCore", "EntityStream", "Transport", "EntityStreamTestSupport", "Locking", "Statistics", "HotSpots"]),
         .testTarget(name: "CommandLineTests", dependencies: ["EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCore", "EntityStreamTestSupport", "Raster"]),
         .testTarget(name: "HotSpotsTests", dependencies: ["HotSpots", "EntityStreamCore", "EntityStreamTestSupport"]),
-        .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport", "Statistics", "HotSpots", "Raster"]),
+        .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport", "Statistics", "HotSpots", "Raster"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,7 +20,11 @@ Serves ArcGIS stream services and feature layers on one port, speaking the real 
   GET  /arcgis/rest/services/<Name>/StreamServer?f=json     the service description
   WS   /arcgis/ws/services/<Name>/StreamServer/subscribe    one Esri feature JSON per frame
   GET  /arcgis/rest/services/<Name>/MapServer/0?f=json      a layer's description (also FeatureServer/0)
-  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson)
+  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson; every
+       parameter of ArcGIS's Query operation is accepted)
+  GET  /arcgis/rest/services/<Name>/FeatureServer[/layers]  the service root, every layer's description
+  GET  /arcgis/rest/info                                    version and authentication
+  OPTIONS any of them                                       CORS preflight (204)
   GET  /arcgis/rest/services/<Name>/GPServer/911 Calls Hotspot   a hot-spot task (submitJob, jobs/<id>,
        jobs/<id>/results/Output_Features, jobs/<id>/cancel; results also as …/<Name>/MapServer/jobs/<id>/0)
 
@@ -56,7 +60,8 @@ Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotsp
                                 x=x_coordina,y=y_coordina,time=occ_date,wkid=2913 (--layer-columns works too)
   --job-delay MS                each job stays MS in each status (submitted, waiting, executing, cancelling)
   --job-execution MS            each job executes at least MS (default: --job-delay); a cancel cuts it short
-  --no-layer-pagination         layers refuse resultOffset/resultRecordCount (as old servers do)
+  --no-layer-pagination         layers answer as servers before 10.3 did: no supportsPagination, and
+                                resultOffset/resultRecordCount ignored (clients page by object ids)
 Pacing:
   --speed X                     recorded timing X times faster (recordings, CSV) (default 1;
                                 0.000001 to 1000000)
@@ -70,7 +75,11 @@ Network and security:
   --port P                      port (default 6180; 0 picks a free one, printed on stderr)
   --host ADDRESS                listen on exactly this address of this machine (default 127.0.0.1;
                                 ::1 for IPv6 loopback; 0.0.0.0 every IPv4 interface; :: every interface)
-  --token T                     require token T on the descriptions, the socket and layer queries
+  --token T                     require token T on the descriptions, the socket and layer queries (REST
+                                requests may send it as token=T or X-Esri-Authorization: Bearer T)
+  --cors-origins LIST           origins allowed to read the REST answers from a browser, comma-separated
+                                (default *: every origin, as ArcGIS Server; others get no CORS headers,
+                                their preflights and WebSocket upgrades 403)
   --tls-cert FILE --tls-key FILE
                                 serve https/wss (stream services and layers)
 Faults (each announced on stderr when it fires):
@@ -195,6 +204,8 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             }
             configuration.host = host
         case "--token": configuration.token = try value(word)
+        case "--cors-origins":
+            do { configuration.cors = try CORSPolicy.parse(try value(word)) } catch let error as SimulatorError { throw UsageError(error.description) }
         case "--tls-cert": tlsCertificate = try value(word)
         case "--tls-key": tlsKey = try value(word)
         case "--drop-after": configuration.faults.dropAfter = try integer(word, minimum: 1)

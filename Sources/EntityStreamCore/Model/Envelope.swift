@@ -28,4 +28,11 @@ public struct Envelope: Sendable, Hashable {
         guard let wkid, let converted = WebMercator.convert(point, to: wkid, assuming: assumed) else { return contains(point) }
         return contains(converted)
     }
+
+    /// The smallest envelope holding `box` (nil: none yet) and the point
+    /// `x`, `y`; the wkid is `box`'s (nil for the first point).
+    public static func including(_ box: Envelope?, x: Double, y: Double) -> Envelope {
+        guard let box else { return Envelope(xmin: x, ymin: y, xmax: x, ymax: y) }
+        return Envelope(xmin: min(box.xmin, x), ymin: min(box.ymin, y), xmax: max(box.xmax, x), ymax: max(box.ymax, y), wkid: box.wkid)
+    }
 }

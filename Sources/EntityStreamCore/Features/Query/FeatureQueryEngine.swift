@@ -31,11 +31,22 @@
 /// A value type; `run` is pure and safe from any number of tasks.
 public struct FeatureQueryEngine: Sendable {
     public var maxRecordCount: Int
+    /// The page size of `resultType=standard` (default 2 × ``maxRecordCount``).
+    public var standardMaxRecordCount: Int
+    /// The page size of `resultType=tile` (default 4 × ``maxRecordCount``).
+    public var tileMaxRecordCount: Int
+    /// False emulates servers from before pagination (ArcGIS 10.2 and older):
+    /// `resultOffset` and `resultRecordCount` are ignored, every answer is
+    /// the first `maxRecordCount` matches, and clients page by object ids.
     public var supportsPagination: Bool
     public var statistics: (any FeatureStatisticsEngine)?
 
     public init(maxRecordCount: Int = 2000, supportsPagination: Bool = true, statistics: (any FeatureStatisticsEngine)? = nil) {
         self.maxRecordCount = max(1, maxRecordCount)
+        let (standard, overflow) = self.maxRecordCount.multipliedReportingOverflow(by: 2)
+        let (tile, tileOverflow) = self.maxRecordCount.multipliedReportingOverflow(by: 4)
+        self.standardMaxRecordCount = overflow ? Int.max : standard
+        self.tileMaxRecordCount = tileOverflow ? Int.max : tile
         self.supportsPagination = supportsPagination
         self.statistics = statistics
     }
@@ -44,13 +55,25 @@ public struct FeatureQueryEngine: Sendable {
     /// - Throws: ``FeatureQueryError`` naming the parameter that cannot be honoured.
     public func run(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError) -> FeatureQueryResult {
         let schema = table.schema
+        var query = query
         if !supportsPagination {
-            if query.resultOffset != nil { throw FeatureQueryError("resultOffset", "pagination is not supported by this layer (supportsPagination is false)") }
-            if query.resultRecordCount != nil { throw FeatureQueryError("resultRecordCount", "pagination is not supported by this layer (supportsPagination is false)") }
+            // Servers from before pagination did not know these parameters.
+            query.resultOffset = nil
+            query.resultRecordCount = nil
         }
         var whereClause: WhereClause?
         if let text = query.effectiveWhereClause {
             do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
+        }
+        var textClause: WhereClause?
+        if let text = query.text {
+            guard let field = LayerDescription.displayField(of: schema) else {
+                throw FeatureQueryError("text", "the layer has no display field (no string field) to search")
+            }
+            let literal = "'%" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "%'"
+            do { textClause = try WhereClause("\(field) LIKE \(literal)", schema: schema) } catch {
+                throw FeatureQueryError("text", error.description)
+            }
         }
         let fieldIndices = try outputFields(query.outFields, schema: schema, objectIDField: table.objectIDFieldIndex)
         // A statistics query orders its groups by group fields and statistic
@@ -64,10 +87,12 @@ public struct FeatureQueryEngine: Sendable {
         if query.time != nil && !table.isTimeAware {
             throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
         }
-        var envelope: Envelope?
+        var area: SearchArea?
         if let geometry = query.geometry {
             guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
-            envelope = try Self.envelope(geometry, into: table.spatialReference)
+            area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
+                                  unit: query.distanceUnit, layerReference: table.spatialReference,
+                                  rings: query.polygonRings.map { Self.rings($0, from: geometry.wkid, into: table.spatialReference) })
         }
         var outputReference = table.spatialReference
         if table.geometryType == .point {
@@ -91,10 +116,21 @@ public struct FeatureQueryEngine: Sendable {
             throw FeatureQueryError(parameter, "statistics queries are not supported by this server yet")
         }
 
+        if let quantization = query.quantization, let wkid = quantization.extent.wkid, let output = outputReference,
+           wkid != output, !(WebMercator.isWebMercator(wkid) && WebMercator.isWebMercator(output)) {
+            throw FeatureQueryError("quantizationParameters", "the extent's spatial reference \(wkid) is not the output's \(output)")
+        }
+
         // Selection.
-        let rows = select(table, whereClause: whereClause, objectIDs: query.objectIDs, time: query.time, envelope: envelope)
-        let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
-        let limit = product.overflow ? Int.max : product.partialValue
+        let rows = select(table, whereClause: whereClause, textClause: textClause, objectIDs: query.objectIDs, time: query.time, area: area)
+        let limit: Int
+        switch query.resultType {
+        case .standard: limit = standardMaxRecordCount
+        case .tile: limit = tileMaxRecordCount
+        case .none:
+            let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
+            limit = product.overflow ? Int.max : product.partialValue
+        }
         let pageSize = min(query.resultRecordCount ?? limit, limit)
         if let statistics, query.isStatisticsQuery {
             var result = try statistics.statistics(of: table, rows: rows, query: query)
@@ -104,6 +140,10 @@ public struct FeatureQueryEngine: Sendable {
             result.rows = Array(result.rows[offset..<end])
             return .statistics(result)
         }
+        if query.returnExtentOnly {
+            let extent = table.geometryType == .point ? Self.extent(of: rows, in: table, reference: outputReference) : nil
+            return .extent(extent, spatialReference: outputReference, count: query.returnCountOnly ? rows.count : nil)
+        }
         if query.returnCountOnly { return .count(rows.count) }
         let ordered = Self.ordered(rows, in: table, by: order)
         if query.returnIDsOnly {
@@ -111,14 +151,39 @@ public struct FeatureQueryEngine: Sendable {
         }
         let offset = min(query.resultOffset ?? 0, ordered.count)
         let end = offset + min(pageSize, ordered.count - offset)
-        return .features(FeatureSelection(table: table, rows: Array(ordered[offset..<end]), fieldIndices: fieldIndices,
-                                          returnGeometry: query.returnGeometry && table.geometryType == .point,
-                                          spatialReference: outputReference, exceededTransferLimit: ordered.count > end,
-                                          matchCount: ordered.count))
+        var selection = FeatureSelection(table: table, rows: Array(ordered[offset..<end]), fieldIndices: fieldIndices,
+                                         returnGeometry: query.returnGeometry && table.geometryType == .point,
+                                         spatialReference: outputReference, exceededTransferLimit: ordered.count > end,
+                                         matchCount: ordered.count)
+        if table.geometryType == .point {
+            selection.geometryPrecision = query.geometryPrecision
+            if query.format != .geojson { selection.quantization = query.quantization }
+            if query.returnQueryExtent {
+                selection.asksQueryExtent = true
+                selection.queryExtent = Self.extent(of: ordered, in: table, reference: outputReference)
+            }
+        }
+        return .features(selection)
+    }
+
+    /// The bounding box of `rows`' points in `reference` (nil when none has a point).
+    static func extent(of rows: [Int], in table: FeatureTable, reference: Int?) -> Envelope? {
+        var box: Envelope?
+        for row in rows {
+            guard var point = table.geometry(at: row) else { continue }
+            if let reference, reference != table.spatialReference {
+                point = WebMercator.convert(point, to: reference, assuming: table.spatialReference) ?? point
+            }
+            guard point.x.isFinite, point.y.isFinite else { continue }
+            box = Envelope.including(box, x: point.x, y: point.y)
+        }
+        box?.wkid = reference
+        return box
     }
 
     /// The rows passing every filter, in row order.
-    func select(_ table: FeatureTable, whereClause: WhereClause?, objectIDs: [Int64]?, time: TimeExtent?, envelope: Envelope?) -> [Int] {
+    func select(_ table: FeatureTable, whereClause: WhereClause?, textClause: WhereClause? = nil, objectIDs: [Int64]?, time: TimeExtent?,
+                area: SearchArea?) -> [Int] {
         let candidates: [Int]?
         if let objectIDs {
             candidates = Set(objectIDs.compactMap { table.row(withObjectID: $0) }).sorted()
@@ -131,11 +196,14 @@ public struct FeatureQueryEngine: Sendable {
                 if checksTime, let time {
                     guard let span = table.timeSpan(at: row), time.overlaps(from: span.start, to: span.end) else { return false }
                 }
-                if let envelope {
-                    guard let point = table.geometry(at: row), envelope.contains(point) else { return false }
+                if let area {
+                    guard let point = table.geometry(at: row), area.contains(point) else { return false }
                 }
                 if let whereClause, let base = values.baseAddress {
                     guard whereClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
+                }
+                if let textClause, let base = values.baseAddress {
+                    guard textClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
                 }
                 return true
             }
@@ -178,8 +246,20 @@ public struct FeatureQueryEngine: Sendable {
         return kept.sorted()
     }
 
+    /// Polygon rings from `source` into `target` (WGS84 ↔ Web Mercator, vertex by
+    /// vertex; as they are otherwise: ``envelope(_:into:)`` has refused other pairs).
+    static func rings(_ rings: [[AnalysisGeometry.Coordinate]], from source: Int?, into target: Int?) -> [[AnalysisGeometry.Coordinate]] {
+        guard let source, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else { return rings }
+        return rings.map { ring in
+            ring.map { corner in
+                guard let point = WebMercator.convert(Point(x: corner.x, y: corner.y), to: target, assuming: source) else { return corner }
+                return AnalysisGeometry.Coordinate(x: point.x, y: point.y)
+            }
+        }
+    }
+
     /// `geometry` in spatial reference `target` (its own wkid nil meaning `target`).
-    static func envelope(_ geometry: Envelope, into target: Int?) throws(FeatureQueryError) -> Envelope {
+    public static func envelope(_ geometry: Envelope, into target: Int?) throws(FeatureQueryError) -> Envelope {
         guard let source = geometry.wkid, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else {
             return geometry
         }
