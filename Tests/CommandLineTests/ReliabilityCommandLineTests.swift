@@ -111,4 +111,14 @@ struct ReliabilityCommandLineTests {
             #expect(eventsLines.contains(kind.rawValue), "\(command) --help: \(kind.rawValue) missing from: \(eventsLines)")
         }
     }
+
+    /// A password in a URL's user information never reaches stderr: the "invalid URL" error
+    /// masks it (it printed `http://user:pw@…` as given).
+    @Test func urlPasswordIsNotPrinted() throws {
+        let result = try CommandLineTool.run("entitystream", ["connect", "http://ann:s3cret-pw@127.0.0.1:1/arcgis/rest/services/X/StreamServer",
+                                                              "--reconnect-attempts", "0"])
+        #expect(result.status != 0)
+        #expect(!result.standardError.contains("s3cret-pw") && !result.standardOutput.contains("s3cret-pw"), "\(result.standardError)")
+        #expect(result.standardError.contains("ann:***@127.0.0.1:1"), "\(result.standardError)")
+    }
 }
