@@ -51,23 +51,11 @@ enum CoreBenchmarks {
 
     /// The 14-track figure: the line, and the bytes per observation.
     static func memoryPerObservation(ais: String, count: Int) throws -> (line: String, perObservation: Double) {
-        let (lines, schema, _) = try aisLines(ais)
-        var decoder = EsriFeatureDecoder(schema: schema)
-        var messages: [StreamMessage] = []
-        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: count))
-        var events: [StoreEvent] = []
-        let before = residentBytes()
-        for index in 0..<count {
-            messages.removeAll(keepingCapacity: true)
-            try decoder.decode(lines[index % lines.count], receivedAt: Int64(index), into: &messages)
-            events.removeAll(keepingCapacity: true)
-            if case .observation(let observation)? = messages.first { store.ingest(observation, now: Int64(index), into: &events) }
-        }
-        let after = residentBytes()
+        let (store, bytes) = try retain(ais: ais, count: count, trackIDs: nil)
         guard store.observationCount == count else { throw BenchmarkError("store holds \(store.observationCount), expected \(count)") }
-        let perObservation = Double(after - before) / Double(count)
+        let perObservation = Double(bytes) / Double(count)
         return (String(format: "memory: %d AIS observations retained (14 tracks, %d distinct strings): %.1f bytes per observation above the baseline (RSS +%.1f MB; the store counts %.1f bytes per observation)",
-                       count, store.internedStringCount, perObservation, Double(after - before) / 1e6, Double(store.storeBytes) / Double(count)), perObservation)
+                       count, store.internedStringCount, perObservation, Double(bytes) / 1e6, Double(store.storeBytes) / Double(count)), perObservation)
     }
 
     /// The store's memory with many tracks: RSS growth while it holds
@@ -103,11 +91,21 @@ enum CoreBenchmarks {
     /// The child of ``memoryByTracks(executable:perObservation:)``: prints the
     /// RSS growth in bytes, the store's own byte count, and the observations held.
     static func memoryTracksChild(ais: String, tracks: Int, perTrack: Int) throws -> String {
+        let count = tracks * perTrack
+        let (store, bytes) = try retain(ais: ais, count: count, trackIDs: (0..<tracks).map { "3\(String(format: "%08d", $0))" })
+        guard store.observationCount == count, store.entityCount == tracks else {
+            throw BenchmarkError("store holds \(store.observationCount) observations of \(store.entityCount) tracks, expected \(count) of \(tracks)")
+        }
+        return "\(bytes) \(store.storeBytes) \(count)"
+    }
+
+    /// A store holding `count` AIS observations (the lines cycled; with
+    /// `trackIDs`, each line's MMSI replaced by one of them, round robin) and
+    /// the RSS it added, the lines themselves read before.
+    private static func retain(ais: String, count: Int, trackIDs: [String]?) throws -> (store: EntityStoreState, bytes: Int) {
         let (lines, schema, trackIndex) = try aisLines(ais)
         var decoder = EsriFeatureDecoder(schema: schema)
         var messages: [StreamMessage] = []
-        let count = tracks * perTrack
-        let names = (0..<tracks).map { "3\(String(format: "%08d", $0))" }
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: count))
         var events: [StoreEvent] = []
         let before = residentBytes()
@@ -116,16 +114,16 @@ enum CoreBenchmarks {
             try decoder.decode(lines[index % lines.count], receivedAt: Int64(index), into: &messages)
             events.removeAll(keepingCapacity: true)
             guard case .observation(let decoded)? = messages.first else { continue }
-            var attributes = decoded.attributes
-            attributes[trackIndex] = .string(names[index % tracks])
-            store.ingest(Observation(geometry: decoded.geometry, attributes: attributes, receivedAt: decoded.receivedAt), now: Int64(index), into: &events)
+            if let trackIDs {
+                var attributes = decoded.attributes
+                attributes[trackIndex] = .string(trackIDs[index % trackIDs.count])
+                store.ingest(Observation(geometry: decoded.geometry, attributes: attributes, receivedAt: decoded.receivedAt), now: Int64(index), into: &events)
+            } else {
+                store.ingest(decoded, now: Int64(index), into: &events)
+            }
         }
         messages = []
-        let after = residentBytes()
-        guard store.observationCount == count, store.entityCount == tracks else {
-            throw BenchmarkError("store holds \(store.observationCount) observations of \(store.entityCount) tracks, expected \(count) of \(tracks)")
-        }
-        return "\(after - before) \(store.storeBytes) \(count)"
+        return (store, residentBytes() - before)
     }
 
     /// The AIS recording's lines and its schema (learned from its first lines), keyed by `MMSI`.

@@ -125,6 +125,9 @@ struct StoreMemoryTests {
         #expect(store.observationCount == 10_000)
         #expect(largest <= wordsWhenFull, "at most \(wordsWhenFull) words after the store filled, \(largest) later")
         #expect(largest <= 4 * 10_000 * stride, "\(largest) words for 10,000 live records of \(stride) words")
+        // Each track started a new chunk every 128 observations (four times): the emptied ones
+        // leave its array, which keeps one or two (they stayed until 16 had piled up).
+        #expect(store.footprint.chunks <= 2 * 2_000, "\(store.footprint.chunks) chunks kept for 2,000 tracks")
     }
 
     /// The byte budget purges the oldest observations first, with their own reason, until the store
