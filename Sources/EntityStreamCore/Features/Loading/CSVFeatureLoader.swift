@@ -150,7 +150,8 @@ enum CSVFeatureLoader {
                             throw CSVError("time column '\(names[column])': cannot read '\(text)' as a time (expected e.g. 2000-09-01T00:00:00Z, 2000-09-01 06:00:00 as UTC, or epoch seconds or milliseconds)", line: record.line)
                         }
                     } else {
-                        values[target] = CSVColumnTypeInference.value(record.fields[column], type: plan.types[target])
+                        values[target] = CSVColumnTypeInference.value(record.fields[column], type: plan.types[target],
+                                                                      quoted: record.isQuotedBlank(column))
                     }
                 }
                 var point: Point?
