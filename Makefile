@@ -27,12 +27,14 @@ setup:
 	pkg-config --exists proj 2>/dev/null || missing="$$missing libproj-dev"; \
 	[ -f /usr/share/proj/proj.db ] || missing="$$missing proj-data"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	pkg-config --exists libnats 2>/dev/null || missing="$$missing libnats-dev"; \
+	command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing="$$missing nats-server"; \
 	if [ -n "$$missing" ]; then \
 	  echo "make setup: missing:$$missing" >&2; \
 	  echo "make setup: running: $(SUDO) apt-get update && $(SUDO) apt-get install -y$$missing" >&2; \
 	  { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } 1>&2; \
 	else \
-	  echo "make setup: libwebsockets-dev, libtiff-dev, libgeotiff-dev, libproj-dev (with proj-data), pkg-config and openssl are installed" >&2; \
+	  echo "make setup: libwebsockets-dev, libtiff-dev, libgeotiff-dev, libproj-dev (with proj-data), libnats-dev, nats-server, pkg-config and openssl are installed" >&2; \
 	fi
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "make setup: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
 

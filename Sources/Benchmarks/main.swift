@@ -115,6 +115,14 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+    case "jetstream":
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: option("--count", default: 1_000_000), rounds: option("--runs", default: 3)) {
+                report(line)
+            }
+        } else {
+            skip("jetstream")
+        }
     case "enrich":
         if haveWorld {
             for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: option("--count", default: 1_000_000),
@@ -151,8 +159,13 @@ do {
             skipEnrich()
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: 1_000_000, rounds: 3) { report(line) }
+        } else {
+            skip("jetstream")
+        }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, jetstream)\n".utf8))
         exit(2)
     }
 } catch {

@@ -22,6 +22,10 @@ Usage:
   entitystream connect URL [opts]   stream a live service (…/StreamServer)
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
+  entitystream consume nats://HOST:PORT/STREAM
+                                    a NATS JetStream stream (filled by --publish) as the source
+  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N
+                                    statistics merged across the consumers of a fleet group
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
@@ -46,6 +50,12 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "replay":
             _ = try arguments.next()
             return try await ReplayCommand(arguments: &arguments).run()
+        case "consume":
+            _ = try arguments.next()
+            return try await ConsumeCommand(arguments: &arguments).run()
+        case "fleet":
+            _ = try arguments.next()
+            return try await FleetCommand(arguments: &arguments).run()
         case "record":
             _ = try arguments.next()
             return try await RecordCommand(arguments: &arguments).run()
@@ -67,7 +77,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics, hotspots, identify or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, consume, fleet, record, query, statistics, hotspots, identify or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

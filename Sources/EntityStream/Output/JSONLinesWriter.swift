@@ -38,8 +38,15 @@ public final class JSONLinesWriter: Sendable {
     /// Observation events written so far, for progress reports. Thread-safe.
     public final class Counters: Sendable {
         private let observations = Atomic<Int>(0)
+        private let flushed = Atomic<Int>(0)
         public init() {}
         public var observationsWritten: Int { observations.load(ordering: .relaxed) }
+        /// Observation events whose lines the output has taken (`write` returned):
+        /// what a JetStream consumer may acknowledge.
+        public var observationsFlushed: Int { flushed.load(ordering: .acquiring) }
+        func flushed(upTo count: Int) {
+            flushed.store(count, ordering: .releasing)
+        }
         func add(observations count: Int) {
             observations.add(count, ordering: .relaxed)
         }
@@ -124,10 +131,13 @@ public final class JSONLinesWriter: Sendable {
             }
             if isAbandoned { return .finished }
             let full = writer
+            let observationsInBuffer = observations
+            let counters = self.counters
             let job = thread.start {
                 var buffer = full
                 let failure: FileDescriptorOutput.Failure?
                 do throws(FileDescriptorOutput.Failure) { try output.write(buffer); failure = nil } catch { failure = error }
+                if failure == nil { counters.flushed(upTo: observationsInBuffer) }
                 buffer.removeAll()
                 return (buffer, failure)
             }

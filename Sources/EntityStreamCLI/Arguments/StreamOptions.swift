@@ -14,6 +14,7 @@ struct StreamOptions {
     var durationSeconds: Double?
     var dropWhenSlow = false
     var rasters = RasterOptions()
+    var publish = PublishOptions()
 
     /// Checks combinations once every flag is read.
     func validate() throws(UsageError) {
@@ -21,6 +22,7 @@ struct StreamOptions {
             throw UsageError("--limit counts printed observation events; include observation in --events")
         }
         try rasters.validate()
+        try publish.validate()
     }
 
     /// Consumes `flag` (and its value) if it is one of these options; false if not.
@@ -67,6 +69,7 @@ struct StreamOptions {
         case "--drop-when-slow":
             dropWhenSlow = true
         default:
+            if try publish.parse(flag, from: &arguments) { return true }
             return try rasters.parse(flag, from: &arguments)
         }
         return true
@@ -103,6 +106,7 @@ struct StreamOptions {
                                     queued events and report them in "dropped" events
                                     (default: wait, losing nothing)
     \(RasterOptions.help)
+    \(PublishOptions.help)
     """
     }
 }

@@ -55,10 +55,22 @@ struct ConnectCommand {
         var session = StreamSession(options: stream)
         (session.rasters, session.enricher) = try await stream.rasters.open()
         options.clock = session.clock
+        if let output = stream.publish.output(defaultService: Self.serviceName(serviceURL), kinds: stream.events) {
+            session.sideOutputs = [output]
+        }
         let url = serviceURL
         return try await session.run { pipeline in
             LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
         }
+    }
+}
+
+extension ConnectCommand {
+    /// The service's name in its URL (`…/services/NAME/StreamServer`), for `--publish` subjects.
+    static func serviceName(_ url: String) -> String {
+        let parts = url.split(separator: "?")[0].split(separator: "/").map(String.init)
+        if let server = parts.lastIndex(where: { $0.lowercased() == "streamserver" }), server > 0 { return parts[server - 1] }
+        return parts.last ?? "service"
     }
 }
 

@@ -55,6 +55,10 @@ struct StreamSession {
     /// may take to reach stdout; what is still queued then is dropped, and
     /// stderr says how much (a slow reader does not hold the end for ever).
     var drainLimitMilliseconds: Int64 = 2_000
+    /// What the stdout writer has written (a JetStream consumer acknowledges from it).
+    var writtenCounters = JSONLinesWriter.Counters()
+    /// Outputs beside stdout, each a bus subscriber of its own (`--publish`).
+    var sideOutputs: [any SessionOutput] = []
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -64,7 +68,11 @@ struct StreamSession {
                                     policy: options.dropWhenSlow ? .dropOldest : .backPressure, clock: clock)
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: options.format,
-                                     observationLimit: options.limit)
+                                     observationLimit: options.limit, counters: writtenCounters)
+        var sides: [any RunningSessionOutput] = []
+        for output in sideOutputs { sides.append(try await output.start(pipeline)) }
+        for side in sides { await pipeline.bus.subscribe(side.subscriber) }
+        let sideFailures = LockedState<[String]>([])
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: options.durationSeconds,
                                              durationElapsed: .durationElapsed, clock: clock)
         let hold = holdAfterSourceEnds
@@ -84,6 +92,11 @@ struct StreamSession {
         let (sourceEnded, sourceEnding) = AsyncStream.makeStream(of: Void.self)
 
         await withDiscardingTaskGroup { writing in
+            for side in sides {
+                writing.addTask {
+                    if let failure = await side.run() { sideFailures.withLock { $0.append(failure) } }
+                }
+            }
             writing.addTask {
                 let result = await writer.run()
                 writerEnds.finish()
@@ -151,6 +164,10 @@ struct StreamSession {
             Stderr.line("entitystream: \(message)")
             status = 1
         }
+        for failure in sideFailures.withLock({ $0 }) {
+            Stderr.line("entitystream: \(failure)")
+            status = 1
+        }
         // Also when the source ended first and the writer failed on what was left.
         if case .outputFailed(let failure)? = ending.value {
             Stderr.line("entitystream: cannot write to stdout: \(failure)")
@@ -180,6 +197,19 @@ extension StreamSession {
         }
         if elapsed { dropped.withLock { $0 = writer.abandon() } }
     }
+}
+
+/// An output beside stdout (`--publish`): made for the session's pipeline,
+/// it subscribes to the bus and runs until its subscription ends.
+protocol SessionOutput: Sendable {
+    func start(_ pipeline: StreamPipeline) async throws -> any RunningSessionOutput
+}
+
+/// A started ``SessionOutput``.
+protocol RunningSessionOutput: Sendable {
+    var subscriber: Subscriber { get }
+    /// Runs until the subscription ends; the reason when it failed.
+    func run() async -> String?
 }
 
 /// How the writer ended, handed from its child task to the session.

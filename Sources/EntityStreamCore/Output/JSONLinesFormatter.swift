@@ -191,6 +191,13 @@ public struct JSONLinesFormatter: Sendable {
 
     /// `,"raster":{…}` (the enrichment's text is JSON written by ``JSONWriter``).
     private static func appendEnrichment(_ enrichment: ObservationEnrichment, to writer: inout JSONWriter) {
+        if enrichment.redelivered { writer.appendRaw(",\"redelivered\":true") }
+        if let deliveries = enrichment.deliveries {
+            writer.appendRaw(",\"deliveries\":")
+            writer.appendInt(Int64(clamping: deliveries))
+        }
+        // A delivery mark alone has no raster member.
+        guard !enrichment.rasterText.isEmpty else { return }
         writer.appendRaw(",\"raster\":")
         writer.appendRaw(enrichment.rasterText)
     }
