@@ -3,6 +3,7 @@
 #   make test   install what is missing, run the tests
 # Also: make setup, make build, make bench (release build + benchmarks),
 #   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60),
+#   make soak (release build; memory stays flat for SOAK_SECONDS, default 150, per run),
 #   make interop (real ArcGIS clients against the simulator; see .ci/interop).
 
 SHELL := /bin/bash
@@ -11,8 +12,10 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # How long `make fuzz` runs each fuzz test with fresh seeds (seconds).
 FUZZ_SECONDS ?= 60
+# How long each `make soak` run lasts (seconds).
+SOAK_SECONDS ?= 150
 
-.PHONY: setup build test fuzz demo bench interop clean
+.PHONY: setup build test fuzz demo bench soak interop clean
 
 ## setup: install the Debian packages the build and tests need, only if missing
 setup:
@@ -59,6 +62,12 @@ demo: build
 bench: setup
 	$(SWIFT) build -c release
 	.build/release/entitystream-bench all
+
+## soak: release build, then the demo at 20,000 vehicles and a looped replay of 20,000 tracks on
+## loopback, SOAK_SECONDS each, sampling RSS; fails when memory grows once the store is full
+soak: setup
+	$(SWIFT) build -c release
+	.build/release/entitystream-bench soak --seconds $(SOAK_SECONDS)
 
 ## interop: real ArcGIS clients (GDAL's ogr2ogr, esridump, the ArcGIS API for Python, the JS SDK in
 ## headless chromium) against stream-simulator on loopback; each skipped with a message when not

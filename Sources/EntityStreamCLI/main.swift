@@ -6,8 +6,10 @@ import Transport
 /// `entitystream`: the command line. See `entitystream --help` and README.md.
 
 // First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost (until a
-// command watches them, they end the program as they would without it).
+// command watches them, they end the program at once with status 0), and a closed stdout or
+// stderr is a failed write, never a SIGPIPE.
 StopSignals.install()
+signal(SIGPIPE, SIG_IGN)
 
 let generalHelp = """
 EntityStream: a headless client for ArcGIS stream services. It keeps the

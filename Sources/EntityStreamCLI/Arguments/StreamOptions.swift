@@ -53,6 +53,8 @@ struct StreamOptions {
             purge.maximumObservations = try arguments.integer(for: flag, minimum: 0)
         case "--max-observations-per-track":
             purge.maximumObservationsPerTrack = try arguments.integer(for: flag, minimum: 0)
+        case "--max-store-bytes":
+            purge.maximumStoreBytes = try arguments.integer(for: flag, minimum: 0)
         case "--events":
             let text = try arguments.value(for: flag)
             do { events = try EventKind.parseList(text) } catch { throw UsageError("--events: \(error)") }
@@ -90,10 +92,12 @@ struct StreamOptions {
         --max-observations N        keep at most N observations in total (0 = off; default 100000)
         --max-observations-per-track N
                                     keep at most N observations per track (0 = off; default off)
+        --max-store-bytes B         keep the store within B bytes, oldest observations purged first
+                                    (0 = off; default \(PurgeOptions.defaultMaximumStoreBytes), 512 MiB)
       Output (JSON lines on stdout):
         --events LIST               comma-separated event kinds to print, or all (default all):
                                     status, observation, entity-received, observation-purged,
-                                    entity-purged, filter, error, response, dropped
+                                    entity-purged, filter, error, response, dropped, analysis
         --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
                                     (for a GIS import, add --events observation)
         --limit N                   stop after N observation events

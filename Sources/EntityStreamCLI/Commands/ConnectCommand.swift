@@ -89,7 +89,8 @@ struct ConnectionOptions {
                                     reached over https (a ws:// stream URL, a redirect to http);
                                     refused by default, since anyone on the network could read it
         --reconnect-attempts N      reconnection attempts before failing (default 12; first 2 at once)
-        --reconnect-interval S      seconds between later attempts (default 10)
+        --reconnect-interval S      seconds between later attempts, ±20 % (default 10); only a
+                                    connection that lasted this long (at least 1 s) resets the count
     """
 
     mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
@@ -105,7 +106,7 @@ struct ConnectionOptions {
         case "--reconnect-interval":
             let seconds = try arguments.seconds(for: flag, minimum: 0)
             reconnect.intervalMilliseconds = Int64(seconds * 1000)
-            reconnect.stableAfterMilliseconds = max(reconnect.intervalMilliseconds, 1000)
+            reconnect.stableAfterMilliseconds = reconnect.intervalMilliseconds
         default:
             return false
         }

@@ -72,8 +72,12 @@ struct IdentifyCommand {
         if let spatialReference {
             do { try await raster.check(spatialReference) } catch {
                 switch error {
-                case .unknownSpatialReference, .noTransformation, .unknownRasterCRS:
+                case .unknownSpatialReference, .noTransformation:
                     throw UsageError("--sr \(spatialReference.wkid): \(error)")
+                case .unknownRasterCRS:
+                    // The raster's fault, not the option's: a runtime failure naming the file.
+                    Stderr.line("entitystream: identify: \(error)")
+                    return 1
                 default:
                     break   // no georeferencing: the job says so
                 }
@@ -81,7 +85,13 @@ struct IdentifyCommand {
         }
         let input: IdentifyRasterJob.Input = points.isEmpty ? .jsonLines(Self.numberedLines()) : .points(points)
         let job = IdentifyRasterJob(raster: raster, input: input, defaultSpatialReference: spatialReference)
-        return await OneShotAnalysis(format: format).run("identify", job: job)
+        var analysis = OneShotAnalysis(format: format)
+        let file = path
+        analysis.failureInSummary = { summary in
+            guard let count = summary["unreadable"]?.intValue, count > 0 else { return nil }
+            return "\(count) point\(count == 1 ? "" : "s") fell in tiles or strips of \(file) that could not be read (the file is truncated or corrupt)"
+        }
+        return await analysis.run("identify", job: job)
     }
 
     /// Every stdin line, empty ones included (the job numbers them); a line

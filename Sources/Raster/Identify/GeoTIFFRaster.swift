@@ -175,7 +175,16 @@ public final class GeoTIFFRaster {
                 if case .unknown(let reason) = info.crs { throw RasterError.unknownRasterCRS(path: info.path, reason: reason) }
                 throw RasterError.unknownRasterCRS(path: info.path, reason: "no definition")
             }
-            let created = try CoordinateTransformer(sourceCandidates: spatialReference.projCandidates, target: target)
+            let created: CoordinateTransformer
+            do {
+                created = try CoordinateTransformer(sourceCandidates: spatialReference.projCandidates, target: target)
+            } catch {
+                // PROJ not knowing the raster's own CRS is the raster's problem, not the point's spatial reference.
+                if case .unknownSpatialReference(target, let detail) = error {
+                    throw RasterError.unknownRasterCRS(path: info.path, reason: "\(target) is unknown to PROJ: \(detail)")
+                }
+                throw error
+            }
             if transformerOrder.count >= options.maximumTransformers {
                 let dropped = transformerOrder.removeFirst()
                 transformers[dropped] = nil

@@ -81,7 +81,7 @@ public actor SessionRaster {
                 }
             } catch {
                 if let spatialReference { remember(error, for: spatialReference) }
-                answers.append(.failed(error.description))
+                if case .readFailed = error { answers.append(.unreadable(error.description)) } else { answers.append(.failed(error.description)) }
             }
         }
         return answers
