@@ -1,6 +1,5 @@
 import EntityStreamCore
 import HotSpots
-import Locking
 
 /// A hot-spot analysis run by a remote ArcGIS geoprocessing service, as the
 /// "Analyze hotspots" sample runs `911 Calls Hotspot`: the same lines as
@@ -54,16 +53,15 @@ public struct RemoteHotSpotJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
-        let statuses = LockedState<[ConnectionStatusChange]>([])
         var options = GeoprocessingClientOptions()
         options.http = context.environment.remote.http
         options.http.maximumBodySize = max(options.http.maximumBodySize, 256 * 1024 * 1024)
         options.clock = context.environment.clock
         if let token = context.environment.remote.token { options.tokenSource = StaticTokenSource(token) }
-        options.onStatus = { change in statuses.withLock { $0.append(change) } }
+        options.onStatus = context.statusRelay(service: "gp")
         let client: GeoprocessingClient
         do { client = try GeoprocessingClient(taskURL: taskURL, options: options) } catch { throw AnalysisFailure(error.description) }
-        let conversation = Conversation(job: self, client: client, context: context, statuses: statuses)
+        let conversation = Conversation(job: self, client: client, context: context)
         let request = CancelRequest()
         // The conversation must outlive a cancel of this task: it sends the cancel and awaits its confirmation.
         let driver = Task { try await conversation.run(cancel: request) }
@@ -79,29 +77,17 @@ public struct RemoteHotSpotJob: AnalysisJob {
         let job: RemoteHotSpotJob
         let client: GeoprocessingClient
         let context: AnalysisContext
-        let statuses: LockedState<[ConnectionStatusChange]>
 
         var clock: any EntityClock { context.environment.clock }
-
-        /// Publishes the service's status changes so far, in order with the other lines.
-        func flushStatuses() async {
-            let source = "gp \(client.displayURL)"
-            for var change in statuses.withLock({ changes in defer { changes.removeAll() }; return changes }) {
-                change.source = source
-                await context.status(change)
-            }
-        }
 
         func run(cancel: CancelRequest) async throws -> JSONObject {
             let submitted: GPSubmitJobResponse
             do {
                 submitted = try await client.submitJob(job.submitParameters)
             } catch {
-                await flushStatuses()
                 if cancel.isFired { throw CancellationError() }
                 throw AnalysisFailure(error.description)
             }
-            await flushStatuses()
             let reporter = GPJobReporter(context: context, jobID: submitted.jobID)
             var poller = GPJobPoller(policy: job.policy)
             var pending = poller.submitted(submitted, at: clock.now())
@@ -160,7 +146,6 @@ public struct RemoteHotSpotJob: AnalysisJob {
                     } catch {
                         add(poller.requestFailed(error.description, at: clock.now()))
                     }
-                    await flushStatuses()
                 case .sendCancel(let id):
                     // The cancel answers the job's status (esriJobCancelling, or already final): reported as a poll's.
                     do {
@@ -169,7 +154,6 @@ public struct RemoteHotSpotJob: AnalysisJob {
                     } catch {
                         add(poller.requestFailed("cancel: \(error.description)", at: clock.now()))
                     }
-                    await flushStatuses()
                 case .fetchResults(let id, let names):
                     guard !cancel.isFired else { continue }
                     let name = names.contains(job.resultName) ? job.resultName : names.first
@@ -180,13 +164,10 @@ public struct RemoteHotSpotJob: AnalysisJob {
                         let parameter = try await client.result(id, parameter: name)
                         set = try GPFeatureRecordSet(json: parameter.value)
                     } catch let error as GPRESTError {
-                        await flushStatuses()
                         throw AnalysisFailure("result \(name) from \(client.displayURL): \(error.description)")
                     } catch {
-                        await flushStatuses()
                         throw AnalysisFailure(String(describing: error))
                     }
-                    await flushStatuses()
                     resultWKID = set.wkid
                     var start = 0
                     while start < set.features.count {
@@ -208,7 +189,6 @@ public struct RemoteHotSpotJob: AnalysisJob {
                 }
             }
             await publish()
-            await flushStatuses()
             if let reason = ending.reason {
                 throw AnalysisFailure("job \(submitted.jobID) at \(client.displayURL): \(reason)")
             }
