@@ -21,7 +21,7 @@ public struct GPJobConversation: Sendable {
         /// POST `jobs/<id>/cancel`; then ``received(_:at:cancelRequested:)`` with its answer, or
         /// ``requestFailed(_:at:cancelRequested:)`` (the reason prefixed `cancel: `).
         case sendCancel(jobID: String)
-        /// GET `jobs/<id>/results/<name>`, deliver its features, then ``fetched(_:at:cancelRequested:)``.
+        /// GET `jobs/<id>/results/<name>`, deliver its features, then ``fetched(_:name:at:cancelRequested:)``.
         case fetchResult(jobID: String, name: String)
         /// The conversation is over.
         case end(Ending)
