@@ -2,6 +2,7 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
+import Locking
 import StreamSimulator
 import Testing
 
@@ -48,5 +49,19 @@ struct AnalysisStatusOrderTests {
         #expect(timeline(events) == ["accepted", "status connecting layer \(url)", "status failed layer \(url)", "failed"])
         await runtime.close()
         await running.value
+    }
+
+    /// A geoprocessing client's status sequence sees each change after its relay has had it: connecting, then failed.
+    @Test func geoprocessingClientRelaysThenYields() async throws {
+        let relayed = LockedState<[ConnectionStatus]>([])
+        var options = GeoprocessingClientOptions()
+        options.onStatus = { change in relayed.withLock { $0.append(change.status) } }
+        let client = try GeoprocessingClient(taskURL: "http://127.0.0.1:9/arcgis/rest/services/X/GPServer/Task", options: options)
+        var updates = client.statusUpdates().makeAsyncIterator()
+        await #expect(throws: GeoprocessingError.self) { _ = try await client.taskDescription() }
+        #expect(relayed.withLock { $0 } == [.connecting, .failed])
+        #expect(await updates.next()?.status == .connecting)
+        #expect(await updates.next()?.status == .failed)
+        #expect(await client.status == .failed)
     }
 }
