@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import Projection
 import Raster
 
 /// `entitystream-bench identify`: identify random points inside a tiled COG

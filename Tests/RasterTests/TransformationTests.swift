@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 import EntityStreamTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import EntityStream
 import EntityStreamCore
+import Projection
 import Raster
 
 /// `entitystream identify RASTER.tif …`: the "Identify raster cell" sample —
@@ -73,7 +74,7 @@ struct IdentifyCommand {
             do { try await raster.check(spatialReference) } catch {
                 switch error {
                 case .unknownSpatialReference, .noTransformation, .unknownRasterCRS:
-                    throw UsageError("--sr \(spatialReference.wkid): \(error)")
+                    throw UsageError("--sr \(spatialReference): \(error)")
                 default:
                     break   // no georeferencing: the job says so
                 }

@@ -1,5 +1,6 @@
 import CLibTIFF
 import EntityStreamCore
+import Projection
 
 /// An open GeoTIFF that identifies the cell under a point.
 ///
@@ -36,10 +37,13 @@ public final class GeoTIFFRaster {
     private let noData: NoDataMatcher?
     private let options: RasterOpenOptions
     private let geoTransform: GeoTransform?
-    private var transformers: [Int: CoordinateTransformer] = [:]
+    /// Operations from a spatial reference (by code) into the raster's CRS.
+    private var transformers: [Int: CoordinateOperation] = [:]
     private var transformerOrder: [Int] = []
-    private var lastTransformerWKID = -1
-    private var lastTransformer: CoordinateTransformer?
+    private var lastTransformerCode = 0
+    private var lastTransformer: CoordinateOperation?
+    /// The raster's CRS as a spatial reference, once asked for.
+    private var rasterReference: Result<SpatialReference, RasterError>?
 
     /// Opens the GeoTIFF at `path`. Throws ``RasterError``: ``RasterError/cannotOpen(path:reason:)``,
     /// ``RasterError/notTIFF(path:detail:)``, ``RasterError/unreadableTIFF(path:detail:)`` (truncated
@@ -86,7 +90,7 @@ public final class GeoTIFFRaster {
         guard let located else { return nil }
         let sample = try readSample(column: located.column, row: located.row)
         let extent = try cellExtent(column: located.column, row: located.row, transformer: located.transformer,
-                                    wkid: spatialReference?.wkid ?? info.crs.epsgCode)
+                                    wkid: spatialReference?.code ?? info.crs.epsgCode)
         return RasterCell(sample: sample, extent: extent)
     }
 
@@ -115,7 +119,7 @@ public final class GeoTIFFRaster {
     /// raster's CRS): the envelope of its four transformed corners.
     public func extent(column: Int, row: Int, in spatialReference: SpatialReference? = nil) throws(RasterError) -> Envelope {
         let transformer = try transformer(for: spatialReference)
-        return try cellExtent(column: column, row: row, transformer: transformer, wkid: spatialReference?.wkid ?? info.crs.epsgCode)
+        return try cellExtent(column: column, row: row, transformer: transformer, wkid: spatialReference?.code ?? info.crs.epsgCode)
     }
 
     /// The grids PROJ's most accurate transformation from `spatialReference`
@@ -123,7 +127,7 @@ public final class GeoTIFFRaster {
     /// best transformation is available, or when none is needed). Throws as
     /// identify would for that spatial reference.
     public func missingGrids(for spatialReference: SpatialReference) throws(RasterError) -> [String] {
-        try transformer(for: spatialReference)?.missingGrids ?? []
+        try transformer(for: spatialReference)?.missingGrids() ?? []
     }
 
     /// Cache counters, for tests and benchmarks.
@@ -137,7 +141,7 @@ public final class GeoTIFFRaster {
     private struct Located {
         var column: Int
         var row: Int
-        var transformer: CoordinateTransformer?
+        var transformer: CoordinateOperation?
     }
 
     /// The point's cell in pixel coordinates, or nil when it has none.
@@ -148,43 +152,64 @@ public final class GeoTIFFRaster {
         }
         let transformer = try transformer(for: spatialReference)
         var point = (x: x, y: y)
-        if let transformer { point = try transformer.forward(x: x, y: y) }
+        if let transformer {
+            do { point = try transformer.forward(x: x, y: y) } catch { throw RasterError(error) }
+        }
         let pixel = geoTransform.pixel(x: point.x, y: point.y)
         // Written so that NaN fails every comparison: no cell.
         guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { return nil }
         return Located(column: Int(pixel.column), row: Int(pixel.row), transformer: transformer)
     }
 
-    /// The transformer from `spatialReference` into the raster's CRS, or nil
+    /// The operation from `spatialReference` into the raster's CRS, or nil
     /// when the point is already in it.
-    @inline(__always) private func transformer(for spatialReference: SpatialReference?) throws(RasterError) -> CoordinateTransformer? {
+    @inline(__always) private func transformer(for spatialReference: SpatialReference?) throws(RasterError) -> CoordinateOperation? {
         guard let spatialReference else { return nil }
-        if spatialReference.wkid == lastTransformerWKID { return lastTransformer }
+        if spatialReference.code == lastTransformerCode { return lastTransformer }
         return try makeTransformer(for: spatialReference)
     }
 
-    private func makeTransformer(for spatialReference: SpatialReference) throws(RasterError) -> CoordinateTransformer? {
-        let wkid = spatialReference.wkid
-        let found: CoordinateTransformer?
-        if case .epsg(wkid) = info.crs {
+    /// The raster's CRS as a spatial reference PROJ knows.
+    private func targetReference() throws(RasterError) -> SpatialReference {
+        if let rasterReference { return try rasterReference.get() }
+        let made: Result<SpatialReference, RasterError>
+        switch info.crs {
+        case .epsg(let code):
+            let reference = SpatialReference(wkid: code)
+            do { try reference.validate(); made = .success(reference) } catch {
+                made = .failure(.unknownSpatialReference(definition: "EPSG:\(code)", detail: "PROJ does not know the raster's CRS"))
+            }
+        case .userDefined(let proj):
+            do { made = .success(try SpatialReference(wkt: proj)) } catch {
+                made = .failure(.unknownSpatialReference(definition: proj, detail: error.description))
+            }
+        case .unknown(let reason):
+            made = .failure(.unknownRasterCRS(path: info.path, reason: reason))
+        }
+        rasterReference = made
+        return try made.get()
+    }
+
+    private func makeTransformer(for spatialReference: SpatialReference) throws(RasterError) -> CoordinateOperation? {
+        let code = spatialReference.code
+        let found: CoordinateOperation?
+        if case .epsg(let own) = info.crs, SpatialReference(wkid: own) == spatialReference {
             found = nil
-        } else if let cached = transformers[wkid] {
+        } else if let cached = transformers[code] {
             found = cached
         } else {
-            guard let target = info.crs.projDefinition else {
-                if case .unknown(let reason) = info.crs { throw RasterError.unknownRasterCRS(path: info.path, reason: reason) }
-                throw RasterError.unknownRasterCRS(path: info.path, reason: "no definition")
-            }
-            let created = try CoordinateTransformer(sourceCandidates: spatialReference.projCandidates, target: target)
+            let target = try targetReference()
+            let created: CoordinateOperation
+            do { created = try CoordinateOperation(from: spatialReference, to: target) } catch { throw RasterError(error) }
             if transformerOrder.count >= options.maximumTransformers {
                 let dropped = transformerOrder.removeFirst()
                 transformers[dropped] = nil
             }
-            transformers[wkid] = created
-            transformerOrder.append(wkid)
-            found = created
+            transformers[code] = created
+            transformerOrder.append(code)
+            found = created.isIdentity ? nil : created
         }
-        lastTransformerWKID = wkid
+        lastTransformerCode = code
         lastTransformer = found
         return found
     }
@@ -261,7 +286,7 @@ public final class GeoTIFFRaster {
 
     /// The envelope of the cell's four corners, transformed back into the
     /// point's spatial reference when a transformer is given.
-    private func cellExtent(column: Int, row: Int, transformer: CoordinateTransformer?, wkid: Int?) throws(RasterError) -> Envelope {
+    private func cellExtent(column: Int, row: Int, transformer: CoordinateOperation?, wkid: Int?) throws(RasterError) -> Envelope {
         guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
@@ -269,10 +294,14 @@ public final class GeoTIFFRaster {
         var corners = (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
                        geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
         if let transformer {
-            corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
-            corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
-            corners.2 = try transformer.inverse(x: corners.2.x, y: corners.2.y)
-            corners.3 = try transformer.inverse(x: corners.3.x, y: corners.3.y)
+            do {
+                corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
+                corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
+                corners.2 = try transformer.inverse(x: corners.2.x, y: corners.2.y)
+                corners.3 = try transformer.inverse(x: corners.3.x, y: corners.3.y)
+            } catch {
+                throw RasterError(error)
+            }
         }
         return Envelope(xmin: min(min(corners.0.x, corners.1.x), min(corners.2.x, corners.3.x)),
                         ymin: min(min(corners.0.y, corners.1.y), min(corners.2.y, corners.3.y)),

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// One point to identify: x and y in a spatial reference (nil: the

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// `identify`: the cell of a session raster (`--raster NAME=FILE.tif`)

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// Identify raster cell (the Esri sample): the cell of `raster` under each

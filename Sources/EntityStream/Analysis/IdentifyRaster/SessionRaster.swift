@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// One GeoTIFF opened for a session (`--raster NAME=FILE.tif`) or for a
@@ -44,7 +45,7 @@ public actor SessionRaster {
 
     /// The WKID a point's answer is given in: its own, else `defaultSpatialReference`'s, else the raster's EPSG code.
     public nonisolated func answerWKID(_ point: IdentifyPoint, defaultSpatialReference: SpatialReference?) -> Int? {
-        (point.spatialReference ?? defaultSpatialReference)?.wkid ?? info.crs.epsgCode
+        (point.spatialReference ?? defaultSpatialReference)?.code ?? info.crs.epsgCode
     }
 
     /// Throws what identify would throw for every point in `spatialReference`
@@ -55,7 +56,7 @@ public actor SessionRaster {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
         guard let spatialReference else { return }
-        if let known = unusable[spatialReference.wkid] { throw known }
+        if let known = unusable[spatialReference.code] { throw known }
         do { _ = try raster.missingGrids(for: spatialReference) } catch {
             remember(error, for: spatialReference)
             throw error
@@ -69,7 +70,7 @@ public actor SessionRaster {
         answers.reserveCapacity(points.count)
         for point in points {
             let spatialReference = point.spatialReference ?? defaultSpatialReference
-            if let spatialReference, let known = unusable[spatialReference.wkid] {
+            if let spatialReference, let known = unusable[spatialReference.code] {
                 answers.append(.failed(known.description))
                 continue
             }
@@ -106,11 +107,11 @@ public actor SessionRaster {
             }
             let wkid = point.wkid ?? 4326
             if wkid != lastWKID {
-                spatialReference = SpatialReference(wkid: wkid)
+                spatialReference = SpatialReference(code: wkid) ?? .wgs84
                 lastWKID = wkid
             }
             do throws(RasterError) {
-                if !unusable.isEmpty, let known = unusable[spatialReference.wkid] { throw known }
+                if !unusable.isEmpty, let known = unusable[spatialReference.code] { throw known }
                 guard let located = try raster.cell(x: point.x, y: point.y, in: spatialReference) else {
                     cells.append(nil)
                     continue
@@ -148,7 +149,7 @@ public actor SessionRaster {
     private func remember(_ error: RasterError, for spatialReference: SpatialReference) {
         switch error {
         case .unknownSpatialReference, .noTransformation, .unknownRasterCRS, .notGeoreferenced, .projDatabaseMissing:
-            if unusable.count < 64 { unusable[spatialReference.wkid] = error }
+            if unusable.count < 64 { unusable[spatialReference.code] = error }
         default:
             break
         }
