@@ -48,10 +48,11 @@ public struct SpatialReference: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The reference a point carries as its code (see ``code``); nil for 0.
+    /// The reference a point carries as its code (see ``code``; a WKID
+    /// alias is normalised as ``init(wkid:)`` does); nil for nil or 0.
     public init?(code: Int?) {
         guard let code, code != 0 else { return nil }
-        self.code = code
+        self.code = Self.webMercatorAliases.contains(code) ? 3857 : code
     }
 
     private init(rawCode: Int) {

@@ -56,10 +56,16 @@ struct AnalysisLineTests {
         let properties = try #require(point["properties"] as? [String: Any])
         #expect(properties["event"] as? String == "analysis" && properties["phase"] as? String == "result")
         #expect(properties["attribute_phase"] as? String == "x" && properties["a"] as? Int == 1 && properties["id"] as? Int == 2)
+        // A Web Mercator square (1 km) comes out in WGS84 longitude/latitude (the inverse spherical formula, written here).
+        let ring = [(0.0, 0.0), (0.0, 1000.0), (1000.0, 1000.0), (1000.0, 0.0), (0.0, 0.0)].map { AnalysisGeometry.Coordinate(x: $0.0, y: $0.1) }
         let polygon = try line(AnalysisEvent(job: .int(3), command: "hotspots", phase: .result,
-                                             feature: AnalysisFeature(geometry: square, attributes: JSONObject())), format: .geojson)
+                                             feature: AnalysisFeature(geometry: .polygon(rings: [ring], wkid: 102100), attributes: JSONObject())),
+                               format: .geojson)
         let coordinates = try #require((polygon["geometry"] as? [String: Any])?["coordinates"] as? [[[Double]]])
-        #expect(coordinates == [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]])
+        let r = 6_378_137.0
+        let expected = ring.reversed().map { [$0.x / r * 180 / .pi, (2 * atan(exp($0.y / r)) - .pi / 2) * 180 / .pi] }
+        #expect(coordinates.count == 1 && coordinates[0].count == 5)
+        for (got, want) in zip(coordinates[0], expected) { #expect(abs(got[0] - want[0]) < 1e-12 && abs(got[1] - want[1]) < 1e-12) }
         let accepted = try line(AnalysisEvent(job: .int(3), command: "hotspots", phase: .accepted), format: .geojson)
         #expect(accepted["geometry"] is NSNull)
     }

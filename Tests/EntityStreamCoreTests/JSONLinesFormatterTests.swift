@@ -117,7 +117,8 @@ struct JSONLinesFormatterTests {
     /// GeoJSON: observations are Point Features in WGS84 (Web Mercator unprojected), other events have null geometry.
     @Test func geoJSONFeatures() throws {
         var mercator = observation
-        mercator.geometry = WebMercator.project(Point(x: -111.9, y: 40.6, wkid: 4326))
+        let projected = ProjectionOracles.webMercator(longitude: -111.9, latitude: 40.6)
+        mercator.geometry = Point(x: projected.x, y: projected.y, wkid: 3857)
         let feature = try line(StreamEvent(time: 1, payload: .store(.observation(entity, observationID: 42, mercator))), format: .geojson, schema: schema)
         #expect(feature["type"] as? String == "Feature")
         #expect(feature["id"] as? Int == 42)

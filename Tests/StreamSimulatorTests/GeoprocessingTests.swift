@@ -113,13 +113,14 @@ struct GeoprocessingTests {
         let selected = rows.filter { $0.t > from && $0.t < to }.count
         let messages = lines.compactMap { $0.members["messages"]?.arrayValue }.flatMap { $0 }.compactMap { $0["description"]?.stringValue }
         #expect(messages.contains("Query selected \(selected) of 600 incidents."))
-        #expect(messages.contains { $0.contains("env:outSR 102100 cannot be applied") })
+        #expect(messages.contains { $0.contains("measured in foot") })
 
-        // The local engine on the same data and query.
+        // The local engine on the same data and query, measured in the data's feet, written in env:outSR 102100.
         let table = try FeatureFile.load(path: path, options: FeatureLoadOptions(mapping: columns))
         let selection = try HotSpotTableSelection.select(from: table, whereClause: query)
         let result = try HotSpotAnalysis().run(selection.input)
-        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: 2913)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: 2913, outSR: 102100)
+        #expect(output.wkid == 3857)
         let remote = lines.filter { $0.phase == .result }.compactMap(\.feature)
         #expect(remote.count == output.count && output.count > 30)
         #expect(remote == (0..<output.count).map(output.feature))

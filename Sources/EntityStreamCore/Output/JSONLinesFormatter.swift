@@ -1,3 +1,5 @@
+import Projection
+
 /// Turns bus events into JSON lines (see the README's schema): one object
 /// per line, `"event"` first, times as ISO-8601 UTC and epoch milliseconds.
 ///
@@ -340,21 +342,26 @@ public struct JSONLinesFormatter: Sendable {
             }
             writer.appendRaw("]")
             if let wkid {
-                writer.appendRaw(",\"spatialReference\":{\"wkid\":")
-                writer.appendInt(Int64(wkid))
-                writer.appendRaw("}")
+                writer.appendRaw(",\"spatialReference\":")
+                writer.appendSpatialReference(code: wkid)
             }
             writer.appendRaw("}")
         }
     }
 
-    /// RFC 7946 geometry; Web Mercator coordinates are converted to WGS84,
-    /// others are written as they are (see README).
+    /// RFC 7946 geometry: coordinates in any other spatial reference are
+    /// converted to WGS84 longitude/latitude through PROJ (a polygon's
+    /// corners in one batch); a geometry PROJ cannot convert is `null`.
     static func appendGeoJSONGeometry(_ geometry: AnalysisGeometry, to writer: inout JSONWriter) {
         switch geometry {
         case .point(let point):
             writer.appendGeoJSONPoint(point)
-        case .polygon(let rings, let wkid):
+        case .polygon(var rings, let wkid):
+            if let source = SpatialReference(code: wkid), source != .wgs84 {
+                for index in rings.indices {
+                    guard (try? AnalysisGeometry.convert(&rings[index], from: source, to: .wgs84)) == 0 else { return writer.appendNull() }
+                }
+            }
             writer.appendRaw("{\"type\":\"Polygon\",\"coordinates\":[")
             for (ringIndex, ring) in rings.enumerated() {
                 if ringIndex > 0 { writer.appendRaw(",") }
@@ -362,12 +369,10 @@ public struct JSONLinesFormatter: Sendable {
                 // GeoJSON exterior rings are counter-clockwise: Esri's clockwise rings reversed.
                 for (index, coordinate) in ring.reversed().enumerated() {
                     if index > 0 { writer.appendRaw(",") }
-                    let point = Point(x: coordinate.x, y: coordinate.y, wkid: wkid)
-                    let wgs84 = WebMercator.convert(point, to: 4326) ?? point
                     writer.appendRaw("[")
-                    writer.appendDouble(wgs84.x)
+                    writer.appendDouble(coordinate.x)
                     writer.appendRaw(",")
-                    writer.appendDouble(wgs84.y)
+                    writer.appendDouble(coordinate.y)
                     writer.appendRaw("]")
                 }
                 writer.appendRaw("]")

@@ -1,3 +1,5 @@
+import Projection
+
 extension FeatureQuery {
     /// The query as REST parameters (unencoded name/value pairs, in a fixed
     /// order), for a GET query string or a POST form: `f` always, `where`
@@ -13,7 +15,7 @@ extension FeatureQuery {
         if let geometry {
             items.append(("geometry", StreamFilter.envelopeJSON(geometry)))
             items.append(("geometryType", "esriGeometryEnvelope"))
-            if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
+            if let inSR = SpatialReference(code: geometry.wkid) { items.append(("inSR", inSR.parameterText)) }
             items.append(("spatialRel", spatialRelationship.rawValue))
         }
         if let outFields {
@@ -22,7 +24,7 @@ extension FeatureQuery {
             items.append(("outFields", "*"))
         }
         if !returnGeometry { items.append(("returnGeometry", "false")) }
-        if let outSpatialReference { items.append(("outSR", String(outSpatialReference))) }
+        if let outSR = SpatialReference(code: outSpatialReference) { items.append(("outSR", outSR.parameterText)) }
         if !orderBy.isEmpty { items.append(("orderByFields", orderBy.map(\.description).joined(separator: ","))) }
         if let resultOffset { items.append(("resultOffset", String(resultOffset))) }
         if let resultRecordCount { items.append(("resultRecordCount", String(resultRecordCount))) }

@@ -1,3 +1,5 @@
+import Projection
+
 /// Runs a ``FeatureQuery`` over a ``FeatureTable`` exactly as an ArcGIS
 /// feature layer answers it — the engine behind the simulator's layers.
 ///
@@ -11,8 +13,11 @@
 ///   time never match a time filter; a table that is not time-aware refuses
 ///   `time` (400);
 /// - the envelope (`intersects` and `envelope-intersects` agree for points:
-///   inside or on the boundary), converted into the table's spatial reference
-///   (WGS84 ↔ Web Mercator; other pairs → 400 `inSR`); rows with a null
+///   inside or on the boundary) in its own spatial reference (`inSR`): rows
+///   are first narrowed by the envelope's outline brought into the table's
+///   spatial reference through PROJ, then each candidate point is brought
+///   into the envelope's reference and tested exactly (a reference PROJ does
+///   not know, or no transformation → 400 `inSR`); rows with a null
 ///   geometry never match.
 /// Then: statistics queries go to the ``statistics`` engine (400 without
 /// one), which checks their `orderByFields` (group fields and statistic
@@ -26,7 +31,9 @@
 /// rows, `exceededTransferLimit` when more rows matched than offset + page.
 /// `outFields` (`*`, a list, or empty meaning the object id) are resolved
 /// case-insensitively (unknown → 400) and always include the object id.
-/// `outSR` must be convertible (400 otherwise); `f=geojson` answers in WGS84.
+/// `outSR` is any spatial reference PROJ can transform the table's into (400
+/// otherwise), the page's points converted in one batch; `f=geojson` answers
+/// in WGS84 (RFC 7946) whatever the table's reference.
 /// Time is linear in the table's rows, plus n log n to order the matches.
 /// A value type; `run` is pure and safe from any number of tasks.
 public struct FeatureQueryEngine: Sendable {
@@ -64,26 +71,31 @@ public struct FeatureQueryEngine: Sendable {
         if query.time != nil && !table.isTimeAware {
             throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
         }
-        var envelope: Envelope?
+        var envelope: EnvelopeTest?
         if let geometry = query.geometry {
             guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
-            envelope = try Self.envelope(geometry, into: table.spatialReference)
+            envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
         }
         var outputReference = table.spatialReference
         if table.geometryType == .point {
+            var requested: SpatialReference?
             if query.format == .geojson {
-                guard let own = table.spatialReference, WebMercator.canConvert(to: own) else {
-                    throw FeatureQueryError("f", "geojson is WGS84, and the layer's spatial reference \(table.spatialReference.map(String.init) ?? "(unknown)") cannot be converted to it")
+                if let outSR = SpatialReference(code: query.outSpatialReference), outSR != .wgs84 {
+                    throw FeatureQueryError("outSR", "f=geojson is always WGS84 (RFC 7946), not \(outSR)")
                 }
-                if let outSR = query.outSpatialReference, outSR != 4326 {
-                    throw FeatureQueryError("outSR", "f=geojson is always WGS84 (4326), not \(outSR)")
+                requested = .wgs84
+            } else {
+                requested = SpatialReference(code: query.outSpatialReference)
+            }
+            if let requested, requested.code != table.spatialReference {
+                guard let own = SpatialReference(code: table.spatialReference) else {
+                    throw FeatureQueryError(query.format == .geojson ? "f" : "outSR",
+                                            "the layer's spatial reference is unknown, so its points cannot be converted to \(requested)")
                 }
-                outputReference = 4326
-            } else if let outSR = query.outSpatialReference, outSR != table.spatialReference {
-                guard let own = table.spatialReference, WebMercator.canConvert(to: own), WebMercator.canConvert(to: outSR) else {
-                    throw FeatureQueryError("outSR", "cannot convert from the layer's \(table.spatialReference.map(String.init) ?? "unknown") to \(outSR) (only WGS84 4326 ↔ Web Mercator 3857/102100)")
+                do { try CoordinateOperations.check(from: own, to: requested) } catch {
+                    throw FeatureQueryError(query.format == .geojson ? "f" : "outSR", error.description)
                 }
-                outputReference = outSR
+                outputReference = requested.code
             }
         }
         if query.isStatisticsQuery && statistics == nil {
@@ -118,7 +130,7 @@ public struct FeatureQueryEngine: Sendable {
     }
 
     /// The rows passing every filter, in row order.
-    func select(_ table: FeatureTable, whereClause: WhereClause?, objectIDs: [Int64]?, time: TimeExtent?, envelope: Envelope?) -> [Int] {
+    func select(_ table: FeatureTable, whereClause: WhereClause?, objectIDs: [Int64]?, time: TimeExtent?, envelope: EnvelopeTest?) -> [Int] {
         let candidates: [Int]?
         if let objectIDs {
             candidates = Set(objectIDs.compactMap { table.row(withObjectID: $0) }).sorted()
@@ -171,16 +183,6 @@ public struct FeatureQueryEngine: Sendable {
             kept.insert(index)
         }
         return kept.sorted()
-    }
-
-    /// `geometry` in spatial reference `target` (its own wkid nil meaning `target`).
-    static func envelope(_ geometry: Envelope, into target: Int?) throws(FeatureQueryError) -> Envelope {
-        guard let source = geometry.wkid, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else {
-            return geometry
-        }
-        if source == 4326 && WebMercator.isWebMercator(target) { return WebMercator.project(geometry) }
-        if WebMercator.isWebMercator(source) && target == 4326 { return WebMercator.unproject(geometry) }
-        throw FeatureQueryError("inSR", "cannot convert the geometry from \(source) to the layer's \(target) (only WGS84 4326 ↔ Web Mercator 3857/102100)")
     }
 
     static func fieldList(_ schema: Schema) -> String {

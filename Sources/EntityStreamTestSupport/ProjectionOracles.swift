@@ -3,25 +3,29 @@ import Foundation
 /// Map projections written in the test from their published formulas
 /// (Snyder, USGS Professional Paper 1395; EPSG Guidance Note 7-2), as
 /// oracles independent of PROJ: the projections' own equations on the
-/// ellipsoid, no datum shift.
-enum ProjectionOracles {
+/// ellipsoid, no datum shift. Shared by the Projection and Raster tests.
+public enum ProjectionOracles {
     /// An ellipsoid by its semi-major axis and inverse flattening.
-    struct Ellipsoid {
-        var a: Double
-        var inverseFlattening: Double
-        var e2: Double { let f = 1 / inverseFlattening; return f * (2 - f) }
-        var e: Double { e2.squareRoot() }
+    public struct Ellipsoid: Sendable {
+        public var a: Double
+        public var inverseFlattening: Double
+        public init(a: Double, inverseFlattening: Double) {
+            self.a = a
+            self.inverseFlattening = inverseFlattening
+        }
+        public var e2: Double { let f = 1 / inverseFlattening; return f * (2 - f) }
+        public var e: Double { e2.squareRoot() }
 
-        static let wgs84 = Ellipsoid(a: 6_378_137, inverseFlattening: 298.257_223_563)
-        static let grs80 = Ellipsoid(a: 6_378_137, inverseFlattening: 298.257_222_101)
-        static let airy1830 = Ellipsoid(a: 6_377_563.396, inverseFlattening: 299.324_964_6)
-        static let clarke1866 = Ellipsoid(a: 6_378_206.4, inverseFlattening: 294.978_698_2)
+        public static let wgs84 = Ellipsoid(a: 6_378_137, inverseFlattening: 298.257_223_563)
+        public static let grs80 = Ellipsoid(a: 6_378_137, inverseFlattening: 298.257_222_101)
+        public static let airy1830 = Ellipsoid(a: 6_377_563.396, inverseFlattening: 299.324_964_6)
+        public static let clarke1866 = Ellipsoid(a: 6_378_206.4, inverseFlattening: 294.978_698_2)
     }
 
-    static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+    public static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
 
     /// Meridian arc length from the equator to `phi` (Snyder 3-21).
-    static func meridianArc(_ phi: Double, _ ellipsoid: Ellipsoid) -> Double {
+    public static func meridianArc(_ phi: Double, _ ellipsoid: Ellipsoid) -> Double {
         let e2 = ellipsoid.e2, e4 = e2 * e2, e6 = e4 * e2
         return ellipsoid.a * ((1 - e2 / 4 - 3 * e4 / 64 - 5 * e6 / 256) * phi
                               - (3 * e2 / 8 + 3 * e4 / 32 + 45 * e6 / 1024) * sin(2 * phi)
@@ -31,7 +35,7 @@ enum ProjectionOracles {
 
     /// Transverse Mercator (Snyder 8-9, 8-10), metres; accurate to millimetres
     /// within a few degrees of the central meridian.
-    static func transverseMercator(longitude: Double, latitude: Double, ellipsoid: Ellipsoid, latitudeOfOrigin: Double,
+    public static func transverseMercator(longitude: Double, latitude: Double, ellipsoid: Ellipsoid, latitudeOfOrigin: Double,
                                    centralMeridian: Double, scale k0: Double, falseEasting: Double, falseNorthing: Double) -> (x: Double, y: Double) {
         let e2 = ellipsoid.e2
         let ep2 = e2 / (1 - e2)
@@ -49,7 +53,7 @@ enum ProjectionOracles {
 
     /// Lambert Conformal Conic with two standard parallels on the ellipsoid
     /// (Snyder 15-1 … 15-10; EPSG method 9802), in metres.
-    static func lambertConformalConic(longitude: Double, latitude: Double, ellipsoid: Ellipsoid, latitudeOfOrigin: Double,
+    public static func lambertConformalConic(longitude: Double, latitude: Double, ellipsoid: Ellipsoid, latitudeOfOrigin: Double,
                                       centralMeridian: Double, standardParallel1: Double, standardParallel2: Double,
                                       falseEasting: Double, falseNorthing: Double) -> (x: Double, y: Double) {
         let e = ellipsoid.e
@@ -65,7 +69,7 @@ enum ProjectionOracles {
     }
 
     /// Spherical ("Web") Mercator on a sphere of the WGS84 semi-major axis.
-    static func webMercator(longitude: Double, latitude: Double) -> (x: Double, y: Double) {
+    public static func webMercator(longitude: Double, latitude: Double) -> (x: Double, y: Double) {
         let r = Ellipsoid.wgs84.a
         return (r * radians(longitude), r * log(tan(.pi / 4 + radians(latitude) / 2)))
     }
@@ -73,7 +77,7 @@ enum ProjectionOracles {
     /// NAD83(HARN) / Oregon North (ft), EPSG:2913: Lambert 2SP on GRS80,
     /// parallels 46° and 44°20′, origin 43°40′N 120°30′W, false easting
     /// 8,202,099.738 ft, in international feet (0.3048 m).
-    static func oregonNorthFeet(longitude: Double, latitude: Double) -> (x: Double, y: Double) {
+    public static func oregonNorthFeet(longitude: Double, latitude: Double) -> (x: Double, y: Double) {
         let metres = lambertConformalConic(longitude: longitude, latitude: latitude, ellipsoid: .grs80, latitudeOfOrigin: 43 + 40.0 / 60,
                                            centralMeridian: -120.5, standardParallel1: 46, standardParallel2: 44 + 20.0 / 60,
                                            falseEasting: 0, falseNorthing: 0)
