@@ -57,3 +57,9 @@ public final class ProjectionContext: @unchecked Sendable {
         return object
     }
 }
+
+/// The PROJ library this process runs on.
+public enum ProjectionLibrary {
+    /// PROJ's release (`9.1.1`).
+    public static var version: String { String(cString: proj_info().version) }
+}

@@ -248,6 +248,7 @@ public struct ReplaySource: Sendable {
 
         init(schema: Schema, spatialReference: Int?, filter: StreamFilter) throws {
             decoder = EsriFeatureDecoder(schema: schema)
+            decoder.spatialReference = spatialReference
             announced = schema
             self.spatialReference = spatialReference
             activeFilter = filter

@@ -50,7 +50,7 @@ struct StreamSession {
                                     policy: options.dropWhenSlow ? .dropOldest : .backPressure, clock: clock)
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: options.format,
-                                     observationLimit: options.limit)
+                                     coordinates: options.csvCoordinates, observationLimit: options.limit)
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: options.durationSeconds,
                                              durationElapsed: .durationElapsed, clock: clock)
         let hold = holdAfterSourceEnds
@@ -115,6 +115,8 @@ struct StreamSession {
             await pipeline.close()
         }
         ProgressReporter.clearLine()
+        let dropped = writer.writtenCounters.valuesWithoutColumn
+        if dropped > 0 { Stderr.line("entitystream: \(dropped) values had no column in the CSV table (fields the stream added after its header)") }
         var status: Int32 = 0
         if case .sourceFailed(let message) = reason {
             Stderr.line("entitystream: \(message)")
