@@ -70,16 +70,22 @@ struct CommandLineTests {
         (["connect", "ftp://h/x"], "unsupported scheme"),
         (["connect", "http://h/x", "--token"], "--token needs a value"),
         (["replay", "f.json", "--limit", "0"], "--limit expects a whole number ≥ 1, not '0'"),
-        (["replay", "f.json", "--format", "kml"], "--format expects esri or geojson, not 'kml'"),
+        (["replay", "f.json", "--format", "kml"], "--format expects esri, geojson or csv, not 'kml'"),
         (["replay", "f.json", "--events", "observations"], "unknown event kind 'observations'"),
-        (["replay", "f.json", "--geometry", "1,2,3"], "--geometry '1,2,3': expected xmin,ymin,xmax,ymax[,wkid]"),
+        (["replay", "f.json", "--geometry", "1,2,3"], "--geometry: geometry '1,2,3': expected xmin,ymin,xmax,ymax[,wkid]"),
+        (["replay", "f.json", "--geometry", "1,2,3,4,99999"], "unknown spatial reference wkid 99999"),
+        (["replay", "f.json", "--out-sr", "99999"], "--out-sr: unknown spatial reference wkid 99999: PROJ knows neither EPSG:99999 nor ESRI:99999"),
+        (["replay", "f.json", "--out-sr", "3857", "--format", "geojson"], "RFC 7946"),
+        (["replay", "f.json", "--columns", "track=a,time=b"], "needs the columns track, time, x and y"),
+        (["replay", "f.json", "--format=kml"], "--format expects"),
+        (["help", "bogus"], "help: unknown command 'bogus'"),
         (["replay", "f.json", "--geometry", "5,2,3,4"], "no area"),
         (["replay", "f.json", "--where", "speed >"], "--where: where clause error at position 8"),
         (["replay", "f.json", "--interval", "5", "--speed", "2"], "either --interval or --speed"),
         (["replay", "f.json", "--speed", "0"], "--speed expects a number ≥ 1e-06"),
         (["replay", "f.json", "--speed", "1e-300"], "--speed expects a number ≥ 1e-06"),
         (["replay", "f.json", "--speed", "1e308"], "--speed expects a number ≤ 1000000"),
-        (["replay", "f.json", "--out-sr", "0"], "--out-sr expects a whole number ≥ 1"),
+        (["replay", "f.json", "--out-sr", "0"], "--out-sr: '0' is not a spatial reference: a WKID is a whole number from 1"),
         (["replay", "f.json", "--duration", "0"], "--duration expects a number > 0"),
         (["replay", "f.json", "--duration", "1e300"], "--duration expects a number ≤ 1000000000, not '1e300'"),
         (["replay", "f.json", "--max-duration", "1e300"], "--max-duration expects a number ≤ 1000000000"),
@@ -130,13 +136,32 @@ struct CommandLineTests {
         #expect(refused.standardOutput.contains(#""status":"failed""#))
     }
 
-    /// Every command answers --help with its usage on stdout and status 0.
-    @Test(arguments: [["--help"], ["connect", "--help"], ["replay", "-h"], ["record", "--help"], ["demo", "--help"]])
-    func helpForEveryCommand(arguments: [String]) throws {
-        let result = try CommandLineTool.run("entitystream", arguments)
-        #expect(result.status == 0)
-        #expect(result.standardOutput.contains("Usage"))
-        #expect(result.standardError.isEmpty)
+    /// Every command answers --help, and `help COMMAND`, with its own usage on stdout and status 0.
+    @Test(arguments: ["demo", "connect", "replay", "record", "query", "statistics", "hotspots", "identify"])
+    func helpForEveryCommand(command: String) throws {
+        let usage = command == "demo" ? "Usage: entitystream [demo]" : "Usage: entitystream \(command) "
+        for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
+            let result = try CommandLineTool.run("entitystream", arguments)
+            #expect(result.status == 0, "\(arguments)")
+            #expect(result.standardOutput.hasPrefix(usage), "\(arguments): \(result.standardOutput.prefix(60))")
+            #expect(result.standardError.isEmpty)
+        }
+        let general = try CommandLineTool.run("entitystream", ["help"])
+        #expect(general.status == 0 && general.standardOutput.contains("entitystream connect URL"))
+    }
+
+    /// Both programs print their version for --version, anywhere a flag may stand, and parse --flag=value.
+    @Test func versionAndAttachedValues() throws {
+        for (program, arguments) in [("entitystream", ["--version"]), ("entitystream", ["connect", "http://h/StreamServer", "--version"]),
+                                     ("entitystream", ["demo", "--version"]), ("stream-simulator", ["--version"]),
+                                     ("stream-simulator", ["--fleet", "2", "--version"])] {
+            let result = try CommandLineTool.run(program, arguments)
+            #expect(result.status == 0, "\(program) \(arguments): \(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("\(program) ") && result.standardOutput.contains("(PROJ "), "\(result.standardOutput)")
+            #expect(result.standardError.isEmpty)
+        }
+        let attached = try CommandLineTool.run("stream-simulator", ["--fleet=2", "--port=70000"])
+        #expect(attached.status == 2 && attached.standardError.contains("--port expects a whole number ≤ 65535, not '70000'"), "\(attached.standardError)")
     }
 
     /// A closed stdout (`| head`) ends the program quietly with status 0.
@@ -300,7 +325,7 @@ struct CommandLineTests {
                                      "B1,2024-05-01T08:00:00.400Z,-122.71,45.61,9"], extension: "csv")
         defer { try? FileManager.default.removeItem(atPath: csv) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--service", "Plows=fleet:2", "--service", "Buses=\(csv)", "--csv", "id=bus,time=at,x=lon,y=lat",
+            "--service", "Plows=fleet:2", "--service", "Buses=\(csv)", "--columns", "Buses=track=bus,time=at,x=lon,y=lat",
             "--rate", "20", "--port", "0", "--seed", "3"])
         defer { simulator.stop() }
         let port = try #require(simulator.waitForPort())

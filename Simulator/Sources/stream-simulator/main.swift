@@ -101,11 +101,13 @@ func log(_ text: String) {
 /// Deprecated spellings still read.
 let aliases = ["--csv": "--columns", "--layer-columns": "--columns", "--hotspots-columns": "--columns", "--layer-format": "--file-format"]
 
-/// `[NAME=]VALUE` of a per-file flag: the name when the text starts with
-/// `NAME=` and the rest is itself a `key=…` list (`--columns`), or when
-/// `named` says a leading `NAME=` is the form (`--in-sr`, `--file-format`).
-func perFile(_ text: String, flag: String, what: String, isNamed: (String) -> Bool) throws -> (name: String?, value: String) {
-    guard let equals = text.firstIndex(of: "="), isNamed(String(text[text.index(after: equals)...])) else { return (nil, text) }
+/// `[NAME=]VALUE` of a per-file flag: named when the text starts with a
+/// name (letters, digits, `_`, `-`) and `=`, and `isNamed` agrees given the
+/// rest (for `--columns`, the rest is itself a `key=…` list).
+func perFile(_ text: String, flag: String, what: String, isNamed: (String) -> Bool = { _ in true }) throws -> (name: String?, value: String) {
+    guard let equals = text.firstIndex(of: "="),
+          text[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }),
+          isNamed(String(text[text.index(after: equals)...])) else { return (nil, text) }
     do {
         let (name, value) = try LayerSpecification.split(text, flag: flag, what: what)
         return (name, value)
@@ -181,10 +183,10 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             columns[name] = try ArgumentList.columnMapping(text, flag: word, program: "stream-simulator")
         case "--in-sr":
             let text = try arguments.value(for: word)
-            let (name, value) = try perFile(text, flag: word, what: "SR") { rest in (try? SpatialReference.parse(text: rest)) != nil }
+            let (name, value) = try perFile(text, flag: word, what: "SR")
             do { inputReferences[name] = try SpatialReference.parse(text: value).code } catch { throw UsageError("--in-sr: \(error)") }
         case "--file-format":
-            let (name, text) = try perFile(try arguments.value(for: word), flag: word, what: "FORMAT") { FeatureFileFormat(name: $0) != nil }
+            let (name, text) = try perFile(try arguments.value(for: word), flag: word, what: "FORMAT")
             guard let format = FeatureFileFormat(name: text) else {
                 throw UsageError("--file-format \(name.map { "\($0)=" } ?? "")\(text): unknown format (one of \(FeatureFileFormat.names))")
             }

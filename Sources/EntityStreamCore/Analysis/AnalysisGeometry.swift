@@ -21,6 +21,31 @@ public enum AnalysisGeometry: Sendable, Hashable {
 }
 
 extension AnalysisGeometry {
+    /// The point, or the mean of a polygon's outer-ring corners (the closing
+    /// corner not counted twice): a fishnet cell's centre. Nil for an empty ring.
+    public var centre: (x: Double, y: Double)? {
+        switch self {
+        case .point(let point): return (point.x, point.y)
+        case .polygon(let rings, _):
+            guard var ring = rings.first, !ring.isEmpty else { return nil }
+            if ring.count > 1, ring.first == ring.last { ring.removeLast() }
+            var x = 0.0, y = 0.0
+            for corner in ring {
+                x += corner.x
+                y += corner.y
+            }
+            return (x / Double(ring.count), y / Double(ring.count))
+        }
+    }
+
+    /// The spatial reference code of the geometry's coordinates.
+    public var wkid: Int? {
+        switch self {
+        case .point(let point): return point.wkid
+        case .polygon(_, let wkid): return wkid
+        }
+    }
+
     /// Converts `coordinates` from `source` to `target` in place, in one PROJ
     /// call; returns how many could not be converted (now NaN).
     /// - Throws: ``ProjectionError`` for an unknown reference or a pair PROJ cannot transform between.

@@ -174,6 +174,17 @@ public struct FeatureFormatter: Sendable {
         }
     }
 
+    /// Before a summary: a CSV table that got no row yet gets its header from
+    /// the summary's `groupFields` and `statisticNames` (a statistics job
+    /// whose groups were all left out still prints its table's header).
+    public mutating func appendHeader(from summary: AnalysisEvent, to writer: inout JSONWriter) {
+        guard kind == .csv, columns == nil, summary.phase == .summary,
+              let groupFields = summary.members["groupFields"]?.arrayValue, let statisticNames = summary.members["statisticNames"]?.arrayValue else { return }
+        let header = (groupFields + statisticNames).compactMap(\.stringValue)
+        columns = header
+        writer.appendText(CSVText.record(header))
+    }
+
     // MARK: Analysis results
 
     /// One property: its name, value and whether an integer value is an epoch-ms date.
@@ -265,8 +276,8 @@ public struct FeatureFormatter: Sendable {
 
     /// `x,y` of a point, or of a polygon's centre, in ``coordinates``; empty cells without one.
     private func appendCoordinates(_ geometry: AnalysisGeometry?, to writer: inout JSONWriter) {
-        guard var centre = AnalysisCSVTable.centre(geometry) else { return writer.appendRaw(",") }
-        if let coordinates, let source = SpatialReference(code: Self.code(of: geometry)), source != coordinates {
+        guard var centre = geometry?.centre else { return writer.appendRaw(",") }
+        if let coordinates, let source = SpatialReference(code: geometry?.wkid), source != coordinates {
             guard let converted = try? CoordinateOperations.transform(x: centre.x, y: centre.y, from: source, to: coordinates) else {
                 return writer.appendRaw(",")
             }
@@ -275,14 +286,6 @@ public struct FeatureFormatter: Sendable {
         if centre.x.isFinite { writer.appendDouble(centre.x) }
         writer.appendRaw(",")
         if centre.y.isFinite { writer.appendDouble(centre.y) }
-    }
-
-    private static func code(of geometry: AnalysisGeometry?) -> Int? {
-        switch geometry {
-        case .point(let point)?: return point.wkid
-        case .polygon(_, let wkid)?: return wkid
-        case nil: return nil
-        }
     }
 
     private static func appendAttribute(_ value: AttributeValue, isDate: Bool, to writer: inout JSONWriter) {

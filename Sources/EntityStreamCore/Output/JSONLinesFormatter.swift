@@ -90,6 +90,7 @@ public struct JSONLinesFormatter: Sendable {
             output.appendRaw(UInt8(ascii: "\n"))
             return true
         }
+        if case .analysis(let analysis) = event.payload { features?.appendHeader(from: analysis, to: &output) }
         appendEsri(event, to: &side)
         side.appendRaw(UInt8(ascii: "\n"))
         return false
