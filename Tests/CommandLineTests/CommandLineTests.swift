@@ -317,6 +317,53 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
     }
 
+    /// `connect --out-sr 2913` asks the simulator for Oregon North feet (the fleet's WGS84 positions, which it also
+    /// sends as point_x/point_y, projected with the Lambert formulas written in the test: within the 1.3 m datum
+    /// shift), archive included; `--format geojson` writes WGS84 whatever the service sends, and `--format csv`
+    /// keeps --out-sr's coordinates.
+    @Test func connectInAnySpatialReference() throws {
+        let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "5"])
+        defer { fleet.stop() }
+        let port = try #require(fleet.waitForPort())
+        let url = "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
+        let feet = try CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "6", "--events", "observation"])
+        #expect(feet.status == 0, "\(feet.standardError)")
+        let lines = feet.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.count == 6 && lines.contains { $0["primed"] as? Bool == true })
+        for line in lines {
+            let geometry = try #require(line["geometry"] as? [String: Any])
+            let attributes = try #require(line["attributes"] as? [String: Any])
+            let oracle = ProjectionOracles.oregonNorthFeet(longitude: attributes["point_x"] as? Double ?? 0, latitude: attributes["point_y"] as? Double ?? 0)
+            #expect((geometry["spatialReference"] as? [String: Any])?["wkid"] as? Int == 2913)
+            #expect(abs((geometry["x"] as? Double ?? 0) - oracle.x) < 7 && abs((geometry["y"] as? Double ?? 0) - oracle.y) < 7)
+        }
+        for arguments in [["--format", "geojson"], ["--format", "geojson", "--out-sr", "3857", "--events", "observation"]] {
+            let geojson = try CommandLineTool.run("entitystream", ["connect", url, "--limit", "4"] + arguments)
+            if arguments.contains("--out-sr") {
+                #expect(geojson.status == 2 && geojson.standardError.contains("RFC 7946"))
+                continue
+            }
+            #expect(geojson.status == 0, "\(geojson.standardError)")
+            let features = geojson.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(features.count == 4)
+            for feature in features {
+                let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+                let properties = try #require(feature["properties"] as? [String: Any])
+                #expect(coordinates == [properties["point_x"] as? Double ?? 0, properties["point_y"] as? Double ?? 0])
+            }
+            #expect(geojson.standardError.contains(#""event":"status""#))
+        }
+        let csv = try CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "2", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.standardError)")
+        let rows = csv.standardOutput.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.count == 3 && rows[0].prefix(2) == ["x", "y"])
+        let pointX = try #require(rows[0].firstIndex(of: "point_x"))
+        for row in rows.dropFirst() {
+            let oracle = ProjectionOracles.oregonNorthFeet(longitude: Double(row[pointX]) ?? 0, latitude: Double(row[pointX + 1]) ?? 0)
+            #expect(abs((Double(row[0]) ?? 0) - oracle.x) < 7 && abs((Double(row[1]) ?? 0) - oracle.y) < 7)
+        }
+    }
+
     /// One simulator serves a generated fleet and a CSV side by side; `connect` to each gets that service's entities.
     @Test func simulatorServesServicesSideBySide() throws {
         let csv = try temporaryFile(["bus,at,lon,lat,route",

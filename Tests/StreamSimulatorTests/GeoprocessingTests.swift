@@ -138,6 +138,42 @@ struct GeoprocessingTests {
         await server.shutdown()
     }
 
+    /// env:processSR measures the distances in that reference (here WGS84: metres on the ellipsoid, said in the
+    /// messages) and env:outSR projects the results: the job's features equal the local engine's run with the same
+    /// processing and output references; a reference PROJ does not know is refused at submitJob, by name.
+    @Test func processingAndOutputReferences() async throws {
+        let rows = incidents(450)
+        let path = try writeIncidents(rows)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await startGP(path, delay: 20)
+        let published = PublishedEvents()
+        let (runtime, running) = startRuntime(published)
+        try await runtime.start(RemoteHotSpotJob(taskURL: server.hotSpotTaskURL("Calls"), query: nil, outSR: 2913, processSR: 4326, policy: quickPolling),
+                                id: .int(1), command: "hotspots")
+        let lines = analyses(await published.wait(until: finished))
+        #expect(lines.last?.phase == .summary, "\(lines.last?.members ?? JSONObject())")
+        let messages = lines.compactMap { $0.members["messages"]?.arrayValue }.flatMap { $0 }.compactMap { $0["description"]?.stringValue }
+        #expect(messages.contains { $0.contains("measured in metres (processing spatial reference wkid 4326)") }, "\(messages)")
+
+        let table = try FeatureFile.load(path: path, options: FeatureLoadOptions(mapping: columns))
+        let selection = try HotSpotTableSelection.select(from: table, processing: 4326)
+        #expect(selection.reading.coordinates == .geographic && selection.reading.processingWKID == 4326)
+        let result = try HotSpotAnalysis().run(selection.input)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: 4326, outSR: 2913)
+        let remote = lines.filter { $0.phase == .result }.compactMap(\.feature)
+        #expect(remote.count == output.count && output.count > 10)
+        #expect(remote == (0..<output.count).map(output.feature))
+        guard case .polygon(_, let wkid)? = remote.first?.geometry else { Issue.record("not a polygon"); return }
+        #expect(wkid == 2913)
+
+        let client = try GeoprocessingClient(taskURL: server.hotSpotTaskURL("Calls"))
+        let refusal = await failure { _ = try await client.submitJob([("env:processSR", "99999")]) }
+        #expect(refusal.map { "\($0)" }?.contains("unknown spatial reference wkid 99999") == true, "\(String(describing: refusal))")
+        await runtime.close()
+        await running.value
+        await server.shutdown()
+    }
+
     /// Cancelling the analysis while the job executes cancels it on the server: cancelling, cancelled, then the cancelled line.
     @Test func cancelMidJob() async throws {
         let path = try writeIncidents(incidents(300))

@@ -22,8 +22,8 @@ import Projection
 ///   `es_received` (the receive time), `es_primed`, every field of the
 ///   schema (null when absent), `es_raster` with `--enrich`;
 /// - an analysis result: its members (`es_<member>`, an object member
-///   flattened one level as `es_<member>_<key>`, the epoch twin of an ISO
-///   time left out) then the feature's attributes;
+///   flattened one level as `es_<member>_<key>`; null members and the
+///   epoch twin of an ISO time left out) then the feature's attributes;
 /// - a statistics record: its group fields then its statistics.
 /// Every key a line has had is written on every later line (null when
 /// absent), so the properties only ever grow; a CSV's columns are fixed by
@@ -204,6 +204,8 @@ public struct FeatureFormatter: Sendable {
             return properties
         }
         for member in analysis.members {
+            // A null member (identify's "cell":null) says nothing a column could hold.
+            if member.value.isNull { continue }
             if member.key.hasSuffix("Epoch"), analysis.members[String(member.key.dropLast(5))] != nil { continue }
             if let object = member.value.objectValue {
                 for inner in object { properties.append(Property(key: "es_\(member.key)_\(inner.key)", value: inner.value, isDate: false)) }
