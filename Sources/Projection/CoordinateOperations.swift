@@ -17,7 +17,7 @@ public enum CoordinateOperations {
     /// Pairs remembered (beyond it the pool starts over).
     static let maximumPairs = 512
     /// Points from which a batch is split across cores.
-    public static let parallelThreshold = 65_536
+    public static let parallelThreshold = 8192
 
     private struct Pair: Hashable {
         var source: Int
@@ -91,12 +91,14 @@ public enum CoordinateOperations {
 
     /// Transforms the points in place (see
     /// ``CoordinateOperation/transform(x:xStride:y:yStride:count:_:)``),
-    /// in parts on every core when there are many; returns how many points
-    /// could not be transformed (now NaN).
+    /// from `source` to `target` or, `.inverse`, from `target` to `source`
+    /// (the same operation run backwards), in parts on every core when there
+    /// are many; returns how many points could not be transformed (now NaN).
     /// - Throws: ``ProjectionError`` for an unknown reference or a missing transformation.
     @discardableResult
     public static func transform(x: UnsafeMutablePointer<Double>, xStride: Int, y: UnsafeMutablePointer<Double>, yStride: Int, count: Int,
-                                 from source: SpatialReference, to target: SpatialReference) throws(ProjectionError) -> Int {
+                                 from source: SpatialReference, to target: SpatialReference,
+                                 _ direction: CoordinateOperation.Direction = .forward) throws(ProjectionError) -> Int {
         if source == target || count <= 0 {
             if source == target { try source.validate() }
             return 0
@@ -104,7 +106,7 @@ public enum CoordinateOperations {
         let first = try borrow(from: source, to: target)
         defer { giveBack(first) }
         let parts = count >= parallelThreshold ? min(ProcessorCount.value, count / (parallelThreshold / 2)) : 1
-        guard parts > 1 else { return first.transform(x: x, xStride: xStride, y: y, yStride: yStride, count: count, .forward) }
+        guard parts > 1 else { return first.transform(x: x, xStride: xStride, y: y, yStride: yStride, count: count, direction) }
         var operations = [first]
         for _ in 1..<parts {
             guard let another = try? borrow(from: source, to: target) else { break }
@@ -119,23 +121,23 @@ public enum CoordinateOperations {
             let start = count * part / pieces, end = count * (part + 1) / pieces
             let px = UnsafeMutableRawPointer(xBase.value).advanced(by: start * xStride).assumingMemoryBound(to: Double.self)
             let py = UnsafeMutableRawPointer(yBase.value).advanced(by: start * yStride).assumingMemoryBound(to: Double.self)
-            let failed = shared.value[part].transform(x: px, xStride: xStride, y: py, yStride: yStride, count: end - start, .forward)
+            let failed = shared.value[part].transform(x: px, xStride: xStride, y: py, yStride: yStride, count: end - start, direction)
             if failed > 0 { failures.withLock { $0 += failed } }
         }
         return failures.withLock { $0 }
     }
 
-    /// Transforms two arrays of equal length in place; returns how many
-    /// points could not be transformed (now NaN).
+    /// Transforms two arrays of equal length in place (`direction` as above);
+    /// returns how many points could not be transformed (now NaN).
     @discardableResult
-    public static func transform(x: inout [Double], y: inout [Double], from source: SpatialReference, to target: SpatialReference)
-        throws(ProjectionError) -> Int {
+    public static func transform(x: inout [Double], y: inout [Double], from source: SpatialReference, to target: SpatialReference,
+                                 _ direction: CoordinateOperation.Direction = .forward) throws(ProjectionError) -> Int {
         let count = min(x.count, y.count)
         let result: Result<Int, ProjectionError> = x.withUnsafeMutableBufferPointer { xs in
             y.withUnsafeMutableBufferPointer { ys in
                 guard let xBase = xs.baseAddress, let yBase = ys.baseAddress else { return .success(0) }
                 return Result { () throws(ProjectionError) in
-                    try transform(x: xBase, xStride: 8, y: yBase, yStride: 8, count: count, from: source, to: target)
+                    try transform(x: xBase, xStride: 8, y: yBase, yStride: 8, count: count, from: source, to: target, direction)
                 }
             }
         }

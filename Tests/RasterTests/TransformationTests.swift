@@ -169,6 +169,51 @@ struct TransformationTests {
         }
     }
 
+    /// Many points at once (one PROJ batch each way, split across the cores when large) give exactly the
+    /// answers of one point at a time: cells with their extents, points off the raster, a point PROJ cannot
+    /// transform and a non-finite one, in WGS84, Web Mercator and the raster's own CRS.
+    @Test
+    func batchesEqualPointByPoint() throws {
+        let directory = try TemporaryDirectory()
+        let raster = try Self.utmRaster(in: directory)
+        var generator = SplitMix64(seed: 11)
+        var xs: [Double] = [], ys: [Double] = []
+        for _ in 0..<20_000 {
+            xs.append(-74.06 + generator.nextDouble() * 0.1)
+            ys.append(39.99 + generator.nextDouble() * 0.06)
+        }
+        xs += [10, .nan, -74.0]
+        ys += [95, 40.0, 40.0]
+        for reference in [SpatialReference.wgs84, .webMercator] {
+            var px = xs, py = ys
+            if reference == .webMercator {
+                for index in px.indices where px[index].isFinite && abs(py[index]) < 85 {
+                    let projected = ProjectionOracles.webMercator(longitude: px[index], latitude: py[index])
+                    (px[index], py[index]) = (projected.x, projected.y)
+                }
+            }
+            let batch = try raster.identify(xs: px, ys: py, in: reference)
+            #expect(batch.count == px.count)
+            var cells = 0
+            for index in px.indices {
+                let single = Result { () throws(RasterError) in try raster.identify(x: px[index], y: py[index], in: reference) }
+                switch (batch[index], single) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "\(reference) point \(index)")
+                    if a != nil { cells += 1 }
+                case (.failure(let a), .failure(let b)):
+                    #expect("\(a)" == "\(b)", "\(reference) point \(index)")
+                default:
+                    Issue.record("\(reference) point \(index): \(batch[index]) but \(single)")
+                }
+            }
+            #expect(cells > 5_000)
+        }
+        let native = try raster.identify(xs: [580_015, 1], ys: [4_429_985, 1])
+        let first = try native[0].get(), second = try native[1].get()
+        #expect(first?.column == 0 && second == nil)
+    }
+
     /// A spatial reference PROJ does not know is an error naming it.
     @Test
     func unknownSpatialReference() throws {

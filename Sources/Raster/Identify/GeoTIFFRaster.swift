@@ -94,6 +94,92 @@ public final class GeoTIFFRaster {
         return RasterCell(sample: sample, extent: extent)
     }
 
+    /// The cells under many points given in `spatialReference` (nil: the
+    /// raster's own CRS), in order: each point's cell with its extent (nil
+    /// when the point has none), or the error for that point — the answers
+    /// ``identify(x:y:in:)`` gives point by point. The points go into the
+    /// raster's CRS in one PROJ batch, and the cells' corners back into the
+    /// points' reference in another (each split across the cores when large:
+    /// ``CoordinateOperations``), which is where identify from another
+    /// reference spends its time.
+    /// - Throws: what concerns every point: no georeferencing, an unknown
+    ///   raster CRS or spatial reference, no transformation between them.
+    public func identify(xs: [Double], ys: [Double], in spatialReference: SpatialReference? = nil) throws(RasterError) -> [Result<RasterCell?, RasterError>] {
+        guard let geoTransform else {
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
+        }
+        let count = min(xs.count, ys.count)
+        let transformer = try transformer(for: spatialReference)
+        var rasterX = Array(xs.prefix(count)), rasterY = Array(ys.prefix(count))
+        let conversion = try transformer.map { _ throws(RasterError) in (source: spatialReference ?? .wgs84, target: try targetReference()) }
+        if let conversion {
+            do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: conversion.source, to: conversion.target) } catch { throw RasterError(error) }
+        }
+        var results = [Result<RasterCell?, RasterError>](repeating: .success(nil), count: count)
+        var samples: [(index: Int, sample: RasterSample)] = []
+        samples.reserveCapacity(count)
+        var cornerX: [Double] = [], cornerY: [Double] = []
+        cornerX.reserveCapacity(4 * count)
+        cornerY.reserveCapacity(4 * count)
+        for index in 0..<count {
+            guard xs[index].isFinite && ys[index].isFinite else {
+                results[index] = .failure(.invalidPoint(x: xs[index], y: ys[index]))
+                continue
+            }
+            guard rasterX[index].isFinite && rasterY[index].isFinite else {
+                // PROJ's reason for this point, asked again one point at a time.
+                results[index] = .failure(pointFailure(x: xs[index], y: ys[index], transformer))
+                continue
+            }
+            let pixel = geoTransform.pixel(x: rasterX[index], y: rasterY[index])
+            guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { continue }
+            let column = Int(pixel.column), row = Int(pixel.row)
+            do {
+                samples.append((index, try readSample(column: column, row: row)))
+            } catch {
+                results[index] = .failure(error)
+                continue
+            }
+            let left = Double(column), top = Double(row)
+            for (dx, dy) in [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+                let corner = geoTransform.point(column: left + dx, row: top + dy)
+                cornerX.append(corner.x)
+                cornerY.append(corner.y)
+            }
+        }
+        if let conversion {
+            do { try CoordinateOperations.transform(x: &cornerX, y: &cornerY, from: conversion.source, to: conversion.target, .inverse) } catch {
+                throw RasterError(error)
+            }
+        }
+        let wkid = spatialReference?.code ?? info.crs.epsgCode
+        for (position, (index, sample)) in samples.enumerated() {
+            let first = position * 4
+            var xmin = cornerX[first], xmax = xmin, ymin = cornerY[first], ymax = ymin
+            for corner in (first + 1)..<(first + 4) {
+                xmin = min(xmin, cornerX[corner]); xmax = max(xmax, cornerX[corner])
+                ymin = min(ymin, cornerY[corner]); ymax = max(ymax, cornerY[corner])
+            }
+            guard xmin.isFinite && xmax.isFinite && ymin.isFinite && ymax.isFinite else {
+                results[index] = .failure(.cannotTransform(x: xs[index], y: ys[index], from: conversion?.target.label ?? "?",
+                                                           to: conversion?.source.label ?? "?", detail: "a corner of the cell is outside the projection's domain"))
+                continue
+            }
+            results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
+        }
+        return results
+    }
+
+    /// The error of one point PROJ could not bring into the raster's CRS.
+    private func pointFailure(x: Double, y: Double, _ transformer: CoordinateOperation?) -> RasterError {
+        do {
+            _ = try transformer?.forward(x: x, y: y)
+        } catch {
+            return RasterError(error)
+        }
+        return .cannotTransform(x: x, y: y, from: transformer?.source.label ?? "?", to: transformer?.target.label ?? "?", detail: "outside the projection's domain")
+    }
+
     /// The values of the cell under (`x`, `y`) without its extent (the
     /// enrichment path: one PROJ call fewer than four); nil when outside.
     public func sample(x: Double, y: Double, in spatialReference: SpatialReference? = nil) throws(RasterError) -> RasterSample? {

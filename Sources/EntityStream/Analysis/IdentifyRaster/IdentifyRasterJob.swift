@@ -8,8 +8,9 @@ import Raster
 /// the counts and the raster's description.
 ///
 /// Input: a list of points (`--at`, the control command's `x`/`y` or
-/// `points`), answered in chunks of ``chunkSize`` (the raster actor is
-/// free between chunks for the stream's enrichment), or JSON lines (stdin
+/// `points`), answered in chunks of ``chunkSize`` (each a PROJ batch each
+/// way, about 16 ms; the raster actor is free between chunks for the
+/// stream's enrichment), or JSON lines (stdin
 /// of `entitystream identify`), each answered as it arrives; a line that is
 /// not a point is answered with an `error` naming its line number, and the
 /// rest go on. A raster without georeferencing fails the job at once (only
@@ -23,7 +24,7 @@ public struct IdentifyRasterJob: AnalysisJob {
         case jsonLines(AsyncStream<[UInt8]>)
     }
 
-    public static let chunkSize = 1024
+    public static let chunkSize = 16_384
 
     public let raster: SessionRaster
     public let input: Input

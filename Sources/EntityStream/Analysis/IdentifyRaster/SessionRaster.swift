@@ -65,24 +65,36 @@ public actor SessionRaster {
 
     /// The answer for each point, in order; a point without its own spatial
     /// reference is in `defaultSpatialReference` (nil: the raster's CRS).
+    /// Consecutive points in one spatial reference are answered as one batch
+    /// (``GeoTIFFRaster/identify(xs:ys:in:)``: their transformations in one
+    /// PROJ call each way).
     public func identify(_ points: ArraySlice<IdentifyPoint>, defaultSpatialReference: SpatialReference?) -> [IdentifyAnswer] {
         var answers: [IdentifyAnswer] = []
         answers.reserveCapacity(points.count)
-        for point in points {
-            let spatialReference = point.spatialReference ?? defaultSpatialReference
+        var start = points.startIndex
+        while start < points.endIndex {
+            let spatialReference = points[start].spatialReference ?? defaultSpatialReference
+            var end = start + 1
+            while end < points.endIndex, (points[end].spatialReference ?? defaultSpatialReference) == spatialReference { end += 1 }
+            let run = points[start..<end]
+            start = end
             if let spatialReference, let known = unusable[spatialReference.code] {
-                answers.append(.failed(known.description))
+                answers.append(contentsOf: repeatElement(.failed(known.description), count: run.count))
                 continue
             }
             do {
-                if let cell = try raster.identify(x: point.x, y: point.y, in: spatialReference) {
-                    answers.append(.cell(cell))
-                } else {
-                    answers.append(.noCell)
+                for cell in try raster.identify(xs: run.map(\.x), ys: run.map(\.y), in: spatialReference) {
+                    switch cell {
+                    case .success(let found?): answers.append(.cell(found))
+                    case .success(nil): answers.append(.noCell)
+                    case .failure(let error):
+                        if let spatialReference { remember(error, for: spatialReference) }
+                        answers.append(.failed(error.description))
+                    }
                 }
             } catch {
                 if let spatialReference { remember(error, for: spatialReference) }
-                answers.append(.failed(error.description))
+                answers.append(contentsOf: repeatElement(.failed(error.description), count: run.count))
             }
         }
         return answers
