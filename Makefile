@@ -2,7 +2,8 @@
 #   make demo   install what is missing, build, run the embedded demo
 #   make test   install what is missing, run the tests
 # Also: make setup, make build, make bench (release build + benchmarks),
-#   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60).
+#   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60),
+#   make interop (real ArcGIS clients against the simulator; see .ci/interop).
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -11,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # How long `make fuzz` runs each fuzz test with fresh seeds (seconds).
 FUZZ_SECONDS ?= 60
 
-.PHONY: setup build test fuzz demo bench clean
+.PHONY: setup build test fuzz demo bench interop clean
 
 ## setup: install the Debian packages the build and tests need, only if missing
 setup:
@@ -56,6 +57,12 @@ demo: build
 bench: setup
 	$(SWIFT) build -c release
 	.build/release/entitystream-bench all
+
+## interop: real ArcGIS clients (GDAL's ogr2ogr, esridump, the ArcGIS API for Python, the JS SDK in
+## headless chromium) against stream-simulator on loopback; each skipped with a message when not
+## installed (setup steps at the top of .ci/interop). Not part of `make test`.
+interop: setup
+	bash .ci/interop
 
 clean:
 	rm -rf .build

@@ -23,7 +23,7 @@ extension ArgumentList {
     /// A time extent (`--time START,END`; either end may be empty).
     public mutating func timeExtent(for flag: String) throws(UsageError) -> TimeExtent {
         let text = try value(for: flag)
-        do { return try TimeExtent.parse(text) } catch { throw UsageError("\(flag): \(error)") }
+        do { return try TimeExtent.parseArgument(text) } catch { throw UsageError("\(flag): \(error)") }
     }
 
     /// One instant (ISO-8601 or epoch milliseconds), as epoch milliseconds.

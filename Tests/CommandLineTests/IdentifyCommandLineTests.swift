@@ -209,7 +209,6 @@ struct IdentifyCommandLineTests {
         let path = try TestRaster.write(in: scratch)
         let usage: [([String], String)] = [
             (["identify"], "missing the RASTER"),
-            (["identify", scratch.file("missing.tif"), "--at", "1,2"], "missing.tif"),
             (["identify", path, "--at", "1"], "--at expects x,y"),
             (["identify", path, "--at", "a,b"], "--at expects x,y"),
             (["identify", path, "--at", "1,2,3"], "--at expects x,y"),
@@ -227,6 +226,14 @@ struct IdentifyCommandLineTests {
             #expect(result.status == 2, "\(arguments)")
             #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.isEmpty)
+        }
+        // A raster that cannot be read (missing, a directory) is a runtime failure, 1, as replay and query say it.
+        let tracks = try recording([("A", #"{"x":-111.5,"y":40.5,"spatialReference":{"wkid":4326}}"#)], in: scratch)
+        for unreadable in [scratch.file("missing.tif"), scratch.path] {
+            let result = try CommandLineTool.run("entitystream", ["identify", unreadable, "--at", "1,2"])
+            #expect(result.status == 1 && result.standardError.contains(unreadable) && result.standardOutput.isEmpty, "\(result.standardError)")
+            let session = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(unreadable)"])
+            #expect(session.status == 1 && session.standardError.contains("--raster dem"), "\(session.standardError)")
         }
         let text = scratch.file("text.tif")
         try "hello".write(toFile: text, atomically: true, encoding: .utf8)
@@ -321,8 +328,8 @@ struct IdentifyCommandLineTests {
         }
     }
 
-    /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster (2 for a missing
-    /// file or a bad name); nothing is printed on stdout.
+    /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster, a missing file
+    /// too (2 for a bad name); nothing is printed on stdout.
     @Test func rasterFailsAtSessionStart() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
@@ -333,7 +340,7 @@ struct IdentifyCommandLineTests {
         try GeoTIFFWriter.write(RasterImage(width: 2, height: 2, pixelType: .uint8, values: [1, 2, 3, 4]), to: bare)
         let cases: [([String], Int32, String)] = [
             (["--raster", "bad=\(text)"], 1, "--raster bad:"),
-            (["--raster", "dem=\(scratch.file("missing.tif"))"], 2, "--raster dem:"),
+            (["--raster", "dem=\(scratch.file("missing.tif"))"], 1, "--raster dem:"),
             (["--raster", "dem=\(path)", "--enrich", "other"], 2, "--enrich other"),
             (["--raster", "bare=\(bare)", "--enrich", "bare"], 1, "--enrich bare"),
             (["--raster", "dem"], 2, "--raster expects NAME=FILE.tif"),

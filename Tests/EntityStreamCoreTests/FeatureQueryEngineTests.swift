@@ -230,7 +230,8 @@ struct FeatureQueryEngineTests {
             (FeatureQuery(outSpatialReference: 99999), layer, engine, "outSR", "99999"),
             (FeatureQuery(outSpatialReference: 3857, format: .geojson), statePlane, engine, "outSR", "WGS84"),
             (statistics, layer, engine, "outStatistics", "not supported by this server yet"),
-            (FeatureQuery(resultOffset: 5), layer, FeatureQueryEngine(maxRecordCount: 10, supportsPagination: false), "resultOffset", "pagination"),
+            ({ var q = FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1)); q.distance = 5; q.distanceUnit = .meter; return q }(),
+             statePlane, engine, "units", "2913"),
         ]
         for (query, target, engine, parameter, reason) in cases {
             #expect {

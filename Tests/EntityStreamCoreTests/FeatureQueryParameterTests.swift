@@ -71,8 +71,10 @@ struct FeatureQueryParameterTests {
         (("time", "1,2,3"), "time", "START,END"),
         (("objectIds", "1,x"), "objectIds", "'x' is not an object id"),
         (("geometry", "1,2,3"), "geometry", "xmin,ymin,xmax,ymax"),
-        (("geometry", #"{"x":1,"y":2}"#), "geometry", "only envelope"),
-        (("geometryType", "esriGeometryPolygon"), "geometryType", "only esriGeometryEnvelope"),
+        (("geometry", #"{"paths":[[[0,0],[1,0],[1,1]]]}"#), "geometry", "only envelope, point and polygon"),
+        (("geometry", #"{"rings":[[[0,0],[1,0]]]}"#), "geometry", "at least 3 vertices"),
+        (("geometry", #"{"rings":[[[0,0],[1,"a"],[1,1]]]}"#), "geometry", "not [x, y] numbers"),
+        (("geometryType", "esriGeometryPolyline"), "geometryType", "esriGeometryEnvelope, esriGeometryPoint or esriGeometryPolygon"),
         (("inSR", "web"), "inSR", "is not a spatial reference"),
         (("inSR", "99999"), "inSR", "unknown spatial reference wkid 99999"),
         (("spatialRel", "esriSpatialRelWithin"), "spatialRel", "not supported"),
@@ -88,7 +90,16 @@ struct FeatureQueryParameterTests {
         (("outStatistics", "[{\"statisticType\":\"median\",\"onStatisticField\":\"a\"}]"), "outStatistics", "'median' is not one of"),
         (("outStatistics", "{}"), "outStatistics", "non-empty JSON array"),
         (("havingClause", "COUNT(a) > 1"), "havingClause", "only with outStatistics"),
-        (("maxAllowableOffset", "10"), "maxAllowableOffset", "not supported"),
+        (("having", "COUNT(a) > 1"), "having", "only with outStatistics"),
+        (("geometryPrecision", "18"), "geometryPrecision", "between 0 and 17"),
+        (("geometryPrecision", "two"), "geometryPrecision", "not a whole number"),
+        (("resultType", "page"), "resultType", "none, standard or tile"),
+        (("distance", "-1"), "distance", "a number ≥ 0"),
+        (("distance", "10"), "distance", "needs a geometry"),
+        (("units", "esriSRUnit_Parsec"), "units", "is not a unit"),
+        (("quantizationParameters", "{\"tolerance\":1}"), "quantizationParameters", "has no extent"),
+        (("quantizationParameters", "[1]"), "quantizationParameters", "not a JSON object"),
+        (("returnExtentOnly", "maybe"), "returnExtentOnly", "not true or false"),
     ] as [((String, String), String, String)])
     func refusesBadParameters(pair: (String, String), parameter: String, expected: String) {
         #expect {
@@ -105,7 +116,10 @@ struct FeatureQueryParameterTests {
     @Test func repeatedParameters() throws {
         #expect(try parse([("where", "a=1"), ("WHERE", "a=1")]).whereClause == "a=1")
         #expect(throws: FeatureQueryError.self) { _ = try parse([("where", "a=1"), ("where", "a=2")]) }
-        #expect(throws: FeatureQueryError.self) { _ = try parse([("returnCountOnly", "true"), ("returnIdsOnly", "true")]) }
+        // ArcGIS: with returnIdsOnly and returnCountOnly both, the count takes precedence.
+        let both = try parse([("returnCountOnly", "true"), ("returnIdsOnly", "true")])
+        #expect(both.returnCountOnly && !both.returnIDsOnly)
+        #expect(throws: FeatureQueryError.self) { _ = try parse([("having", "COUNT(*) > 1"), ("havingClause", "COUNT(*) > 2"), ("outStatistics", #"[{"statisticType":"count","onStatisticField":"a"}]"#)]) }
         #expect(throws: FeatureQueryError.self) {
             _ = try parse([("geometry", #"{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}}"#), ("inSR", "2056")])
         }

@@ -89,9 +89,9 @@ struct TableStatisticsEngineTests {
         let cases: [([(String, String)], String, String)] = [
             ([("outStatistics", count), ("groupByFieldsForStatistics", "kind"), ("orderByFields", "speed DESC")], "orderByFields", "neither a group-by field nor a statistic"),
             ([("outStatistics", count), ("orderByFields", "OBJECTID")], "orderByFields", "neither a group-by field nor a statistic"),
-            ([("outStatistics", count), ("havingClause", "speed > 3")], "havingClause", "not inside an aggregate"),
-            ([("outStatistics", count), ("havingClause", "AVG(kind) > 3")], "havingClause", "numeric"),
-            ([("outStatistics", count), ("havingClause", "COUNT(speed) >")], "havingClause", "position"),
+            ([("outStatistics", count), ("having", "speed > 3")], "having", "not inside an aggregate"),
+            ([("outStatistics", count), ("having", "AVG(kind) > 3")], "having", "numeric"),
+            ([("outStatistics", count), ("having", "COUNT(speed) >")], "having", "position"),
             ([("havingClause", "COUNT(speed) > 1")], "havingClause", "only with outStatistics"),
             ([("outStatistics", #"[{"statisticType":"avg","onStatisticField":"kind"}]"#)], "outStatistics", "numeric field"),
             ([("outStatistics", #"[{"statisticType":"sum","onStatisticField":"wind"}]"#)], "outStatistics", "unknown field 'wind'"),

@@ -89,6 +89,27 @@ struct SimulatorHardeningTests {
         for _ in 0..<5 { #expect(csv.next()?.due.map { Instant.range.contains($0) } == true) }
     }
 
+    /// A recording is replayed on its own timeline: each message is due at
+    /// its recorded offset after the subscriber joined, divided by the speed,
+    /// and a loop's second pass starts one span (last offset + 1 ms) later.
+    @Test(arguments: [1.0, 10.0])
+    func recordedMessagesAreDueAtTheirOffsets(speed: Double) {
+        let offsets: [Int64] = [0, 180, 200, 1_450, 3_003]
+        let entries = offsets.enumerated().map { index, offset in
+            RecordingFile.Entry(offsetMilliseconds: offset, message: Array("{\"n\":\(index)}".utf8), line: index + 2)
+        }
+        let joined: Int64 = 1_800_000_000_000
+        var cursor = FeedCursor(feed: .messages(entries, timed: true), pacing: SimulatorPacing(speed: speed, loop: true),
+                                serverStart: joined - 5_000, now: joined)
+        let span = Double(offsets.last! + 1)
+        for pass in 0..<2 {
+            for offset in offsets {
+                let expected = joined + Int64(((Double(offset) + Double(pass) * span) / speed).rounded())
+                #expect(cursor.next()?.due == expected, "offset \(offset), pass \(pass)")
+            }
+        }
+    }
+
     /// A recording with unusable lines (a "t" beyond the bounds, a broken
     /// line) is served without them, and each is announced.
     @Test func unusableRecordingLinesAreSkippedAndAnnounced() async throws {

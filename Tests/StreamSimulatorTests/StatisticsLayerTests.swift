@@ -2,9 +2,11 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
+import Locking
 import Statistics
 import StreamSimulator
 import Testing
+import Transport
 
 /// One synthetic row: a vehicle, its kind and agency (sometimes null), a dyadic speed (sometimes null), a date.
 private struct Sample {
@@ -132,8 +134,8 @@ struct StatisticsLayerTests {
         query.groupByFieldsForStatistics = ["kind"]
         let cases: [(FeatureQuery, String, String)] = [
             ({ var q = query; q.orderBy = [OrderByField(field: "agency")]; return q }(), "orderByFields", "neither a group-by field nor a statistic"),
-            ({ var q = query; q.havingClause = "speed > 1"; return q }(), "havingClause", "not inside an aggregate"),
-            ({ var q = FeatureQuery(); q.havingClause = "COUNT(*) > 1"; return q }(), "havingClause", "only with outStatistics"),
+            ({ var q = query; q.havingClause = "speed > 1"; return q }(), "having", "not inside an aggregate"),
+            ({ var q = FeatureQuery(); q.havingClause = "COUNT(*) > 1"; return q }(), "having", "only with outStatistics"),
             ({ var q = query; q.outStatistics = [EntityStreamCore.StatisticDefinition(type: .stddev, field: "kind")]; return q }(), "outStatistics", "numeric"),
         ]
         for (bad, parameter, reason) in cases {
@@ -147,6 +149,56 @@ struct StatisticsLayerTests {
     }
 
     /// A layer that cannot page returns its groups in one answer, and more groups than it may send is a clear failure; a layer without statistics is refused by name.
+    /// A layer that does not advertise supportsHavingClause (an older server that ignores `having` and answers every
+    /// group): the having clause is applied here, the groups are exactly those the test counts, and the run says so.
+    @Test func havingAppliedWhereTheLayerCannot() async throws {
+        let data = samples(300, seed: 11)
+        let path = try writeFeatureSet(data)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let table = try FeatureFile.load(path: path)
+        let engine = FeatureQueryEngine(maxRecordCount: 1000, statistics: TableStatisticsEngine())
+        var description = LayerDescription(table: table, maxRecordCount: 1000, supportsStatistics: true)
+        description.advancedQueryCapabilities = nil
+        let descriptionBytes = description.json()
+        let sawHaving = LockedState(false)
+        var configuration = ServerConfiguration()
+        configuration.httpResponder = { request in
+            guard request.path.hasSuffix("/query") else { return HTTPServerResponse(body: descriptionBytes) }
+            let parameters = request.query + request.formFields.map { (name: $0.0, value: $0.1) }
+            if parameters.contains(where: { $0.name == "having" || $0.name == "havingClause" }) { sawHaving.withLock { $0 = true } }
+            // An older server: having is not a parameter it knows.
+            guard var query = try? FeatureQuery(parameters: parameters.filter { $0.name != "having" && $0.name != "havingClause" }),
+                  let result = try? engine.run({ query.havingClause = nil; return query }(), on: table) else {
+                return HTTPServerResponse(status: 400, body: Array("{\"error\":{\"code\":400,\"message\":\"bad\"}}".utf8))
+            }
+            return HTTPServerResponse(body: FeatureSetWriter.write(result, format: .json))
+        }
+        let server = try await TransportServer.start(configuration)
+        let harness = await AnalysisHarness(schema: sampleSchema)
+        let request = try StatisticsRequest(statisticSpecs: ["avg:speed:mean"], groupBy: ["kind"], having: "COUNT(*) >= 55 AND MAX(agency) = 2")
+        let events = try await harness.run(LayerStatisticsJob(layerURL: "\(server.httpBase)/arcgis/rest/services/Old/FeatureServer/0", request: request))
+        // Oracle: the groups counted here.
+        var groups: [String: (count: Int, maxAgency: Int64?)] = [:]
+        for sample in data {
+            let key = sample.kind ?? "<null>"
+            var entry = groups[key] ?? (0, nil)
+            entry.count += 1
+            if let agency = sample.agency { entry.maxAgency = max(entry.maxAgency ?? agency, agency) }
+            groups[key] = entry
+        }
+        let kept = groups.filter { $0.value.count >= 55 && $0.value.maxAgency == 2 }.keys.sorted()
+        let got = records(events).compactMap { $0["group"]?["kind"] }.map { $0.stringValue ?? "<null>" }.sorted()
+        #expect(got == kept)
+        #expect(!kept.isEmpty && kept.count < groups.count)
+        #expect(!sawHaving.withLock { $0 })
+        #expect(events.contains { $0.phase == .progress && $0.members["note"]?.stringValue?.contains("supportsHavingClause") == true })
+        #expect(events.last?.members["havingAppliedLocally"] == .bool(true))
+        #expect(events.last?.members["groupsDroppedByHaving"] == .int(Int64(groups.count - kept.count)))
+        #expect(events.last?.members["records"] == .int(Int64(kept.count)))
+        await harness.close()
+        await server.shutdown()
+    }
+
     @Test func layersThatCannot() async throws {
         let path = try writeFeatureSet(samples(200, seed: 5))
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -2,6 +2,7 @@ import EntityStreamTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 import Transport
 
@@ -30,6 +31,31 @@ struct ConnectionFailureTests {
             _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/x")
         }
         #expect(TransportError.handshakeRejected(status: status).description.contains("\(status)"))
+        await server.shutdown()
+    }
+
+    /// A refused upgrade is a whole HTTP/1.1 answer with the status and its reason (not HTTP/1.0, which
+    /// WebSocket clients report as "not a valid HTTP response" instead of the status).
+    @Test(arguments: [401, 404, 503])
+    func refusedUpgradeIsHTTP11(status: Int) async throws {
+        let server = try await startEchoServer { configuration in
+            configuration.webSocketResponder = { _ in .reject(status: status, body: "no") }
+        }
+        let port = server.port
+        let head: String = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                do {
+                    let client = try RawWebSocket(port: port, path: "/x")
+                    client.close()
+                    continuation.resume(returning: "upgraded")
+                } catch {
+                    continuation.resume(returning: "\(error)")
+                }
+            }.start()
+        }
+        let reasons = [401: "Unauthorized", 404: "Not Found", 503: "Service Unavailable"]
+        #expect(head.contains("HTTP/1.1 \(status) \(reasons[status] ?? "")\r\n"), "\(head)")
+        #expect(head.lowercased().contains("content-length: 2"))
         await server.shutdown()
     }
 
@@ -143,8 +169,8 @@ struct TLSTests {
             _ = try await WebSocketClient.connect(to: "\(server.webSocketBase)/echo")
             Issue.record("a self-signed certificate must be rejected by default")
         } catch {
-            guard case .tlsFailure(_, let detail) = error else {
-                Issue.record("expected tlsFailure, got \(error)")
+            guard case .certificateRejected(_, .untrusted, let detail) = error else {
+                Issue.record("expected an untrusted certificate, got \(error)")
                 return
             }
             // Says what failed, in words (not "error:00000001:lib(0)::reason(1)").

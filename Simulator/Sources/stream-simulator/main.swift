@@ -19,7 +19,11 @@ Serves ArcGIS stream services and feature layers on one port, speaking the real 
   GET  /arcgis/rest/services/<Name>/StreamServer?f=json     the service description
   WS   /arcgis/ws/services/<Name>/StreamServer/subscribe    one Esri feature JSON per frame
   GET  /arcgis/rest/services/<Name>/MapServer/0?f=json      a layer's description (also FeatureServer/0)
-  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson)
+  GET|POST /arcgis/rest/services/<Name>/MapServer/0/query   query it (f=json, pjson or geojson; every
+       parameter of ArcGIS's Query operation is accepted)
+  GET  /arcgis/rest/services/<Name>/FeatureServer[/layers]  the service root, every layer's description
+  GET  /arcgis/rest/info                                    version and authentication
+  OPTIONS any of them                                       CORS preflight (204)
   GET  /arcgis/rest/services/<Name>/GPServer/911 Calls Hotspot   a hot-spot task (submitJob, jobs/<id>,
        jobs/<id>/results/Output_Features, jobs/<id>/cancel; results also as …/<Name>/MapServer/jobs/<id>/0)
 
@@ -45,7 +49,8 @@ Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotsp
                                 its Query parameter selects incidents ("DATE" names their time field)
   --job-delay MS                each job stays MS in each status (submitted, waiting, executing, cancelling)
   --job-execution MS            each job executes at least MS (default: --job-delay); a cancel cuts it short
-  --no-layer-pagination         layers refuse resultOffset/resultRecordCount (as old servers do)
+  --no-layer-pagination         layers answer as servers before 10.3 did: no supportsPagination, and
+                                resultOffset/resultRecordCount ignored (clients page by object ids)
 Reading the files (NAME= applies to the service, layer or task of that name; without it, to every file
 that has none of its own):
   --columns [NAME=]x=COL,y=COL,time=COL[,end=COL][,track=COL][,oid=COL]
@@ -69,7 +74,11 @@ Network and security:
   --port P                      port (default 6180; 0 picks a free one, printed on stderr)
   --host ADDRESS                listen on exactly this address of this machine (default 127.0.0.1;
                                 ::1 for IPv6 loopback; 0.0.0.0 every IPv4 interface; :: every interface)
-  --token T                     require token T on the descriptions, the socket and layer queries
+  --token T                     require token T on the descriptions, the socket and layer queries (REST
+                                requests may send it as token=T or X-Esri-Authorization: Bearer T)
+  --cors-origins LIST           origins allowed to read the REST answers from a browser, comma-separated
+                                (default *: every origin, as ArcGIS Server; others get no CORS headers,
+                                their preflights and WebSocket upgrades 403)
   --tls-cert FILE --tls-key FILE
                                 serve https/wss (stream services and layers)
 Faults (each announced on stderr when it fires):
@@ -218,6 +227,10 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             }
             configuration.host = host
         case "--token": configuration.token = try arguments.value(for: word)
+        case "--cors-origins":
+            do { configuration.cors = try CORSPolicy.parse(try arguments.value(for: word)) } catch let error as SimulatorError {
+                throw UsageError(error.description)
+            }
         case "--tls-cert": tlsCertificate = try arguments.value(for: word)
         case "--tls-key": tlsKey = try arguments.value(for: word)
         case "--drop-after": configuration.faults.dropAfter = try arguments.integer(for: word, minimum: 1)

@@ -76,7 +76,7 @@ struct ArcGISRequester: Sendable {
         switch method {
         case .post:
             request = .postForm(url, items)
-        case .get:
+        case .get, .options:
             let query = PercentEncoding.query(items)
             if let maximumGETLength, url.utf8.count + 1 + query.utf8.count > maximumGETLength {
                 request = .postForm(url, items)

@@ -54,6 +54,9 @@ public actor StreamServiceConnection {
     public private(set) var serviceDescription: ServiceDescription?
     /// The schema observations are decoded with (grows as fields are learned).
     public private(set) var schema: Schema?
+    /// The reconnection attempt under way or next (0 = the first connection).
+    public var attempt: Int { machine.attempt }
+
     /// Why the last attempt failed, if it did.
     public var lastError: String? { machine.lastError.map(redacted) }
     /// Messages that could not be decoded so far.
@@ -218,7 +221,12 @@ public actor StreamServiceConnection {
         do {
             description = try await loadDescription()
         } catch {
-            return .failed(message: error.description, retryable: Self.isRetryable(error))
+            switch error {
+            case .request(let cause, let redacted):
+                return .failed(message: "the service description could not be fetched: \(describe(cause, text: redacted))", retryable: Self.isRetryable(cause))
+            case .answer(let answer):
+                return .failed(message: answer.description, retryable: Self.isRetryable(answer))
+            }
         }
         guard machine.isCurrent(episode) else { return .failed(message: "cancelled", retryable: true) }
         await socketTokens.update(descriptionToken: description.webSocketEntry?.token)
@@ -273,7 +281,7 @@ public actor StreamServiceConnection {
         do {
             connection = try await WebSocketClient.connect(to: url, configuration: options.webSocket, eventLoop: options.eventLoop)
         } catch {
-            return .failed(message: describe(error), retryable: Self.isRetryable(error))
+            return .failed(message: describe(error, text: error.description), retryable: Self.isRetryable(error))
         }
         guard machine.established(episode: episode, now: clock.now()), !Task.isCancelled else {
             await connection.close(code: 1000, reason: "client disconnecting")
@@ -307,16 +315,22 @@ public actor StreamServiceConnection {
 
     /// A transport error in words, with a hint for a local simulator's
     /// self-signed certificate when the options carry one.
-    private func describe(_ error: TransportError) -> String {
-        if case .tlsFailure(let host, let detail) = error, let hint = options.selfSignedCertificateHint,
-           detail.contains("not trusted"), Self.isLoopback(host) {
-            return "\(error.description); \(hint)"
+    /// `text` (the error's words, tokens redacted) with the self-signed
+    /// certificate hint when the certificate was untrusted; decided on the
+    /// error's case, never on its text.
+    private func describe(_ error: TransportError, text: String) -> String {
+        if case .certificateRejected(_, .untrusted, _) = error, let hint = options.selfSignedCertificateHint {
+            return "\(text); \(hint)"
         }
-        return error.description
+        return text
     }
 
-    private static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    /// Why the description could not be loaded: the request failed (the
+    /// typed transport error, and its text with tokens redacted), or the
+    /// answer was unusable.
+    enum DescriptionLoadError: Error {
+        case request(TransportError, redacted: String)
+        case answer(ServiceDescriptionError)
     }
 
     /// Whether retrying can help: network trouble and server errors can pass;
@@ -324,7 +338,6 @@ public actor StreamServiceConnection {
     /// credentials, untrusted certificate, bad URL) will not.
     static func isRetryable(_ error: ServiceDescriptionError) -> Bool {
         switch error {
-        case .requestFailed: return true
         case .httpStatus(let status, _): return status >= 500 || status == 408 || status == 429
         default: return false
         }
@@ -332,7 +345,7 @@ public actor StreamServiceConnection {
 
     static func isRetryable(_ error: TransportError) -> Bool {
         switch error {
-        case .invalidURL, .tlsFailure: return false
+        case .invalidURL, .tlsFailure, .certificateRejected: return false
         case .handshakeRejected(let status): return status >= 500 || status == 408 || status == 429
         default: return true
         }
@@ -340,36 +353,36 @@ public actor StreamServiceConnection {
 
     /// Loads the description with the REST token; when the service rejects
     /// the token (ArcGIS 498/499), asks the token source once for another.
-    private func loadDescription() async throws(ServiceDescriptionError) -> ServiceDescription {
+    private func loadDescription() async throws(DescriptionLoadError) -> ServiceDescription {
         var token = await restTokens.token()
         do {
             return try await loadDescription(token: token)
         } catch {
-            guard case .arcGISError(let code?, _, _) = error, code == 498 || code == 499,
+            guard case .answer(.arcGISError(let code?, _, _)) = error, code == 498 || code == 499,
                   case .renewed(let renewed) = await restTokens.renewToken(rejected: token) else { throw error }
             token = renewed
         }
         return try await loadDescription(token: token)
     }
 
-    private func loadDescription(token: String?) async throws(ServiceDescriptionError) -> ServiceDescription {
+    private func loadDescription(token: String?) async throws(DescriptionLoadError) -> ServiceDescription {
         let url = ServiceURLs.descriptionURL(service: serviceURL, token: token)
         if token != nil { usedRESTToken = token }
         let response: HTTPResponse
         do {
             response = try await http.get(url)
         } catch {
-            throw .requestFailed(detail: error.description.redactingToken(token))
+            throw .request(error, redacted: error.description.redactingToken(token))
         }
         guard response.status == 200 else {
             // ArcGIS answers some errors as its JSON error object with a non-200 status: report its words.
             do { _ = try ServiceDescription(json: response.body) } catch {
-                if case .arcGISError = error { throw error }
+                if case .arcGISError = error { throw .answer(error) }
             }
-            throw .httpStatus(response.status, excerpt: OneLine.text(response.text, maximumLength: 120))
+            throw .answer(.httpStatus(response.status, excerpt: OneLine.text(response.text, maximumLength: 120)))
         }
         descriptionCameOverTLS = response.url.lowercased().hasPrefix("https://")
-        return try ServiceDescription(json: response.body)
+        do { return try ServiceDescription(json: response.body) } catch { throw .answer(error) }
     }
 
     // MARK: Buddy services

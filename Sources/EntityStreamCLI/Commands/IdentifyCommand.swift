@@ -73,7 +73,7 @@ struct IdentifyCommand {
     func run() async throws -> Int32 {
         let raster: SessionRaster
         do { raster = try SessionRaster(name: path, path: path) } catch {
-            if case .cannotOpen = error { throw UsageError("identify: \(error)") }
+            // Missing, a directory or unreadable: a runtime failure (1), as replay and query say it.
             Stderr.line("entitystream: identify: \(error)")
             return 1
         }

@@ -51,6 +51,8 @@ struct StatisticsCommand {
                                     order of the records (repeatable, or a comma list): group-by
                                     fields or statistic names; then the group-by fields ascending
         --having SQL                keep groups whose aggregates match, e.g. "COUNT(*) >= 5 AND AVG(x) > 10"
+                                    (a layer gets it as `having`; one that does not advertise
+                                    supportsHavingClause has it applied here, and the summary says so)
       Rows:
         --where SQL                 where clause applied before grouping
         --time START,END            time extent (either end may be empty)

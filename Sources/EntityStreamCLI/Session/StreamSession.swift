@@ -33,7 +33,9 @@ struct StreamSession {
     /// Options for analyses that reach remote ArcGIS services.
     var remote = RemoteServiceOptions()
     /// Keep the store and answer control commands after the source ends,
-    /// until standard input ends (`replay --hold`).
+    /// until standard input ends (`replay --hold`). Commands are then read
+    /// only once the source has ended, so a query sees the whole file
+    /// (they wait in stdin's pipe meanwhile).
     var holdAfterSourceEnds = false
     /// Rasters opened for the session (`--raster`), offered to analyses.
     var rasters = SessionRasters()
@@ -63,6 +65,7 @@ struct StreamSession {
         let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: target)
         let ending = WriterEnding()
         var reason = StopReason.interrupted
+        let (sourceEnded, sourceEnding) = AsyncStream.makeStream(of: Void.self)
 
         await withDiscardingTaskGroup { writing in
             writing.addTask {
@@ -78,6 +81,7 @@ struct StreamSession {
             await withDiscardingTaskGroup { sourcing in
                 sourcing.addTask {
                     let failure = await source.run()
+                    sourceEnding.finish()
                     if let failure { stops.stop(.sourceFailed(failure)) } else if !hold { stops.stop(.sourceEnded) }
                 }
                 await withDiscardingTaskGroup { analysing in
@@ -85,6 +89,9 @@ struct StreamSession {
                     await withDiscardingTaskGroup { watching in
                         if readsControlCommands {
                             watching.addTask {
+                                // Under --hold, commands wait until the whole file is in the store.
+                                if hold { for await _ in sourceEnded {} }
+                                if Task.isCancelled { return }
                                 for await line in StandardInputLines.stream() {
                                     await handler.handle(line)
                                 }

@@ -34,4 +34,11 @@ public struct Envelope: Sendable, Hashable {
         guard let converted = try? CoordinateOperations.transform(x: point.x, y: point.y, from: source, to: target) else { return false }
         return converted.x >= xmin && converted.x <= xmax && converted.y >= ymin && converted.y <= ymax
     }
+
+    /// The smallest envelope holding `box` (nil: none yet) and the point
+    /// `x`, `y`; the wkid is `box`'s (nil for the first point).
+    public static func including(_ box: Envelope?, x: Double, y: Double) -> Envelope {
+        guard let box else { return Envelope(xmin: x, ymin: y, xmax: x, ymax: y) }
+        return Envelope(xmin: min(box.xmin, x), ymin: min(box.ymin, y), xmax: max(box.xmax, x), ymax: max(box.ymax, y), wkid: box.wkid)
+    }
 }

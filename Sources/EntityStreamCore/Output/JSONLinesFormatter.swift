@@ -286,21 +286,12 @@ public struct JSONLinesFormatter: Sendable {
         case .point(let point):
             writer.appendEsriGeometry(point)
         case .polygon(let rings, let wkid):
-            writer.appendRaw("{\"rings\":[")
-            for (ringIndex, ring) in rings.enumerated() {
-                if ringIndex > 0 { writer.appendRaw(",") }
-                writer.appendRaw("[")
-                for (index, coordinate) in ring.enumerated() {
-                    if index > 0 { writer.appendRaw(",") }
-                    writer.appendRaw("[")
-                    writer.appendDouble(coordinate.x)
-                    writer.appendRaw(",")
-                    writer.appendDouble(coordinate.y)
-                    writer.appendRaw("]")
-                }
-                writer.appendRaw("]")
+            writer.appendRaw("{\"rings\":")
+            writer.appendRings(rings) { writer, coordinate in
+                writer.appendDouble(coordinate.x)
+                writer.appendRaw(",")
+                writer.appendDouble(coordinate.y)
             }
-            writer.appendRaw("]")
             if let wkid {
                 writer.appendRaw(",\"spatialReference\":")
                 writer.appendSpatialReference(code: wkid)

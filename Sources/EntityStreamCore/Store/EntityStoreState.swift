@@ -183,7 +183,7 @@ public struct EntityStoreState: Sendable {
         for index in attributes.indices {
             let value = attributes[index]
             if case .string(let text) = value, index < previousCount, PackedValue.tag(packed[index]) == PackedValue.stringTag,
-               strings.string(PackedValue.stringID(packed[index])) == text {
+               ExactText.equal(strings.string(PackedValue.stringID(packed[index])), text) {
                 strings.retain(id: PackedValue.stringID(packed[index]))
             } else {
                 packed[index] = PackedValue.pack(value, strings: &strings)

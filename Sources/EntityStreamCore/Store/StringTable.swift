@@ -9,8 +9,8 @@
 /// a fingerprint computed once per string, a word at a time
 /// (``fingerprint(_:)``), and kept per id: releasing the last reference
 /// finds the id's slot without hashing or comparing text again. Strings are
-/// equal when `String` says so and their fingerprints (of the UTF-8 bytes)
-/// agree.
+/// one id exactly when their Unicode scalars are equal (``ExactText``):
+/// canonically equivalent spellings are different values, as in SQL.
 struct StringTable {
     /// The strings by id (a freed id holds an empty string until reused).
     private var strings: [String] = []
@@ -37,7 +37,7 @@ struct StringTable {
             let slot = slots[index]
             if slot == 0 { break }
             let id = Int(slot - 1)
-            if fingerprints[id] == fingerprint && strings[id] == text {
+            if fingerprints[id] == fingerprint && ExactText.equal(strings[id], text) {
                 referenceCounts[id] += 1
                 return UInt32(id)
             }

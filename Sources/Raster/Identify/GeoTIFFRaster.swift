@@ -140,9 +140,8 @@ public final class GeoTIFFRaster {
                 results[index] = .failure(error)
                 continue
             }
-            let left = Double(column), top = Double(row)
-            for (dx, dy) in [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
-                let corner = geoTransform.point(column: left + dx, row: top + dy)
+            let corners = Self.corners(column: column, row: row, of: geoTransform)
+            for corner in [corners.0, corners.1, corners.2, corners.3] {
                 cornerX.append(corner.x)
                 cornerY.append(corner.y)
             }
@@ -168,6 +167,20 @@ public final class GeoTIFFRaster {
             results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
         }
         return results
+    }
+
+    /// The four corners of cell (`column`, `row`) in the raster's CRS: top-left,
+    /// top-right, bottom-right, bottom-left. Axis-aligned: the edges exactly
+    /// as identify assigns points, so the extent agrees with the answer.
+    @inline(__always)
+    private static func corners(column: Int, row: Int, of geoTransform: GeoTransform)
+        -> ((x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double)) {
+        if let bounds = geoTransform.cellBounds(column: column, row: row) {
+            return ((bounds.xmin, bounds.ymax), (bounds.xmax, bounds.ymax), (bounds.xmax, bounds.ymin), (bounds.xmin, bounds.ymin))
+        }
+        let left = Double(column), top = Double(row)
+        return (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
+                geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
     }
 
     /// The error of one point PROJ could not bring into the raster's CRS.
@@ -265,9 +278,9 @@ public final class GeoTIFFRaster {
             do { try reference.validate(); made = .success(reference) } catch {
                 made = .failure(.unknownSpatialReference(definition: "EPSG:\(code)", detail: "PROJ does not know the raster's CRS"))
             }
-        case .userDefined(let proj):
-            do { made = .success(try SpatialReference(wkt: proj)) } catch {
-                made = .failure(.unknownSpatialReference(definition: proj, detail: error.description))
+        case .userDefined(let definition), .esriWKT(let definition):
+            do { made = .success(try SpatialReference(wkt: definition)) } catch {
+                made = .failure(.unknownSpatialReference(definition: definition, detail: error.description))
             }
         case .unknown(let reason):
             made = .failure(.unknownRasterCRS(path: info.path, reason: reason))
@@ -325,7 +338,15 @@ public final class GeoTIFFRaster {
                 initialized = bands
             }
         }
-        return RasterSample(column: column, row: row, pixelType: pixelType, values: values)
+        guard pixelType.isWideInteger else { return RasterSample(column: column, row: row, pixelType: pixelType, values: values) }
+        // 64-bit integers: the exact value beside the Double (which rounds beyond 2⁵³).
+        var wide: [Int64?] = []
+        wide.reserveCapacity(bands)
+        for band in 0..<bands {
+            let memory = try block(layout.block(column: column, row: row, band: layout.isPlanarSeparate ? band : 0))
+            wide.append(values[band] == nil ? nil : pixelType.loadWideInteger(from: memory, at: layout.byteOffset(column: column, row: row, band: band)))
+        }
+        return RasterSample(column: column, row: row, pixelType: pixelType, values: values, wideIntegers: wide)
     }
 
     @inline(__always) private func checked(_ value: Double) -> Double? {
@@ -376,9 +397,7 @@ public final class GeoTIFFRaster {
         guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
-        let left = Double(column), top = Double(row)
-        var corners = (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
-                       geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
+        var corners = Self.corners(column: column, row: row, of: geoTransform)
         if let transformer {
             do {
                 corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)

@@ -23,7 +23,7 @@ struct OutputBuilder {
             }
             inputIndex = index
         }
-        outputs.append(StatisticsOutput(name: name, type: type, input: inputIndex, fieldType: field?.field.type))
+        outputs.append(StatisticsOutput(name: name, type: type, input: inputIndex, fieldType: field?.field.type, fieldName: field?.field.name))
         return outputs.count - 1
     }
 

@@ -11,6 +11,8 @@ struct StatisticsOutput: Sendable, Hashable {
     var input: Int?
     /// The declared type of the source field; nil for `*`.
     var fieldType: FieldType?
+    /// The source field's name as the schema spells it; nil for `*`.
+    var fieldName: String?
 
     /// The type the value has, for type-checking a having clause.
     var valueFieldType: FieldType {

@@ -3,7 +3,7 @@ import EntityStreamCore
 extension StatisticsError {
     /// The REST query parameter a server names when it refuses the request
     /// for this reason: `outStatistics` (the statistics themselves),
-    /// `groupByFieldsForStatistics`, `orderByFields` or `havingClause`.
+    /// `groupByFieldsForStatistics`, `orderByFields` or `having`.
     public var restParameter: String {
         switch self {
         case .noStatistics, .unknownStatisticType, .malformedStatistic, .malformedOutStatistics, .unknownStatisticField,
@@ -14,11 +14,11 @@ extension StatisticsError {
         case .malformedOrdering, .unknownOrderBy, .duplicateOrderBy:
             return "orderByFields"
         case .having:
-            return "havingClause"
+            return "having"
         case .limitExceeded(let what, _):
             if what.contains("group-by") { return "groupByFieldsForStatistics" }
             if what.contains("order-by") { return "orderByFields" }
-            if what.contains("having") { return "havingClause" }
+            if what.contains("having") { return "having" }
             return "outStatistics"
         }
     }

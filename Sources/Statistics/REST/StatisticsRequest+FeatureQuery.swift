@@ -47,4 +47,19 @@ extension StatisticsRequest {
         query.outFields = nil
         query.returnGeometry = false
     }
+
+    /// ``apply(to:plan:)`` for a server that does not advertise
+    /// `supportsHavingClause`: no `having` is sent; instead every statistic
+    /// the clause needs is asked for too (under
+    /// ``StatisticsPlan/havingOnlyOutputNames``), so that
+    /// ``StatisticsPlan/records(from:applyingHaving:)`` can apply the
+    /// clause to each group here.
+    public func applyForLocalHaving(to query: inout FeatureQuery, plan: StatisticsPlan) {
+        apply(to: &query, plan: plan)
+        query.havingClause = nil
+        query.outStatistics = (query.outStatistics ?? []) + zip(plan.havingOnlyOutputs, plan.havingOnlyOutputNames).map { output, name in
+            EntityStreamCore.StatisticDefinition(type: EntityStreamCore.StatisticDefinition.StatisticType(rawValue: output.type.restName) ?? .count,
+                                                 field: output.field, outputName: name)
+        }
+    }
 }

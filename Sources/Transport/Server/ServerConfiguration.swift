@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable {
     public var maximumMessageSize = 16 * 1024 * 1024
     /// Unconsumed bytes per client after which its reading pauses.
     public var receiveBufferLimit = 1024 * 1024
+    /// Request headers libwebsockets does not know by name (it parses about
+    /// 100 common ones) that ``HTTPServerRequest/headers`` and
+    /// ``WebSocketUpgradeRequest/headers`` should carry, e.g.
+    /// `X-Esri-Authorization` or `Access-Control-Request-Headers`.
+    public var customRequestHeaders: [String] = []
     /// Largest POST body accepted (413 beyond it).
     public var maximumRequestBodySize = 16 * 1024 * 1024
 

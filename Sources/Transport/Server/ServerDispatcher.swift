@@ -96,10 +96,11 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     private func beginHTTP(wsi: OpaquePointer, path: String) -> Int32 {
         let isPost = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0
+        let isOptions = lws_hdr_total_length(wsi, WSI_TOKEN_OPTIONS_URI) > 0
         let request = HTTPServerRequest(
-            method: isPost ? .post : .get, path: path,
+            method: isPost ? .post : isOptions ? .options : .get, path: path,
             query: HeaderTable.queryItems(of: wsi).map { (name: $0.0, value: $0.1) },
-            headers: HeaderTable.headers(of: wsi))
+            headers: HeaderTable.headers(of: wsi, custom: configuration.customRequestHeaders))
         let exchange = ServerHTTPExchange(id: makeID(), request: request, bodyLimit: configuration.maximumRequestBodySize)
         forgetExchange(wsi)
         exchanges[wsi] = exchange
@@ -134,15 +135,38 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
         let path = HeaderTable.copy(wsi, WSI_TOKEN_GET_URI) ?? "/"
         let request = WebSocketUpgradeRequest(
             path: path, query: HeaderTable.queryItems(of: wsi).map { (name: $0.0, value: $0.1) },
-            headers: HeaderTable.headers(of: wsi))
+            headers: HeaderTable.headers(of: wsi, custom: configuration.customRequestHeaders))
         switch configuration.webSocketResponder(request) {
         case .accept(let handler):
             pendingUpgrades[wsi] = (request, handler)
             return 0
         case .reject(let status, let body):
-            let sent = body.withCString { lws_return_http_status(wsi, UInt32(status), $0) }
-            return sent == 0 ? 1 : -1
+            return Self.refuseUpgrade(wsi: wsi, status: status, body: body)
         }
+    }
+
+    /// Refuses an upgrade with a complete HTTP/1.1 response (status line,
+    /// length, `Connection: close`, the text body), written raw: at this
+    /// point libwebsockets has not yet recorded the request's HTTP version,
+    /// so its own status writer would say `HTTP/1.0`, which WebSocket
+    /// clients reject as "not a valid HTTP response" instead of reporting
+    /// the status. Returns non-zero so the connection closes after it.
+    static func refuseUpgrade(wsi: OpaquePointer, status: Int, body: String) -> Int32 {
+        let head = upgradeRefusalHead(status: status, bodyLength: body.utf8.count)
+        var bytes = [UInt8](repeating: 0, count: Int(es_lws_pre()))
+        bytes.append(contentsOf: head.utf8)
+        bytes.append(contentsOf: body.utf8)
+        let length = bytes.count - Int(es_lws_pre())
+        let written = bytes.withUnsafeMutableBufferPointer { pointer in
+            lws_write(wsi, pointer.baseAddress! + Int(es_lws_pre()), length, LWS_WRITE_HTTP_HEADERS)
+        }
+        return written < 0 ? -1 : 1
+    }
+
+    /// The status line and headers of an upgrade refusal.
+    static func upgradeRefusalHead(status: Int, bodyLength: Int) -> String {
+        "HTTP/1.1 \(status) \(HTTPStatusText.reason(status))\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            + "content-length: \(bodyLength)\r\nconnection: close\r\n\r\n"
     }
 
     private func establish(wsi: OpaquePointer) -> Int32 {

@@ -32,8 +32,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 /// Reads what libwebsockets parsed of a request or response head.
 /// Service thread only, while the header table is still attached.
 enum HeaderTable {
-    /// Every known header libwebsockets parsed (it keeps no unknown ones).
-    static func headers(of wsi: OpaquePointer) -> HTTPHeaders {
+    /// Every known header libwebsockets parsed, plus those of `custom`
+    /// (names libwebsockets does not know, looked up by name) that came.
+    static func headers(of wsi: OpaquePointer, custom: [String] = []) -> HTTPHeaders {
         var headers = HTTPHeaders()
         let last = Int(_WSI_TOKEN_CLIENT_SENT_PROTOCOLS.rawValue)
         for raw in 0..<last {
@@ -45,7 +46,23 @@ enum HeaderTable {
             name.removeLast()
             if let value = copy(wsi, token) { headers.add(name: name, value: value) }
         }
+        for name in custom {
+            if let value = customValue(wsi, name: name) { headers.add(name: name, value: value) }
+        }
         return headers
+    }
+
+    /// The value of a header libwebsockets keeps by name (it lowercases
+    /// names as it parses them), or nil when absent.
+    static func customValue(_ wsi: OpaquePointer, name: String) -> String? {
+        let key = name.lowercased() + ":"
+        let keyLength = Int32(key.utf8.count)
+        let length = Int(key.withCString { lws_hdr_custom_length(wsi, $0, keyLength) })
+        guard length >= 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let copied = key.withCString { lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), $0, keyLength) }
+        guard copied >= 0 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// One header's value, or nil when absent.

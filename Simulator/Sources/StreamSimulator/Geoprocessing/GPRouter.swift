@@ -30,7 +30,7 @@ enum GPRouter {
             }
             parameters += form.map { (name: $0.0, value: $0.1) }
         }
-        switch tokens.checkREST(parameters.last { $0.name == "token" }?.value) {
+        switch tokens.checkREST(parameters: parameters, headers: request.headers) {
         case .missing: return error(GPServiceError(code: 499, message: "Token Required"), status: 200)
         case .invalid: return error(GPServiceError(code: 498, message: "Invalid Token"), status: 200)
         case .accepted: break

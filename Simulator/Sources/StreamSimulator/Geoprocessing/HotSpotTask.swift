@@ -128,7 +128,10 @@ struct HotSpotTask: Sendable {
         return Outcome(messages: messages, resultBody: body.bytes, layer: try Self.layer(output, maxRecordCount: maxRecordCount))
     }
 
-    /// The result map service's layer: the features as points (a fishnet cell at its centre).
+    /// The result map service's layer, describing what it serves as
+    /// `results/Output_Features` holds it: fishnet cells as polygons
+    /// (`esriGeometryPolygon`, the table's points being their centres), or
+    /// points.
     static func layer(_ output: HotSpotOutput, maxRecordCount: Int) throws -> SimulatedLayer {
         let countType: FieldType = output.result.valueField == nil ? .double : .integer
         let schema = Schema(fields: [Field(name: "OBJECTID", type: .objectID, nullable: false), Field(name: "SOURCE_ID", type: .integer),
@@ -149,6 +152,13 @@ struct HotSpotTask: Sendable {
             }
             try builder.append(geometry: output.point(index), values: row)
         }
-        return SimulatedLayer(table: builder.build(), maxRecordCount: maxRecordCount, supportsPagination: true)
+        var polygons: RowPolygons?
+        if output.geometryType == "esriGeometryPolygon" {
+            polygons = RowPolygons(rings: (0..<output.count).map { index in
+                guard case .polygon(let rings, _)? = output.feature(index).geometry else { return [] }
+                return rings
+            })
+        }
+        return SimulatedLayer(table: builder.build(), maxRecordCount: maxRecordCount, supportsPagination: true, polygons: polygons)
     }
 }

@@ -3,6 +3,8 @@ import Transport
 
 /// Answers the REST requests of the simulator's feature layers:
 /// - `…/services/NAME/MapServer` and `…/NAME/FeatureServer`: the service root;
+/// - `…/NAME/MapServer/layers` and `…/FeatureServer/layers`: every layer's
+///   and table's full description (`{"layers":[…],"tables":[…]}`);
 /// - `…/NAME/MapServer/0` and `…/FeatureServer/0`: the layer description;
 /// - `…/0/query`, GET or POST form: the query, in `f=json`, `pjson` or `geojson`.
 /// The token applies as for stream services: a missing one answers 499, a
@@ -24,7 +26,7 @@ enum LayerRouter {
             }
             parameters += form.map { (name: $0.0, value: $0.1) }
         }
-        switch tokens.checkREST(parameters.last { $0.name == "token" }?.value) {
+        switch tokens.checkREST(parameters: parameters, headers: request.headers) {
         case .missing: return error(.tokenRequired, status: 200)
         case .invalid: return error(.invalidToken, status: 200)
         case .accepted: break
@@ -33,6 +35,8 @@ enum LayerRouter {
         switch parts.count {
         case 5:
             return json(FeatureServiceRoot(kind: kind, name: layer.name, layers: [layer.description]).json(), pretty: pretty)
+        case 6 where parts[5] == "layers":
+            return json(FeatureServiceRoot.layersResource([layer.description]), pretty: pretty)
         case 6 where parts[5] == "0":
             return json(layer.description.json(), pretty: pretty)
         case 7 where parts[5] == "0" && parts[6] == "query":
@@ -45,16 +49,78 @@ enum LayerRouter {
 
     static func query(_ layer: SimulatedLayer, parameters: [(name: String, value: String)]) -> HTTPServerResponse {
         let query: FeatureQuery
-        let result: FeatureQueryResult
+        var result: FeatureQueryResult
         do throws(FeatureQueryError) {
             query = try FeatureQuery(parameters: parameters)
-            result = try layer.engine.run(query, on: layer.table)
+            if let polygons = layer.polygons {
+                result = try polygonQuery(query, layer: layer, polygons: polygons)
+            } else {
+                result = try layer.engine.run(query, on: layer.table)
+            }
         } catch {
             return self.error(error.arcGISError, status: 400)
         }
         var contentType = "application/json"
         if query.format == .geojson, case .features = result { contentType = "application/geo+json" }
         return HTTPServerResponse(status: 200, contentType: contentType, body: FeatureSetWriter.write(result, format: query.format))
+    }
+
+    /// A query of a polygon layer: the spatial filter tests each row's
+    /// polygon bounds (exact for a fishnet's axis-aligned cells) and becomes
+    /// an object-id filter, the engine does the rest (where, time, order,
+    /// paging, statistics), and features and extents come out as polygons,
+    /// in the output spatial reference when it can be converted to.
+    static func polygonQuery(_ query: FeatureQuery, layer: SimulatedLayer, polygons: RowPolygons) throws(FeatureQueryError) -> FeatureQueryResult {
+        let table = layer.table
+        var engineQuery = query
+        if let geometry = query.geometry {
+            let area = try SearchArea(envelope: try FeatureQueryEngine.envelope(geometry, into: table.spatialReference), distance: query.distance,
+                                      unit: query.distanceUnit, layerReference: table.spatialReference)
+            var ids: [Int64] = []
+            let wanted = query.objectIDs.map(Set.init)
+            for row in 0..<table.count {
+                let id = table.objectID(at: row)
+                if let wanted, !wanted.contains(id) { continue }
+                if let box = polygons.bounds(ofRow: row), area.intersects(box) { ids.append(id) }
+            }
+            engineQuery.geometry = nil
+            engineQuery.distance = nil
+            engineQuery.objectIDs = ids
+        }
+        var result = try layer.engine.run(engineQuery, on: table)
+        switch result {
+        case .features(var selection):
+            let target = selection.spatialReference
+            // The engine checked that the table's points convert to the output reference; corners through PROJ too.
+            let converted = polygons.rings.map { rings in
+                (try? FeatureQueryEngine.rings(rings, from: table.spatialReference, into: target)) ?? rings
+            }
+            let shapes = RowPolygons(rings: converted)
+            selection.polygons = shapes
+            if selection.asksQueryExtent {
+                let matched = (try? layer.engine.run(FeatureQuery.idsOnly(of: engineQuery), on: table)).flatMap { answer -> [Int]? in
+                    guard case .objectIDs(_, let ids) = answer else { return nil }
+                    return ids.compactMap { table.row(withObjectID: $0) }
+                } ?? selection.rows
+                selection.queryExtent = shapes.bounds(ofRows: matched, wkid: target)
+            }
+            result = .features(selection)
+        case .extent(_, let wkid, let count):
+            let matched: [Int]
+            if case .objectIDs(_, let ids) = try layer.engine.run(FeatureQuery.idsOnly(of: engineQuery), on: table) {
+                matched = ids.compactMap { table.row(withObjectID: $0) }
+            } else {
+                matched = []
+            }
+            var box = polygons.bounds(ofRows: matched, wkid: table.spatialReference)
+            if let wkid, let current = box, wkid != table.spatialReference {
+                box = try? FeatureQueryEngine.envelope(current, into: wkid)
+            }
+            result = .extent(box, spatialReference: wkid, count: count)
+        default:
+            break
+        }
+        return result
     }
 
     static func json(_ bytes: [UInt8], pretty: Bool) -> HTTPServerResponse {

@@ -49,6 +49,8 @@ public struct SimulatorConfiguration: Sendable {
     public var pacing = SimulatorPacing()
     /// Require this token on the description and the socket.
     public var token: String?
+    /// Cross-origin access (ArcGIS Server's default: every origin).
+    public var cors = CORSPolicy()
     /// Serve https/wss with these files.
     public var tls: TLSFiles?
     public var faults = FaultPlan()

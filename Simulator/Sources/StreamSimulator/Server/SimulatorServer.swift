@@ -150,6 +150,7 @@ public final class SimulatorServer: Sendable {
         serverConfiguration.tls = configuration.tls
         serverConfiguration.slowClientPolicy = .waitForSpace
         serverConfiguration.outboundQueueLimit = 1 << 20
+        serverConfiguration.customRequestHeaders = CORSPolicy.requestHeaders
         serverConfiguration.httpResponder = { request in await Self.respond(to: request, state: state) }
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
         let server: TransportServer
@@ -202,8 +203,23 @@ public final class SimulatorServer: Sendable {
 
     // MARK: HTTP
 
+    /// Every HTTP answer: a preflight (`OPTIONS`) answered by the CORS
+    /// policy, any other request routed and given the CORS headers.
     private static func respond(to request: HTTPServerRequest, state: SharedState) async -> HTTPServerResponse {
+        let cors = state.configuration.cors
+        if request.method == .options { return cors.preflight(request) }
+        var response = await route(request, state: state)
+        if let callback = request.query.last(where: { $0.name == "callback" })?.value, !callback.isEmpty, response.contentType.hasPrefix("application/json") {
+            response = JSONP.wrap(response, callback: callback)
+        }
+        return cors.decorate(response, for: request)
+    }
+
+    private static func route(_ request: HTTPServerRequest, state: SharedState) async -> HTTPServerResponse {
         let parts = request.path.split(separator: "/").map(String.init)
+        if parts == ["arcgis", "rest", "info"] {
+            return HTTPServerResponse(body: DescriptionBuilder.restInfo(tokenRequired: state.configuration.token != nil))
+        }
         if parts == ["arcgis", "rest", "services"] {
             if let refusal = tokenRefusal(request, state: state) { return refusal }
             var entries: [(String, String)] = state.services.keys.map { ($0, "StreamServer") }
@@ -244,7 +260,7 @@ public final class SimulatorServer: Sendable {
     /// ArcGIS's answer to a REST request without the required token (499) or
     /// with a wrong one (498); nil when the token is fine or none is required.
     private static func tokenRefusal(_ request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse? {
-        switch state.tokens.checkREST(request.queryValue("token")) {
+        switch state.tokens.checkREST(parameters: request.query + request.formFields.map { (name: $0.0, value: $0.1) }, headers: request.headers) {
         case .missing: return HTTPServerResponse(body: DescriptionBuilder.error(code: 499, message: "Token Required"))
         case .invalid: return HTTPServerResponse(body: DescriptionBuilder.error(code: 498, message: "Invalid Token"))
         case .accepted: return nil
@@ -258,6 +274,9 @@ public final class SimulatorServer: Sendable {
         guard parts.count == 6, parts[0] == "arcgis", parts[1] == "ws", parts[2] == "services", parts[4] == "StreamServer",
               parts[5] == "subscribe", let service = state.services[parts[3]] else {
             return .reject(status: 404, body: "no such stream service")
+        }
+        if let origin = request.headers["Origin"], !state.configuration.cors.allows(origin) {
+            return .reject(status: 403, body: "origin not allowed")
         }
         let configuration = state.configuration
         let number = state.upgrades.wrappingAdd(1, ordering: .relaxed).newValue

@@ -1,4 +1,5 @@
 import Locking
+import Transport
 
 /// The simulator's tokens: the one the REST description requires
 /// (`--token`), and the short-lived socket token it hands out in
@@ -19,6 +20,28 @@ final class TokenAuthority: Sendable {
     var socketToken: String? { socket.withLock { $0.token } }
     /// How many socket tokens were issued (1 before any rotation); safe to log, unlike the token.
     var generation: Int { socket.withLock { $0.generation } }
+
+    /// The token a REST request carries: the `token` parameter (query or
+    /// form; the last one), else the `X-Esri-Authorization` header (or
+    /// `Authorization`) as `Bearer <token>`, as the ArcGIS API for Python
+    /// and the JS SDK send it. Never logged.
+    static func restToken(parameters: [(name: String, value: String)], headers: HTTPHeaders) -> String? {
+        if let token = parameters.last(where: { $0.name == "token" })?.value, !token.isEmpty { return token }
+        for name in ["X-Esri-Authorization", "Authorization"] {
+            guard let value = headers[name]?.trimmingSpaces else { continue }
+            let words = value.split(separator: " ", maxSplits: 1)
+            if words.count == 2, words[0].lowercased() == "bearer" {
+                let token = String(words[1]).trimmingSpaces
+                if !token.isEmpty { return token }
+            }
+        }
+        return nil
+    }
+
+    /// ``checkREST(_:)`` of the token `request` carries in `parameters` or its headers.
+    func checkREST(parameters: [(name: String, value: String)], headers: HTTPHeaders) -> Check {
+        checkREST(Self.restToken(parameters: parameters, headers: headers))
+    }
 
     func checkREST(_ given: String?) -> Check {
         guard let restToken else { return .accepted }

@@ -40,8 +40,11 @@ public struct FileQueryJob: AnalysisJob {
             summary.append(key: "count", value: .int(Int64(ids.count)))
         case .statistics:
             throw AnalysisFailure("statistics queries run with the statistics command")
+        case .extent(let extent, _, let count):
+            if let count { summary.append(key: "count", value: .int(Int64(count))) }
+            summary.append(key: "extent", value: extent.map { .array([.double($0.xmin), .double($0.ymin), .double($0.xmax), .double($0.ymax)]) } ?? .null)
         }
-        if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
         return summary
     }
 }

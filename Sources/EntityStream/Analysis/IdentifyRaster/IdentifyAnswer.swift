@@ -8,7 +8,10 @@ import Raster
 /// transformed, an unreadable tile, a bad input line). A value type.
 public enum IdentifyAnswer: Sendable, Hashable {
     case cell(RasterCell)
-    case noCell
+    /// No cell; `hint` says why when the point looks given in the wrong
+    /// coordinates (longitude/latitude on a projected raster without a
+    /// spatial reference, or latitude and longitude swapped).
+    case noCell(hint: String?)
     case failed(String)
 
     /// The `result` line for this answer to `point`, whose spatial reference
@@ -45,8 +48,9 @@ public enum IdentifyAnswer: Sendable, Hashable {
             let ring = [Corner(x: extent.xmin, y: extent.ymin), Corner(x: extent.xmin, y: extent.ymax), Corner(x: extent.xmax, y: extent.ymax),
                         Corner(x: extent.xmax, y: extent.ymin), Corner(x: extent.xmin, y: extent.ymin)]
             return (members, AnalysisFeature(geometry: .polygon(rings: [ring], wkid: extent.wkid ?? wkid), attributes: attributes))
-        case .noCell:
+        case .noCell(let hint):
             members.append(key: "cell", value: .null)
+            if let hint { members.append(key: "hint", value: .string(hint)) }
             return (members, AnalysisFeature(geometry: .point(Point(x: point.x, y: point.y, wkid: wkid)), attributes: JSONObject()))
         case .failed(let reason):
             members.append(key: "error", value: .string(reason))

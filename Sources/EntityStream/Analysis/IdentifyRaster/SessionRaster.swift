@@ -83,10 +83,10 @@ public actor SessionRaster {
                 continue
             }
             do {
-                for cell in try raster.identify(xs: run.map(\.x), ys: run.map(\.y), in: spatialReference) {
+                for (point, cell) in zip(run, try raster.identify(xs: run.map(\.x), ys: run.map(\.y), in: spatialReference)) {
                     switch cell {
                     case .success(let found?): answers.append(.cell(found))
-                    case .success(nil): answers.append(.noCell)
+                    case .success(nil): answers.append(.noCell(hint: offRasterHint(point, spatialReference: spatialReference)))
                     case .failure(let error):
                         if let spatialReference { remember(error, for: spatialReference) }
                         answers.append(.failed(error.description))
@@ -98,6 +98,23 @@ public actor SessionRaster {
             }
         }
         return answers
+    }
+
+    /// Why a point off the raster may be in the wrong coordinates, or nil:
+    /// given without a spatial reference, inside longitude/latitude's range,
+    /// while the raster's extent lies wholly outside that range (a projected
+    /// raster): the point is probably longitude/latitude; or the point with
+    /// x and y exchanged is on the raster: latitude and longitude swapped.
+    private func offRasterHint(_ point: IdentifyPoint, spatialReference: SpatialReference?) -> String? {
+        let looksGeographic = abs(point.x) <= 180 && abs(point.y) <= 90
+        if spatialReference == nil, looksGeographic, let extent = info.extent,
+           extent.xmin > 180 || extent.xmax < -180 || extent.ymin > 90 || extent.ymax < -90 {
+            return "(\(point.x), \(point.y)) looks like longitude/latitude, far outside the raster's extent in its CRS (\(info.crs)): give the point's spatial reference (--in-sr 4326, or \"inSR\":4326)"
+        }
+        if (try? raster.cell(x: point.y, y: point.x, in: spatialReference)) != nil {
+            return "(\(point.x), \(point.y)) is off the raster, but (\(point.y), \(point.x)) is on it: x and y look swapped (x is the longitude or easting)"
+        }
+        return nil
     }
 
     /// The cell under each point as JSON text (nil: no geometry, no cell, or

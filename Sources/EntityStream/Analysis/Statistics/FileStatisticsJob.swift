@@ -49,7 +49,7 @@ public struct FileStatisticsJob: AnalysisJob {
         var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(table.count))), ("rows", .int(Int64(matched))),
                                   ("records", .int(Int64(records.count)))])
         summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-        if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
         return summary
     }
 }

@@ -1,9 +1,10 @@
 import EntityStreamCore
+import Locking
 import Statistics
 
 /// Grouped statistics from a remote ArcGIS feature layer or table, computed
 /// by the server: the REST query with `outStatistics`,
-/// `groupByFieldsForStatistics`, `orderByFields` and `havingClause` (plus
+/// `groupByFieldsForStatistics`, `orderByFields` and `having` (plus
 /// ``query``'s `where`, `time`, `geometry`), its groups paged by
 /// `resultOffset` while the server says `exceededTransferLimit` (in a
 /// stable order: the requested one, then the group-by fields).
@@ -11,8 +12,13 @@ import Statistics
 /// Before querying, the request is compiled against the layer's own field
 /// list (its description), so type errors are the same clear messages as
 /// for a file or the store, and each statistic is asked for under its final
-/// output name; a layer that says it cannot compute statistics (or having
-/// clauses) is refused by name. The layer's reachability is reported as
+/// output name; a layer that says it cannot compute statistics is refused
+/// by name. A having clause goes to the server as `having` only when the
+/// layer advertises `supportsHavingClause`; otherwise (an older server,
+/// which would ignore it and answer every group) the statistics it needs
+/// are asked for too and it is applied here, and the job says so: a
+/// `progress` line with a `note` first, then `havingAppliedLocally` and
+/// `groupsDroppedByHaving` in the summary. The layer's reachability is reported as
 /// `status` events (source `layer <url>`), each page's records as `result`
 /// lines as they arrive, `progress` after each page past the first, then a
 /// summary: the layer, the records, pages, requests and paging. Uses the
@@ -40,32 +46,44 @@ public struct LayerStatisticsJob: AnalysisJob {
             guard description.supportsStatistics || advanced?.supportsStatistics == true else {
                 throw AnalysisFailure("the layer \(client.displayURL) does not support statistics queries (supportsStatistics is false)")
             }
-            if request.having != nil, let advanced, !advanced.supportsHavingClause {
-                throw AnalysisFailure("the layer \(client.displayURL) does not support having clauses (supportsHavingClause is false)")
-            }
             let plan: StatisticsPlan
             do { plan = try StatisticsPlan(request, schema: Schema(fields: description.fields)) } catch {
                 throw AnalysisFailure(error.description)
             }
             var statisticsQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
                                                spatialRelationship: query.spatialRelationship)
-            request.apply(to: &statisticsQuery, plan: plan)
+            let havingHere = plan.hasHaving && !(advanced?.supportsHavingClause ?? false)
+            if havingHere {
+                request.applyForLocalHaving(to: &statisticsQuery, plan: plan)
+                await context.progress(JSONObject([("note", .string("the layer does not advertise supportsHavingClause: the having clause is applied here to the groups it answers"))]))
+            } else {
+                request.apply(to: &statisticsQuery, plan: plan)
+            }
+            let dropped = LockedState<Int>(0)
             let result = try await client.query(statisticsQuery) { page in
                 await connection.flushStatuses(to: context)
                 if page.index > 0 {
                     await context.progress(JSONObject([("pages", .int(Int64(page.index + 1))), ("records", .int(Int64(page.features.count)))]))
                 }
                 let records: [StatisticsRecord]
-                do { records = try plan.records(from: page) } catch {
+                do {
+                    let read = try plan.records(from: page, applyingHaving: havingHere)
+                    records = read.records
+                    dropped.withLock { $0 += read.dropped }
+                } catch {
                     throw AnalysisFailure("the layer \(client.displayURL) answered the statistics query unexpectedly: \(error)")
                 }
                 try await StatisticsRecordJSON.emit(records, in: context)
             }
             await connection.flushStatuses(to: context)
-            summary.append(key: "records", value: .int(Int64(result.featureCount)))
+            summary.append(key: "records", value: .int(Int64(result.featureCount - dropped.withLock { $0 })))
+            if havingHere {
+                summary.append(key: "havingAppliedLocally", value: .bool(true))
+                summary.append(key: "groupsDroppedByHaving", value: .int(Int64(dropped.withLock { $0 })))
+            }
             summary.append(contentsOf: LayerConnection.pagingMembers(result))
             summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-            if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
             return summary
         } catch let error as FeatureLayerError {
             await connection.flushStatuses(to: context)

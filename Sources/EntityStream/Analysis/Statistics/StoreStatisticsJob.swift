@@ -89,7 +89,7 @@ public struct StoreStatisticsJob: AnalysisJob {
         if result.rowsOverGroupLimit > 0 { summary.append(key: "groupLimit", value: .int(Int64(maximumGroups))) }
         summary.append(contentsOf: StatisticsRecordJSON.names(plan))
         summary.append(key: "timeField", value: .string(QueryObservationsJob.describe(scan.timeKey, schema: schema)))
-        if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: .string(scan.timeExtent.restParameter)) }
+        if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
         return summary
     }
 

@@ -3,7 +3,9 @@
 /// each row's shape and infers each column's type, the second builds the rows.
 ///
 /// - Columns keep their header order and names (trimmed; non-empty and
-///   unique ASCII case-insensitively, else an error naming them). Types are
+///   unique ASCII case-insensitively, else an error naming them); a header
+///   that is not a valid field name gets one (``FieldNaming``) and stays
+///   the field's alias, and mappings may name either. Types are
 ///   inferred (``CSVColumnTypeInference`` with date detection: integer,
 ///   bigInteger, double, date for ISO-8601 texts, else string).
 /// - Coordinates: the mapped `x`/`y` columns, else columns named
@@ -87,8 +89,24 @@ enum CSVFeatureLoader {
             notes.append("no coordinate columns (x/lon/longitude, y/lat/latitude): the CSV is a table")
         }
 
-        // Schema.
-        let sourceFields = names.indices.map { Field(name: names[$0], type: inference[$0].fieldType, alias: names[$0]) }
+        // Schema: headers that are not valid field names get valid names
+        // (the header stays the alias); the mapping may use either.
+        let fieldNames = FieldNaming.validNames(names)
+        var mapping = mapping
+        func renamed(_ given: String?) -> String? {
+            guard let given, let index = folded.firstIndex(of: Schema.fold(given.trimmingSpaces)) else { return given }
+            return fieldNames[index]
+        }
+        mapping.x = renamed(mapping.x)
+        mapping.y = renamed(mapping.y)
+        mapping.time = renamed(mapping.time)
+        mapping.end = renamed(mapping.end)
+        mapping.track = renamed(mapping.track)
+        mapping.objectID = renamed(mapping.objectID)
+        for index in names.indices where fieldNames[index] != names[index] {
+            notes.append("column '\(names[index])' is field \(fieldNames[index]) (a valid field name; the header is its alias)")
+        }
+        let sourceFields = names.indices.map { Field(name: fieldNames[$0], type: inference[$0].fieldType, alias: names[$0]) }
         var plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping,
                                          declared: FeatureSchemaPlan.Declared(), file: file)
         plan.notes = notes + plan.notes
@@ -129,7 +147,8 @@ enum CSVFeatureLoader {
                             throw CSVError("time column '\(names[column])': cannot read '\(text)' as a time (expected e.g. 2000-09-01T00:00:00Z, 2000-09-01 06:00:00 as UTC, or epoch seconds or milliseconds)", line: record.line)
                         }
                     } else {
-                        values[target] = CSVColumnTypeInference.value(record.fields[column], type: plan.types[target])
+                        values[target] = CSVColumnTypeInference.value(record.fields[column], type: plan.types[target],
+                                                                      quoted: record.isQuotedBlank(column))
                     }
                 }
                 var point: Point?

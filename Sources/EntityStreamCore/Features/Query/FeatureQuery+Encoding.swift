@@ -13,8 +13,9 @@ extension FeatureQuery {
         if let objectIDs { items.append(("objectIds", objectIDs.map(String.init).joined(separator: ","))) }
         if let time { items.append(("time", time.restParameter)) }
         if let geometry {
-            items.append(("geometry", StreamFilter.envelopeJSON(geometry)))
-            items.append(("geometryType", "esriGeometryEnvelope"))
+            let (text, type) = geometryParameter(geometry)
+            items.append(("geometry", text))
+            items.append(("geometryType", type))
             if let inSR = SpatialReference(code: geometry.wkid) { items.append(("inSR", inSR.parameterText)) }
             items.append(("spatialRel", spatialRelationship.rawValue))
         }
@@ -37,8 +38,37 @@ extension FeatureQuery {
             items.append(("outStatistics", String(decoding: writer.bytes, as: UTF8.self)))
         }
         if !groupByFieldsForStatistics.isEmpty { items.append(("groupByFieldsForStatistics", groupByFieldsForStatistics.joined(separator: ","))) }
-        if let havingClause { items.append(("havingClause", havingClause)) }
+        if let havingClause { items.append(("having", havingClause)) }
         if returnDistinctValues { items.append(("returnDistinctValues", "true")) }
+        if let geometryPrecision { items.append(("geometryPrecision", String(geometryPrecision))) }
+        if let quantization { items.append(("quantizationParameters", quantization.parameter)) }
+        if resultType != .none { items.append(("resultType", resultType.rawValue)) }
+        if let distance { items.append(("distance", String(distance))) }
+        if let distanceUnit { items.append(("units", distanceUnit.rawValue)) }
+        if returnExtentOnly { items.append(("returnExtentOnly", "true")) }
+        if returnQueryExtent { items.append(("returnQueryExtent", "true")) }
+        if let text { items.append(("text", text)) }
         return items
+    }
+
+    /// The `geometry` parameter's text and its `geometryType`: the polygon's
+    /// rings, a point (an envelope of no size), or the envelope.
+    private func geometryParameter(_ geometry: Envelope) -> (String, String) {
+        let object: JSONObject
+        let type: String
+        if let rings = polygonRings {
+            object = JSONObject([("rings", .array(rings.map { ring in .array(ring.map { .array([.double($0.x), .double($0.y)]) }) }))])
+            type = "esriGeometryPolygon"
+        } else if geometry.xmin == geometry.xmax, geometry.ymin == geometry.ymax {
+            object = JSONObject([("x", .double(geometry.xmin)), ("y", .double(geometry.ymin))])
+            type = "esriGeometryPoint"
+        } else {
+            return (StreamFilter.envelopeJSON(geometry), "esriGeometryEnvelope")
+        }
+        var withReference = object
+        if let reference = SpatialReference(code: geometry.wkid) { withReference.append(key: "spatialReference", value: reference.json) }
+        var writer = JSONWriter(capacity: 128)
+        writer.append(.object(withReference))
+        return (String(decoding: writer.bytes, as: UTF8.self), type)
     }
 }

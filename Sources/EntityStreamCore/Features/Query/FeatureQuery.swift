@@ -48,8 +48,33 @@ public struct FeatureQuery: Sendable, Hashable {
     public var format: Format
     public var outStatistics: [StatisticDefinition]?
     public var groupByFieldsForStatistics: [String]
+    /// `having` (ArcGIS's name; `havingClause` is read as an alias).
     public var havingClause: String?
     public var returnDistinctValues: Bool
+    /// `geometryPrecision`: decimal places of output coordinates (0…17).
+    public var geometryPrecision: Int?
+    /// `quantizationParameters`: output coordinates as integers on a grid.
+    public var quantization: QuantizationParameters?
+    /// `resultType`: `standard` or `tile` pages by the layer's
+    /// `standardMaxRecordCount` / `tileMaxRecordCount` instead of `maxRecordCount`.
+    public var resultType: ResultType
+    /// A polygon `geometry` (`{"rings":…}`): its rings, in ``geometry``'s
+    /// spatial reference, ``geometry`` being their bounding box. Points
+    /// match when inside (even-odd over the rings) or on the boundary.
+    public var polygonRings: [[AnalysisGeometry.Coordinate]]?
+    /// `distance` (with ``distanceUnit``): features within this distance of
+    /// ``geometry`` match (a buffer), in the layer's units when no unit is given.
+    public var distance: Double?
+    /// `units`.
+    public var distanceUnit: DistanceUnit?
+    /// `returnExtentOnly`: answer the extent of the matches (with the count
+    /// when ``returnCountOnly`` is set too).
+    public var returnExtentOnly: Bool
+    /// `returnQueryExtent`: add the matches' extent to a feature answer.
+    public var returnQueryExtent: Bool
+    /// `text`: the display field must contain this text (case-sensitive),
+    /// ArcGIS's shorthand for `<displayField> LIKE '%text%'`.
+    public var text: String?
 
     /// A query for every feature with every field (`where=1=1&outFields=*`).
     public init(whereClause: String? = nil, objectIDs: [Int64]? = nil, time: TimeExtent? = nil, geometry: Envelope? = nil,
@@ -75,6 +100,27 @@ public struct FeatureQuery: Sendable, Hashable {
         self.groupByFieldsForStatistics = []
         self.havingClause = nil
         self.returnDistinctValues = false
+        self.polygonRings = nil
+        self.geometryPrecision = nil
+        self.quantization = nil
+        self.resultType = .none
+        self.distance = nil
+        self.distanceUnit = nil
+        self.returnExtentOnly = false
+        self.returnQueryExtent = false
+        self.text = nil
+    }
+
+    /// `query`'s selection (where, time, geometry, object ids, text) asking
+    /// for the matching object ids only.
+    public static func idsOnly(of query: FeatureQuery) -> FeatureQuery {
+        var ids = FeatureQuery(whereClause: query.whereClause, objectIDs: query.objectIDs, time: query.time, geometry: query.geometry,
+                               spatialRelationship: query.spatialRelationship, outFields: [], returnGeometry: false, returnIDsOnly: true)
+        ids.polygonRings = query.polygonRings
+        ids.distance = query.distance
+        ids.distanceUnit = query.distanceUnit
+        ids.text = query.text
+        return ids
     }
 
     /// The where clause when it restricts anything (not empty, not `1=1`).

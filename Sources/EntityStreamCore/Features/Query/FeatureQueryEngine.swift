@@ -38,11 +38,22 @@ import Projection
 /// A value type; `run` is pure and safe from any number of tasks.
 public struct FeatureQueryEngine: Sendable {
     public var maxRecordCount: Int
+    /// The page size of `resultType=standard` (default 2 × ``maxRecordCount``).
+    public var standardMaxRecordCount: Int
+    /// The page size of `resultType=tile` (default 4 × ``maxRecordCount``).
+    public var tileMaxRecordCount: Int
+    /// False emulates servers from before pagination (ArcGIS 10.2 and older):
+    /// `resultOffset` and `resultRecordCount` are ignored, every answer is
+    /// the first `maxRecordCount` matches, and clients page by object ids.
     public var supportsPagination: Bool
     public var statistics: (any FeatureStatisticsEngine)?
 
     public init(maxRecordCount: Int = 2000, supportsPagination: Bool = true, statistics: (any FeatureStatisticsEngine)? = nil) {
         self.maxRecordCount = max(1, maxRecordCount)
+        let (standard, overflow) = self.maxRecordCount.multipliedReportingOverflow(by: 2)
+        let (tile, tileOverflow) = self.maxRecordCount.multipliedReportingOverflow(by: 4)
+        self.standardMaxRecordCount = overflow ? Int.max : standard
+        self.tileMaxRecordCount = tileOverflow ? Int.max : tile
         self.supportsPagination = supportsPagination
         self.statistics = statistics
     }
@@ -51,13 +62,25 @@ public struct FeatureQueryEngine: Sendable {
     /// - Throws: ``FeatureQueryError`` naming the parameter that cannot be honoured.
     public func run(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError) -> FeatureQueryResult {
         let schema = table.schema
+        var query = query
         if !supportsPagination {
-            if query.resultOffset != nil { throw FeatureQueryError("resultOffset", "pagination is not supported by this layer (supportsPagination is false)") }
-            if query.resultRecordCount != nil { throw FeatureQueryError("resultRecordCount", "pagination is not supported by this layer (supportsPagination is false)") }
+            // Servers from before pagination did not know these parameters.
+            query.resultOffset = nil
+            query.resultRecordCount = nil
         }
         var whereClause: WhereClause?
         if let text = query.effectiveWhereClause {
             do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
+        }
+        var textClause: WhereClause?
+        if let text = query.text {
+            guard let field = LayerDescription.displayField(of: schema) else {
+                throw FeatureQueryError("text", "the layer has no display field (no string field) to search")
+            }
+            let literal = "'%" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "%'"
+            do { textClause = try WhereClause("\(field) LIKE \(literal)", schema: schema) } catch {
+                throw FeatureQueryError("text", error.description)
+            }
         }
         let fieldIndices = try outputFields(query.outFields, schema: schema, objectIDField: table.objectIDFieldIndex)
         // A statistics query orders its groups by group fields and statistic
@@ -72,9 +95,18 @@ public struct FeatureQueryEngine: Sendable {
             throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
         }
         var envelope: EnvelopeTest?
+        var area: SearchArea?
         if let geometry = query.geometry {
             guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
-            envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
+            if query.polygonRings == nil, (query.distance ?? 0) <= 0 {
+                envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
+            } else {
+                area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
+                                      unit: query.distanceUnit, layerReference: table.spatialReference,
+                                      rings: try query.polygonRings.map { (rings) throws(FeatureQueryError) in
+                                          try Self.rings(rings, from: geometry.wkid, into: table.spatialReference)
+                                      })
+            }
         }
         var outputReference = table.spatialReference
         if table.geometryType == .point {
@@ -103,10 +135,22 @@ public struct FeatureQueryEngine: Sendable {
             throw FeatureQueryError(parameter, "statistics queries are not supported by this server yet")
         }
 
+        if let quantization = query.quantization, let wkid = quantization.extent.wkid, let output = outputReference,
+           SpatialReference(code: wkid) != SpatialReference(code: output) {
+            throw FeatureQueryError("quantizationParameters", "the extent's spatial reference \(wkid) is not the output's \(output)")
+        }
+
         // Selection.
-        let rows = select(table, whereClause: whereClause, objectIDs: query.objectIDs, time: query.time, envelope: envelope)
-        let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
-        let limit = product.overflow ? Int.max : product.partialValue
+        let rows = select(table, whereClause: whereClause, textClause: textClause, objectIDs: query.objectIDs, time: query.time,
+                          envelope: envelope, area: area)
+        let limit: Int
+        switch query.resultType {
+        case .standard: limit = standardMaxRecordCount
+        case .tile: limit = tileMaxRecordCount
+        case .none:
+            let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
+            limit = product.overflow ? Int.max : product.partialValue
+        }
         let pageSize = min(query.resultRecordCount ?? limit, limit)
         if let statistics, query.isStatisticsQuery {
             var result = try statistics.statistics(of: table, rows: rows, query: query)
@@ -116,6 +160,10 @@ public struct FeatureQueryEngine: Sendable {
             result.rows = Array(result.rows[offset..<end])
             return .statistics(result)
         }
+        if query.returnExtentOnly {
+            let extent = table.geometryType == .point ? Self.extent(of: rows, in: table, reference: outputReference) : nil
+            return .extent(extent, spatialReference: outputReference, count: query.returnCountOnly ? rows.count : nil)
+        }
         if query.returnCountOnly { return .count(rows.count) }
         let ordered = Self.ordered(rows, in: table, by: order)
         if query.returnIDsOnly {
@@ -123,14 +171,39 @@ public struct FeatureQueryEngine: Sendable {
         }
         let offset = min(query.resultOffset ?? 0, ordered.count)
         let end = offset + min(pageSize, ordered.count - offset)
-        return .features(FeatureSelection(table: table, rows: Array(ordered[offset..<end]), fieldIndices: fieldIndices,
-                                          returnGeometry: query.returnGeometry && table.geometryType == .point,
-                                          spatialReference: outputReference, exceededTransferLimit: ordered.count > end,
-                                          matchCount: ordered.count))
+        var selection = FeatureSelection(table: table, rows: Array(ordered[offset..<end]), fieldIndices: fieldIndices,
+                                         returnGeometry: query.returnGeometry && table.geometryType == .point,
+                                         spatialReference: outputReference, exceededTransferLimit: ordered.count > end,
+                                         matchCount: ordered.count)
+        if table.geometryType == .point {
+            selection.geometryPrecision = query.geometryPrecision
+            if query.format != .geojson { selection.quantization = query.quantization }
+            if query.returnQueryExtent {
+                selection.asksQueryExtent = true
+                selection.queryExtent = Self.extent(of: ordered, in: table, reference: outputReference)
+            }
+        }
+        return .features(selection)
+    }
+
+    /// The bounding box of `rows`' points in `reference` (nil when none has a
+    /// point), converted through PROJ in one batch when it is not the table's.
+    static func extent(of rows: [Int], in table: FeatureTable, reference: Int?) -> Envelope? {
+        var points = rows.compactMap { table.geometry(at: $0) }
+        if let target = SpatialReference(code: reference), SpatialReference(code: table.spatialReference) != target {
+            _ = try? Point.convert(&points, to: target, assuming: SpatialReference(code: table.spatialReference))
+        }
+        var box: Envelope?
+        for point in points where point.x.isFinite && point.y.isFinite {
+            box = Envelope.including(box, x: point.x, y: point.y)
+        }
+        box?.wkid = reference
+        return box
     }
 
     /// The rows passing every filter, in row order.
-    func select(_ table: FeatureTable, whereClause: WhereClause?, objectIDs: [Int64]?, time: TimeExtent?, envelope: EnvelopeTest?) -> [Int] {
+    func select(_ table: FeatureTable, whereClause: WhereClause?, textClause: WhereClause? = nil, objectIDs: [Int64]?, time: TimeExtent?,
+                envelope: EnvelopeTest? = nil, area: SearchArea? = nil) -> [Int] {
         let candidates: [Int]?
         if let objectIDs {
             candidates = Set(objectIDs.compactMap { table.row(withObjectID: $0) }).sorted()
@@ -146,8 +219,14 @@ public struct FeatureQueryEngine: Sendable {
                 if let envelope {
                     guard let point = table.geometry(at: row), envelope.contains(point) else { return false }
                 }
+                if let area {
+                    guard let point = table.geometry(at: row), area.contains(point) else { return false }
+                }
                 if let whereClause, let base = values.baseAddress {
                     guard whereClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
+                }
+                if let textClause, let base = values.baseAddress {
+                    guard textClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
                 }
                 return true
             }
@@ -183,6 +262,54 @@ public struct FeatureQueryEngine: Sendable {
             kept.insert(index)
         }
         return kept.sorted()
+    }
+
+    /// Polygon rings from `source` into `target`, vertex by vertex through PROJ.
+    /// - Throws: ``FeatureQueryError`` (`inSR`) when PROJ cannot.
+    public static func rings(_ rings: [[AnalysisGeometry.Coordinate]], from source: Int?, into target: Int?) throws(FeatureQueryError)
+        -> [[AnalysisGeometry.Coordinate]] {
+        guard let source = SpatialReference(code: source), let target = SpatialReference(code: target), source != target else { return rings }
+        var converted = rings
+        for index in converted.indices {
+            do {
+                if try AnalysisGeometry.convert(&converted[index], from: source, to: target) > 0 {
+                    throw FeatureQueryError("inSR", "a vertex of the polygon has no place in the layer's spatial reference \(target)")
+                }
+            } catch let error as FeatureQueryError {
+                throw error
+            } catch {
+                throw FeatureQueryError("inSR", "\(error)")
+            }
+        }
+        return converted
+    }
+
+    /// `geometry` in spatial reference `target` (its own wkid nil meaning
+    /// `target`): the bounding box of its outline brought there through PROJ
+    /// (64 points an edge; exact for the monotone WGS84 ↔ Web Mercator).
+    /// - Throws: ``FeatureQueryError`` (`inSR`) when PROJ cannot.
+    public static func envelope(_ geometry: Envelope, into target: Int?) throws(FeatureQueryError) -> Envelope {
+        guard let source = SpatialReference(code: geometry.wkid), let target = SpatialReference(code: target), source != target else {
+            return geometry
+        }
+        var xs: [Double] = [], ys: [Double] = []
+        let steps = geometry.xmin == geometry.xmax && geometry.ymin == geometry.ymax ? 1 : 64
+        for step in 0..<steps {
+            let t = Double(step) / Double(steps)
+            xs += [geometry.xmin + t * (geometry.xmax - geometry.xmin), geometry.xmax, geometry.xmax - t * (geometry.xmax - geometry.xmin), geometry.xmin]
+            ys += [geometry.ymin, geometry.ymin + t * (geometry.ymax - geometry.ymin), geometry.ymax, geometry.ymax - t * (geometry.ymax - geometry.ymin)]
+        }
+        do {
+            guard try CoordinateOperations.transform(x: &xs, y: &ys, from: source, to: target) == 0,
+                  let xmin = xs.min(), let xmax = xs.max(), let ymin = ys.min(), let ymax = ys.max() else {
+                throw FeatureQueryError("inSR", "the geometry has no place in the layer's spatial reference \(target)")
+            }
+            return Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: target.code)
+        } catch let error as FeatureQueryError {
+            throw error
+        } catch {
+            throw FeatureQueryError("inSR", "\(error)")
+        }
     }
 
     static func fieldList(_ schema: Schema) -> String {

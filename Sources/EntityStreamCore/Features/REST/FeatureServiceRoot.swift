@@ -70,6 +70,24 @@ public struct FeatureServiceRoot: Sendable, Hashable {
         maxRecordCount = value["maxRecordCount"]?.intValue.flatMap { Int(exactly: $0) }
     }
 
+    /// `…/FeatureServer/layers` (and `MapServer/layers`): every layer's and
+    /// table's full description, as ArcGIS lists them.
+    public static func layersResource(_ descriptions: [LayerDescription]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 4096)
+        writer.appendRaw("{\"layers\":[")
+        for (index, layer) in descriptions.filter({ !$0.isTable }).enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendRaw(layer.json())
+        }
+        writer.appendRaw("],\"tables\":[")
+        for (index, table) in descriptions.filter(\.isTable).enumerated() {
+            if index > 0 { writer.appendRaw(",") }
+            writer.appendRaw(table.json())
+        }
+        writer.appendRaw("]}")
+        return writer.bytes
+    }
+
     /// The root as ArcGIS writes it.
     public func json() -> [UInt8] {
         var object = JSONObject()
@@ -78,13 +96,13 @@ public struct FeatureServiceRoot: Sendable, Hashable {
         if kind == .mapServer { object.append(key: "mapName", value: .string(name)) }
         object.append(key: "capabilities", value: .string(kind == .mapServer ? "Map,Query,Data" : "Query"))
         object.append(key: "supportedQueryFormats", value: .string("JSON, geoJSON"))
-        object.append(key: "maxRecordCount", value: maxRecordCount.map { .int(Int64($0)) } ?? .null)
+        if let maxRecordCount { object.append(key: "maxRecordCount", value: .int(Int64(maxRecordCount))) }
         if let spatialReference { object.append(key: "spatialReference", value: LayerDescription.spatialReferenceJSON(spatialReference)) }
         object.append(key: "layers", value: .array(layers.map { entry in
             var item = JSONObject([("id", .int(Int64(entry.id))), ("name", .string(entry.name)), ("parentLayerId", .int(-1)),
-                                   ("defaultVisibility", .bool(true)), ("subLayerIds", .null), ("minScale", .int(0)), ("maxScale", .int(0)),
+                                   ("defaultVisibility", .bool(true)), ("minScale", .int(0)), ("maxScale", .int(0)),
                                    ("type", .string(entry.type))])
-            item.append(key: "geometryType", value: entry.geometryType.map(JSONValue.string) ?? .null)
+            if let geometryType = entry.geometryType { item.append(key: "geometryType", value: .string(geometryType)) }
             return .object(item)
         }))
         object.append(key: "tables", value: .array(tables.map { entry in

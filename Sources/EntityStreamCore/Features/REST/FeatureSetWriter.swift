@@ -35,6 +35,16 @@ public enum FeatureSetWriter {
             writer.appendRaw("]}")
         case .statistics(let statistics):
             appendStatistics(statistics, to: &writer)
+        case .extent(let extent, let wkid, let count):
+            writer.appendRaw("{")
+            if let count {
+                writer.appendRaw("\"count\":")
+                writer.appendInt(Int64(count))
+                writer.appendRaw(",")
+            }
+            writer.appendRaw("\"extent\":")
+            appendExtent(extent, wkid: wkid, to: &writer)
+            writer.appendRaw("}")
         case .features(let selection):
             if format == .geojson {
                 appendGeoJSONCollection(selection, to: &writer)
@@ -55,14 +65,28 @@ public enum FeatureSetWriter {
         writer.appendRaw(",\"globalIdFieldName\":\"\"")
         if let geometryType = table.geometryType.esriName {
             writer.appendRaw(",\"geometryType\":")
-            writer.appendString(geometryType)
+            writer.appendString(selection.polygons == nil ? geometryType : "esriGeometryPolygon")
             if let reference = SpatialReference(code: selection.spatialReference) {
                 writer.appendRaw(",\"spatialReference\":")
                 writer.append(reference.json)
             }
         }
+        if let quantization = selection.quantization {
+            let (x, y) = quantization.translate
+            writer.appendRaw(",\"transform\":{\"originPosition\":")
+            writer.appendString(quantization.origin.rawValue)
+            writer.appendRaw(",\"scale\":")
+            writer.append(.array([.double(quantization.tolerance), .double(quantization.tolerance), .int(0), .int(0)]))
+            writer.appendRaw(",\"translate\":")
+            writer.append(.array([.double(x), .double(y), .int(0), .int(0)]))
+            writer.appendRaw("}")
+        }
         writer.appendRaw(",\"fields\":")
         writer.append(.array(selection.fieldIndices.map { fields[$0].esriJSON }))
+        if selection.asksQueryExtent, table.geometryType.esriName != nil {
+            writer.appendRaw(",\"extent\":")
+            appendExtent(selection.queryExtent, wkid: selection.spatialReference, to: &writer)
+        }
         writer.appendRaw(",\"exceededTransferLimit\":")
         writer.appendBool(selection.exceededTransferLimit)
         writer.appendRaw(",\"features\":[")
@@ -73,17 +97,65 @@ public enum FeatureSetWriter {
         writer.appendRaw("]}")
     }
 
+    /// An extent object with its spatial reference; ArcGIS writes an empty
+    /// one as `"NaN"` strings.
+    static func appendExtent(_ extent: Envelope?, wkid: Int?, to writer: inout JSONWriter) {
+        var box: JSONObject
+        if let extent {
+            box = JSONObject([("xmin", .double(extent.xmin)), ("ymin", .double(extent.ymin)), ("xmax", .double(extent.xmax)), ("ymax", .double(extent.ymax))])
+        } else {
+            box = JSONObject([("xmin", .string("NaN")), ("ymin", .string("NaN")), ("xmax", .string("NaN")), ("ymax", .string("NaN"))])
+        }
+        if let wkid { box.append(key: "spatialReference", value: LayerDescription.spatialReferenceJSON(wkid)) }
+        writer.append(.object(box))
+    }
+
     /// The page's `position`-th feature: `{"attributes":{…}[,"geometry":{"x":…,"y":…}]}`
-    /// (the geometry without its own spatial reference: the FeatureSet names it).
+    /// (the geometry without its own spatial reference: the FeatureSet names
+    /// it; rounded to `geometryPrecision`, or integers on the quantization grid).
     public static func appendEsriFeature(at position: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+        let row = selection.rows[position]
         writer.appendRaw("{\"attributes\":")
-        appendAttributes(row: selection.rows[position], of: selection, to: &writer)
-        if selection.returnGeometry, var point = selection.geometry(at: position) {
-            point.wkid = nil
+        appendAttributes(row: row, of: selection, to: &writer)
+        if selection.returnGeometry, let polygons = selection.polygons {
+            guard row < polygons.rings.count else { writer.appendRaw("}"); return }
+            writer.appendRaw(",\"geometry\":{\"rings\":")
+            appendRings(polygons.rings[row], of: selection, reversed: false, to: &writer)
+            writer.appendRaw("}")
+        } else if selection.returnGeometry, var point = selection.outputGeometry(at: position) {
             writer.appendRaw(",\"geometry\":")
-            writer.appendEsriGeometry(point)
+            if let quantization = selection.quantization {
+                let (x, y) = quantization.quantize(point)
+                writer.appendRaw("{\"x\":")
+                writer.appendInt(x)
+                writer.appendRaw(",\"y\":")
+                writer.appendInt(y)
+                writer.appendRaw("}")
+            } else {
+                point.wkid = nil
+                writer.appendEsriGeometry(point)
+            }
         }
         writer.appendRaw("}")
+    }
+
+    /// Polygon rings as nested coordinate arrays, rounded or quantized as
+    /// the selection asks; `reversed` turns each ring around (GeoJSON's
+    /// outer rings run counter-clockwise).
+    static func appendRings(_ rings: [[AnalysisGeometry.Coordinate]], of selection: FeatureSelection, reversed: Bool, to writer: inout JSONWriter) {
+        writer.appendRings(reversed ? rings.map { $0.reversed() } : rings) { writer, corner in
+            if let quantization = selection.quantization {
+                let (x, y) = quantization.quantize(Point(x: corner.x, y: corner.y))
+                writer.appendInt(x)
+                writer.appendRaw(",")
+                writer.appendInt(y)
+            } else {
+                let digits = selection.geometryPrecision
+                writer.appendDouble(digits.map { FeatureSelection.round(corner.x, digits: $0) } ?? corner.x)
+                writer.appendRaw(",")
+                writer.appendDouble(digits.map { FeatureSelection.round(corner.y, digits: $0) } ?? corner.y)
+            }
+        }
     }
 
     static func appendAttributes(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
@@ -117,7 +189,13 @@ public enum FeatureSetWriter {
         writer.appendRaw("{\"type\":\"Feature\",\"id\":")
         writer.appendInt(selection.table.objectID(at: row))
         writer.appendRaw(",\"geometry\":")
-        writer.appendGeoJSONPoint(selection.returnGeometry ? selection.geometry(at: position) : nil, wgs84: false)
+        if selection.returnGeometry, let polygons = selection.polygons, row < polygons.rings.count {
+            writer.appendRaw("{\"type\":\"Polygon\",\"coordinates\":")
+            appendRings(polygons.rings[row], of: selection, reversed: true, to: &writer)
+            writer.appendRaw("}")
+        } else {
+            writer.appendGeoJSONPoint(selection.returnGeometry && selection.polygons == nil ? selection.outputGeometry(at: position) : nil, wgs84: false)
+        }
         writer.appendRaw(",\"properties\":")
         appendAttributes(row: row, of: selection, to: &writer)
         writer.appendRaw("}")
@@ -141,5 +219,25 @@ public enum FeatureSetWriter {
             writer.appendRaw("}}")
         }
         writer.appendRaw("]}")
+    }
+}
+
+extension JSONWriter {
+    /// Polygon rings as nested arrays, `[[[x,y],…],…]`, each vertex's two
+    /// numbers written by `coordinate` (plain, rounded or quantized).
+    mutating func appendRings(_ rings: [[AnalysisGeometry.Coordinate]], coordinate: (inout JSONWriter, AnalysisGeometry.Coordinate) -> Void) {
+        appendRaw("[")
+        for (ringIndex, ring) in rings.enumerated() {
+            if ringIndex > 0 { appendRaw(",") }
+            appendRaw("[")
+            for (index, corner) in ring.enumerated() {
+                if index > 0 { appendRaw(",") }
+                appendRaw("[")
+                coordinate(&self, corner)
+                appendRaw("]")
+            }
+            appendRaw("]")
+        }
+        appendRaw("]")
     }
 }

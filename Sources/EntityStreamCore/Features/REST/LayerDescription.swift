@@ -54,7 +54,10 @@ public struct LayerDescription: Sendable, Hashable {
     public var spatialReference: Int?
     public var timeInfo: LayerTimeInfo?
     public var maxRecordCount: Int?
+    /// The page size of `resultType=standard` queries.
     public var standardMaxRecordCount: Int?
+    /// The page size of `resultType=tile` queries.
+    public var tileMaxRecordCount: Int?
     public var capabilities: String?
     public var supportsStatistics: Bool
     public var advancedQueryCapabilities: AdvancedQueryCapabilities?
@@ -90,6 +93,15 @@ public struct LayerDescription: Sendable, Hashable {
         self.supportedQueryFormats = "JSON, geoJSON"
     }
 
+    /// The description a server gives of `table` as layer `id`, answering
+    /// with `engine` (its record counts and pagination).
+    public init(table: FeatureTable, id: Int = 0, engine: FeatureQueryEngine) {
+        self.init(table: table, id: id, maxRecordCount: engine.maxRecordCount, supportsPagination: engine.supportsPagination,
+                  supportsStatistics: engine.statistics != nil)
+        standardMaxRecordCount = engine.standardMaxRecordCount
+        tileMaxRecordCount = engine.tileMaxRecordCount
+    }
+
     /// The description a server gives of `table` as layer `id`.
     public init(table: FeatureTable, id: Int = 0, maxRecordCount: Int, supportsPagination: Bool = true, supportsStatistics: Bool = false) {
         let schema = table.schema
@@ -106,7 +118,13 @@ public struct LayerDescription: Sendable, Hashable {
                   advancedQueryCapabilities: AdvancedQueryCapabilities(
                     supportsPagination: supportsPagination, supportsOrderBy: true, supportsStatistics: supportsStatistics,
                     supportsHavingClause: supportsStatistics, supportsCountDistinct: supportsStatistics, supportsDistinct: supportsStatistics))
-        displayField = schema.trackIDField?.name ?? schema.fields.first { $0.type == .string }?.name
+        displayField = Self.displayField(of: schema)
+    }
+
+    /// The display field a server names for `schema`: the track id field,
+    /// else the first string field (what the `text` query parameter searches).
+    public static func displayField(of schema: Schema) -> String? {
+        schema.trackIDField?.name ?? schema.fields.first { $0.type == .string }?.name
     }
 
     /// Reads a layer description (see the type's contract).
@@ -145,6 +163,7 @@ public struct LayerDescription: Sendable, Hashable {
         currentVersion = object["currentVersion"]?.doubleValue
         displayField = object["displayField"]?.stringValue
         standardMaxRecordCount = integer("standardMaxRecordCount")
+        tileMaxRecordCount = integer("tileMaxRecordCount")
         supportedQueryFormats = object["supportedQueryFormats"]?.stringValue
         if let advanced = object["advancedQueryCapabilities"], advanced.objectValue != nil {
             func flag(_ key: String) -> Bool { advanced[key]?.boolValue ?? false }
@@ -157,48 +176,70 @@ public struct LayerDescription: Sendable, Hashable {
         }
     }
 
-    /// The description as ArcGIS writes it.
+    /// The description as ArcGIS writes it. Members that do not apply are
+    /// omitted, never `null` (as ArcGIS Server does: a table has no
+    /// `geometryType`, `extent` or `sourceSpatialReference`, a layer without
+    /// time no `timeInfo`; Esri's Python client fails on explicit nulls).
+    /// The query capabilities say what the simulator's query engine does:
+    /// pagination (unless turned off), order by, statistics and `having`
+    /// (when it has a statistics engine), `returnExtentOnly` and
+    /// `returnQueryExtent`, `distance`, `resultType`, `geometryPrecision`
+    /// and `quantizationParameters`.
     public func json() -> [UInt8] {
         var object = JSONObject()
+        func optional(_ key: String, _ value: String?) { if let value { object.append(key: key, value: .string(value)) } }
+        func optional(_ key: String, _ value: Int?) { if let value { object.append(key: key, value: .int(Int64(value))) } }
         if let currentVersion { object.append(key: "currentVersion", value: .double(currentVersion)) }
         object.append(key: "id", value: .int(Int64(id)))
         object.append(key: "name", value: .string(name))
         object.append(key: "type", value: .string(type))
         object.append(key: "description", value: .string(""))
-        object.append(key: "geometryType", value: geometryType.map(JSONValue.string) ?? .null)
-        if let spatialReference {
+        optional("geometryType", geometryType)
+        if let spatialReference, !isTable {
             object.append(key: "sourceSpatialReference", value: Self.spatialReferenceJSON(spatialReference))
         }
-        object.append(key: "objectIdField", value: objectIDField.map(JSONValue.string) ?? .null)
-        object.append(key: "displayField", value: displayField.map(JSONValue.string) ?? .null)
+        optional("objectIdField", objectIDField)
+        optional("displayField", displayField)
         object.append(key: "globalIdField", value: .string(""))
-        if let extent {
+        if !isTable, let extent {
             var box = JSONObject([("xmin", .double(extent.xmin)), ("ymin", .double(extent.ymin)),
                                   ("xmax", .double(extent.xmax)), ("ymax", .double(extent.ymax))])
             if let wkid = extent.wkid ?? spatialReference { box.append(key: "spatialReference", value: Self.spatialReferenceJSON(wkid)) }
             object.append(key: "extent", value: .object(box))
-        } else if !isTable, let spatialReference {
-            object.append(key: "extent", value: .object(JSONObject([("xmin", .null), ("ymin", .null), ("xmax", .null), ("ymax", .null),
-                                                                    ("spatialReference", Self.spatialReferenceJSON(spatialReference))])))
         }
-        object.append(key: "timeInfo", value: timeInfo?.json ?? .null)
+        if let timeInfo { object.append(key: "timeInfo", value: timeInfo.json) }
         object.append(key: "hasAttachments", value: .bool(false))
-        object.append(key: "maxRecordCount", value: maxRecordCount.map { .int(Int64($0)) } ?? .null)
-        object.append(key: "standardMaxRecordCount", value: standardMaxRecordCount.map { .int(Int64($0)) } ?? .null)
-        object.append(key: "supportedQueryFormats", value: supportedQueryFormats.map(JSONValue.string) ?? .null)
-        object.append(key: "capabilities", value: capabilities.map(JSONValue.string) ?? .null)
+        if !isTable {
+            object.append(key: "hasZ", value: .bool(false))
+            object.append(key: "hasM", value: .bool(false))
+        }
+        optional("maxRecordCount", maxRecordCount)
+        optional("standardMaxRecordCount", standardMaxRecordCount)
+        optional("tileMaxRecordCount", tileMaxRecordCount)
+        if maxRecordCount != nil { object.append(key: "maxRecordCountFactor", value: .int(5)) }
+        optional("supportedQueryFormats", supportedQueryFormats)
+        optional("capabilities", capabilities)
         object.append(key: "supportsStatistics", value: .bool(supportsStatistics))
         object.append(key: "supportsAdvancedQueries", value: .bool(advancedQueryCapabilities != nil))
+        object.append(key: "supportsCoordinatesQuantization", value: .bool(!isTable))
+        object.append(key: "useStandardizedQueries", value: .bool(true))
         if let advanced = advancedQueryCapabilities {
             object.append(key: "advancedQueryCapabilities", value: .object(JSONObject([
                 ("supportsPagination", .bool(advanced.supportsPagination)),
+                ("supportsPaginationOnAggregatedQueries", .bool(advanced.supportsPagination && advanced.supportsStatistics)),
+                ("supportsQueryWithResultType", .bool(true)),
                 ("supportsOrderBy", .bool(advanced.supportsOrderBy)),
                 ("supportsStatistics", .bool(advanced.supportsStatistics)),
                 ("supportsHavingClause", .bool(advanced.supportsHavingClause)),
                 ("supportsCountDistinct", .bool(advanced.supportsCountDistinct)),
                 ("supportsDistinct", .bool(advanced.supportsDistinct)),
-                ("supportsReturningQueryExtent", .bool(false)),
-                ("supportsQueryWithDistance", .bool(false)),
+                ("supportsReturningQueryExtent", .bool(!isTable)),
+                ("supportsQueryWithDistance", .bool(!isTable)),
+                ("supportsTrueCurve", .bool(false)),
+                ("supportsSqlExpression", .bool(false)),
+                ("supportsOutFieldSQLExpression", .bool(false)),
+                ("supportsQueryWithDatumTransformation", .bool(false)),
+                ("supportsReturningGeometryCentroid", .bool(false)),
             ])))
         }
         object.append(key: "fields", value: .array(fields.map(\.esriJSON)))

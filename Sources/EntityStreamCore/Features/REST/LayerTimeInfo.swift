@@ -44,13 +44,17 @@ public struct LayerTimeInfo: Sendable, Hashable {
     /// The `timeInfo` object.
     public var json: JSONValue {
         var object = JSONObject()
-        object.append(key: "startTimeField", value: startTimeField.map(JSONValue.string) ?? .null)
-        object.append(key: "endTimeField", value: endTimeField.map(JSONValue.string) ?? .null)
-        object.append(key: "trackIdField", value: trackIDField.map(JSONValue.string) ?? .null)
-        object.append(key: "timeExtent", value: timeExtent.map { .array([$0.start.map(JSONValue.int) ?? .null, $0.end.map(JSONValue.int) ?? .null]) } ?? .null)
-        object.append(key: "timeReference", value: .object(JSONObject([
-            ("timeZone", timeZone.map(JSONValue.string) ?? .null), ("respectsDaylightSaving", .bool(respectsDaylightSaving)),
-        ])))
+        // Members that do not apply are omitted, never null (as ArcGIS writes them).
+        if let startTimeField { object.append(key: "startTimeField", value: .string(startTimeField)) }
+        if let endTimeField { object.append(key: "endTimeField", value: .string(endTimeField)) }
+        if let trackIDField { object.append(key: "trackIdField", value: .string(trackIDField)) }
+        if let timeExtent, let start = timeExtent.start, let end = timeExtent.end {
+            object.append(key: "timeExtent", value: .array([.int(start), .int(end)]))
+        }
+        var reference = JSONObject()
+        if let timeZone { reference.append(key: "timeZone", value: .string(timeZone)) }
+        reference.append(key: "respectsDaylightSaving", value: .bool(respectsDaylightSaving))
+        object.append(key: "timeReference", value: .object(reference))
         object.append(key: "timeRelation", value: .string("esriTimeRelationOverlaps"))
         return .object(object)
     }
