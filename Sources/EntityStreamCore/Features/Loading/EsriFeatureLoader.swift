@@ -182,7 +182,7 @@ enum EsriFeatureLoader {
         let geometryType: FeatureGeometryType = declared.geometryType == .point || sawGeometry ? .point : .none
         let wkid = mapping.wkid ?? declared.wkid ?? firstWKID ?? 4326
         if geometryType == .point, mapping.wkid == nil, declared.wkid == nil, firstWKID == nil {
-            plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with wkid=N)")
+            plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with --in-sr)")
         }
         report.notes = plan.notes
         var builder: FeatureTableBuilder
