@@ -4,7 +4,8 @@ import Foundation
 /// (see ``usage``; `entitystream-bench --help` prints it).
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts;
-/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
+/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS;
+/// `memory-tracks --tracks N --per-track K` the one that measures the store with many tracks.
 let usage = """
 Usage: entitystream-bench [BENCHMARK] [options]
 
@@ -26,6 +27,9 @@ Benchmarks (default all):
   enrich         replay --enrich against the same replay without it
   features       feature-layer where/time scans and CSV loading
   reproject      1 M points EPSG:2913 -> 4326 and 4326 -> 3857 (pyproj, gdaltransform peers)
+  jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
+  soak           make soak: the demo and a looped replay, RSS sampled; exit status 1 when memory
+                 grew once the store was full (--seconds N, default 60)
 
 Options:
   --count N       points, observations or rows (each benchmark has its default)
@@ -34,7 +38,7 @@ Options:
   --no-peers      skip the peer programs (Node, Python, SQLite, DuckDB, GDAL)
   --ais PATH      the AIS recording (default ../shared/data/tracks/…)
   --raster PATH   identify's raster; --world PATH enrich's raster
-  --rasterio-count N, --neighbours K, --rounds N, --million N, --baseline PATH
+  --rasterio-count N, --neighbours K, --rounds N, --million N, --baseline PATH, --seconds N
   -h, --help      show this help
 
 Peers run only when installed; a missing peer or shared data file is reported and skipped.
@@ -90,7 +94,23 @@ do {
     case "replay-large":
         if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
     case "memory":
-        if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
+        if haveAIS {
+            let (line, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: option("--count", default: 1_000_000))
+            report(line)
+            for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
+        } else {
+            skip("memory")
+        }
+    case "memory-tracks":
+        report(try CoreBenchmarks.memoryTracksChild(ais: ais, tracks: option("--tracks", default: 20_000), perTrack: option("--per-track", default: 5)))
+    case "soak":
+        let seconds = option("--seconds", default: 60)
+        var failed = false
+        for result in try SoakBenchmark.run(seconds: seconds) {
+            report(result.line)
+            failed = failed || !result.passed
+        }
+        if failed { exit(1) }
     case "simulator":
         if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
     case "query":
@@ -130,6 +150,14 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+    case "jetstream":
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: option("--count", default: 1_000_000), rounds: option("--runs", default: 3)) {
+                report(line)
+            }
+        } else {
+            skip("jetstream")
+        }
     case "enrich":
         if haveWorld {
             for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: option("--count", default: 1_000_000),
@@ -144,7 +172,9 @@ do {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
             report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
             report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
-            report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
+            let (memoryLine, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: 1_000_000)
+            report(memoryLine)
+            for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
             for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000, runs: runs) { report(result.line) }
         } else {
             skip("json, replay, memory and simulator benchmarks")
@@ -165,6 +195,11 @@ do {
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
         for line in try ReprojectBenchmark.run(count: 1_000_000, runs: runs, peers: true) { report(line) }
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: 1_000_000, rounds: 3) { report(line) }
+        } else {
+            skip("jetstream")
+        }
     default:
         FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (see entitystream-bench --help)\n".utf8))
         exit(2)

@@ -7,8 +7,10 @@ import Transport
 /// `entitystream`: the command line. See `entitystream --help` and README.md.
 
 // First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost (until a
-// command watches them, they end the program as they would without it).
+// command watches them, they end the program at once with status 0), and a closed stdout or
+// stderr is a failed write, never a SIGPIPE.
 StopSignals.install()
+signal(SIGPIPE, SIG_IGN)
 
 let generalHelp = """
 EntityStream: a headless client for ArcGIS stream services. It keeps the
@@ -21,6 +23,10 @@ Usage:
   entitystream connect URL [opts]   stream a live service (…/StreamServer)
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
+  entitystream consume nats://HOST:PORT/STREAM
+                                    a NATS JetStream stream (filled by --publish) as the source
+  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N
+                                    statistics merged across the consumers of a fleet group
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
@@ -33,13 +39,15 @@ Exit status: 0 success, 2 usage error, 1 runtime failure.
 
 /// The commands, by name: each one's help, and how it runs from the words after its name.
 enum Commands {
-    static let names = ["demo", "connect", "replay", "record", "query", "statistics", "hotspots", "identify"]
+    static let names = ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"]
 
     static func help(_ name: String) -> String? {
         switch name {
         case "demo": DemoCommand.help
         case "connect": ConnectCommand.help
         case "replay": ReplayCommand.help
+        case "consume": ConsumeCommand.help
+        case "fleet": FleetCommand.help
         case "record": RecordCommand.help
         case "query": QueryCommand.help
         case "statistics": StatisticsCommand.help
@@ -54,6 +62,8 @@ enum Commands {
         case "demo": try await DemoCommand(arguments: &arguments).run()
         case "connect": try await ConnectCommand(arguments: &arguments).run()
         case "replay": try await ReplayCommand(arguments: &arguments).run()
+        case "consume": try await ConsumeCommand(arguments: &arguments).run()
+        case "fleet": try await FleetCommand(arguments: &arguments).run()
         case "record": try await RecordCommand(arguments: &arguments).run()
         case "query": try await QueryCommand(arguments: &arguments).run()
         case "statistics": try await StatisticsCommand(arguments: &arguments).run()

@@ -354,6 +354,45 @@ struct IdentifyCommandLineTests {
         }
     }
 
+    /// A raster whose EPSG code PROJ does not know is the raster's problem: with `--sr 4326` the
+    /// command exits 1 naming the file and its coordinate system, and does not blame `--sr` (it
+    /// used to exit 2 with "--sr 4326: unknown spatial reference EPSG:…"). Points in the raster's
+    /// own coordinates are still answered.
+    @Test func rasterWithAnUnknownEPSGCode() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("unknown-crs.tif")
+        let transform = try #require(GeoTransform([500_000, 10, 0, 4_000_000, 0, -10]))
+        try GeoTIFFWriter.write(RasterImage(width: 4, height: 4, pixelType: .uint8, values: (1...16).map(Double.init)), to: path,
+                                options: GeoTIFFWriteOptions(georeferencing: .geoTransform(transform), crs: .projected(epsg: 29_999)))
+        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--sr", "4326"])
+        #expect(fromWGS84.status == 1, "\(fromWGS84.standardError) \(fromWGS84.standardOutput)")
+        #expect(!fromWGS84.standardError.contains("--sr"), "\(fromWGS84.standardError)")
+        #expect(fromWGS84.standardError.contains(path) && fromWGS84.standardError.contains("coordinate system is unknown"), "\(fromWGS84.standardError)")
+        #expect(fromWGS84.standardError.split(separator: "\n").count == 1 && fromWGS84.standardOutput.isEmpty)
+        let native = try CommandLineTool.run("entitystream", ["identify", path, "--at", "500015,3999995"])
+        #expect(native.status == 0, "\(native.standardError)")
+        #expect(attributes(results(objects(native.standardOutput)).first ?? [:])["Band_0"] as? Double == 2)
+    }
+
+    /// A point whose tile cannot be read (its compressed data is corrupt) is answered with the read
+    /// error in its result line, the summary counts it as unreadable, and the command exits 1 with one
+    /// line on stderr (it used to exit 0, the error only inside the result).
+    @Test func unreadableTileExitsWithOne() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // libtiff writes the strip's deflate stream right after the 8-byte header.
+        for index in 8..<40 { bytes[index] = 0xFF }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let center = TestRaster.center(1, 1)
+        let result = try CommandLineTool.run("entitystream", ["identify", path, "--at", "\(center.x),\(center.y)"])
+        #expect(result.status == 1, "\(result.standardError)")
+        let lines = objects(result.standardOutput)
+        #expect((results(lines).first?["error"] as? String)?.contains("cannot read tile/strip") == true, "\(result.standardOutput)")
+        #expect(lines.last?["phase"] as? String == "summary" && lines.last?["unreadable"] as? Int == 1)
+        #expect(result.standardError.contains("could not be read") && result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+    }
+
     /// GDAL's byte.tif (shared data): gdallocationinfo's values at pixel (10, 10) in the raster's CRS and at a WGS84 point.
     @Test(.enabled(if: SharedData.has("rasters/rasterio__byte.tif"), "\(SharedData.absentComment)"))
     func sharedByteTif() throws {

@@ -18,6 +18,7 @@ struct StreamOptions {
     var durationSeconds: Double?
     var dropWhenSlow = false
     var rasters = RasterOptions()
+    var publish = PublishOptions()
 
     /// The event kinds a feature format prints by default: the features,
     /// and what says how the stream goes, not the per-observation bookkeeping.
@@ -31,6 +32,7 @@ struct StreamOptions {
         }
         try Self.checkFormat(format, outSR: SpatialReference(code: filter.outSpatialReference))
         try rasters.validate()
+        try publish.validate()
     }
 
     /// GeoJSON is WGS84 (RFC 7946): an --out-sr other than 4326 is refused with it.
@@ -70,6 +72,8 @@ struct StreamOptions {
             purge.maximumObservations = try arguments.integer(for: flag, minimum: 0)
         case "--max-observations-per-track":
             purge.maximumObservationsPerTrack = try arguments.integer(for: flag, minimum: 0)
+        case "--max-store-bytes":
+            purge.maximumStoreBytes = try arguments.integer(for: flag, minimum: 0)
         case "--events":
             let text = try arguments.value(for: flag)
             do { events = try EventKind.parseList(text) } catch { throw UsageError("--events: \(error)") }
@@ -83,6 +87,7 @@ struct StreamOptions {
         case "--drop-when-slow":
             dropWhenSlow = true
         default:
+            if try publish.parse(flag, from: &arguments) { return true }
             return try rasters.parse(flag, from: &arguments)
         }
         return true
@@ -106,6 +111,8 @@ struct StreamOptions {
         --max-observations N        keep at most N observations in total (0 = off; default 100000)
         --max-observations-per-track N
                                     keep at most N observations per track (0 = off; default off)
+        --max-store-bytes B         keep the store within B bytes, oldest observations purged first
+                                    (0 = off; default \(PurgeOptions.defaultMaximumStoreBytes), 512 MiB)
       Output (on stdout):
         --format esri|geojson|csv   Esri JSON lines of every event (default); or features for a GIS:
                                     one GeoJSON Feature per observation (WGS84), or a CSV table with
@@ -122,6 +129,7 @@ struct StreamOptions {
                                     queued events and report them in "dropped" events
                                     (default: wait, losing nothing)
     \(RasterOptions.help)
+    \(PublishOptions.help)
     """
     }
 }

@@ -80,8 +80,12 @@ struct IdentifyCommand {
         if let spatialReference {
             do { try await raster.check(spatialReference) } catch {
                 switch error {
-                case .unknownSpatialReference, .noTransformation, .unknownRasterCRS:
+                case .unknownSpatialReference, .noTransformation:
                     throw UsageError("--in-sr \(spatialReference.label): \(error)")
+                case .unknownRasterCRS:
+                    // The raster's fault, not the option's: a runtime failure naming the file.
+                    Stderr.line("entitystream: identify: \(error)")
+                    return 1
                 default:
                     break   // no georeferencing: the job says so
                 }
@@ -92,6 +96,11 @@ struct IdentifyCommand {
                                     outSpatialReference: outSpatialReference)
         var analysis = OneShotAnalysis(format: format)
         analysis.coordinates = outSpatialReference ?? .wgs84
+        let file = path
+        analysis.failureInSummary = { summary in
+            guard let count = summary["unreadable"]?.intValue, count > 0 else { return nil }
+            return "\(count) point\(count == 1 ? "" : "s") fell in tiles or strips of \(file) that could not be read (the file is truncated or corrupt)"
+        }
         return await analysis.run("identify", job: job)
     }
 

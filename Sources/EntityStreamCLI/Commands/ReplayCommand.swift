@@ -110,6 +110,8 @@ struct ReplayCommand {
         session.holdAfterSourceEnds = hold
         (session.rasters, session.enricher) = try await stream.rasters.open()
         session.readsControlCommands = path != "-"
+        let service = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        if let output = stream.publish.output(defaultService: service, kinds: stream.events) { session.sideOutputs = [output] }
         return try await session.run { pipeline in
             ReplayRun(source: source, pipeline: pipeline)
         }

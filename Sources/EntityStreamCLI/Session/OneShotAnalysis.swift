@@ -24,6 +24,9 @@ struct OneShotAnalysis {
     var clock: any EntityClock = SystemClock()
     /// Progress lines to print as well (the others only on a terminal's stderr).
     var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
+    /// A failure a completed job's summary reports (the job ran to its end, but
+    /// part of its input could not be read): exit status 1 with this reason.
+    var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
 
     enum StopReason: Sendable {
         case finished
@@ -68,7 +71,7 @@ struct OneShotAnalysis {
             stops.stop(.finished)
         }
         do {
-            try await runtime.start(RecordingOutcome(job: job, outcome: outcome), id: .int(1), command: command)
+            try await runtime.start(RecordingOutcome(job: job, outcome: outcome, failureInSummary: failureInSummary), id: .int(1), command: command)
         } catch {
             outcome.failed()
         }
@@ -114,9 +117,12 @@ struct OneShotAnalysis {
     struct RecordingOutcome: AnalysisJob {
         let job: any AnalysisJob
         let outcome: JobOutcome
+        var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
         func run(in context: AnalysisContext) async throws -> JSONObject {
             do {
-                return try await job.run(in: context)
+                let summary = try await job.run(in: context)
+                if let reason = failureInSummary(summary) { outcome.failed(reason) }
+                return summary
             } catch is CancellationError {
                 throw CancellationError()
             } catch {

@@ -275,12 +275,13 @@ public final class GeoTIFFRaster {
         switch info.crs {
         case .epsg(let code):
             let reference = SpatialReference(wkid: code)
+            // PROJ not knowing the raster's own CRS is the raster's problem, not the point's spatial reference.
             do { try reference.validate(); made = .success(reference) } catch {
-                made = .failure(.unknownSpatialReference(definition: "EPSG:\(code)", detail: "PROJ does not know the raster's CRS"))
+                made = .failure(.unknownRasterCRS(path: info.path, reason: "EPSG:\(code) is unknown to PROJ: \(error)"))
             }
         case .userDefined(let definition), .esriWKT(let definition):
             do { made = .success(try SpatialReference(wkt: definition)) } catch {
-                made = .failure(.unknownSpatialReference(definition: definition, detail: error.description))
+                made = .failure(.unknownRasterCRS(path: info.path, reason: "its WKT is unknown to PROJ: \(error)"))
             }
         case .unknown(let reason):
             made = .failure(.unknownRasterCRS(path: info.path, reason: reason))

@@ -21,6 +21,7 @@ public struct FileQueryJob: AnalysisJob {
         var summary = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
         let result: FeatureQueryResult
         do { result = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
         switch result {
         case .count(let count):
             summary.append(key: "count", value: .int(Int64(count)))

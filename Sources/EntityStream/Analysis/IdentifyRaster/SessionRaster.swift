@@ -87,6 +87,8 @@ public actor SessionRaster {
                     switch cell {
                     case .success(let found?): answers.append(.cell(found))
                     case .success(nil): answers.append(.noCell(hint: offRasterHint(point, spatialReference: spatialReference)))
+                    case .failure(.readFailed(let path, let block, let detail)):
+                        answers.append(.unreadable(RasterError.readFailed(path: path, block: block, detail: detail).description))
                     case .failure(let error):
                         if let spatialReference { remember(error, for: spatialReference) }
                         answers.append(.failed(error.description))
@@ -94,7 +96,11 @@ public actor SessionRaster {
                 }
             } catch {
                 if let spatialReference { remember(error, for: spatialReference) }
-                answers.append(contentsOf: repeatElement(.failed(error.description), count: run.count))
+                if case .readFailed = error {
+                    answers.append(contentsOf: repeatElement(.unreadable(error.description), count: run.count))
+                } else {
+                    answers.append(contentsOf: repeatElement(.failed(error.description), count: run.count))
+                }
             }
         }
         return answers

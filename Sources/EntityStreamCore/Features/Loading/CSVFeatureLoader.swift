@@ -33,8 +33,10 @@ enum CSVFeatureLoader {
         var epochColumns: [Int] = []
         var rows = 0
         var sawHeader = false
+        var checkpoint = CancellationCheckpoint()
         do throws(CSVError) {
             try CSVReader.forEachRecord(in: bytes) { (record: CSVRecord) throws(CSVError) in
+                if checkpoint.isCancelled() { throw CSVError("cancelled", line: record.line) }
                 if !sawHeader {
                     sawHeader = true
                     names = record.fields.map { String(CSVNumber.trim($0)) }
@@ -131,6 +133,7 @@ enum CSVFeatureLoader {
         var header = true
         do throws(CSVError) {
             try CSVReader.forEachRecord(in: bytes) { (record: CSVRecord) throws(CSVError) in
+                if checkpoint.isCancelled() { throw CSVError("cancelled", line: record.line) }
                 if header {
                     header = false
                     return
