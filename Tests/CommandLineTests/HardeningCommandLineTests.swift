@@ -87,7 +87,7 @@ struct HardeningCommandLineTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let hint = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "bus"])
         #expect(hint.status == 1)
-        #expect(hint.standardError.contains("--csv id=…,time=…,x=…,y=…"), "\(hint.standardError)")
+        #expect(hint.standardError.contains("--columns track=…,time=…,x=…,y=…"), "\(hint.standardError)")
         let result = try CommandLineTool.run("entitystream", ["replay", path, "--columns", "track=bus,time=at,x=lon,y=lat", "--speed", "1000",
                                                               "--events", "observation"])
         #expect(result.status == 0, "\(result.standardError)")

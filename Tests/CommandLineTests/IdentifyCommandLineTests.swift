@@ -354,8 +354,8 @@ struct IdentifyCommandLineTests {
         }
     }
 
-    /// A raster whose EPSG code PROJ does not know is the raster's problem: with `--sr 4326` the
-    /// command exits 1 naming the file and its coordinate system, and does not blame `--sr` (it
+    /// A raster whose EPSG code PROJ does not know is the raster's problem: with `--in-sr 4326` the
+    /// command exits 1 naming the file and its coordinate system, and does not blame `--in-sr` (it
     /// used to exit 2 with "--sr 4326: unknown spatial reference EPSG:…"). Points in the raster's
     /// own coordinates are still answered.
     @Test func rasterWithAnUnknownEPSGCode() throws {
@@ -364,9 +364,9 @@ struct IdentifyCommandLineTests {
         let transform = try #require(GeoTransform([500_000, 10, 0, 4_000_000, 0, -10]))
         try GeoTIFFWriter.write(RasterImage(width: 4, height: 4, pixelType: .uint8, values: (1...16).map(Double.init)), to: path,
                                 options: GeoTIFFWriteOptions(georeferencing: .geoTransform(transform), crs: .projected(epsg: 29_999)))
-        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--sr", "4326"])
+        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--in-sr", "4326"])
         #expect(fromWGS84.status == 1, "\(fromWGS84.standardError) \(fromWGS84.standardOutput)")
-        #expect(!fromWGS84.standardError.contains("--sr"), "\(fromWGS84.standardError)")
+        #expect(!fromWGS84.standardError.contains("--in-sr"), "\(fromWGS84.standardError)")
         #expect(fromWGS84.standardError.contains(path) && fromWGS84.standardError.contains("coordinate system is unknown"), "\(fromWGS84.standardError)")
         #expect(fromWGS84.standardError.split(separator: "\n").count == 1 && fromWGS84.standardOutput.isEmpty)
         let native = try CommandLineTool.run("entitystream", ["identify", path, "--at", "500015,3999995"])
