@@ -137,7 +137,7 @@ struct CommandLineTests {
     }
 
     /// Every command answers --help, and `help COMMAND`, with its own usage on stdout and status 0.
-    @Test(arguments: ["demo", "connect", "replay", "record", "query", "statistics", "hotspots", "identify"])
+    @Test(arguments: ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"])
     func helpForEveryCommand(command: String) throws {
         let usage = command == "demo" ? "Usage: entitystream [demo]" : "Usage: entitystream \(command) "
         for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
