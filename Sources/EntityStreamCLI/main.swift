@@ -41,6 +41,10 @@ Exit status: 0 success, 2 usage error, 1 runtime failure.
 enum Commands {
     static let names = ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"]
 
+    /// The commands with a live stream to protect: their analyses run at a lower priority
+    /// (``AnalysisExecutor/yieldToLiveStream(nice:)``); one-shot analyses run at the process's own.
+    static let streaming: Set<String> = ["demo", "connect", "replay", "consume"]
+
     static func help(_ name: String) -> String? {
         switch name {
         case "demo": DemoCommand.help
@@ -58,7 +62,8 @@ enum Commands {
     }
 
     static func run(_ name: String, _ arguments: inout ArgumentList) async throws -> Int32 {
-        switch name {
+        if streaming.contains(name) { AnalysisExecutor.shared.yieldToLiveStream() }
+        return switch name {
         case "demo": try await DemoCommand(arguments: &arguments).run()
         case "connect": try await ConnectCommand(arguments: &arguments).run()
         case "replay": try await ReplayCommand(arguments: &arguments).run()
@@ -79,7 +84,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
     do {
         switch words.first {
         case nil:
-            return try await DemoCommand(arguments: &arguments).run()
+            return try await Commands.run("demo", &arguments)
         case "-h", "--help":
             print(generalHelp)
             return 0
@@ -99,7 +104,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
             _ = try arguments.next()
             return try await Commands.run(word, &arguments)
         case let word? where word.hasPrefix("-"):
-            return try await DemoCommand(arguments: &arguments).run()
+            return try await Commands.run("demo", &arguments)
         case let word?:
             return try await Commands.run(word, &arguments)
         }
