@@ -95,8 +95,16 @@ enum Streams {
         guard status == NATS_OK else { throw CallFailure(status: status, code: errorCode) }
     }
 
-    /// The subjects of an existing stream.
-    static func subjects(of name: String, in context: OpaquePointer, patience: Double = 30) throws(JetStreamError) -> [String] {
+    /// What a consumer needs to know of an existing stream.
+    struct Description {
+        /// The subjects it takes.
+        var subjects: [String]
+        /// The sequence of its last message (0 when it is empty).
+        var lastSequence: UInt64
+    }
+
+    /// The subjects and last sequence of an existing stream.
+    static func describe(_ name: String, in context: OpaquePointer, patience: Double = 30) throws(JetStreamError) -> Description {
         let info: UnsafeMutablePointer<jsStreamInfo>
         do throws(CallFailure) {
             info = try retrying(patience: patience) { () throws(CallFailure) in
@@ -112,7 +120,10 @@ enum Streams {
             throw .stream(name: name, reason: reason)
         }
         defer { jsStreamInfo_Destroy(info) }
-        guard let config = info.pointee.Config, let subjects = config.pointee.Subjects else { return [] }
-        return (0..<Int(config.pointee.SubjectsLen)).compactMap { subjects[$0].map { String(cString: $0) } }
+        var subjects: [String] = []
+        if let config = info.pointee.Config, let list = config.pointee.Subjects {
+            subjects = (0..<Int(config.pointee.SubjectsLen)).compactMap { list[$0].map { String(cString: $0) } }
+        }
+        return Description(subjects: subjects, lastSequence: info.pointee.State.LastSeq)
     }
 }
