@@ -16,7 +16,7 @@ struct JetStreamFetchTests {
     static let ais = SharedData.path(SharedData.ais)
     static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
 
-    @Test("A fetch that starts with 1023 messages waiting while 700 more of another request arrive takes at most a batch, each message once, in order",
+    @Test("Fetches that find 2,423 messages of earlier requests waiting, and more arriving, take at most a batch each, every message once, in order",
           .enabled(if: ready))
     func earlierRequestsStillArriving() throws {
         let server = try NATSServerProcess()
@@ -28,14 +28,15 @@ struct JetStreamFetchTests {
         defer { connection.close() }
         var settings = ConsumerSettings()
         settings.durable = "f"
-        // The last 1023 messages of the 8400, never acknowledged here and never delivered again.
-        settings.start = .sequence(8400 - 1022)
+        settings.start = .first
+        // Never acknowledged here: never delivered again, never held back.
         settings.ackWaitSeconds = 3600
+        settings.maximumAckPending = 20_000
         let consumer = try JetStreamConsumer(connection: connection, stream: "AIS", settings: settings)
-        // An earlier request takes all 1023; another waits for messages not yet published.
-        consumer.sendPullRequest(batch: 1023)
-        consumer.sendPullRequest(batch: 700)
-        // 8400 more (another service's ids), published while the fetches run.
+        // Earlier requests (an abandoned fetch's, another process's on the same inbox) bring
+        // 2,423 messages before the first fetch asks for its own.
+        for batch in [1023, 700, 700] { consumer.sendPullRequest(batch: batch) }
+        // And 8400 more (another service's ids) published while the fetches run.
         let publisher = Process()
         publisher.executableURL = URL(fileURLWithPath: CommandLineTool.path("entitystream"))
         publisher.arguments = ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais",
@@ -46,7 +47,7 @@ struct JetStreamFetchTests {
         defer { if publisher.isRunning { publisher.terminate() } }
         var sequences: [UInt64] = []
         var empty = 0
-        while sequences.count < 1023 + 8400 && empty < 3 {
+        while sequences.count < 16_800 && empty < 3 {
             let fetched = try #require(consumer.fetch(milliseconds: 10_000))
             #expect(fetched.count <= settings.batch, "a fetch of \(settings.batch) took \(fetched.count)")
             sequences += fetched.map(\.streamSequence)
@@ -54,7 +55,10 @@ struct JetStreamFetchTests {
         }
         publisher.waitUntilExit()
         #expect(publisher.terminationStatus == 0)
-        #expect(sequences == Array(UInt64(8400 - 1022)...16_800), "\(sequences.count) messages")
+        // Sequence i + 1 at index i: every message once, in order.
+        let firstWrong = sequences.indices.first { sequences[$0] != UInt64($0 + 1) }
+        #expect(sequences.count == 16_800 && firstWrong == nil,
+                "\(sequences.count) messages, \(Set(sequences).count) different; first out of place at \(firstWrong.map(String.init) ?? "-")")
         #expect(consumer.fetch(milliseconds: 200)?.isEmpty == true)
     }
 }
