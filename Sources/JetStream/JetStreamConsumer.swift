@@ -176,6 +176,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
             jsCtx_Destroy(context)
             throw .consumer(name: name, reason: JetStreamError.text(status))
         }
+        // What waits here is bounded by the requests (a batch each), not by the client's
+        // limits: past those it would drop messages, and a later cumulative acknowledgement
+        // would then acknowledge them unseen.
+        _ = natsSubscription_SetPendingLimits(subscription, -1, -1)
         self.subscription = subscription
     }
 
