@@ -57,6 +57,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
     private var pulls: PullRequests
     /// How long the server keeps a pull request waiting for messages.
     static let requestExpiresMilliseconds: Int64 = 5_000
+    /// How long a fetch waits for the next message its open request owes
+    /// before it hands over what it has (what a live tail's line may wait).
+    static let gapMilliseconds: Int64 = 20
 
     /// What the consumer has seen, for `status` and the end-of-run summary.
     public struct Counts: Sendable, Hashable {
@@ -256,7 +259,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 break
             }
             defer { natsMsg_Destroy(message) }
-            wait = 0
+            // While the open request owes messages they are on their way: wait briefly for
+            // them (one full batch costs the pipeline less than many small ones); after
+            // that, take only what is already here.
+            wait = pulls.owed > 0 ? Self.gapMilliseconds : 0
             if let code = Self.statusCode(of: message) {
                 pulls.status(code)
                 continue
