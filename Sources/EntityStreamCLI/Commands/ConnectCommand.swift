@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Transport
@@ -26,7 +27,7 @@ struct ConnectCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             if word == "-h" || word == "--help" { throw HelpRequested(text: Self.help) }
             if try stream.parse(word, from: &arguments) { continue }
             if try connection.parse(word, from: &arguments) { continue }
@@ -126,9 +127,4 @@ struct ConnectionOptions {
         options.selfSignedCertificateHint = "if this is the local stream-simulator, --insecure accepts its self-signed certificate"
         return options
     }
-}
-
-/// `--help` anywhere: print the text on stdout and exit 0.
-struct HelpRequested: Error {
-    let text: String
 }
