@@ -412,7 +412,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 if added.lastStreamSequence > 0 { total.lastStreamSequence = added.lastStreamSequence }
             }
         }
-        // Unacknowledged messages stay so: the server delivers them again.
+        // A stop (--limit, --duration, a signal) first acknowledges what has been written by
+        // then, so a restart delivers again only what was not; the rest stays unacknowledged
+        // and comes again.
+        if let ready = tracker.acknowledgeable(written: written()) { await acknowledge(ready) }
         return failure
     }
 
