@@ -24,6 +24,9 @@ public struct ConsumerSettings: Sendable, Hashable {
     /// never wrote, and how long a live consumer may hold a message under
     /// back-pressure before it comes again (marked redelivered).
     public var ackWaitSeconds = 5
+    /// Stop once every message there was for the consumer at start has been
+    /// delivered, written and acknowledged (`--until-caught-up`; see ``CatchUp``).
+    public var untilCaughtUp = false
 
     public init() {}
 }

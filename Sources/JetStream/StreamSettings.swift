@@ -25,8 +25,9 @@ public struct StreamSettings: Sendable, Hashable {
 enum Streams {
     /// Creates the stream taking `subjects` with `settings`, or updates its
     /// settings if it exists.
-    /// A cluster still electing its JetStream leader answers with a timeout,
-    /// no responders or "temporarily unavailable" (10008): tried again for
+    /// A cluster still electing its JetStream leader, or still joining its
+    /// nodes, answers with a timeout, no responders, "temporarily
+    /// unavailable" (10008) or "no suitable peers" (10005): tried again for
     /// up to `patience` seconds.
     static func create(_ settings: StreamSettings, subjects: [String], in context: OpaquePointer,
                        patience: Double = 30) throws(JetStreamError) {
@@ -55,8 +56,12 @@ enum Streams {
     struct CallFailure: Error {
         let status: natsStatus
         let code: jsErrCode
-        /// 10008: JetStream temporarily unavailable (no meta leader yet).
-        var isTransient: Bool { status == NATS_TIMEOUT || status == NATS_NO_RESPONDERS || code.rawValue == 10008 }
+        /// 10008: JetStream temporarily unavailable (no meta leader yet); 10005: no suitable
+        /// peers for placement (a cluster whose nodes have not all joined yet; replicas that
+        /// no cluster can place fail the same way once the patience is spent).
+        var isTransient: Bool {
+            status == NATS_TIMEOUT || status == NATS_NO_RESPONDERS || code.rawValue == 10008 || code.rawValue == 10005
+        }
     }
 
     private static func createOnce(_ settings: StreamSettings, subjects: [String], in context: OpaquePointer) throws(CallFailure) {
@@ -95,8 +100,16 @@ enum Streams {
         guard status == NATS_OK else { throw CallFailure(status: status, code: errorCode) }
     }
 
-    /// The subjects of an existing stream.
-    static func subjects(of name: String, in context: OpaquePointer, patience: Double = 30) throws(JetStreamError) -> [String] {
+    /// What a consumer needs to know of an existing stream.
+    struct Description {
+        /// The subjects it takes.
+        var subjects: [String]
+        /// The sequence of its last message (0 when it is empty).
+        var lastSequence: UInt64
+    }
+
+    /// The subjects and last sequence of an existing stream.
+    static func describe(_ name: String, in context: OpaquePointer, patience: Double = 30) throws(JetStreamError) -> Description {
         let info: UnsafeMutablePointer<jsStreamInfo>
         do throws(CallFailure) {
             info = try retrying(patience: patience) { () throws(CallFailure) in
@@ -112,7 +125,10 @@ enum Streams {
             throw .stream(name: name, reason: reason)
         }
         defer { jsStreamInfo_Destroy(info) }
-        guard let config = info.pointee.Config, let subjects = config.pointee.Subjects else { return [] }
-        return (0..<Int(config.pointee.SubjectsLen)).compactMap { subjects[$0].map { String(cString: $0) } }
+        var subjects: [String] = []
+        if let config = info.pointee.Config, let list = config.pointee.Subjects {
+            subjects = (0..<Int(config.pointee.SubjectsLen)).compactMap { list[$0].map { String(cString: $0) } }
+        }
+        return Description(subjects: subjects, lastSequence: info.pointee.State.LastSeq)
     }
 }

@@ -37,8 +37,12 @@ struct JetStreamEndToEndTests {
         #expect(published.status == 0, "\(published.standardError)")
         #expect(published.standardError.contains("8400 stored, 0 duplicates"), "\(published.standardError)")
         let consumed = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
-                                                                "--events", "observation", "--limit", "8400"])
-        #expect(consumed.status == 0, "\(consumed.standardError)")
+                                                                "--events", "observation", "--until-caught-up"])
+        #expect(consumed.status == 0 && consumed.standardError.contains("8400 acknowledged; caught up"), "\(consumed.standardError)")
+        // Started again with nothing pending, it is caught up at once.
+        let again = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--events", "observation",
+                                                             "--until-caught-up"])
+        #expect(again.status == 0 && again.standardOutput.isEmpty && again.standardError.contains("0 messages"), "\(again.standardError)")
         let expected = try tracks(published.standardOutput)
         let got = try tracks(consumed.standardOutput)
         #expect(expected.count == 14)
@@ -58,7 +62,8 @@ struct JetStreamEndToEndTests {
         #expect(second.standardError.contains("0 stored, 8400 duplicates"), "\(second.standardError)")
         // The stream holds 8,399 messages: the 8,400th does not exist.
         let beyond = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8400",
-                                                              "--events", "observation", "--duration", "3"])
+                                                              "--events", "observation", "--until-caught-up"])
+        #expect(beyond.status == 0 && beyond.standardError.contains("caught up"), "\(beyond.standardError)")
         #expect(observationLines(beyond.standardOutput).count == 1, "\(beyond.standardError)")
     }
 
@@ -76,7 +81,7 @@ struct JetStreamEndToEndTests {
         #expect(before.count == 3000, "status \(killed): \(String(decoding: ChildProcess.read(first.child.standardError), as: UTF8.self))")
         let rest = first.remainingOutput()
         let firstLines = (before.map { Substring($0) } + observationLines(rest)).filter { $0.hasPrefix("{\"event\":\"observation\"") }
-        let second = try CommandLineTool.run("entitystream", arguments + ["--duration", "8"])
+        let second = try CommandLineTool.run("entitystream", arguments + ["--until-caught-up"])
         #expect(second.status == 0, "\(second.standardError)")
         let secondLines = observationLines(second.standardOutput)
         // A line's identity: its attributes (each AIS line has its own globalid).
@@ -114,7 +119,7 @@ struct JetStreamEndToEndTests {
         let arguments = ["consume", "\(server.url)/AIS", "--durable", "l", "--from-start", "--events", "observation", "--batch", "256"]
         // Fetches come in 256s: the 3,000th line leaves fetched messages unwritten and unacknowledged.
         let first = try CommandLineTool.run("entitystream", arguments + ["--limit", "3000"])
-        let second = try CommandLineTool.run("entitystream", arguments + ["--duration", "8"])
+        let second = try CommandLineTool.run("entitystream", arguments + ["--until-caught-up"])
         #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
         let firstLines = observationLines(first.standardOutput)
         let secondLines = observationLines(second.standardOutput)
@@ -139,7 +144,8 @@ struct JetStreamEndToEndTests {
         for index in 0..<4 {
             // Each partition reads until the stream has nothing more for it.
             let run = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
-                                                               "--partition", "\(index)/4", "--events", "observation", "--duration", "4"])
+                                                               "--partition", "\(index)/4", "--events", "observation", "--until-caught-up"])
+            #expect(run.status == 0 && run.standardError.contains("caught up"), "\(run.standardError)")
             let part = try tracks(run.standardOutput)
             for (track, lines) in part {
                 #expect(union[track] == nil, "track \(track) in two partitions")
@@ -159,7 +165,7 @@ struct JetStreamFaultTests {
 
     /// Everything in stream AIS at `url`, read by a fresh consumer until the stream has no more.
     func everything(_ url: String) throws -> ProcessRunner.Result {
-        try CommandLineTool.run("entitystream", ["consume", "\(url)/AIS", "--from-start", "--events", "observation", "--duration", "6"])
+        try CommandLineTool.run("entitystream", ["consume", "\(url)/AIS", "--from-start", "--events", "observation", "--until-caught-up"])
     }
 
     @Test("A broker killed and restarted (file storage) during ingestion loses nothing and stores nothing twice", .enabled(if: ready))

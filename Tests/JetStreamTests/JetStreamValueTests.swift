@@ -169,3 +169,72 @@ struct StatisticsPartialTests {
         #expect(throws: StatisticsPartialError.self) { try StatisticsAccumulator(plan: plan, partial: .object(JSONObject())) }
     }
 }
+
+@Suite("JetStream consumer state: pull requests and catching up", .bounded)
+struct JetStreamConsumerStateTests {
+    @Test("One pull request is open at a time; it ends when all of it came, on a status other than a heartbeat, or past its deadline")
+    func pullRequestLifecycle() throws {
+        var pulls = PullRequests(batch: 3, expiresMilliseconds: 1000)
+        let sent = pulls.request(now: 0)
+        let body = try #require(sent)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"batch":3,"expires":1000000000}"#)
+        do { let request = pulls.request(now: 10); #expect(request == nil) }
+        pulls.received()
+        pulls.received()
+        pulls.status("100")
+        #expect(pulls.isOpen(now: 20))
+        do { let request = pulls.request(now: 20); #expect(request == nil) }
+        pulls.received()
+        #expect(!pulls.isOpen(now: 30))
+        do { let request = pulls.request(now: 30); #expect(request != nil) }
+        // A late message of an earlier request does not open anything.
+        pulls.status("408")
+        pulls.received()
+        #expect(!pulls.isOpen(now: 40) && pulls.owed == 0)
+        do { let request = pulls.request(now: 40); #expect(request != nil) }
+        pulls.status("409")
+        do { let request = pulls.request(now: 50); #expect(request != nil) }
+        pulls.failed()
+        do { let request = pulls.request(now: 60); #expect(request != nil) }
+        // An end that never comes (lost with a connection): given up at twice the expiry.
+        do { let request = pulls.request(now: 2059); #expect(request == nil) }
+        do { let request = pulls.request(now: 2060); #expect(request != nil) }
+    }
+
+    @Test("Caught up once the acknowledgements cover the first message with none pending after it, or the stream's last at start")
+    func catchingUp() {
+        var empty = CatchUp(lastSequenceAtStart: 40, pendingAtStart: 0, unacknowledgedAtStart: 0)
+        #expect(empty.isCaughtUp)
+        empty.acknowledged(0)
+        #expect(empty.isCaughtUp)
+
+        var up = CatchUp(lastSequenceAtStart: 100, pendingAtStart: 3, unacknowledgedAtStart: 0)
+        #expect(!up.isCaughtUp && up.target == nil)
+        up.handed(streamSequence: 5, pendingAfter: 2)
+        up.handed(streamSequence: 6, pendingAfter: 1)
+        up.acknowledged(2)
+        #expect(!up.isCaughtUp)
+        up.handed(streamSequence: 7, pendingAfter: 0)
+        #expect(up.target == 3 && !up.isCaughtUp)
+        // Later messages do not move the target.
+        up.handed(streamSequence: 8, pendingAfter: 0)
+        #expect(up.target == 3)
+        up.acknowledged(1)
+        #expect(up.isCaughtUp)
+
+        // A stream that keeps growing: its last sequence at start ends the catching up.
+        var growing = CatchUp(lastSequenceAtStart: 10, pendingAtStart: 10, unacknowledgedAtStart: 0)
+        for sequence in UInt64(1)...9 { growing.handed(streamSequence: sequence, pendingAfter: 500) }
+        #expect(growing.target == nil)
+        growing.handed(streamSequence: 10, pendingAfter: 499)
+        #expect(growing.target == 10)
+        growing.acknowledged(9)
+        #expect(!growing.isCaughtUp)
+        growing.acknowledged(1)
+        #expect(growing.isCaughtUp)
+
+        // Messages delivered and unacknowledged at start come again before it is caught up.
+        let waiting = CatchUp(lastSequenceAtStart: 10, pendingAtStart: 0, unacknowledgedAtStart: 4)
+        #expect(!waiting.isCaughtUp)
+    }
+}

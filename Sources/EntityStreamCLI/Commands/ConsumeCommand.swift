@@ -38,6 +38,11 @@ struct ConsumeCommand {
         --from-sequence N           … at stream sequence N
                                     (default: only messages published from now on; an existing
                                     durable consumer goes on where it stopped and ignores these)
+        --until-caught-up           stop once every message there was for the consumer when it
+                                    started has been delivered, written and acknowledged (the
+                                    stream's last message then, or the first delivered with none
+                                    pending after it), exit status 0; with no message pending at
+                                    start it stops at once
         --partition K/N             take partition K (0 to N-1) of N: the tracks the server's
                                     subject mapping partition(N,1,2) puts there (see README)
         --batch N                   messages per fetch (default 1024; 1 to 8192)
@@ -72,6 +77,8 @@ struct ConsumeCommand {
             case "--from-sequence":
                 settings.start = .sequence(UInt64(try arguments.integer(for: word, minimum: 1)))
                 starts.append(word)
+            case "--until-caught-up":
+                settings.untilCaughtUp = true
             case "--partition":
                 let text = try arguments.value(for: word)
                 do { settings.partition = try TrackPartition(parsing: text) } catch { throw UsageError("--partition: \(error)") }
@@ -133,7 +140,7 @@ struct ConsumeCommand {
         }
         let counts = consumer.currentCounts
         Stderr.line("entitystream: consume: \(counts.messages) messages (\(counts.observations) observations, \(counts.redelivered) redelivered, "
-                    + "\(counts.otherEvents) other events), \(counts.acknowledged) acknowledged")
+                    + "\(counts.otherEvents) other events), \(counts.acknowledged) acknowledged" + (counts.caughtUp ? "; caught up" : ""))
         connection.close()
         return status
     }

@@ -1,0 +1,64 @@
+import EntityStreamTestSupport
+import Foundation
+@testable import JetStream
+import Testing
+
+/// The fetch that corrupted `consume`'s heap: libnats 3.4.1's
+/// `natsSubscription_Fetch`, started with more than half a batch of an
+/// earlier pull request already waiting, asked the server for the rest,
+/// then kept taking messages past its array of `batch` pointers while
+/// another request's messages arrived (a batch of 1024 came back as 1724,
+/// `malloc_consolidate(): invalid chunk size` later). The consumer now sends
+/// its own requests and takes what arrives into a growable array, at most a
+/// batch per fetch, each message once.
+@Suite("JetStream fetch: messages of earlier pull requests still arriving", .bounded(.io))
+struct JetStreamFetchTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+
+    @Test("Fetches that find 2,423 messages of earlier requests waiting, and more arriving, take at most a batch each, every message once, in order",
+          .enabled(if: ready))
+    func earlierRequestsStillArriving() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let published = try CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
+                                                                 "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        #expect(published.status == 0, "\(published.standardError)")
+        let connection = try NATSConnection(address: try NATSAddress(parsing: "\(server.url)/AIS", nameIs: "stream"), name: "fetch test")
+        defer { connection.close() }
+        var settings = ConsumerSettings()
+        settings.durable = "f"
+        settings.start = .first
+        // Never acknowledged here: never delivered again, never held back.
+        settings.ackWaitSeconds = 3600
+        settings.maximumAckPending = 20_000
+        let consumer = try JetStreamConsumer(connection: connection, stream: "AIS", settings: settings)
+        // Earlier requests (an abandoned fetch's, another process's on the same inbox) bring
+        // 2,423 messages before the first fetch asks for its own.
+        for batch in [1023, 700, 700] { consumer.sendPullRequest(batch: batch) }
+        // And 8400 more (another service's ids) published while the fetches run.
+        let publisher = Process()
+        publisher.executableURL = URL(fileURLWithPath: CommandLineTool.path("entitystream"))
+        publisher.arguments = ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais",
+                               "--publish-service", "other"]
+        publisher.standardOutput = FileHandle.nullDevice
+        publisher.standardError = FileHandle.nullDevice
+        try publisher.run()
+        defer { if publisher.isRunning { publisher.terminate() } }
+        var sequences: [UInt64] = []
+        var empty = 0
+        while sequences.count < 16_800 && empty < 3 {
+            let fetched = try #require(consumer.fetch(milliseconds: 10_000))
+            #expect(fetched.count <= settings.batch, "a fetch of \(settings.batch) took \(fetched.count)")
+            sequences += fetched.map(\.streamSequence)
+            empty = fetched.isEmpty ? empty + 1 : 0
+        }
+        publisher.waitUntilExit()
+        #expect(publisher.terminationStatus == 0)
+        // Sequence i + 1 at index i: every message once, in order.
+        let firstWrong = sequences.indices.first { sequences[$0] != UInt64($0 + 1) }
+        #expect(sequences.count == 16_800 && firstWrong == nil,
+                "\(sequences.count) messages, \(Set(sequences).count) different; first out of place at \(firstWrong.map(String.init) ?? "-")")
+        #expect(consumer.fetch(milliseconds: 200)?.isEmpty == true)
+    }
+}
