@@ -7,6 +7,7 @@ import Foundation
 ///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
 ///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
 ///     entitystream-bench compare --baseline PATH [--count 1000000] [--runs 9] [--ais PATH]
+///     entitystream-bench files [--rows 10000000] [--runs 5] [--sizes 1000000,10000000,30000000] [--dir bench-output] [--no-peers]
 ///
 /// Process benchmarks run every contender `--runs` times (default 5), in
 /// alternation, with stdout through a pipe, and report medians.
@@ -47,6 +48,14 @@ func runTransport() async throws {
     report(best!.line + " [best of 3]")
 }
 
+/// The streamed-file benchmark (``FileBenchmark``); it prints its own lines as it goes.
+func runFiles() throws -> [String] {
+    let sizes = stringOption("--sizes", default: "1000000,10000000,30000000").split(separator: ",").compactMap { Int($0) }
+    return try FileBenchmark.run(rows: option("--rows", default: 10_000_000), runs: runs, sizes: sizes,
+                                 directory: stringOption("--dir", default: "bench-output"), executable: executable,
+                                 peers: !arguments.contains("--no-peers"))
+}
+
 do {
     switch selected {
     case "transport-server":
@@ -78,6 +87,8 @@ do {
                                            chooseBand: stringOption("--band", default: "given") == "chosen"))
     case "features":
         for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
+    case "files":
+        _ = try runFiles()
     case "compare":
         guard let index = arguments.firstIndex(of: "--baseline"), index + 1 < arguments.count else {
             throw BenchmarkError("compare needs --baseline PATH: another build's entitystream, to replay against this build's")
@@ -131,8 +142,9 @@ do {
             skipEnrich()
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
+        _ = try runFiles()
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, files)\n".utf8))
         exit(2)
     }
 } catch {
