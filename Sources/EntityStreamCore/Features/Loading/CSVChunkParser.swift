@@ -156,14 +156,7 @@ enum CSVChunkParser {
         var skipHeader = atFileStart
         let isEpoch = (0..<columnCount).map { epochColumns.contains($0) }
         let observed = (0..<columnCount).map { !(settled?[$0] ?? false) }
-        while try tokenizer.next(into: &fields) {
-            if skipHeader {
-                skipHeader = false
-                continue
-            }
-            guard fields.count == columnCount else {
-                throw CSVError("expected \(columnCount) fields as in the header, found \(fields.count)", line: tokenizer.recordLine)
-            }
+        while try nextRow(&tokenizer, into: &fields, columnCount: columnCount, skippingHeader: &skipHeader) {
             records += 1
             if records & 4095 == 0, shouldStop() { break }
             for column in 0..<columnCount where observed[column] || isEpoch[column] {
@@ -210,14 +203,7 @@ enum CSVChunkParser {
         let xColumn = layout.xColumn ?? -1, yColumn = layout.yColumn ?? -1
         var skipHeader = atFileStart
         var rowCount = 0
-        while try tokenizer.next(into: &fields) {
-            if skipHeader {
-                skipHeader = false
-                continue
-            }
-            guard fields.count == columnCount else {
-                throw CSVError("expected \(columnCount) fields as in the header, found \(fields.count)", line: tokenizer.recordLine)
-            }
+        while try nextRow(&tokenizer, into: &fields, columnCount: columnCount, skippingHeader: &skipHeader) {
             rowCount += 1
             if rowCount & 4095 == 0, shouldStop() { break }
             var x: Double?, y: Double?
@@ -267,20 +253,41 @@ enum CSVChunkParser {
             if let timeFailure { throw timeFailure }
             var point: Point?
             if xColumn >= 0, !(xEmpty && yEmpty) {
-                for (key, column, empty, number) in [("x", xColumn, xEmpty, x), ("y", yColumn, yEmpty, y)] {
-                    if empty { throw CSVError("\(key) column '\(layout.names[column])' is empty while the other coordinate is not", line: tokenizer.recordLine) }
-                    if number == nil {
-                        let text = tokenizer.withText(fields[column], scratch: &scratch) { String(decoding: CSVNumber.trim($0), as: UTF8.self) }
-                        throw CSVError("\(key) column '\(layout.names[column])': '\(text)' is not a number", line: tokenizer.recordLine)
+                if let x, let y {
+                    point = Point(x: x, y: y)
+                } else {
+                    for (key, column, empty, number) in [("x", xColumn, xEmpty, x), ("y", yColumn, yEmpty, y)] {
+                        if empty { throw CSVError("\(key) column '\(layout.names[column])' is empty while the other coordinate is not", line: tokenizer.recordLine) }
+                        if number == nil {
+                            let text = tokenizer.withText(fields[column], scratch: &scratch) { String(decoding: CSVNumber.trim($0), as: UTF8.self) }
+                            throw CSVError("\(key) column '\(layout.names[column])': '\(text)' is not a number", line: tokenizer.recordLine)
+                        }
                     }
                 }
-                if let x, let y { point = Point(x: x, y: y) }
             }
             do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
                 throw CSVError(error.description, line: tokenizer.recordLine)
             }
         }
         return Parsed(builder: builder, evidence: evidence, lines: tokenizer.linesPassed)
+    }
+
+    /// Reads the next data record into `fields` (the header first, when
+    /// `skippingHeader`, is passed over), checking its field count; false at the end.
+    @inline(__always)
+    static func nextRow(_ tokenizer: inout CSVTokenizer, into fields: inout [CSVFieldSpan], columnCount: Int,
+                        skippingHeader: inout Bool) throws(CSVError) -> Bool {
+        while try tokenizer.next(into: &fields) {
+            if skippingHeader {
+                skippingHeader = false
+                continue
+            }
+            guard fields.count == columnCount else {
+                throw CSVError("expected \(columnCount) fields as in the header, found \(fields.count)", line: tokenizer.recordLine)
+            }
+            return true
+        }
+        return false
     }
 
     /// ``CSVColumnTypeInference/value(_:type:quoted:)`` on bytes.

@@ -160,21 +160,8 @@ public final class CSVFileScan: @unchecked Sendable {
                 return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: table.count)
             }
         }
-        defer { chunks.stop() }
-        var lines = 0
-        var rows = 0
         var evidence = sampleEvidence
-        while let delivery = try await chunks.next() {
-            switch delivery.partial {
-            case .failed(let error):
-                throw FeatureLoadError(file: path, line: error.line.map { lines + $0 }, error.message)
-            case .parsed(let partial, let chunkEvidence, let chunkLines, let chunkRows):
-                lines += chunkLines
-                rows += chunkRows
-                if let chunkEvidence { evidence.merge(chunkEvidence) }
-                try await consume(partial)
-            }
-        }
+        let rows = try await deliver(chunks, evidence: &evidence, to: consume)
         guard collect else { return .finished(rows: rows) }
         return try settle(evidence, read: read) ? .finished(rows: rows) : .layoutChanged
     }
@@ -206,20 +193,32 @@ public final class CSVFileScan: @unchecked Sendable {
                 }
             }
         }
+        var evidence = sampleEvidence
+        _ = try await deliver(chunks, evidence: &evidence) { _ in }
+        _ = try settle(evidence, read: read)
+        verifiedColumns.formUnion(read)
+    }
+
+    /// Takes the chunks' outcomes in file order, merging their evidence
+    /// into `evidence` and handing each result to `consume`; the first bad
+    /// record throws with its line in the file. Returns the rows read.
+    private func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, evidence: inout CSVEvidence,
+                                            to consume: (Partial) async throws -> Void) async throws -> Int {
         defer { chunks.stop() }
         var lines = 0
-        var evidence = sampleEvidence
+        var rows = 0
         while let delivery = try await chunks.next() {
             switch delivery.partial {
             case .failed(let error):
                 throw FeatureLoadError(file: path, line: error.line.map { lines + $0 }, error.message)
-            case .parsed(_, let chunkEvidence, let chunkLines, _):
+            case .parsed(let partial, let chunkEvidence, let chunkLines, let chunkRows):
                 lines += chunkLines
+                rows += chunkRows
                 if let chunkEvidence { evidence.merge(chunkEvidence) }
+                try await consume(partial)
             }
         }
-        _ = try settle(evidence, read: read)
-        verifiedColumns.formUnion(read)
+        return rows
     }
 
     /// Per source column, whether the caller reads it (nil: all).

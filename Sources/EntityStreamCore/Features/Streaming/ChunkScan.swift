@@ -174,10 +174,10 @@ public final class ChunkScan<Partial: Sendable>: @unchecked Sendable {
     private func readLoop(_ reader: FileChunkReader) {
         defer { threadEnded() }
         while true {
-            let go = locked { state -> Bool in
-                while state.inFlight >= maximumInFlight && !state.stopped { pthread_cond_wait(condition, mutex) }
-                return !state.stopped
-            }
+            pthread_mutex_lock(mutex)
+            waitUntil { $0.inFlight < maximumInFlight || $0.stopped }
+            let go = !state.stopped
+            pthread_mutex_unlock(mutex)
             guard go else { return }
             let chunk: FileChunk?
             do {
@@ -215,8 +215,10 @@ public final class ChunkScan<Partial: Sendable>: @unchecked Sendable {
     private func workLoop() {
         defer { threadEnded() }
         while true {
+            pthread_mutex_lock(mutex)
+            waitUntil { $0.queueHead < $0.queue.count || $0.readerDone || $0.stopped }
+            pthread_mutex_unlock(mutex)
             let taken = locked { state -> FileChunk? in
-                while state.queueHead == state.queue.count && !state.readerDone && !state.stopped { pthread_cond_wait(condition, mutex) }
                 guard !state.stopped, state.queueHead < state.queue.count else { return nil }
                 let chunk = state.queue[state.queueHead]
                 state.queue[state.queueHead] = FileChunk(index: -1, offset: 0, bytes: [], isLast: false)
@@ -255,18 +257,27 @@ public final class ChunkScan<Partial: Sendable>: @unchecked Sendable {
     }
 
     private func recordBase(index: Int, records: Int) -> Int? {
-        let base = locked { state -> Int? in
+        locked { state in
             state.recordCounts[index] = records
             while let count = state.recordCounts.removeValue(forKey: state.folded) {
                 state.recordBases[state.folded] = state.recordsFolded
                 state.recordsFolded += count
                 state.folded += 1
             }
-            pthread_cond_broadcast(condition)
-            while state.folded <= index && !state.stopped { pthread_cond_wait(condition, mutex) }
-            return state.recordBases.removeValue(forKey: index)
         }
-        return base
+        pthread_cond_broadcast(condition)
+        pthread_mutex_lock(mutex)
+        waitUntil { $0.folded > index || $0.stopped }
+        pthread_mutex_unlock(mutex)
+        return locked { $0.recordBases.removeValue(forKey: index) }
+    }
+
+    /// Waits on the condition, the mutex held, until `done` holds. The state
+    /// is read afresh from the object after every wake-up: never wait
+    /// inside ``locked(_:)``, whose `inout` state the optimizer may keep in
+    /// registers across the wait (a release build then waits forever).
+    private func waitUntil(_ done: (State) -> Bool) {
+        while !done(state) { pthread_cond_wait(condition, mutex) }
     }
 
     @inline(__always)

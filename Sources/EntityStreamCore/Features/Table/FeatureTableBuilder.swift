@@ -100,8 +100,9 @@ public struct FeatureTableBuilder: Sendable {
         }
         var first: Int64?
         var last: Int64?
-        for index in [startTimeFieldIndex, endTimeFieldIndex] {
-            guard let index, index < rowValues.count else { continue }
+        // The start and end time fields, without an array per row.
+        for slot in 0..<2 {
+            guard let index = slot == 0 ? startTimeFieldIndex : endTimeFieldIndex, index < rowValues.count else { continue }
             switch rowValues[index] {
             case .null: break
             case .date(let ms), .int(let ms):
@@ -119,8 +120,8 @@ public struct FeatureTableBuilder: Sendable {
         values.append(contentsOf: rowValues)
         if rowValues.count < width { values.append(contentsOf: repeatElement(AttributeValue.null, count: width - rowValues.count)) }
         values[start + objectIDFieldIndex] = .int(objectID)
-        for index in [startTimeFieldIndex, endTimeFieldIndex] {
-            guard let index else { continue }
+        for slot in 0..<2 {
+            guard let index = slot == 0 ? startTimeFieldIndex : endTimeFieldIndex else { continue }
             if case .int(let ms) = values[start + index] { values[start + index] = .date(milliseconds: ms) }
         }
         if let first, let last {
