@@ -65,7 +65,14 @@ enum FileBenchmark {
             say("query answers: \(ourCount) features, DuckDB \(duckCount) rows" + (ourCount == duckCount ? " (equal)" : " (DIFFERENT)"))
         }
 
-        // SQLite, once each (it loads the file into a table first).
+        // Peak memory against the file's size: ours alone.
+        for count in sizes {
+            let file = try ensureFile(rows: count, directory: directory, say: say)
+            let run = try MeasuredProcess.run(entitystream, ["statistics", file] + statisticsArguments)
+            guard run.status == 0 else { throw BenchmarkError("entitystream statistics failed on \(file): \(run.standardError)") }
+            say("statistics memory, \(count) rows: peak \(run.maximumResidentKiB / 1024) MB, \(format(run.seconds)) s")
+        }
+        // SQLite, once each and last (it loads the file into a table first, which takes minutes).
         if peers, FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
             let group = "SELECT grp, COUNT(val), AVG(CAST(val AS REAL)), MIN(CAST(val AS REAL)), MAX(CAST(val AS REAL)) FROM t WHERE val <> '' GROUP BY grp ORDER BY grp;"
             let select = "SELECT * FROM t WHERE CAST(val AS REAL) > 990 AND t >= '\(queryTime.0) 00:00:00' AND t <= '\(queryTime.1) 00:00:00';"
@@ -78,13 +85,6 @@ enum FileBenchmark {
             say("files: SQLite skipped (no /usr/bin/sqlite3)")
         }
 
-        // Peak memory against the file's size: ours alone.
-        for count in sizes {
-            let file = try ensureFile(rows: count, directory: directory, say: say)
-            let run = try MeasuredProcess.run(entitystream, ["statistics", file] + statisticsArguments)
-            guard run.status == 0 else { throw BenchmarkError("entitystream statistics failed on \(file): \(run.standardError)") }
-            say("statistics memory, \(count) rows: peak \(run.maximumResidentKiB / 1024) MB, \(format(run.seconds)) s")
-        }
         say("files: load after: \(loadAverage())")
         return lines
     }

@@ -23,17 +23,19 @@ struct MeasuredProcess {
 
     enum Output { case pipe, devNull }
 
-    static func run(_ executable: String, _ arguments: [String], output: Output = .pipe) throws -> Run {
-        try run(executable, arguments, output: output, capture: false).run
+    /// - Parameter series: when given, samples the child's RSS over its life.
+    static func run(_ executable: String, _ arguments: [String], output: Output = .pipe, series: ResidentSeries? = nil) throws -> Run {
+        try run(executable, arguments, output: output, series: series, capture: false).run
     }
 
-    /// ``run(_:_:output:)`` through a pipe, keeping what the program wrote on stdout.
+    /// ``run(_:_:output:series:)`` through a pipe, keeping what the program wrote on stdout.
     static func runCapturing(_ executable: String, _ arguments: [String]) throws -> (run: Run, output: String) {
-        let (run, bytes) = try run(executable, arguments, output: .pipe, capture: true)
+        let (run, bytes) = try run(executable, arguments, output: .pipe, series: nil, capture: true)
         return (run, String(decoding: bytes, as: UTF8.self))
     }
 
-    private static func run(_ executable: String, _ arguments: [String], output: Output, capture: Bool) throws -> (run: Run, output: [UInt8]) {
+    private static func run(_ executable: String, _ arguments: [String], output: Output, series: ResidentSeries?,
+                            capture: Bool) throws -> (run: Run, output: [UInt8]) {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchmarkError("pipe failed") }
@@ -63,6 +65,7 @@ struct MeasuredProcess {
         // Read stdout here (as a reader in a pipeline would), stderr and the peak RSS on threads.
         let errors = ErrorCollector(descriptor: errPipe[0])
         let peak = PeakResidentSampler(pid: pid, parentPeak: parentPeak)
+        series?.start(pid: pid)
         var bytes = 0
         var lines = 0
         var captured: [UInt8] = []
@@ -83,6 +86,7 @@ struct MeasuredProcess {
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
         let elapsed = (ContinuousClock.now - started).seconds
         peak.stop()
+        series?.stop()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return (Run(seconds: elapsed,

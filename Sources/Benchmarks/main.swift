@@ -1,20 +1,56 @@
 import Foundation
 
-/// `entitystream-bench`: the release-build benchmarks `make bench` runs.
-///
-///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages|query|statistics|hotspots|identify|enrich|features] [--count N] [--runs N] [--mb N] [--no-peers] [--ais PATH]
-///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
-///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
-///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
-///     entitystream-bench compare --baseline PATH [--count 1000000] [--runs 9] [--ais PATH]
-///     entitystream-bench files [--rows 10000000] [--runs 5] [--sizes 1000000,10000000,30000000] [--dir bench-output] [--no-peers]
-///
-/// Process benchmarks run every contender `--runs` times (default 5), in
-/// alternation, with stdout through a pipe, and report medians.
+/// `entitystream-bench`: the release-build benchmarks `make bench` runs
+/// (see ``usage``; `entitystream-bench --help` prints it).
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts;
-/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
+/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS;
+/// `memory-tracks --tracks N --per-track K` the one that measures the store with many tracks.
+let usage = """
+Usage: entitystream-bench [BENCHMARK] [options]
+
+Runs the release-build benchmarks (make bench runs them all) and prints one line per figure.
+
+Benchmarks (default all):
+  transport      300-byte messages from a server process over loopback
+  json           decoding the AIS recording into observations
+  replay         entitystream replay of 2 M observations through a pipe
+  replay-large   a 1 GB replay, peak RSS
+  memory         bytes per retained observation
+  simulator      stream-simulator --burst -> entitystream connect, against the Node and Python peers
+  stages         single-threaded decode, store and format, for profiling
+  compare        --baseline PATH: another build's entitystream replayed against this one, paired rounds
+  query          time-extent queries of 1 M retained observations (SQLite peer)
+  statistics     grouped statistics of 1 M rows (SQLite, DuckDB peers)
+  hotspots       Gi* on 100,000 and 1,000,000 points (PySAL esda peer)
+  identify       identify 1 M random points in a COG (gdallocationinfo, rasterio peers)
+  enrich         replay --enrich against the same replay without it
+  features       feature-layer where/time scans and CSV loading
+  reproject      1 M points EPSG:2913 -> 4326 and 4326 -> 3857 (pyproj, gdaltransform peers)
+  files          statistics and a query over a generated 10 M-row CSV, streamed, against DuckDB
+                 (threads = 2) and SQLite; peak RSS over 1 M, 10 M and 30 M rows
+                 (--rows N, --sizes N,N,…, --dir DIR, default bench-output)
+  jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
+  soak           make soak: the demo and a looped replay, RSS sampled; exit status 1 when memory
+                 grew once the store was full (--seconds N, default 60)
+
+Options:
+  --count N       points, observations or rows (each benchmark has its default)
+  --runs N        alternating runs per contender (default 5)
+  --mb N          size of the large replay (default 1024)
+  --no-peers      skip the peer programs (Node, Python, SQLite, DuckDB, GDAL)
+  --ais PATH      the AIS recording (default ../shared/data/tracks/…)
+  --raster PATH   identify's raster; --world PATH enrich's raster
+  --rasterio-count N, --neighbours K, --rounds N, --million N, --baseline PATH, --seconds N
+  -h, --help      show this help
+
+Peers run only when installed; a missing peer or shared data file is reported and skipped.
+"""
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
+    print(usage)
+    exit(0)
+}
 func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
     return parsed
@@ -69,7 +105,23 @@ do {
     case "replay-large":
         if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
     case "memory":
-        if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
+        if haveAIS {
+            let (line, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: option("--count", default: 1_000_000))
+            report(line)
+            for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
+        } else {
+            skip("memory")
+        }
+    case "memory-tracks":
+        report(try CoreBenchmarks.memoryTracksChild(ais: ais, tracks: option("--tracks", default: 20_000), perTrack: option("--per-track", default: 5)))
+    case "soak":
+        let seconds = option("--seconds", default: 60)
+        var failed = false
+        for result in try SoakBenchmark.run(seconds: seconds) {
+            report(result.line)
+            failed = failed || !result.passed
+        }
+        if failed { exit(1) }
     case "simulator":
         if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
     case "query":
@@ -87,6 +139,9 @@ do {
                                            chooseBand: stringOption("--band", default: "given") == "chosen"))
     case "features":
         for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
+    case "reproject":
+        for line in try ReprojectBenchmark.run(count: option("--count", default: 1_000_000), runs: runs,
+                                               peers: !arguments.contains("--no-peers")) { report(line) }
     case "files":
         _ = try runFiles()
     case "compare":
@@ -108,6 +163,14 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+    case "jetstream":
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: option("--count", default: 1_000_000), rounds: option("--runs", default: 3)) {
+                report(line)
+            }
+        } else {
+            skip("jetstream")
+        }
     case "enrich":
         if haveWorld {
             for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: option("--count", default: 1_000_000),
@@ -122,7 +185,9 @@ do {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
             report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
             report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
-            report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
+            let (memoryLine, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: 1_000_000)
+            report(memoryLine)
+            for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
             for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000, runs: runs) { report(result.line) }
         } else {
             skip("json, replay, memory and simulator benchmarks")
@@ -142,9 +207,15 @@ do {
             skipEnrich()
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
+        for line in try ReprojectBenchmark.run(count: 1_000_000, runs: runs, peers: true) { report(line) }
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: 1_000_000, rounds: 3) { report(line) }
+        } else {
+            skip("jetstream")
+        }
         _ = try runFiles()
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, files)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (see entitystream-bench --help)\n".utf8))
         exit(2)
     }
 } catch {

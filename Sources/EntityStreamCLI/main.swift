@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import Foundation
 import Locking
@@ -6,8 +7,10 @@ import Transport
 /// `entitystream`: the command line. See `entitystream --help` and README.md.
 
 // First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost (until a
-// command watches them, they end the program as they would without it).
+// command watches them, they end the program at once with status 0), and a closed stdout or
+// stderr is a failed write, never a SIGPIPE.
 StopSignals.install()
+signal(SIGPIPE, SIG_IGN)
 
 let generalHelp = """
 EntityStream: a headless client for ArcGIS stream services. It keeps the
@@ -20,14 +23,56 @@ Usage:
   entitystream connect URL [opts]   stream a live service (…/StreamServer)
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
+  entitystream consume nats://HOST:PORT/STREAM
+                                    a NATS JetStream stream (filled by --publish) as the source
+  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N
+                                    statistics merged across the consumers of a fleet group
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
   entitystream hotspots FILE|TASK   hot spots (Getis-Ord Gi*) of a file, or a geoprocessing job
   entitystream identify RASTER.tif  the raster cell under points (--at x,y or JSON lines on stdin)
 
-Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
+Each command has --help (or: entitystream help COMMAND); --version prints the version.
+Exit status: 0 success, 2 usage error, 1 runtime failure.
 """
+
+/// The commands, by name: each one's help, and how it runs from the words after its name.
+enum Commands {
+    static let names = ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"]
+
+    static func help(_ name: String) -> String? {
+        switch name {
+        case "demo": DemoCommand.help
+        case "connect": ConnectCommand.help
+        case "replay": ReplayCommand.help
+        case "consume": ConsumeCommand.help
+        case "fleet": FleetCommand.help
+        case "record": RecordCommand.help
+        case "query": QueryCommand.help
+        case "statistics": StatisticsCommand.help
+        case "hotspots": HotSpotsSubcommand.help
+        case "identify": IdentifyCommand.help
+        default: nil
+        }
+    }
+
+    static func run(_ name: String, _ arguments: inout ArgumentList) async throws -> Int32 {
+        switch name {
+        case "demo": try await DemoCommand(arguments: &arguments).run()
+        case "connect": try await ConnectCommand(arguments: &arguments).run()
+        case "replay": try await ReplayCommand(arguments: &arguments).run()
+        case "consume": try await ConsumeCommand(arguments: &arguments).run()
+        case "fleet": try await FleetCommand(arguments: &arguments).run()
+        case "record": try await RecordCommand(arguments: &arguments).run()
+        case "query": try await QueryCommand(arguments: &arguments).run()
+        case "statistics": try await StatisticsCommand(arguments: &arguments).run()
+        case "hotspots": try await HotSpotsSubcommand(arguments: &arguments).run()
+        case "identify": try await IdentifyCommand(arguments: &arguments).run()
+        default: throw UsageError("unknown command '\(name)' (expected \(names.joined(separator: ", ")); see entitystream --help)")
+        }
+    }
+}
 
 func runCommandLine(_ words: [String]) async -> Int32 {
     var arguments = ArgumentList(words)
@@ -35,40 +80,34 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         switch words.first {
         case nil:
             return try await DemoCommand(arguments: &arguments).run()
-        case "-h", "--help", "help":
+        case "-h", "--help":
             print(generalHelp)
             return 0
-        case "connect":
+        case "--version":
+            throw VersionRequested()
+        case "help":
+            guard words.count > 1 else {
+                print(generalHelp)
+                return 0
+            }
+            guard words.count == 2, let help = Commands.help(words[1]) else {
+                throw UsageError("help: unknown command '\(words.dropFirst().joined(separator: " "))' (expected \(Commands.names.joined(separator: ", ")))")
+            }
+            print(help)
+            return 0
+        case let word? where Commands.names.contains(word):
             _ = try arguments.next()
-            return try await ConnectCommand(arguments: &arguments).run()
-        case "replay":
-            _ = try arguments.next()
-            return try await ReplayCommand(arguments: &arguments).run()
-        case "record":
-            _ = try arguments.next()
-            return try await RecordCommand(arguments: &arguments).run()
-        case "query":
-            _ = try arguments.next()
-            return try await QueryCommand(arguments: &arguments).run()
-        case "statistics":
-            _ = try arguments.next()
-            return try await StatisticsCommand(arguments: &arguments).run()
-        case "hotspots":
-            _ = try arguments.next()
-            return try await HotSpotsSubcommand(arguments: &arguments).run()
-        case "identify":
-            _ = try arguments.next()
-            return try await IdentifyCommand(arguments: &arguments).run()
-        case "demo":
-            _ = try arguments.next()
-            return try await DemoCommand(arguments: &arguments).run()
+            return try await Commands.run(word, &arguments)
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics, hotspots, identify or demo)")
+            return try await Commands.run(word, &arguments)
         }
     } catch let help as HelpRequested {
         print(help.text)
+        return 0
+    } catch is VersionRequested {
+        print(ProgramVersion.line(program: "entitystream"))
         return 0
     } catch let usage as UsageError {
         Stderr.line("entitystream: \(usage)")

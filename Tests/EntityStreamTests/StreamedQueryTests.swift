@@ -49,7 +49,9 @@ private func run(_ query: FeatureQuery, path: String, chunkSize: Int = 1500) asy
 private func whole(_ query: FeatureQuery, path: String) throws -> [AnalysisFeature] {
     let table = try FeatureFile.load(path: path, options: load)
     guard case .features(let selection) = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table) else { return [] }
-    return selection.rows.map { AnalysisFeature(table: table, row: $0, fields: selection.fieldIndices, geometry: selection.geometry(ofRow: $0)) }
+    return selection.rows.indices.map { position in
+        AnalysisFeature(table: table, row: selection.rows[position], fields: selection.fieldIndices, geometry: selection.geometry(at: position))
+    }
 }
 
 private func ids(_ features: [AnalysisFeature]) -> [Int64] { features.compactMap { $0.attributes["id"]?.intValue } }

@@ -1,4 +1,5 @@
 import Foundation
+import Projection
 import Raster
 import EntityStreamTestSupport
 import Testing
@@ -167,7 +168,8 @@ struct BadInputTests {
     }
 
     /// An EPSG code PROJ does not know opens, identifies in its own
-    /// coordinates, and names the code when a transformation is needed.
+    /// coordinates, and names the code when a transformation is needed: as the
+    /// raster's unknown coordinate system, not as the point's spatial reference.
     @Test
     func epsgCodeUnknownToPROJ() throws {
         let directory = try TemporaryDirectory()
@@ -180,8 +182,8 @@ struct BadInputTests {
         #expect {
             try raster.identify(x: 0.5, y: 1.5, in: .wgs84)
         } throws: { error in
-            guard case RasterError.unknownSpatialReference(let definition, _) = error else { return false }
-            return definition == "EPSG:32799"
+            guard case RasterError.unknownRasterCRS(let errorPath, let reason) = error else { return false }
+            return errorPath == path && reason.contains("EPSG:32799")
         }
     }
 

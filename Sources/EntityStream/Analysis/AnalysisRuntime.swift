@@ -198,7 +198,7 @@ public actor AnalysisRuntime {
                 } catch is CancellationError {
                     return .cancelled
                 } catch {
-                    return Task.isCancelled ? .cancelled : .failed(reason: String(describing: error))
+                    return Task.isCancelled ? .cancelled : .failed(reason: OneLine.bounded(String(describing: error)))
                 }
             }
             group.addTask {

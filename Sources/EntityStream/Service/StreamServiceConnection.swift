@@ -103,7 +103,7 @@ public actor StreamServiceConnection {
         self.sink = sink
         self.clock = options.clock
         self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
-        self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy)
+        self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy, seed: options.reconnectSeed)
         self.restTokens = options.tokenSource ?? StaticTokenSource(options.token)
         self.socketTokens = StreamSocketTokenSource(fallback: restTokens)
     }
@@ -162,6 +162,9 @@ public actor StreamServiceConnection {
     /// Closes the socket (code 1000), stops reconnecting, and sets the status
     /// to `disconnected`. Safe at any time; does nothing when already
     /// disconnected; the status reads `disconnected` from the moment it is called.
+    /// A server that does not answer the close frame within
+    /// ``StreamConnectionOptions/closeTimeoutMilliseconds`` (on the clock) is
+    /// dropped, and the `disconnected` status's error says so.
     public func disconnect() async {
         switch machine.disconnectRequested() {
         case .nothing:
@@ -175,16 +178,24 @@ public actor StreamServiceConnection {
             let runner = self.runner
             self.runner = nil
             runner?.cancel()
+            var cut: String?
             if let socket {
                 self.socket = nil
-                await socket.close(code: 1000, reason: "client disconnecting")
+                let clock = self.clock
+                let limit = options.closeTimeoutMilliseconds
+                let answered = await socket.close(code: 1000, reason: "client disconnecting") {
+                    try await clock.sleep(milliseconds: limit)
+                }
+                if !answered {
+                    cut = "the server did not answer the close frame within \(Double(limit) / 1000) s; the connection was dropped"
+                }
             }
             await runner?.value
             failPendingFilters(reason: "disconnected")
             currentURL = nil
             machine.teardownFinished()
             resolveOutcome(.disconnected, upTo: episode)
-            await publishStatus(error: nil)
+            await publishStatus(error: cut)
             let waiters = teardownWaiters
             teardownWaiters = []
             for waiter in waiters { waiter.resume() }
@@ -290,7 +301,8 @@ public actor StreamServiceConnection {
         socket = connection
         resolveOutcome(.connected, upTo: episode)
         await publishStatus(error: nil)
-        let end = await receive(from: connection, schema: schema)
+        let end = await receive(from: connection, schema: schema,
+                                spatialReference: options.filter.outSpatialReference ?? description.spatialReference)
         if socket === connection { socket = nil }
         failPendingFilters(reason: "the connection closed before the server answered")
         return end
@@ -465,13 +477,15 @@ public actor StreamServiceConnection {
 
     // MARK: Receiving
 
-    private func receive(from connection: WebSocketConnection, schema: Schema) async -> StreamConnectionStateMachine.AttemptEnd {
+    /// `spatialReference`: the stream's (the outSR asked for, else the
+    /// description's), given to points whose message names none.
+    private func receive(from connection: WebSocketConnection, schema: Schema, spatialReference: Int?) async -> StreamConnectionStateMachine.AttemptEnd {
         var decoder = EsriFeatureDecoder(schema: schema)
+        decoder.spatialReference = spatialReference
         var messages: [StreamMessage] = []
         do {
             for try await batch in connection.inbound {
                 let now = clock.now()
-                if !batch.isEmpty { machine.dataDelivered() }
                 await sink.rawBatch(batch, receivedAt: now)
                 messages.removeAll(keepingCapacity: true)
                 var start = 0

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Foundation
@@ -47,7 +48,7 @@ struct RecordCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "-o", "--output": outputPath = try arguments.value(for: word)
@@ -77,13 +78,14 @@ struct RecordCommand {
     }
 
     func run() async throws -> Int32 {
+        // Signals are watched before the partial file exists, so a stop always removes or keeps it as it should.
+        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: durationSeconds,
+                                             durationElapsed: .durationElapsed)
         let file: PartialRecordingFile
         do { file = try PartialRecordingFile(path: outputPath) } catch {
             Stderr.line("entitystream: record: \(error)")
             return 1
         }
-        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: durationSeconds,
-                                             durationElapsed: .durationElapsed)
         let sink = RecordingSink(file: file, service: serviceURL, limit: limit) { stops.stop($0) }
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         options.clock = SystemClock()

@@ -46,13 +46,14 @@ public struct FileQueryJob: AnalysisJob {
         var summary = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
         let result: FeatureQueryResult
         do { result = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
         switch result {
         case .count(let count):
             summary.append(key: "count", value: .int(Int64(count)))
         case .features(let selection):
-            try await Self.emit(selection.rows.map { row in
-                AnalysisFeature(table: table, row: row, fields: selection.fieldIndices,
-                                geometry: selection.returnGeometry ? selection.geometry(ofRow: row) : nil)
+            try await Self.emit(selection.rows.indices.map { position in
+                AnalysisFeature(table: table, row: selection.rows[position], fields: selection.fieldIndices,
+                                geometry: selection.returnGeometry ? selection.geometry(at: position) : nil)
             }, in: context)
             summary.append(key: "count", value: .int(Int64(selection.rows.count)))
         case .objectIDs(_, let ids):
@@ -111,10 +112,10 @@ public struct FileQueryJob: AnalysisJob {
         do {
             outcome = try await scan.scan(neededFields: needed) { table -> [RankedFeature] in
                 guard case .features(let selection) = try engine.run(query, on: table) else { return [] }
-                return selection.rows.map { row in
+                return selection.rows.enumerated().map { position, row in
                     RankedFeature(keys: order.map { table.value(row: row, field: $0.field) }, objectID: table.objectID(at: row),
                                   feature: AnalysisFeature(table: table, row: row, fields: selection.fieldIndices,
-                                                           geometry: selection.returnGeometry ? selection.geometry(ofRow: row) : nil))
+                                                           geometry: selection.returnGeometry ? selection.geometry(at: position) : nil))
                 }
             } consume: { features in
                 try context.checkCancellation()

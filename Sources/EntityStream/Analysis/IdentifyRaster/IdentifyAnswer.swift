@@ -1,10 +1,12 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// What identify answered for one point: the cell under it, no cell (the
 /// point is outside the raster or on its right or bottom edge — a normal
 /// answer), or why it could not be answered (a point that cannot be
-/// transformed, an unreadable tile, a bad input line). A value type.
+/// transformed, a bad input line), or that the raster's data under it could
+/// not be read (a truncated or corrupt tile: the file is at fault). A value type.
 public enum IdentifyAnswer: Sendable, Hashable {
     case cell(RasterCell)
     /// No cell; `hint` says why when the point looks given in the wrong
@@ -12,6 +14,8 @@ public enum IdentifyAnswer: Sendable, Hashable {
     /// spatial reference, or latitude and longitude swapped).
     case noCell(hint: String?)
     case failed(String)
+    /// The tile or strip holding the cell could not be read.
+    case unreadable(String)
 
     /// The `result` line for this answer to `point`, whose spatial reference
     /// is `wkid` (the point's, else the request's default, else the raster's
@@ -30,7 +34,7 @@ public enum IdentifyAnswer: Sendable, Hashable {
         var echoed = JSONObject()
         echoed.append(key: "x", value: .double(point.x))
         echoed.append(key: "y", value: .double(point.y))
-        echoed.append(key: "sr", value: wkid.map { .int(Int64($0)) } ?? .null)
+        echoed.append(key: "sr", value: SpatialReference(code: wkid).map { reference in reference.wkid.map { .int(Int64($0)) } ?? reference.json } ?? .null)
         if let id = point.id { echoed.append(key: "id", value: id) }
         members.append(key: "point", value: .object(echoed))
         switch self {
@@ -51,7 +55,7 @@ public enum IdentifyAnswer: Sendable, Hashable {
             members.append(key: "cell", value: .null)
             if let hint { members.append(key: "hint", value: .string(hint)) }
             return (members, AnalysisFeature(geometry: .point(Point(x: point.x, y: point.y, wkid: wkid)), attributes: JSONObject()))
-        case .failed(let reason):
+        case .failed(let reason), .unreadable(let reason):
             members.append(key: "error", value: .string(reason))
             return (members, nil)
         }

@@ -50,6 +50,7 @@ public struct FileStatisticsJob: AnalysisJob {
         let engine = FeatureQueryEngine(maxRecordCount: Int.max, statistics: TableStatisticsEngine())
         let result: FeatureQueryResult
         do { result = try engine.run(statisticsQuery, on: table) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
         guard case .statistics(let rows) = result else { throw AnalysisFailure("the file's query engine answered no statistics") }
         let records = plan.records(from: rows)
         try await StatisticsRecordJSON.emit(records, in: context)

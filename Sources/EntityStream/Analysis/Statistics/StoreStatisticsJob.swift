@@ -52,31 +52,9 @@ public struct StoreStatisticsJob: AnalysisJob {
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
         let snapshot = try await context.snapshot()
-        let contents = snapshot.contents
-        let schema = contents.schema
-        let plan: StatisticsPlan
-        do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
-        let scan = try selection.compile(for: schema).scan
-        try context.checkCancellation()
-
-        let accumulator: StatisticsAccumulator
-        switch rows {
-        case .entities:
-            var entities = plan.makeAccumulator(maximumGroups: maximumGroups)
-            let query = EntityQuery(whereClause: scan.whereClause, envelope: scan.envelope, trackIDs: scan.trackIDs)
-            var cancelled = false
-            var seen = 0
-            contents.latestObservations(matching: query, timeExtent: scan.timeExtent, timeKey: scan.timeKey) { entity in
-                entities.add(entity.latest)
-                seen &+= 1
-                if seen & 0xFFFF == 0 && Task.isCancelled { cancelled = true }
-                return !cancelled
-            }
-            if cancelled { throw CancellationError() }
-            accumulator = entities
-        case .observations:
-            accumulator = try await Self.aggregate(contents, scan: scan, plan: plan, parts: parts, maximumGroups: maximumGroups)
-        }
+        let schema = snapshot.contents.schema
+        let (accumulator, plan, scan) = try await Self.accumulate(snapshot.contents, request: request, rows: rows, selection: selection,
+                                                                  parts: parts, maximumGroups: maximumGroups)
         let result = accumulator.finish()
         try await StatisticsRecordJSON.emit(result.records, in: context)
 
@@ -91,6 +69,39 @@ public struct StoreStatisticsJob: AnalysisJob {
         summary.append(key: "timeField", value: .string(QueryObservationsJob.describe(scan.timeKey, schema: schema)))
         if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
         return summary
+    }
+
+    /// The rows of `contents` that `selection` picks (latest observations of
+    /// entities, or every stored observation), aggregated for `request`: the
+    /// accumulator before ``StatisticsAccumulator/finish()``, so that a
+    /// caller can merge it with others (a fleet of partitioned consumers).
+    /// - Throws: ``AnalysisFailure`` for a request the schema cannot answer,
+    ///   `CancellationError` when cancelled during the scan.
+    public static func accumulate(_ contents: StoreContents, request: StatisticsRequest, rows: Rows, selection: QueryObservationsRequest,
+                                  parts: Int = defaultParts, maximumGroups: Int = StatisticsLimits.defaultMaximumGroups) async throws
+        -> (StatisticsAccumulator, StatisticsPlan, ObservationScan) {
+        let schema = contents.schema
+        let plan: StatisticsPlan
+        do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
+        let scan = try selection.compile(for: schema).scan
+        try Task.checkCancellation()
+        switch rows {
+        case .entities:
+            var entities = plan.makeAccumulator(maximumGroups: maximumGroups)
+            let query = EntityQuery(whereClause: scan.whereClause, envelope: scan.envelope, trackIDs: scan.trackIDs)
+            var cancelled = false
+            var seen = 0
+            contents.latestObservations(matching: query, timeExtent: scan.timeExtent, timeKey: scan.timeKey) { entity in
+                entities.add(entity.latest)
+                seen &+= 1
+                if seen & 0xFFFF == 0 && Task.isCancelled { cancelled = true }
+                return !cancelled
+            }
+            if cancelled { throw CancellationError() }
+            return (entities, plan, scan)
+        case .observations:
+            return (try await aggregate(contents, scan: scan, plan: plan, parts: parts, maximumGroups: maximumGroups), plan, scan)
+        }
     }
 
     /// Aggregates every stored observation of `contents` matching `scan`

@@ -29,15 +29,27 @@ enum CSVFeatureLoader {
         do { found = try CSVChunkParser.header(of: bytes) } catch { throw failure(error) }
         guard let header = found else { throw FeatureLoadError(file: file, "the CSV text is empty: a header row naming the columns is required") }
         let epochColumns = CSVLayout.epochColumns(header.names, mapping: mapping)
+        // A cancelled task stops either pass (checked every 4096 rows).
+        let cancelled = { Task.isCancelled }
         let evidence: CSVEvidence
-        do { evidence = try CSVChunkParser.evidence(of: bytes, atFileStart: true, columnCount: header.names.count, epochColumns: epochColumns).evidence } catch {
+        do {
+            evidence = try CSVChunkParser.evidence(of: bytes, atFileStart: true, columnCount: header.names.count, epochColumns: epochColumns,
+                                                   shouldStop: cancelled).evidence
+        } catch {
             throw failure(error)
         }
+        if cancelled() { throw failure(CSVError("cancelled")) }
         let layout = try CSVLayout(names: header.names, headerLine: header.line, evidence: evidence, mapping: mapping, file: file)
         // Pass 2: rows.
         let builder = try layout.builder(name: name)
-        do { return try CSVChunkParser.rows(of: bytes, atFileStart: true, layout: layout, into: builder, collectEvidence: false).builder.build() } catch {
+        let table: FeatureTable
+        do {
+            table = try CSVChunkParser.rows(of: bytes, atFileStart: true, layout: layout, into: builder, collectEvidence: false,
+                                            shouldStop: cancelled).builder.build()
+        } catch {
             throw failure(error)
         }
+        if cancelled() { throw failure(CSVError("cancelled")) }
+        return table
     }
 }

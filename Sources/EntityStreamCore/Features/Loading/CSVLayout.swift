@@ -77,7 +77,7 @@ struct CSVLayout: Sendable {
                   let y = folded.firstIndex(where: { CSVFeatureLoader.yNames.contains($0) }) {
             xColumn = x
             yColumn = y
-            notes.append("coordinates from columns '\(names[x])' and '\(names[y])' (choose others with x=COLUMN,y=COLUMN)")
+            notes.append("coordinates from columns '\(names[x])' and '\(names[y])' (choose others with --columns x=COLUMN,y=COLUMN)")
         } else {
             notes.append("no coordinate columns (x/lon/longitude, y/lat/latitude): the CSV is a table")
         }

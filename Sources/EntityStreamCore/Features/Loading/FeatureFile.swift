@@ -16,6 +16,8 @@ import Darwin
 /// size and holds the file's bytes plus the table. Every failure throws
 /// ``FeatureLoadError`` naming the file and, when it is about one record,
 /// the line; nothing is skipped silently (see ``FeatureLoadReport``).
+/// Loading checks its task's cancellation as it goes: a cancelled task gets
+/// ``FeatureLoadError/cancelled(file:)`` within a few thousand rows.
 /// Stateless; safe from any thread.
 public enum FeatureFile {
     /// Reads and loads the file at `path`.
@@ -27,6 +29,16 @@ public enum FeatureFile {
     /// Loads a file's bytes; `fileName` names it in errors and gives the
     /// table its default name (the base name without extension).
     public static func load(bytes: [UInt8], fileName: String, options: FeatureLoadOptions = FeatureLoadOptions()) throws(FeatureLoadError) -> FeatureTable {
+        do {
+            return try loadUncancelled(bytes: bytes, fileName: fileName, options: options)
+        } catch {
+            // The loaders stop early when their task is cancelled (``CancellationCheckpoint``), with whatever error came first.
+            if Task.isCancelled { throw .cancelled(file: fileName) }
+            throw error
+        }
+    }
+
+    private static func loadUncancelled(bytes: [UInt8], fileName: String, options: FeatureLoadOptions) throws(FeatureLoadError) -> FeatureTable {
         let name = options.name ?? baseName(fileName)
         if let binary = binaryKind(bytes) {
             throw FeatureLoadError(file: fileName, "not a CSV or JSON file: \(binary) (feature files are text: CSV, Esri JSON, GeoJSON or a recording)")
