@@ -36,15 +36,14 @@ enum FileBenchmark {
         say("files: \(path), \(rows) rows, \(size / 1_000_000) MB; machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
             + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB; load before: \(loadAverage())")
 
-        let python = peers ? ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) } : nil
-        let duck = python.flatMap { python -> String? in
-            (try? MeasuredProcess.run(python, ["-c", "import duckdb"], output: .devNull))?.status == 0 ? python : nil
-        }
+        // The python3 on PATH (through env), where `pip install duckdb` put it.
+        let duck: String? = peers && (try? MeasuredProcess.run("/usr/bin/env", ["python3", "-c", "import duckdb"], output: .devNull))?.status == 0
+            ? "/usr/bin/env" : nil
         if peers && duck == nil { say("files: DuckDB skipped (python3 -c 'import duckdb' fails)") }
 
         // Statistics.
         let ours = [entitystream, "statistics", path] + statisticsArguments
-        let duckStatistics = duck.map { [$0, "-c", duckScript, "statistics", path] }
+        let duckStatistics = duck.map { [$0, "python3", "-c", duckScript, "statistics", path] }
         var outputs: [String: String] = [:]
         let statistics = try alternate(["entitystream": ours, "duckdb": duckStatistics].compactMapValues { $0 }, runs: runs, outputs: &outputs)
         for line in describe("statistics (group by grp: count, avg, stddev, min, max of val)", statistics) { say(line) }
@@ -55,13 +54,13 @@ enum FileBenchmark {
         // Query: where and time extent, every match written.
         let ourQuery = [entitystream, "query", path, "--where", queryWhere, "--time", "\(queryTime.0),\(queryTime.1)",
                         "--columns", "x=lon,y=lat,time=t"]
-        let duckQuery = duck.map { [$0, "-c", duckScript, "query", path] }
+        let duckQuery = duck.map { [$0, "python3", "-c", duckScript, "query", path] }
         outputs = [:]
         let query = try alternate(["entitystream": ourQuery, "duckdb": duckQuery].compactMapValues { $0 }, runs: runs, outputs: &outputs)
         for line in describe("query (where \(queryWhere), time \(queryTime.0) to \(queryTime.1), every match written)", query) { say(line) }
         if let ourText = outputs["entitystream"], let duckText = outputs["duckdb"] {
-            let ourCount = ourText.split(separator: "\n").filter { $0.contains("\"phase\":\"result\"") }.count
-            let duckCount = max(0, duckText.split(separator: "\n").count - 1)
+            let ourCount = ourText.split(whereSeparator: \.isNewline).filter { $0.contains("\"phase\":\"result\"") }.count
+            let duckCount = max(0, duckText.split(whereSeparator: \.isNewline).count - 1)
             say("query answers: \(ourCount) features, DuckDB \(duckCount) rows" + (ourCount == duckCount ? " (equal)" : " (DIFFERENT)"))
         }
 
@@ -137,7 +136,7 @@ enum FileBenchmark {
     static func compare(ours: String, duck: String) -> String {
         func table(_ text: String) -> [String: [Double]] {
             var rows: [String: [Double]] = [:]
-            for line in text.split(separator: "\n").dropFirst() {
+            for line in text.split(whereSeparator: \.isNewline).dropFirst() {
                 let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard fields.count == 6 else { continue }
                 rows[fields[0]] = fields.dropFirst().map { Double($0) ?? .nan }

@@ -133,7 +133,6 @@ public final class CSVFileScan: @unchecked Sendable {
                                         consume: (Partial) async throws -> Void) async throws -> Outcome {
         let layout = self.layout
         let plan = layout.plan
-        let columns = layout.names.count
         let needed = neededColumns(neededFields)
         let read = readColumns(needed)
         let collect = !sampledWholeFile && !read.isSubset(of: verifiedColumns)
