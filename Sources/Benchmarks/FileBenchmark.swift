@@ -160,6 +160,7 @@ enum FileBenchmark {
 import sys, duckdb
 mode, path = sys.argv[1], sys.argv[2]
 con = duckdb.connect(":memory:", config={"threads": 2})
+con.execute("SET enable_progress_bar = false")   # it draws on stdout, an extra line of the answer
 source = "read_csv_auto('%s')" % path.replace("'", "''")
 if mode == "statistics":
     rows = con.execute("SELECT grp, COUNT(val), AVG(val), STDDEV_SAMP(val), MIN(val), MAX(val) FROM %s GROUP BY grp ORDER BY grp" % source).fetchall()
