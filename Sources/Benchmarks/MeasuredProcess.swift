@@ -25,6 +25,17 @@ struct MeasuredProcess {
 
     /// - Parameter series: when given, samples the child's RSS over its life.
     static func run(_ executable: String, _ arguments: [String], output: Output = .pipe, series: ResidentSeries? = nil) throws -> Run {
+        try run(executable, arguments, output: output, series: series, capture: false).run
+    }
+
+    /// ``run(_:_:output:series:)`` through a pipe, keeping what the program wrote on stdout.
+    static func runCapturing(_ executable: String, _ arguments: [String]) throws -> (run: Run, output: String) {
+        let (run, bytes) = try run(executable, arguments, output: .pipe, series: nil, capture: true)
+        return (run, String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func run(_ executable: String, _ arguments: [String], output: Output, series: ResidentSeries?,
+                            capture: Bool) throws -> (run: Run, output: [UInt8]) {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchmarkError("pipe failed") }
@@ -57,6 +68,7 @@ struct MeasuredProcess {
         series?.start(pid: pid)
         var bytes = 0
         var lines = 0
+        var captured: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 17)   // what cat reads at a time
         while true {
             let count = buffer.withUnsafeMutableBytes { read(outPipe[0], $0.baseAddress, $0.count) }
@@ -64,6 +76,7 @@ struct MeasuredProcess {
             if count <= 0 { break }
             bytes += count
             lines += countNewlines(buffer, count)
+            if capture { captured.append(contentsOf: buffer[0..<count]) }
         }
         close(outPipe[0])
         var status: Int32 = 0
@@ -76,11 +89,11 @@ struct MeasuredProcess {
         series?.stop()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return Run(seconds: elapsed,
+        return (Run(seconds: elapsed,
                    userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
                    systemSeconds: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
                    maximumResidentKiB: peak.peak(maxrss: usage.ru_maxrss), status: exitStatus, outputBytes: bytes, outputLines: lines,
-                   standardError: errors.finish())
+                   standardError: errors.finish()), captured)
     }
 
     /// Newlines in the first `count` bytes, found with `memchr` as `wc -l`

@@ -27,6 +27,9 @@ Benchmarks (default all):
   enrich         replay --enrich against the same replay without it
   features       feature-layer where/time scans and CSV loading
   reproject      1 M points EPSG:2913 -> 4326 and 4326 -> 3857 (pyproj, gdaltransform peers)
+  files          statistics and a query over a generated 10 M-row CSV, streamed, against DuckDB
+                 (threads = 2) and SQLite; peak RSS over 1 M, 10 M and 30 M rows
+                 (--rows N, --sizes N,N,…, --dir DIR, default bench-output)
   jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
   soak           make soak: the demo and a looped replay, RSS sampled; exit status 1 when memory
                  grew once the store was full (--seconds N, default 60)
@@ -81,6 +84,14 @@ func runTransport() async throws {
     report(best!.line + " [best of 3]")
 }
 
+/// The streamed-file benchmark (``FileBenchmark``); it prints its own lines as it goes.
+func runFiles() throws -> [String] {
+    let sizes = stringOption("--sizes", default: "1000000,10000000,30000000").split(separator: ",").compactMap { Int($0) }
+    return try FileBenchmark.run(rows: option("--rows", default: 10_000_000), runs: runs, sizes: sizes,
+                                 directory: stringOption("--dir", default: "bench-output"), executable: executable,
+                                 peers: !arguments.contains("--no-peers"))
+}
+
 do {
     switch selected {
     case "transport-server":
@@ -131,6 +142,8 @@ do {
     case "reproject":
         for line in try ReprojectBenchmark.run(count: option("--count", default: 1_000_000), runs: runs,
                                                peers: !arguments.contains("--no-peers")) { report(line) }
+    case "files":
+        _ = try runFiles()
     case "compare":
         guard let index = arguments.firstIndex(of: "--baseline"), index + 1 < arguments.count else {
             throw BenchmarkError("compare needs --baseline PATH: another build's entitystream, to replay against this build's")
@@ -200,6 +213,7 @@ do {
         } else {
             skip("jetstream")
         }
+        _ = try runFiles()
     default:
         FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (see entitystream-bench --help)\n".utf8))
         exit(2)

@@ -75,3 +75,43 @@ public struct CSVColumnTypeInference: Sendable {
         }
     }
 }
+
+extension CSVColumnTypeInference {
+    /// ``observe(_:)`` on trimmed bytes, the number already read by ``CSVNumber/scan(_:)``
+    /// (nil: read it here). What the streamed CSV reader feeds.
+    public mutating func observe(trimmed: UnsafeBufferPointer<UInt8>, scanned: CSVNumber.Scanned? = nil) {
+        guard !trimmed.isEmpty else { return }
+        sawValue = true
+        if allDates, CSVTime.milliseconds(bytes: trimmed) == nil { allDates = false }
+        guard allNumbers else { return }
+        let number = scanned ?? CSVNumber.scan(trimmed)
+        switch number.strictKind {
+        case .integer?:
+            if let value = number.integer {
+                if value < Int64(Int32.min) || value > Int64(Int32.max) { fitsInt32 = false }
+            } else {
+                allIntegers = false
+                if number.double == nil { allNumbers = false }
+            }
+        case .decimal?:
+            allIntegers = false
+            if number.double == nil { allNumbers = false }
+        case nil:
+            allNumbers = false
+            allIntegers = false
+        }
+    }
+
+    /// Folds in what `other` observed (other rows of the same column): the
+    /// type is then the one a single pass over both would give.
+    public mutating func merge(_ other: CSVColumnTypeInference) {
+        sawValue = sawValue || other.sawValue
+        allIntegers = allIntegers && other.allIntegers
+        allNumbers = allNumbers && other.allNumbers
+        fitsInt32 = fitsInt32 && other.fitsInt32
+        allDates = allDates && other.allDates
+    }
+
+    /// True when no further value can change ``fieldType`` (a text column).
+    public var isSettled: Bool { sawValue && !allNumbers && !allDates }
+}

@@ -68,20 +68,7 @@ public struct FeatureQueryEngine: Sendable {
             query.resultOffset = nil
             query.resultRecordCount = nil
         }
-        var whereClause: WhereClause?
-        if let text = query.effectiveWhereClause {
-            do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
-        }
-        var textClause: WhereClause?
-        if let text = query.text {
-            guard let field = LayerDescription.displayField(of: schema) else {
-                throw FeatureQueryError("text", "the layer has no display field (no string field) to search")
-            }
-            let literal = "'%" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "%'"
-            do { textClause = try WhereClause("\(field) LIKE \(literal)", schema: schema) } catch {
-                throw FeatureQueryError("text", error.description)
-            }
-        }
+        let filters = try self.filters(query, on: table)
         let fieldIndices = try outputFields(query.outFields, schema: schema, objectIDField: table.objectIDFieldIndex)
         // A statistics query orders its groups by group fields and statistic
         // names: the statistics engine checks that order, not the schema.
@@ -90,23 +77,6 @@ public struct FeatureQueryEngine: Sendable {
                 throw FeatureQueryError("orderByFields", "unknown field '\(entry.field)' (fields: \(Self.fieldList(schema)))")
             }
             return (index, entry.descending)
-        }
-        if query.time != nil && !table.isTimeAware {
-            throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
-        }
-        var envelope: EnvelopeTest?
-        var area: SearchArea?
-        if let geometry = query.geometry {
-            guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
-            if query.polygonRings == nil, (query.distance ?? 0) <= 0 {
-                envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
-            } else {
-                area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
-                                      unit: query.distanceUnit, layerReference: table.spatialReference,
-                                      rings: try query.polygonRings.map { (rings) throws(FeatureQueryError) in
-                                          try Self.rings(rings, from: geometry.wkid, into: table.spatialReference)
-                                      })
-            }
         }
         var outputReference = table.spatialReference
         if table.geometryType == .point {
@@ -141,8 +111,8 @@ public struct FeatureQueryEngine: Sendable {
         }
 
         // Selection.
-        let rows = select(table, whereClause: whereClause, textClause: textClause, objectIDs: query.objectIDs, time: query.time,
-                          envelope: envelope, area: area)
+        let rows = select(table, whereClause: filters.whereClause, textClause: filters.textClause, objectIDs: query.objectIDs, time: query.time,
+                          envelope: filters.envelope, area: filters.area)
         let limit: Int
         switch query.resultType {
         case .standard: limit = standardMaxRecordCount
@@ -184,6 +154,55 @@ public struct FeatureQueryEngine: Sendable {
             }
         }
         return .features(selection)
+    }
+
+    /// The rows `query`'s filters select (`where`, `text`, object ids,
+    /// `time`, `geometry`), in row order: what ``run(_:on:)`` answers from,
+    /// for a caller that reads a file chunk by chunk and aggregates or
+    /// orders the matches itself.
+    /// - Throws: ``FeatureQueryError`` for a filter that cannot be honoured.
+    public func matchingRows(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError) -> [Int] {
+        let filters = try self.filters(query, on: table)
+        return select(table, whereClause: filters.whereClause, textClause: filters.textClause, objectIDs: query.objectIDs,
+                      time: query.time, envelope: filters.envelope, area: filters.area)
+    }
+
+    /// The compiled filters of `query` on `table`'s schema.
+    private func filters(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError)
+        -> (whereClause: WhereClause?, textClause: WhereClause?, envelope: EnvelopeTest?, area: SearchArea?) {
+        let schema = table.schema
+        var whereClause: WhereClause?
+        if let text = query.effectiveWhereClause {
+            do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
+        }
+        var textClause: WhereClause?
+        if let text = query.text {
+            guard let field = LayerDescription.displayField(of: schema) else {
+                throw FeatureQueryError("text", "the layer has no display field (no string field) to search")
+            }
+            let literal = "'%" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "%'"
+            do { textClause = try WhereClause("\(field) LIKE \(literal)", schema: schema) } catch {
+                throw FeatureQueryError("text", error.description)
+            }
+        }
+        if query.time != nil && !table.isTimeAware {
+            throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
+        }
+        var envelope: EnvelopeTest?
+        var area: SearchArea?
+        if let geometry = query.geometry {
+            guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
+            if query.polygonRings == nil, (query.distance ?? 0) <= 0 {
+                envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
+            } else {
+                area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
+                                      unit: query.distanceUnit, layerReference: table.spatialReference,
+                                      rings: try query.polygonRings.map { (rings) throws(FeatureQueryError) in
+                                          try Self.rings(rings, from: geometry.wkid, into: table.spatialReference)
+                                      })
+            }
+        }
+        return (whereClause, textClause, envelope, area)
     }
 
     /// The bounding box of `rows`' points in `reference` (nil when none has a

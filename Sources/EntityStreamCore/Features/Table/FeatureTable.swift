@@ -45,12 +45,15 @@ public struct FeatureTable: Sendable {
     /// Row-major: row `r`'s value of field `f` is at `r * width + f`.
     let values: [AttributeValue]
     let width: Int
-    /// Object id → row, unless object ids are exactly 1, 2, 3… in row order.
+    /// Object id → row, unless object ids are exactly `firstObjectID`, +1, +2… in row order.
     let rowByObjectID: [Int64: Int]?
+    /// The first row's object id when they run in order (1, or where a chunk of a streamed file starts).
+    let firstObjectID: Int64
 
     init(name: String, schema: Schema, objectIDFieldIndex: Int, geometryType: FeatureGeometryType, spatialReference: Int?,
          startTimeFieldIndex: Int?, endTimeFieldIndex: Int?, extent: Envelope?, dataTimeExtent: TimeExtent?,
-         report: FeatureLoadReport, objectIDs: [Int64], points: [Point], values: [AttributeValue], rowByObjectID: [Int64: Int]?) {
+         report: FeatureLoadReport, objectIDs: [Int64], points: [Point], values: [AttributeValue], rowByObjectID: [Int64: Int]?,
+         firstObjectID: Int64 = 1) {
         self.name = name
         self.schema = schema
         self.objectIDFieldIndex = objectIDFieldIndex
@@ -66,6 +69,7 @@ public struct FeatureTable: Sendable {
         self.values = values
         self.width = schema.fields.count
         self.rowByObjectID = rowByObjectID
+        self.firstObjectID = firstObjectID
     }
 
     /// The number of rows.
@@ -99,8 +103,9 @@ public struct FeatureTable: Sendable {
     /// The row holding object id `objectID`, or nil.
     public func row(withObjectID objectID: Int64) -> Int? {
         if let rowByObjectID { return rowByObjectID[objectID] }
-        guard objectID >= 1, objectID <= Int64(count) else { return nil }
-        return Int(objectID - 1)
+        let (row, overflow) = objectID.subtractingReportingOverflow(firstObjectID)
+        guard !overflow, row >= 0, row < Int64(count) else { return nil }
+        return Int(row)
     }
 
     /// The time span of row `row`: `(start, end)` (equal for instants; the

@@ -24,6 +24,8 @@ public struct FeatureTableBuilder: Sendable {
     private var values: [AttributeValue] = []
     private var seenObjectIDs: Set<Int64> = []
     private var sequential = true
+    /// Added to the assigned object ids (``numberAssignedObjectIDs(after:)``).
+    private var assignedBase: Int64 = 0
     private var xmin = Double.infinity, ymin = Double.infinity, xmax = -Double.infinity, ymax = -Double.infinity
     private var earliest: Int64?
     private var latest: Int64?
@@ -84,7 +86,7 @@ public struct FeatureTableBuilder: Sendable {
         }
         let objectID: Int64
         if assignsObjectIDs {
-            objectID = Int64(objectIDs.count) &+ 1
+            objectID = assignedBase &+ Int64(objectIDs.count) &+ 1
         } else {
             let given = objectIDFieldIndex < rowValues.count ? rowValues[objectIDFieldIndex] : .null
             guard case .int(let id) = given else {
@@ -98,8 +100,9 @@ public struct FeatureTableBuilder: Sendable {
         }
         var first: Int64?
         var last: Int64?
-        for index in [startTimeFieldIndex, endTimeFieldIndex] {
-            guard let index, index < rowValues.count else { continue }
+        // The start and end time fields, without an array per row.
+        for slot in 0..<2 {
+            guard let index = slot == 0 ? startTimeFieldIndex : endTimeFieldIndex, index < rowValues.count else { continue }
             switch rowValues[index] {
             case .null: break
             case .date(let ms), .int(let ms):
@@ -111,14 +114,14 @@ public struct FeatureTableBuilder: Sendable {
 
         // Nothing can fail from here on.
         if !assignsObjectIDs { seenObjectIDs.insert(objectID) }
-        if sequential && objectID != Int64(objectIDs.count) &+ 1 { sequential = false }
+        if sequential && objectID != assignedBase &+ Int64(objectIDs.count) &+ 1 { sequential = false }
         objectIDs.append(objectID)
         let start = values.count
         values.append(contentsOf: rowValues)
         if rowValues.count < width { values.append(contentsOf: repeatElement(AttributeValue.null, count: width - rowValues.count)) }
         values[start + objectIDFieldIndex] = .int(objectID)
-        for index in [startTimeFieldIndex, endTimeFieldIndex] {
-            guard let index else { continue }
+        for slot in 0..<2 {
+            guard let index = slot == 0 ? startTimeFieldIndex : endTimeFieldIndex else { continue }
             if case .int(let ms) = values[start + index] { values[start + index] = .date(milliseconds: ms) }
         }
         if let first, let last {
@@ -140,6 +143,26 @@ public struct FeatureTableBuilder: Sendable {
         }
     }
 
+    /// Numbers the assigned object ids from `base + 1` (the rows before and
+    /// after this call alike): a chunk of a streamed file, read before the
+    /// number of rows in the chunks ahead of it is known, is numbered on as
+    /// if the file had been loaded whole. Only for ``assignsObjectIDs``.
+    public mutating func numberAssignedObjectIDs(after base: Int64) {
+        guard assignsObjectIDs, base != assignedBase else { return }
+        let delta = base &- assignedBase
+        assignedBase = base
+        let width = schema.fields.count
+        let field = objectIDFieldIndex
+        objectIDs.withUnsafeMutableBufferPointer { ids in
+            values.withUnsafeMutableBufferPointer { values in
+                for row in ids.indices {
+                    ids[row] &+= delta
+                    values[row &* width &+ field] = .int(ids[row])
+                }
+            }
+        }
+    }
+
     /// The finished table.
     public func build() -> FeatureTable {
         var rowByObjectID: [Int64: Int]?
@@ -156,7 +179,8 @@ public struct FeatureTableBuilder: Sendable {
         return FeatureTable(name: name, schema: schema, objectIDFieldIndex: objectIDFieldIndex, geometryType: geometryType,
                             spatialReference: spatialReference, startTimeFieldIndex: startTimeFieldIndex,
                             endTimeFieldIndex: endTimeFieldIndex, extent: extent, dataTimeExtent: timeExtent, report: report,
-                            objectIDs: objectIDs, points: points, values: values, rowByObjectID: rowByObjectID)
+                            objectIDs: objectIDs, points: points, values: values, rowByObjectID: rowByObjectID,
+                            firstObjectID: assignedBase &+ 1)
     }
 }
 

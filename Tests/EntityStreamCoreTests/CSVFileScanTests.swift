@@ -1,0 +1,174 @@
+import EntityStreamCore
+import EntityStreamTestSupport
+import Foundation
+import Testing
+
+/// Writes `bytes` to a fresh temporary file and returns its path.
+private func temporaryCSV(_ bytes: [UInt8]) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString).csv").path
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+/// A table's rows as plain values: object id, point, then every field.
+private struct PlainRow: Sendable, Equatable, CustomStringConvertible {
+    var objectID: Int64
+    var x: Double?
+    var y: Double?
+    var values: [AttributeValue]
+    var description: String { "\(objectID) (\(x.map { "\($0)" } ?? "-") \(y.map { "\($0)" } ?? "-")) \(values)" }
+}
+
+private func plainRows(_ table: FeatureTable) -> [PlainRow] {
+    (0..<table.count).map { row in
+        let point = table.geometry(at: row)
+        return PlainRow(objectID: table.objectID(at: row), x: point?.x, y: point?.y,
+                        values: table.schema.fields.indices.map { table.value(row: row, field: $0) })
+    }
+}
+
+/// Every row of the file through the streamed scan, in order, and the outcome.
+private func scanned(_ path: String, chunkSize: Int, options: FeatureLoadOptions = FeatureLoadOptions(),
+                     needed: Set<Int>? = nil) async throws -> (rows: [PlainRow], schema: Schema, outcome: CSVFileScan.Outcome, chunks: Int) {
+    let scan = try #require(try CSVFileScan.open(path: path, options: options, chunkSize: chunkSize))
+    var rows: [PlainRow] = []
+    var chunks = 0
+    var outcome = try await scan.scan(neededFields: needed, process: plainRows) { rows.append(contentsOf: $0); chunks += 1 }
+    if outcome == .layoutChanged {
+        rows = []
+        chunks = 0
+        outcome = try await scan.scan(neededFields: needed, process: plainRows) { rows.append(contentsOf: $0); chunks += 1 }
+    }
+    return (rows, scan.schema, outcome, chunks)
+}
+
+/// The text the boundary tests read: a BOM, quoted fields holding commas,
+/// doubled quotes, LF and CRLF line breaks, two-, three- and four-byte UTF-8
+/// characters, CRLF and lone-CR record ends, blank lines, an empty quoted
+/// field, a null, and a time column.
+private let trickyCSV: [UInt8] = Array("\u{FEFF}name,lon,lat,when,n,note\r\n".utf8)
+    + Array("plain,1.5,2.25,2024-01-02T03:04:05Z,1,simple\r\n".utf8)
+    + Array("\"comma, inside\",-3,4,2024-01-02 03:04:06,2,\"line\nbreak\"\n".utf8)
+    + Array("\"quote \"\"here\"\"\",5,-6.5,,3,\"crlf\r\ninside, and \"\"more\"\"\"\r".utf8)
+    + Array("Zürich café,7,8,2024-01-03T00:00:00Z,4,日本語のテキスト\n\n".utf8)
+    + Array("emoji 🛰️🚢,9,10,2024-01-04T00:00:00Z,,\"\"\n".utf8)
+    + Array("\"Ærøskøbing\",,,2024-01-05T00:00:00Z,6,\"🧭,\r\n\"\n".utf8)
+    + Array("last,11,12,2024-01-06T00:00:00Z,7,no line end".utf8)
+
+@Suite("CSV files streamed in chunks give the whole-file table", .bounded)
+struct CSVFileScanTests {
+    /// Every chunk size from one byte up puts a read boundary at every
+    /// offset: inside quoted fields, inside doubled quotes, between CR and
+    /// LF, inside multi-byte UTF-8 characters. The rows must be exactly the
+    /// whole-file loader's, in order, object ids numbered on across chunks.
+    @Test("every chunk size, every boundary: the loader's rows", arguments: [1, 2, 3, 5, 7, 11, 16, 64, 4096])
+    func boundariesEverywhere(chunkSize: Int) async throws {
+        let path = try temporaryCSV(trickyCSV)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let options = FeatureLoadOptions(mapping: FeatureColumnMapping(time: "when"))
+        let whole = try FeatureFile.load(path: path, options: options)
+        #expect(whole.count == 7)
+        let streamed = try await scanned(path, chunkSize: chunkSize, options: options)
+        #expect(streamed.outcome == .finished(rows: 7))
+        #expect(streamed.schema == whole.schema)
+        #expect(streamed.rows == plainRows(whole))
+        if chunkSize <= 16 { #expect(streamed.chunks > 3) }
+    }
+
+    /// Random files (seeded): quoted multi-line text with UTF-8 in every
+    /// row, read with a prime chunk size, against the loader and against
+    /// the values the test wrote.
+    @Test("random quoted UTF-8 files: the loader's rows and the written values", arguments: [UInt64(1), 2, 3])
+    func randomFiles(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        let pieces = ["a", "é", "日", "🚢", ",", "\"", "\n", "\r\n", " ", "z"]
+        var text = "id,label,v\n"
+        var written: [(Int64, String, Int64)] = []
+        for id in 1...500 {
+            var label = ""
+            for _ in 0..<random.next(below: 12) { label += pieces[random.next(below: pieces.count)] }
+            let value = Int64(random.next(below: 2000)) - 1000
+            written.append((Int64(id), label, value))
+            text += "\(id),\"\(label.replacingOccurrences(of: "\"", with: "\"\""))\",\(value)\n"
+        }
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let whole = try FeatureFile.load(path: path)
+        let streamed = try await scanned(path, chunkSize: 97)
+        #expect(streamed.rows == plainRows(whole))
+        #expect(streamed.chunks > 10)
+        let expected = written.map { [AttributeValue.int($0.0), $0.1.isEmpty ? .string("") : .string($0.1), .int($0.2)] }
+        #expect(streamed.rows.map { Array($0.values.suffix(3)) } == expected)
+    }
+
+    /// Columns the caller does not read stay null; those it reads keep their values.
+    @Test("unread columns are null, read ones intact")
+    func neededColumns() async throws {
+        let path = try temporaryCSV(Array("a,b,c\n1,x,2.5\n3,y,4.5\n".utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let whole = try FeatureFile.load(path: path)
+        let c = try #require(whole.schema.index(ofField: "c"))
+        let streamed = try await scanned(path, chunkSize: 4, needed: [c])
+        #expect(streamed.rows.map { $0.values[c] } == [.double(2.5), .double(4.5)])
+        let b = try #require(whole.schema.index(ofField: "b"))
+        #expect(streamed.rows.allSatisfy { $0.values[b] == .null })
+    }
+
+    /// A column that looks like integers in the first chunk and holds a
+    /// decimal far later: the scan says the layout changed, and the next
+    /// scan reads it as the loader does (doubles).
+    @Test("a type that changes after the first chunk restarts the scan with the loader's type")
+    func lateTypeChange() async throws {
+        var text = "k,v\n"
+        for i in 0..<2000 { text += "g\(i % 3),\(i)\n" }
+        text += "g0,2.5\n"
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 1000))
+        let v = try #require(scan.schema.index(ofField: "v"))
+        #expect(scan.schema.fields[v].type == .integer)
+        let first = try await scan.scan(process: { $0.count }) { _ in }
+        #expect(first == .layoutChanged)
+        #expect(scan.schema.fields[v].type == .double)
+        let whole = try FeatureFile.load(path: path)
+        let streamed = try await scanned(path, chunkSize: 1000)
+        #expect(streamed.rows == plainRows(whole))
+        #expect(streamed.rows.last?.values[v] == .double(2.5))
+    }
+
+    /// A bad record many chunks into the file is reported with its line in
+    /// the file (counting the line breaks inside quoted fields before it),
+    /// as the loader reports it.
+    @Test("errors name the file's line, as the loader's do", arguments: [
+        ("a,b\n", "1,2,3\n", "expected 2 fields"),
+        ("a,\"b\"\n", "1,\"never closed\n", "never closed"),
+        ("x,y\n", "1,north\n", "not a number"),
+    ])
+    func errorsKeepLines(header: String, bad: String, message: String) async throws {
+        var text = header
+        for i in 0..<300 { text += i % 7 == 0 ? "\(i),\"multi\nline\"\n" : "\(i),\(i)\n" }
+        text += bad
+        text += "9,9\n"
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var loaderError: FeatureLoadError?
+        do { _ = try FeatureFile.load(path: path) } catch { loaderError = error }
+        let expected = try #require(loaderError)
+        #expect(expected.message.contains(message))
+        let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 50))
+        await #expect(throws: expected) {
+            _ = try await scan.scan(process: { $0.count }) { _ in }
+        }
+    }
+
+    /// JSON files are not streamed here (nil), and binary ones are refused by name.
+    @Test("only CSV is streamed; binary files are refused")
+    func otherFormats() throws {
+        let json = try temporaryCSV(Array(#"{"geometry":{"x":1,"y":2},"attributes":{"a":1}}"#.utf8) + [0x0A])
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        #expect(try CSVFileScan.open(path: json) == nil)
+        let binary = try temporaryCSV([0x1F, 0x8B, 0x08, 0x00])
+        defer { try? FileManager.default.removeItem(atPath: binary) }
+        #expect(throws: FeatureLoadError.self) { try CSVFileScan.open(path: binary) }
+    }
+}
