@@ -20,6 +20,8 @@ Usage:
   entitystream connect URL [opts]   stream a live service (…/StreamServer)
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
+  entitystream serve SOURCE [opts]  re-serve a stream (URL or file) and its live store as ArcGIS
+                                    services on one port, with a live map page
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
@@ -47,6 +49,9 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "record":
             _ = try arguments.next()
             return try await RecordCommand(arguments: &arguments).run()
+        case "serve":
+            _ = try arguments.next()
+            return try await ServeCommand(arguments: &arguments).run()
         case "query":
             _ = try arguments.next()
             return try await QueryCommand(arguments: &arguments).run()
@@ -65,7 +70,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, query, statistics, hotspots, identify or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, record, serve, query, statistics, hotspots, identify or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

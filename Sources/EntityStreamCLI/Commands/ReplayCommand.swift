@@ -46,10 +46,12 @@ struct ReplayCommand {
       -h, --help                  show this help
     """
 
-    init(arguments: inout ArgumentList) throws {
+    /// `extra` sees each flag first (`serve` takes its own flags so).
+    init(arguments: inout ArgumentList, extra: ExtraFlags? = nil) throws {
         var sawInterval = false
         var sawSpeed = false
         while let word = try arguments.next() {
+            if let extra, try extra(word, &arguments) { continue }
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--interval":
@@ -84,6 +86,13 @@ struct ReplayCommand {
     }
 
     func run() async throws -> Int32 {
+        guard let (session, makeSource) = try await prepareSession() else { return 1 }
+        return try await session.run(makeSource: makeSource)
+    }
+
+    /// The session and how it makes its source (`serve` adds its server to
+    /// them); nil when the file cannot be read (said on stderr).
+    func prepareSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {
         let source: ReplaySource
         do {
             source = try prepare()
@@ -91,15 +100,13 @@ struct ReplayCommand {
             throw UsageError("replay: \(error)")
         } catch {
             Stderr.line("entitystream: replay: \(error)")
-            return 1
+            return nil
         }
         var session = StreamSession(options: stream)
         session.holdAfterSourceEnds = hold
         (session.rasters, session.enricher) = try await stream.rasters.open()
         session.readsControlCommands = path != "-"
-        return try await session.run { pipeline in
-            ReplayRun(source: source, pipeline: pipeline)
-        }
+        return (session, { pipeline in ReplayRun(source: source, pipeline: pipeline) })
     }
 }
 
