@@ -93,9 +93,22 @@ final class Relay: SessionCompanion {
                 schema = current
                 await refresh(pipeline: running.pipeline, source: running.source)
             }
-            publisher.publish(observations)
+            // A large batch (the fan-out fell behind for a moment: a burst) goes out in slices. When a
+            // subscriber that keeps up has more than half its queue waiting, the server's writing thread
+            // has a turn before the next slice, so it drains the burst instead of overflowing; one that
+            // does not read never makes the relay wait (its socket takes nothing, so it is not waited for).
+            var start = 0
+            while start < observations.count {
+                let end = min(start + Self.slice, observations.count)
+                let behind = end - start == observations.count ? publisher.publish(observations) : publisher.publish(Array(observations[start..<end]))
+                start = end
+                if behind { await stream.writerTurn() }
+            }
         }
     }
+
+    /// Observations offered to the subscribers at once in a burst (about one 64 KiB chunk of features).
+    static let slice = 128
 
     func stop() async {
         guard let running = state.withLock({ $0 }) else { return }
@@ -109,8 +122,12 @@ final class Relay: SessionCompanion {
         let facts = await source.streamFacts()
         let schema = pipeline.schema.schema
         let current = stream.info
-        stream.update(LiveServiceInfo(description: facts.description ?? current.description, schema: schema,
-                                      spatialReference: facts.spatialReference ?? current.spatialReference))
+        let info = LiveServiceInfo(description: facts.description ?? current.description, schema: schema,
+                                   spatialReference: facts.spatialReference ?? current.spatialReference)
+        stream.update(info)
+        if !current.isKnown && info.isKnown {
+            configuration.log("\(stream.name): the source described its stream (\(schema.fields.count) fields, wkid \(info.spatialReference)); serving it")
+        }
     }
 }
 

@@ -36,6 +36,8 @@ public struct LiveServiceInfo: Sendable, Equatable {
 public final class LiveStream: Sendable {
     public let name: String
     private let state: LockedState<State>
+    /// The serving server's "next service turn" (set when it starts).
+    private let serverTurn = LockedState<(@Sendable () async -> Void)?>(nil)
 
     struct State {
         var info: LiveServiceInfo
@@ -98,6 +100,26 @@ public final class LiveStream: Sendable {
                               departedClients: state.departed.clients, departedSent: state.departed.sent, departedDropped: state.departed.dropped)
         }
     }
+
+    /// Returns after the serving server's writing thread has had a turn
+    /// (every subscriber whose socket could take data was written to); at
+    /// once when no server serves the stream. A source publishing a burst
+    /// in slices waits for this between them, so that subscribers that keep
+    /// up drain each slice before the next — a slow subscriber, whose socket
+    /// is full, does not make it wait.
+    public func writerTurn() async {
+        guard let turn = serverTurn.withLock({ $0 }) else { return }
+        await turn()
+    }
+
+    func attach(queueLimit: Int, serverTurn turn: @escaping @Sendable () async -> Void) {
+        serverTurn.withLock { $0 = turn }
+        queueBytes.store(queueLimit, ordering: .relaxed)
+    }
+
+    /// Bytes queued per subscriber before the slow-client policy applies (the serving server's).
+    var queueLimit: Int { queueBytes.load(ordering: .relaxed) }
+    private let queueBytes = Atomic<Int>(1 << 20)
 
     /// A publisher feeding this stream (use one, from one task).
     public func makePublisher() -> LiveStreamPublisher {
@@ -206,6 +228,8 @@ final class LiveSubscriber: Sendable {
     let joinedAt: Int64
     private let offered = Atomic<Int64>(0)
     private let refused = Atomic<Bool>(false)
+    /// Its socket's sent count at the previous offer (publisher only).
+    private let sentAtLastOffer = Atomic<Int>(0)
 
     init(id: Int, session: SubscriberSession, socket: ServerWebSocket, joinedAt: Int64) {
         self.id = id
@@ -222,6 +246,16 @@ final class LiveSubscriber: Sendable {
         offered.add(Int64(admitted), ordering: .relaxed)
         guard !messages.isEmpty else { return .queued }
         return socket.trySend(messages)
+    }
+
+    /// True when its queue is more than half full while its socket is taking
+    /// data (it was sent something since the previous call): a subscriber
+    /// that keeps up but needs the writer to catch up with a burst. One
+    /// whose socket takes nothing (it does not read) never is.
+    func isDrainingBehind(halfLimit: Int) -> Bool {
+        let sent = socket.sentMessageCount
+        let previous = sentAtLastOffer.exchange(sent, ordering: .relaxed)
+        return sent != previous && socket.queuedBytes > halfLimit
     }
 
     /// Closes it with 4400 once: its filter cannot be applied to the service as it is now.

@@ -24,15 +24,23 @@ public struct LiveStreamPublisher {
     /// Called with a subscriber's id and what happened when the policy closed it or its filter was refused.
     public var log: @Sendable (String) -> Void = { _ in }
 
+    /// Half a subscriber's queue limit (the server's, once it serves the stream).
+    private var halfQueue: Int { stream.queueLimit / 2 }
+
     init(stream: LiveStream) {
         self.stream = stream
     }
 
-    /// Offers `observations` (in order) to every subscriber.
-    public mutating func publish(_ observations: [Observation]) {
-        guard !observations.isEmpty else { return }
+    /// Offers `observations` (in order) to every subscriber. Returns true
+    /// when a subscriber that keeps up has more than half its queue waiting
+    /// (``LiveSubscriber/isDrainingBehind(halfLimit:)``): the caller should
+    /// let the server write (``LiveStream/writerTurn()``) before the next batch.
+    @discardableResult
+    public mutating func publish(_ observations: [Observation]) -> Bool {
+        guard !observations.isEmpty else { return false }
         let (subscribers, info, generation) = stream.beginBatch(count: observations.count)
-        guard !subscribers.isEmpty else { return }
+        guard !subscribers.isEmpty else { return false }
+        var behind = false
         if generation != compiledGeneration {
             compiled.removeAll()
             compiledGeneration = generation
@@ -58,11 +66,16 @@ public struct LiveStreamPublisher {
                 writer.withUnsafeBytes { framed.append($0) }
                 admitted += 1
             }
-            for member in members where member.offer(framed, admitted: admitted) == .disconnected {
-                log("\(stream.name): subscriber \(member.session.id) fell behind; closed with 1008 (its queue was full)")
+            for member in members {
+                if member.offer(framed, admitted: admitted) == .disconnected {
+                    log("\(stream.name): subscriber \(member.session.id) fell behind; closed with 1008 (its queue was full)")
+                } else if !behind, member.isDrainingBehind(halfLimit: halfQueue) {
+                    behind = true
+                }
             }
         }
         groups.removeAll(keepingCapacity: true)
+        return behind
     }
 
     private mutating func compile(_ filter: StreamFilter, _ info: LiveServiceInfo) -> Result<SubscriberFilter, SimulatorError> {

@@ -168,6 +168,9 @@ public final class SimulatorServer: Sendable {
         let server: TransportServer
         do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
         state.webSocketBase.withLock { $0 = server.webSocketBase }
+        for live in configuration.liveServices {
+            live.stream.attach(queueLimit: configuration.clientQueueBytes) { await server.nextServiceTurn() }
+        }
         var rotation: Task<Void, Never>?
         if let seconds = configuration.faults.expireTokenAfterSeconds {
             rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
