@@ -3,6 +3,7 @@
 #   make test   install what is missing, run the tests
 # Also: make setup, make build, make bench (release build + benchmarks),
 #   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60),
+#   make soak (release build; memory stays flat for SOAK_SECONDS, default 150, per run),
 #   make interop (real ArcGIS clients against the simulator; see .ci/interop).
 
 SHELL := /bin/bash
@@ -11,8 +12,10 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # How long `make fuzz` runs each fuzz test with fresh seeds (seconds).
 FUZZ_SECONDS ?= 60
+# How long each `make soak` run lasts (seconds).
+SOAK_SECONDS ?= 150
 
-.PHONY: setup build test fuzz demo bench interop clean
+.PHONY: setup build test fuzz demo bench soak interop clean
 
 ## setup: install the Debian packages the build and tests need, only if missing
 setup:
@@ -24,12 +27,14 @@ setup:
 	pkg-config --exists proj 2>/dev/null || missing="$$missing libproj-dev"; \
 	[ -f /usr/share/proj/proj.db ] || missing="$$missing proj-data"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	pkg-config --exists libnats 2>/dev/null || missing="$$missing libnats-dev"; \
+	command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing="$$missing nats-server"; \
 	if [ -n "$$missing" ]; then \
 	  echo "make setup: missing:$$missing" >&2; \
 	  echo "make setup: running: $(SUDO) apt-get update && $(SUDO) apt-get install -y$$missing" >&2; \
 	  { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } 1>&2; \
 	else \
-	  echo "make setup: libwebsockets-dev, libtiff-dev, libgeotiff-dev, libproj-dev (with proj-data), pkg-config and openssl are installed" >&2; \
+	  echo "make setup: libwebsockets-dev, libtiff-dev, libgeotiff-dev, libproj-dev (with proj-data), libnats-dev, nats-server, pkg-config and openssl are installed" >&2; \
 	fi
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "make setup: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
 
@@ -57,6 +62,12 @@ demo: build
 bench: setup
 	$(SWIFT) build -c release
 	.build/release/entitystream-bench all
+
+## soak: release build, then the demo at 20,000 vehicles and a looped replay of 20,000 tracks on
+## loopback, SOAK_SECONDS each, sampling RSS; fails when memory grows once the store is full
+soak: setup
+	$(SWIFT) build -c release
+	.build/release/entitystream-bench soak --seconds $(SOAK_SECONDS)
 
 ## interop: real ArcGIS clients (GDAL's ogr2ogr, esridump, the ArcGIS API for Python, the JS SDK in
 ## headless chromium) against stream-simulator on loopback; each skipped with a message when not

@@ -23,7 +23,8 @@ struct MeasuredProcess {
 
     enum Output { case pipe, devNull }
 
-    static func run(_ executable: String, _ arguments: [String], output: Output = .pipe) throws -> Run {
+    /// - Parameter series: when given, samples the child's RSS over its life.
+    static func run(_ executable: String, _ arguments: [String], output: Output = .pipe, series: ResidentSeries? = nil) throws -> Run {
         var outPipe: [Int32] = [0, 0]
         var errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw BenchmarkError("pipe failed") }
@@ -53,6 +54,7 @@ struct MeasuredProcess {
         // Read stdout here (as a reader in a pipeline would), stderr and the peak RSS on threads.
         let errors = ErrorCollector(descriptor: errPipe[0])
         let peak = PeakResidentSampler(pid: pid, parentPeak: parentPeak)
+        series?.start(pid: pid)
         var bytes = 0
         var lines = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 17)   // what cat reads at a time
@@ -71,6 +73,7 @@ struct MeasuredProcess {
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
         let elapsed = (ContinuousClock.now - started).seconds
         peak.stop()
+        series?.stop()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Run(seconds: elapsed,

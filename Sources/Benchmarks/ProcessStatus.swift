@@ -61,3 +61,43 @@ final class PeakResidentSampler: @unchecked Sendable {
         maxrss > parentPeak ? maxrss : lock.withLock { sampled }
     }
 }
+
+/// A running child's RSS (`VmRSS`) sampled every `interval` on a thread,
+/// with the seconds since ``start(pid:)``, until ``stop()`` (called after
+/// the child exited and before it is reaped): what a soak run watches.
+final class ResidentSeries: @unchecked Sendable {
+    private let interval: Double
+    private let lock = NSLock()
+    private var collected: [(seconds: Double, kib: Int)] = []
+    private var running = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(interval: Double = 0.5) {
+        self.interval = interval
+    }
+
+    func start(pid: pid_t) {
+        lock.withLock { running = true }
+        let started = ContinuousClock.now
+        Thread {
+            while self.lock.withLock({ self.running }) {
+                if let value = ProcessStatus.kilobytes("VmRSS:", pid: pid) {
+                    let seconds = (ContinuousClock.now - started).seconds
+                    self.lock.withLock { self.collected.append((seconds, value)) }
+                }
+                usleep(useconds_t(self.interval * 1e6))
+            }
+            self.done.signal()
+        }.start()
+    }
+
+    func stop() {
+        guard lock.withLock({ () -> Bool in
+            defer { running = false }
+            return running
+        }) else { return }
+        done.wait()
+    }
+
+    var samples: [(seconds: Double, kib: Int)] { lock.withLock { collected } }
+}

@@ -7,12 +7,14 @@ import Foundation
 ///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
 ///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
 ///     entitystream-bench compare --baseline PATH [--count 1000000] [--runs 9] [--ais PATH]
+///     entitystream-bench soak [--seconds 60]   (make soak; exit status 1 when memory grew once the store was full)
 ///
 /// Process benchmarks run every contender `--runs` times (default 5), in
 /// alternation, with stdout through a pipe, and report medians.
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts;
-/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS.
+/// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS;
+/// `memory-tracks --tracks N --per-track K` the one that measures the store with many tracks.
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
@@ -60,7 +62,23 @@ do {
     case "replay-large":
         if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
     case "memory":
-        if haveAIS { report(try CoreBenchmarks.memory(ais: ais, count: option("--count", default: 1_000_000))) } else { skip("memory") }
+        if haveAIS {
+            let (line, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: option("--count", default: 1_000_000))
+            report(line)
+            for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
+        } else {
+            skip("memory")
+        }
+    case "memory-tracks":
+        report(try CoreBenchmarks.memoryTracksChild(ais: ais, tracks: option("--tracks", default: 20_000), perTrack: option("--per-track", default: 5)))
+    case "soak":
+        let seconds = option("--seconds", default: 60)
+        var failed = false
+        for result in try SoakBenchmark.run(seconds: seconds) {
+            report(result.line)
+            failed = failed || !result.passed
+        }
+        if failed { exit(1) }
     case "simulator":
         if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
     case "query":
@@ -97,6 +115,14 @@ do {
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
+    case "jetstream":
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: option("--count", default: 1_000_000), rounds: option("--runs", default: 3)) {
+                report(line)
+            }
+        } else {
+            skip("jetstream")
+        }
     case "enrich":
         if haveWorld {
             for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: option("--count", default: 1_000_000),
@@ -111,7 +137,9 @@ do {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
             report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
             report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
-            report(try CoreBenchmarks.memory(ais: ais, count: 1_000_000))
+            let (memoryLine, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: 1_000_000)
+            report(memoryLine)
+            for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
             for result in try ProcessBenchmarks.simulator(ais: ais, count: 1_000_000, runs: runs) { report(result.line) }
         } else {
             skip("json, replay, memory and simulator benchmarks")
@@ -131,8 +159,13 @@ do {
             skipEnrich()
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
+        if haveAIS {
+            for line in try JetStreamBenchmark.run(ais: ais, count: 1_000_000, rounds: 3) { report(line) }
+        } else {
+            skip("jetstream")
+        }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, jetstream)\n".utf8))
         exit(2)
     }
 } catch {

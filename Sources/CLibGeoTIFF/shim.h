@@ -69,6 +69,17 @@ static inline int es_gtif_key_set_ascii(GTIF *gtif, int key, const char *value) 
     return GTIFKeySet(gtif, (geokey_t)key, TYPE_ASCII, 0, value);
 }
 
+/* One ASCII GeoKey (a citation) into `buffer` (`size` bytes, NUL-terminated):
+ * its length when present, else 0. */
+static inline int es_gtif_key_get_ascii(GTIF *gtif, int key, char *buffer, int size) {
+    if (size <= 0) return 0;
+    buffer[0] = 0;
+    tagtype_t type;
+    int unit = 0;
+    if (GTIFKeyInfo(gtif, (geokey_t)key, &unit, &type) <= 0 || type != TYPE_ASCII) return 0;
+    return GTIFKeyGetASCII(gtif, (geokey_t)key, buffer, size);
+}
+
 /* One SHORT GeoKey: 1 and the value when present, else 0. */
 static inline int es_gtif_key_get_short(GTIF *gtif, int key, unsigned short *value) {
     return GTIFKeyGetSHORT(gtif, (geokey_t)key, value, 0, 1);

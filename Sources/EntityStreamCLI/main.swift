@@ -6,8 +6,10 @@ import Transport
 /// `entitystream`: the command line. See `entitystream --help` and README.md.
 
 // First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost (until a
-// command watches them, they end the program as they would without it).
+// command watches them, they end the program at once with status 0), and a closed stdout or
+// stderr is a failed write, never a SIGPIPE.
 StopSignals.install()
+signal(SIGPIPE, SIG_IGN)
 
 let generalHelp = """
 EntityStream: a headless client for ArcGIS stream services. It keeps the
@@ -22,6 +24,10 @@ Usage:
   entitystream record URL -o FILE   record a live stream for exact replays
   entitystream serve SOURCE [opts]  re-serve a stream (URL or file) and its live store as ArcGIS
                                     services on one port, with a live map page
+  entitystream consume nats://HOST:PORT/STREAM
+                                    a NATS JetStream stream (filled by --publish) as the source
+  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N
+                                    statistics merged across the consumers of a fleet group
   entitystream query LAYER|FILE     query a feature layer or a file (time extent, where, …)
   entitystream statistics LAYER|FILE --stat TYPE:FIELD
                                     grouped statistics of a feature layer or a file
@@ -46,6 +52,12 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case "replay":
             _ = try arguments.next()
             return try await ReplayCommand(arguments: &arguments).run()
+        case "consume":
+            _ = try arguments.next()
+            return try await ConsumeCommand(arguments: &arguments).run()
+        case "fleet":
+            _ = try arguments.next()
+            return try await FleetCommand(arguments: &arguments).run()
         case "record":
             _ = try arguments.next()
             return try await RecordCommand(arguments: &arguments).run()
@@ -70,7 +82,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, record, serve, query, statistics, hotspots, identify or demo)")
+            throw UsageError("unknown command '\(word)' (expected connect, replay, consume, fleet, record, serve, query, statistics, hotspots, identify or demo)")
         }
     } catch let help as HelpRequested {
         print(help.text)

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -132,6 +133,22 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` to the child.
     public func signal(_ number: Int32) {
         if exitStatus == nil { kill(processIdentifier, number) }
+    }
+
+    /// Waits until the child has a handler for `signal` (its `SigCgt` mask in
+    /// `/proc/PID/status`): from then on the signal reaches the program's own
+    /// code, not the system's default action. False if the child ended first.
+    /// Polls, yielding the processor between looks: no other event says it.
+    public func waitUntilCatching(_ signal: Int32) -> Bool {
+        let path = "/proc/\(processIdentifier)/status"
+        while true {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                  let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            if text.contains("State:\tZ") { return false }
+            if mask & (1 << UInt64(signal - 1)) != 0 { return true }
+            sched_yield()
+        }
     }
 
     /// Waits for the child to end: its exit status, or 128 + the signal that ended it.

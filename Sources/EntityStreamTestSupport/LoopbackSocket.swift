@@ -29,4 +29,15 @@ enum LoopbackSocket {
         }
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
+
+    /// Connects `descriptor` (a TCP socket) to 127.0.0.1:`port`; false when refused.
+    static func connect(_ descriptor: Int32, port: Int) -> Bool {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
 }

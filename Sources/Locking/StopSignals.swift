@@ -9,7 +9,10 @@ import Glibc
 /// handler only writes its number into a pipe (all a signal handler may
 /// safely do), whichever thread the system picks to run it, and a thread
 /// reads the pipe and does what was chosen last:
-/// - before any choice, what the system would do: end the program;
+/// - before any choice, end the program at once with exit status 0 (the
+///   status both programs document for a stop by signal: nothing has started
+///   yet that needs stopping, so there is nothing to report; the system's
+///   default, 128 + the signal, said the program had failed);
 /// - after ``watch(_:)``, call the handler (a program stopping gracefully);
 /// - after ``ignore()``, nothing (a program already stopping).
 ///
@@ -20,12 +23,12 @@ import Glibc
 /// the choices are kept but no signal reaches them.
 public enum StopSignals {
     private enum Choice {
-        case endProgram
+        case endProgram(status: Int32)
         case call(@Sendable (Int32) -> Void)
         case ignore
     }
 
-    private static let choice = LockedState(Choice.endProgram)
+    private static let choice = LockedState(Choice.endProgram(status: 0))
     /// The pipe's write end, for the signal handler (a C function cannot capture).
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
 
@@ -69,9 +72,9 @@ public enum StopSignals {
 
     private static func deliver(_ number: Int32) {
         switch choice.withLock({ $0 }) {
-        case .endProgram:
-            signal(number, SIG_DFL)
-            kill(getpid(), number)
+        case .endProgram(let status):
+            // At once, without atexit handlers: other threads may be using what they would tear down.
+            _exit(status)
         case .call(let handler):
             handler(number)
         case .ignore:

@@ -198,7 +198,6 @@ struct IdentifyCommandLineTests {
         let path = try TestRaster.write(in: scratch)
         let usage: [([String], String)] = [
             (["identify"], "missing the RASTER"),
-            (["identify", scratch.file("missing.tif"), "--at", "1,2"], "missing.tif"),
             (["identify", path, "--at", "1"], "--at expects x,y"),
             (["identify", path, "--at", "a,b"], "--at expects x,y"),
             (["identify", path, "--at", "1,2,3"], "--at expects x,y"),
@@ -214,6 +213,14 @@ struct IdentifyCommandLineTests {
             #expect(result.status == 2, "\(arguments)")
             #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.isEmpty)
+        }
+        // A raster that cannot be read (missing, a directory) is a runtime failure, 1, as replay and query say it.
+        let tracks = try recording([("A", #"{"x":-111.5,"y":40.5,"spatialReference":{"wkid":4326}}"#)], in: scratch)
+        for unreadable in [scratch.file("missing.tif"), scratch.path] {
+            let result = try CommandLineTool.run("entitystream", ["identify", unreadable, "--at", "1,2"])
+            #expect(result.status == 1 && result.standardError.contains(unreadable) && result.standardOutput.isEmpty, "\(result.standardError)")
+            let session = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(unreadable)"])
+            #expect(session.status == 1 && session.standardError.contains("--raster dem"), "\(session.standardError)")
         }
         let text = scratch.file("text.tif")
         try "hello".write(toFile: text, atomically: true, encoding: .utf8)
@@ -307,8 +314,8 @@ struct IdentifyCommandLineTests {
         }
     }
 
-    /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster (2 for a missing
-    /// file or a bad name); nothing is printed on stdout.
+    /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster, a missing file
+    /// too (2 for a bad name); nothing is printed on stdout.
     @Test func rasterFailsAtSessionStart() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
@@ -319,7 +326,7 @@ struct IdentifyCommandLineTests {
         try GeoTIFFWriter.write(RasterImage(width: 2, height: 2, pixelType: .uint8, values: [1, 2, 3, 4]), to: bare)
         let cases: [([String], Int32, String)] = [
             (["--raster", "bad=\(text)"], 1, "--raster bad:"),
-            (["--raster", "dem=\(scratch.file("missing.tif"))"], 2, "--raster dem:"),
+            (["--raster", "dem=\(scratch.file("missing.tif"))"], 1, "--raster dem:"),
             (["--raster", "dem=\(path)", "--enrich", "other"], 2, "--enrich other"),
             (["--raster", "bare=\(bare)", "--enrich", "bare"], 1, "--enrich bare"),
             (["--raster", "dem"], 2, "--raster expects NAME=FILE.tif"),
@@ -331,6 +338,45 @@ struct IdentifyCommandLineTests {
             #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.isEmpty, "\(arguments)")
         }
+    }
+
+    /// A raster whose EPSG code PROJ does not know is the raster's problem: with `--sr 4326` the
+    /// command exits 1 naming the file and its coordinate system, and does not blame `--sr` (it
+    /// used to exit 2 with "--sr 4326: unknown spatial reference EPSG:…"). Points in the raster's
+    /// own coordinates are still answered.
+    @Test func rasterWithAnUnknownEPSGCode() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("unknown-crs.tif")
+        let transform = try #require(GeoTransform([500_000, 10, 0, 4_000_000, 0, -10]))
+        try GeoTIFFWriter.write(RasterImage(width: 4, height: 4, pixelType: .uint8, values: (1...16).map(Double.init)), to: path,
+                                options: GeoTIFFWriteOptions(georeferencing: .geoTransform(transform), crs: .projected(epsg: 29_999)))
+        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--sr", "4326"])
+        #expect(fromWGS84.status == 1, "\(fromWGS84.standardError) \(fromWGS84.standardOutput)")
+        #expect(!fromWGS84.standardError.contains("--sr"), "\(fromWGS84.standardError)")
+        #expect(fromWGS84.standardError.contains(path) && fromWGS84.standardError.contains("coordinate system is unknown"), "\(fromWGS84.standardError)")
+        #expect(fromWGS84.standardError.split(separator: "\n").count == 1 && fromWGS84.standardOutput.isEmpty)
+        let native = try CommandLineTool.run("entitystream", ["identify", path, "--at", "500015,3999995"])
+        #expect(native.status == 0, "\(native.standardError)")
+        #expect(attributes(results(objects(native.standardOutput)).first ?? [:])["Band_0"] as? Double == 2)
+    }
+
+    /// A point whose tile cannot be read (its compressed data is corrupt) is answered with the read
+    /// error in its result line, the summary counts it as unreadable, and the command exits 1 with one
+    /// line on stderr (it used to exit 0, the error only inside the result).
+    @Test func unreadableTileExitsWithOne() throws {
+        let scratch = try Scratch()
+        let path = try TestRaster.write(in: scratch)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // libtiff writes the strip's deflate stream right after the 8-byte header.
+        for index in 8..<40 { bytes[index] = 0xFF }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let center = TestRaster.center(1, 1)
+        let result = try CommandLineTool.run("entitystream", ["identify", path, "--at", "\(center.x),\(center.y)"])
+        #expect(result.status == 1, "\(result.standardError)")
+        let lines = objects(result.standardOutput)
+        #expect((results(lines).first?["error"] as? String)?.contains("cannot read tile/strip") == true, "\(result.standardOutput)")
+        #expect(lines.last?["phase"] as? String == "summary" && lines.last?["unreadable"] as? Int == 1)
+        #expect(result.standardError.contains("could not be read") && result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
     }
 
     /// GDAL's byte.tif (shared data): gdallocationinfo's values at pixel (10, 10) in the raster's CRS and at a WGS84 point.

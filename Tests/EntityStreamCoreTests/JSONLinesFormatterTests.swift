@@ -39,6 +39,35 @@ struct JSONLinesFormatterTests {
         #expect(attributes["time"] as? Int64 == 1_700_000_000_000)
     }
 
+    /// An error text quoting a huge input (a description with 300,000 fields) is cut on stdout as on
+    /// stderr: the line keeps its first 2,000 bytes of the text and says how long it was (it used to
+    /// carry all of it: a 2.6 MB line). Short texts are as they were.
+    @Test func errorTextsAreBounded() throws {
+        let fields = (0..<300_000).map { "field\($0)" }.joined(separator: ", ")
+        let huge = "track field 'x' is not a field of the service (fields: \(fields))"
+        let total = huge.utf8.count
+        let events: [(StreamEvent, String)] = [
+            (StreamEvent(time: 0, payload: .error(StreamErrorReport(source: .message, message: huge, count: 1))), "message"),
+            (StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .failed, attempt: 0, url: nil, error: huge, time: 0))), "error"),
+            (StreamEvent(time: 0, payload: .response(ControlResponse(id: .int(1), command: "status", ok: false, error: huge))), "error"),
+        ]
+        for (event, member) in events {
+            for format in [OutputFormat.esri, .geojson] {
+                var formatter = JSONLinesFormatter(format: format, schema: schema)
+                var writer = JSONWriter()
+                formatter.append(event, to: &writer)
+                #expect(writer.bytes.count < 2_400, "\(member): \(writer.bytes.count) bytes")
+                let object = try line(event, format: format, schema: schema)
+                let text = try #require((object[member] ?? (object["properties"] as? [String: Any])?[member]) as? String)
+                #expect(text.hasPrefix(String(huge.prefix(1_000))))
+                #expect(text.hasSuffix("… (\(total) bytes in all)"))
+                #expect(text.utf8.count <= 2_000 + "… (\(total) bytes in all)".utf8.count)
+            }
+        }
+        let short = try line(StreamEvent(time: 0, payload: .error(StreamErrorReport(source: .message, message: "bad  byte", count: 1))), schema: schema)
+        #expect(short["message"] as? String == "bad  byte")
+    }
+
     /// Every field of the schema appears in every line (null when not carried), so the columns are stable.
     @Test func attributesAlwaysCoverTheSchema() throws {
         let short = Observation(geometry: nil, attributes: [.string("TRUCK 7")], receivedAt: 0)

@@ -95,7 +95,7 @@ struct RecordingChunkParserTests {
         #expect(parsed.entries.last?.1 == 2 && parsed.entries.last?.3 == nil)
     }
 
-    /// Malformed files are refused naming the line: an unclosed or trailing array, an empty file, an overlong line.
+    /// Malformed files are refused naming the line: an unclosed or trailing array, an empty file, an overlong array element.
     @Test func malformedFilesNameTheLine() throws {
         do {
             _ = try parseInChunks(Array("[{\"a\":1},\n{\"a\":2}".utf8), sizes: [4])
@@ -107,8 +107,57 @@ struct RecordingChunkParserTests {
         #expect(throws: RecordingError(line: nil, "the file is empty")) { _ = try parseInChunks(Array(" \n\n".utf8), sizes: [1]) }
         var parser = RecordingChunkParser(maximumMessageBytes: 100)
         var batch = RecordingChunkParser.Batch()
-        let long = [UInt8](repeating: UInt8(ascii: "x"), count: 150)
+        let long = Array("[{\"a\":\"".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 150)
         #expect(throws: RecordingError.self) { try long.withUnsafeBytes { try parser.append($0, isLast: false, into: &batch) } }
+    }
+
+    /// A line over the limit is skipped, never held whole, in its place: an empty message whose
+    /// problem names its size; the lines around it are read (a replay used to stop there, exit 1).
+    /// The same whatever the chunking, for a first line, a middle one and a last one without a newline.
+    @Test(arguments: [1, 7, 64, 99, 100, 101, 4096])
+    func overlongLinesAreSkippedInTheirPlace(chunk: Int) throws {
+        let good = "{\"attributes\":{\"n\":1}}"
+        let lines = [String(repeating: "a", count: 101), good, String(repeating: "b", count: 350), "  " + good + "  ",
+                     String(repeating: "c", count: 100), String(repeating: "d", count: 230)]
+        let text = lines.joined(separator: "\n")
+        var parser = RecordingChunkParser(maximumMessageBytes: 100)
+        var batch = RecordingChunkParser.Batch()
+        let bytes = Array(text.utf8)
+        var position = 0
+        repeat {
+            let end = min(position + chunk, bytes.count)
+            try bytes[position..<end].withUnsafeBytes { try parser.append($0, isLast: end == bytes.count, into: &batch) }
+            position = end
+        } while position < bytes.count
+        let entries = (0..<batch.count).map { (String(decoding: batch.bytes[batch.range($0)], as: UTF8.self), batch.lines[$0], batch.problems[$0]) }
+        func skipped(_ size: Int) -> String { "a line of \(size) bytes, longer than the limit of 100 bytes: skipped" }
+        #expect(entries.map(\.0) == ["", good, "", good, lines[4], ""])
+        #expect(entries.map(\.1) == [1, 2, 3, 4, 5, 6])
+        #expect(entries.map(\.2) == [skipped(101), nil, skipped(350), nil, nil, skipped(230)])
+        #expect(parser.layout == .featureLines)
+    }
+
+    /// A batch of large messages stops at about 4 MiB, however few messages it holds: a replay of
+    /// 600 KB lines read 1,024 of them (600 MB) before handing any over.
+    @Test func batchesOfLargeMessagesAreBoundedByBytes() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString).json").path
+        let line = "{\"attributes\":{\"note\":\"" + String(repeating: "n", count: 100_000) + "\"}}"
+        try Array(repeating: line, count: 120).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try RecordingFileReader(path: path)
+        var batch = RecordingChunkParser.Batch()
+        var batches = 0
+        var messages = 0
+        var more = true
+        while more {
+            batch.removeAll()
+            more = try reader.read(into: &batch, minimum: 1024)
+            batches += 1
+            messages += batch.count
+            #expect(batch.bytes.count <= RecordingFileReader.batchByteLimit + (256 << 10) + line.utf8.count, "\(batch.bytes.count) bytes")
+        }
+        #expect(messages == 120)
+        #expect(batches >= 3)
     }
 
     /// The file reader streams a file in small chunks and starts again after rewind().

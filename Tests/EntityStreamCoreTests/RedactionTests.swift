@@ -22,6 +22,21 @@ struct RedactionTests {
         #expect(Redaction.redact(text) == expected)
     }
 
+    /// The password of a URL's user information is masked wherever a URL stands (the "invalid
+    /// URL" error used to print it); the user name, hosts, paths and texts without one stay.
+    @Test(arguments: [
+        ("invalid URL 'http://user:pw@example.com:8443/x?f=json': bad port", "invalid URL 'http://user:***@example.com:8443/x?f=json': bad port"),
+        ("wss://ann:s3cr:et@h/s and https://bob:x%40y@h2", "wss://ann:***@h/s and https://bob:***@h2"),
+        ("http://user@host/a:b@c", "http://user@host/a:b@c"),
+        ("http://user:@host", "http://user:***@host"),
+        ("http://host:80/path?q=a:b@c", "http://host:80/path?q=a:b@c"),
+        ("not a URL: a:b@c and ://", "not a URL: a:b@c and ://"),
+        ("http://u:***@h", "http://u:***@h"),
+    ] as [(String, String)])
+    func userInfoPasswordsAreMasked(text: String, expected: String) {
+        #expect(Redaction.redact(text) == expected)
+    }
+
     /// JSON members named like a credential lose their string value, with any
     /// spacing and escapes; other members, and look-alike keys, stay.
     @Test func jsonMembersAreMasked() {

@@ -95,8 +95,27 @@ struct CSVTextTests {
     @Test func quotingRoundTrips() throws {
         let fields = ["plain", "a,b", #"say "hi""#, "two\nlines", "cr\rhere", " lead", "trail ", "", "é ünïcode", "-1.5"]
         let text = CSVText.record(fields) + CSVText.record(["x", "y"])
-        #expect(text == "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\rhere\",\" lead\",\"trail \",,é ünïcode,-1.5\r\nx,y\r\n")
+        #expect(text == "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\rhere\",\" lead\",\"trail \",\"\",é ünïcode,-1.5\r\nx,y\r\n")
         #expect(try CSVReader.records(text).map(\.fields) == [fields, ["x", "y"]])
+    }
+
+    /// Null and the empty string are told apart both ways: written as an
+    /// empty cell and `""`, read back as null and "" (as DuckDB and
+    /// PostgreSQL read CSV), in text columns of a loaded file too.
+    @Test func nullAndEmptyStringRoundTrip() throws {
+        let row: [JSONValue] = [.null, .string(""), .string("a"), .int(3), .null]
+        let text = CSVText.record(values: row)
+        #expect(text == ",\"\",a,3,\r\n")
+        let record = try #require(try CSVReader.records(text).first)
+        #expect(record.fields == ["", "", "a", "3", ""])
+        #expect(record.quotedBlankFields == [1])
+        #expect(CSVColumnTypeInference.value(record.fields[0], type: .string, quoted: record.isQuotedBlank(0)) == .null)
+        #expect(CSVColumnTypeInference.value(record.fields[1], type: .string, quoted: record.isQuotedBlank(1)) == .string(""))
+        #expect(CSVColumnTypeInference.value(" ", type: .string, quoted: true) == .string(" "))
+        #expect(CSVColumnTypeInference.value("", type: .integer, quoted: true) == .null, "no empty number")
+        let table = try FeatureFile.load(bytes: Array("name,n\n\"\",1\n,2\nx,3\n".utf8), fileName: "t.csv")
+        let name = try #require(table.schema.index(ofField: "name"))
+        #expect((0..<table.count).map { table.value(row: $0, field: name) } == [.string(""), .null, .string("x")])
     }
 
     /// Cells: null is empty, strings are their text, numbers as JSON writes them.

@@ -41,7 +41,7 @@ struct StreamConnectionStateMachineTests {
 
     /// The SDK policy: two immediate retries, then the interval, then failed after the last attempt.
     @Test func followsThePolicyThenFails() {
-        var state = machine(ReconnectPolicy(maximumAttempts: 3, immediateAttempts: 2, intervalMilliseconds: 10_000))
+        var state = machine(ReconnectPolicy(maximumAttempts: 3, immediateAttempts: 2, intervalMilliseconds: 10_000, jitter: 0))
         _ = state.connectRequested()
         #expect(state.attemptEnded(episode: 1, .failed(message: "refused", retryable: true), now: 0)
                 == .retryNow(attempt: 1, requireNewToken: false, error: "refused"))
@@ -99,20 +99,56 @@ struct StreamConnectionStateMachineTests {
         #expect(unauthorized.attemptEnded(episode: 1, .tokenUnchanged(message: "no new token"), now: 2) == .fail(error: "no new token"))
     }
 
-    /// A connection that delivered data resets the count, however short; a silent short one does not.
-    @Test func productiveConnectionsResetTheCount() {
-        var state = machine(ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2))
+    /// A server that accepts, delivers one message and closes, every time: each short connection
+    /// is a failed attempt, so the client retries twice at once, then waits the interval ± 20 %
+    /// between attempts, and fails after the policy's attempts (it used to reset the count on the
+    /// message and reconnect at once for ever: 3,380 connections in 5 s).
+    @Test func serverThatClosesAfterOneMessageIsNotALoop() {
+        var state = machine(ReconnectPolicy(maximumAttempts: 5, immediateAttempts: 2, intervalMilliseconds: 10_000))
         _ = state.connectRequested()
-        for round in 0..<20 {
-            _ = state.established(episode: 1, now: Int64(round))
-            state.dataDelivered()
-            #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: Int64(round))
-                    == .retryNow(attempt: 1, requireNewToken: false, error: "lost"), "round \(round)")
+        var now: Int64 = 0
+        var steps: [StreamConnectionStateMachine.NextStep] = []
+        var waits: [Int64] = []
+        for _ in 0..<50 {
+            _ = state.attemptStarting(episode: 1)
+            let established = state.established(episode: 1, now: now)
+            #expect(established)
+            now += 5   // one message, then the close
+            let step = state.attemptEnded(episode: 1, .closed(code: 1000, reason: "bye"), now: now)
+            steps.append(step)
+            if case .retryAt(let deadline, _, _) = step {
+                waits.append(deadline - now)
+                now = deadline
+            }
+            if case .fail = step { break }
         }
+        let error = "server closed the connection (1000: bye)"
+        #expect(steps == [.retryNow(attempt: 1, requireNewToken: false, error: error),
+                          .retryNow(attempt: 2, requireNewToken: false, error: error),
+                          .retryAt(deadline: 15 + waits[safe: 0], attempt: 3, error: error),
+                          .retryAt(deadline: 20 + waits[safe: 0] + waits[safe: 1], attempt: 4, error: error),
+                          .retryAt(deadline: 25 + waits[safe: 0] + waits[safe: 1] + waits[safe: 2], attempt: 5, error: error),
+                          .fail(error: error)])
+        #expect(waits.count == 3 && waits.allSatisfy { $0 >= 8_000 && $0 <= 12_000 }, "\(waits)")
+        #expect(state.status == .failed)
+    }
+
+    /// A connection that stayed up for the interval resets the count: the next drop is retried at
+    /// once as attempt 1, even after the attempts were nearly used up.
+    @Test func stableConnectionResetsTheCount() {
+        var state = machine(ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2, intervalMilliseconds: 10_000))
+        _ = state.connectRequested()
+        _ = state.established(episode: 1, now: 0)
+        #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 100)
+                == .retryNow(attempt: 1, requireNewToken: false, error: "lost"))
         _ = state.established(episode: 1, now: 100)
-        _ = state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 101)   // silent: attempt 2
-        #expect(state.attempt == 2)
-        #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 102) == .fail(error: "lost"))
+        #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 10_100)
+                == .retryNow(attempt: 1, requireNewToken: false, error: "lost"))
+        _ = state.established(episode: 1, now: 10_100)
+        #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 10_200)
+                == .retryNow(attempt: 2, requireNewToken: false, error: "lost"))
+        _ = state.established(episode: 1, now: 10_200)
+        #expect(state.attemptEnded(episode: 1, .failed(message: "lost", retryable: true), now: 10_300) == .fail(error: "lost"))
     }
 
     /// After failed, disconnect() just reports disconnected; a new connect() starts afresh at attempt 0.
@@ -125,4 +161,9 @@ struct StreamConnectionStateMachineTests {
         #expect(state.connectRequested() == .startEpisode(2))
         #expect(state.attempt == 0 && state.lastError == nil)
     }
+}
+
+private extension Array where Element == Int64 {
+    /// The element at `index`, or 0 past the end (so a short array fails an expectation, not the run).
+    subscript(safe index: Int) -> Int64 { index < count ? self[index] : 0 }
 }

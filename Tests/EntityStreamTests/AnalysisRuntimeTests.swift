@@ -37,11 +37,12 @@ private struct FailingJob: AnalysisJob {
     func run(in context: AnalysisContext) async throws -> JSONObject { throw AnalysisFailure("unknown field 'x'") }
 }
 
-private func makeRuntime(_ published: PublishedEvents, status: String? = "connected") -> AnalysisRuntime {
+private func makeRuntime(_ published: PublishedEvents, status: String? = "connected",
+                         limits: AnalysisRuntime.Limits = .standard) -> AnalysisRuntime {
     var streamStatus: (@Sendable () async -> String)?
     if let status { streamStatus = { @Sendable in status } }
     let environment = AnalysisEnvironment(streamStatus: streamStatus, clock: ManualClock())
-    return AnalysisRuntime(environment: environment) { published.append($0) }
+    return AnalysisRuntime(environment: environment, limits: limits) { published.append($0) }
 }
 
 @Suite("Analysis runtime", .bounded(.io))
@@ -60,6 +61,55 @@ struct AnalysisRuntimeTests {
         #expect(summary.members["stream"]?["status"] == .string("connected"))
         await runtime.close()
         await running.value
+    }
+
+    /// Under load: `running` jobs run, `queued` more wait (accepted, nothing computed), the next is refused with a
+    /// clear error; waiting jobs start in order as slots free, can be cancelled while waiting, and each ends once.
+    @Test func boundedRunningAndQueued() async throws {
+        let published = PublishedEvents()
+        let runtime = makeRuntime(published, limits: AnalysisRuntime.Limits(running: 1, queued: 2))
+        let running = Task { await runtime.run() }
+        let started = [AsyncStreamBox<Void>(), AsyncStreamBox<Void>(), AsyncStreamBox<Void>()]
+        let release = [AsyncStreamBox<Void>(), AsyncStreamBox<Void>(), AsyncStreamBox<Void>()]
+        for index in 0..<3 {
+            try await runtime.start(WaitingJob(started: started[index], release: release[index]), id: .int(Int64(index)), command: "wait")
+        }
+        _ = await started[0].next()
+        await #expect(throws: AnalysisRuntime.StartError.busy(running: 1, queued: 2)) {
+            try await runtime.start(CountingJob(count: 1), id: .int(9), command: "count")
+        }
+        #expect("\(AnalysisRuntime.StartError.busy(running: 1, queued: 2))".contains("too many analyses"))
+        // Job 2 is cancelled while it waits; job 1 starts only when job 0 ends.
+        #expect(await runtime.cancel(.int(2)) == .cancelling)
+        release[0].yield(())
+        _ = await started[1].next()
+        release[1].yield(())
+        let events = await published.wait(for: 6)
+        let lines = phases(events)
+        #expect(Array(lines.prefix(3)) == ["0 accepted", "1 accepted", "2 accepted"])
+        #expect(lines.filter { $0.hasPrefix("0 ") }.last == "0 summary" && lines.filter { $0.hasPrefix("1 ") }.last == "1 summary")
+        #expect(lines.filter { $0.hasPrefix("2 ") } == ["2 accepted", "2 cancelled"])
+        #expect(lines.firstIndex(of: "0 summary")! < lines.firstIndex(of: "1 summary")!)
+        // A slot is free again: a new job runs.
+        try await runtime.start(CountingJob(count: 1), id: .int(9), command: "count")
+        #expect(phases(await published.wait(for: 9)).suffix(3) == ["9 accepted", "9 result", "9 summary"])
+        await runtime.close()
+        await running.value
+    }
+
+    /// Jobs still waiting when the runtime is cancelled end with one cancelled line each.
+    @Test func queuedJobsCancelledWithTheRuntime() async throws {
+        let published = PublishedEvents()
+        let runtime = makeRuntime(published, limits: AnalysisRuntime.Limits(running: 1, queued: 3))
+        let running = Task { await runtime.run() }
+        let started = AsyncStreamBox<Void>(), release = AsyncStreamBox<Void>()
+        try await runtime.start(WaitingJob(started: started, release: release), id: .int(0), command: "wait")
+        _ = await started.next()
+        for index in 1...3 { try await runtime.start(CountingJob(count: 1), id: .int(Int64(index)), command: "count") }
+        running.cancel()
+        await running.value
+        let lines = phases(published.all)
+        for index in 0...3 { #expect(lines.filter { $0.hasPrefix("\(index) ") } == ["\(index) accepted", "\(index) cancelled"], "\(lines)") }
     }
 
     /// Cancel stops a running job, which ends with one cancelled line; cancelling again or an unknown job says so.

@@ -1,4 +1,5 @@
 import EntityStream
+import EntityStreamCore
 import Foundation
 import Locking
 import EntityStreamTestSupport

@@ -283,7 +283,8 @@ struct IdentifyRasterTests {
         do { _ = try SessionRasters.open([("dem", text)]) } catch {
             #expect(error.description.hasPrefix("--raster dem:") && error.description.contains("not a TIFF") && !error.isUsageError)
         }
-        do { _ = try SessionRasters.open([("dem", scratch.file("missing.tif"))]) } catch { #expect(error.isUsageError) }
+        // A missing file is a runtime failure (exit 1), not a usage error.
+        do { _ = try SessionRasters.open([("dem", scratch.file("missing.tif"))]) } catch { #expect(!error.isUsageError) }
         let bare = scratch.file("bare.tif")
         try GeoTIFFWriter.write(RasterImage(width: 2, height: 2, pixelType: .uint8, values: [1, 2, 3, 4]), to: bare)
         let rasters = try SessionRasters.open([("bare", bare)])

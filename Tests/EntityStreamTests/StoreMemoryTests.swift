@@ -77,4 +77,82 @@ struct StoreMemoryTests {
         // A chunk holds at most 128 records of a track: at most one partly purged and one partly filled per track.
         #expect(largest.retainedRecords <= 5_000 + 2 * 128 * 400)
     }
+
+    /// A store of 20,000 tracks holding one observation each allocates history words for about
+    /// one record per track, not a whole 128-record chunk (12.8 KB per entity whatever the cap
+    /// said), and its byte count stays within a few hundred bytes per entity beside that.
+    @Test func oneObservationPerTrackCostsAboutOneRecord() {
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 0))
+        var events: [StoreEvent] = []
+        for track in 0..<20_000 {
+            events.removeAll(keepingCapacity: true)
+            store.ingest(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string("T\(track)"), .double(1)], receivedAt: 0),
+                         now: 0, into: &events)
+        }
+        let footprint = store.footprint
+        let stride = 4 + 2   // id, time, x, y, then two attributes
+        #expect(store.entityCount == 20_000)
+        #expect(footprint.chunks == 20_000)
+        #expect(footprint.chunkWords <= 20_000 * stride * 2, "\(footprint.chunkWords) words")
+        #expect(store.storeBytes <= 20_000 * 700, "\(store.storeBytes) bytes")
+    }
+
+    /// Memory is flat once the store is full: 2,000 tracks reporting round robin under a cap of
+    /// 10,000 observations (five per track) for 600 rounds (each track starting a new chunk every
+    /// 128) allocate no more history words in the last 300 rounds than in the 300 after the store
+    /// filled, and at most four times the live records' words (each track's chunk used to keep its
+    /// purged records until 128 had been appended, touching new pages as it went: 158 → 186 MB for
+    /// `demo --vehicles 20000 --rate 5` after its store was full).
+    @Test func memoryIsFlatOnceTheStoreIsFull() {
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 10_000))
+        var events: [StoreEvent] = []
+        let names = (0..<2_000).map { "TRUCK \($0)" }
+        let stride = 4 + 2
+        var wordsWhenFull = 0
+        var largest = 0
+        var now: Int64 = 0
+        for round in 0..<600 {
+            for name in names {
+                events.removeAll(keepingCapacity: true)
+                store.ingest(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string(name), .double(Double(round))], receivedAt: now),
+                             now: now, into: &events)
+                now += 1
+            }
+            let words = store.footprint.chunkWords
+            if round >= 5 && round < 300 { wordsWhenFull = max(wordsWhenFull, words) }
+            if round >= 300 { largest = max(largest, words) }
+        }
+        #expect(store.observationCount == 10_000)
+        #expect(largest <= wordsWhenFull, "at most \(wordsWhenFull) words after the store filled, \(largest) later")
+        #expect(largest <= 4 * 10_000 * stride, "\(largest) words for 10,000 live records of \(stride) words")
+        // Each track started a new chunk every 128 observations (four times): the emptied ones
+        // leave its array, which keeps one or two (they stayed until 16 had piled up).
+        #expect(store.footprint.chunks <= 2 * 2_000, "\(store.footprint.chunks) chunks kept for 2,000 tracks")
+    }
+
+    /// The byte budget purges the oldest observations first, with their own reason, until the store
+    /// fits: observations each carrying a unique 10 KB text (which the count limit alone let grow
+    /// without bound: 1.47 GB in 30 s) keep at most the budget's worth, the newest.
+    @Test func byteBudgetPurgesOldestFirst() {
+        let budget = 1 << 20
+        let notes = Schema(fields: [Field(name: "id", type: .string), Field(name: "note", type: .string)], trackIDField: "id")
+        var store = EntityStoreState(schema: notes, options: PurgeOptions(maximumObservations: 0, maximumStoreBytes: budget))
+        var events: [StoreEvent] = []
+        var purged: [Int64] = []
+        for index in 0..<1_000 {
+            events.removeAll(keepingCapacity: true)
+            let text = String(repeating: Character(UnicodeScalar(UInt8(65 + index % 26))), count: 10_000) + "\(index)"
+            store.ingest(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string("T\(index % 7)"), .string(text)], receivedAt: Int64(index)),
+                         now: Int64(index), into: &events)
+            for case .observationPurged(_, let id, _, let reason) in events {
+                #expect(reason == .maximumStoreBytes)
+                purged.append(id)
+            }
+        }
+        // The texts alone: at most budget / 10,000 of them fit; the store keeps most of that.
+        #expect(store.observationCount <= budget / 10_000, "\(store.observationCount) kept")
+        #expect(store.observationCount >= budget / 10_000 / 2, "\(store.observationCount) kept")
+        #expect(store.storeBytes <= budget)
+        #expect(purged == (1...Int64(1_000 - store.observationCount)).map { $0 }, "oldest first, each once")
+    }
 }

@@ -177,7 +177,7 @@ struct StreamServiceConnectionTests {
         await service.shutdown()
     }
 
-    /// A dropped socket is retried twice at once, then every 10 s; the status sequence is exact.
+    /// A dropped socket is retried twice at once, then every 10 s (no jitter asked); the status sequence is exact.
     @Test func reconnectsWithPolicyTiming() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
@@ -194,7 +194,9 @@ struct StreamServiceConnectionTests {
             })
         let clock = ManualClock()
         let sink = RecordingSink()
-        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
+        var exact = options(clock: clock)
+        exact.reconnectPolicy = ReconnectPolicy(jitter: 0)
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: exact, sink: sink)
         #expect(await connection.connect() == .connected)
         await clock.sleepers(atLeast: 1)
         #expect(service.upgrades.count == 3, "attempts 1 and 2 went out at once")
@@ -443,27 +445,92 @@ struct StreamServiceConnectionTests {
         #expect(statuses.last?.error?.contains("could not be fetched") == true)
     }
 
-    /// Connections that deliver data reset the count: 15 productive but short connections in a
-    /// row never exhaust a policy of 2 attempts (they used to count as failures).
-    @Test func productiveConnectionsDoNotExhaustThePolicy() async throws {
+    /// A server that never answers the close frame (a relay drops what the client sends once the
+    /// stream flows) does not hold disconnect() for libwebsockets' 5 s: after the close timeout on
+    /// the clock the connection is dropped, and the `disconnected` status says what was cut.
+    @Test func disconnectIsBoundedWhenTheServerIgnoresTheClose() async throws {
+        let relayPort = LockedState(0)
+        let service = try await ScriptedStreamService.start(
+            description: { _ in describe("ws://127.0.0.1:\(relayPort.withLock { $0 })/arcgis/ws/services/Test/StreamServer") },
+            socket: { _, _ in sending([ScriptedStreamService.feature("A", speed: 1)]) })
+        let relay = try MutingRelay(targetPort: service.server.port)
+        relayPort.withLock { $0 = relay.port }
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: options(clock: clock), sink: sink)
+        #expect(await connection.connect() == .connected)
+        _ = await sink.wait { $0.observations.count == 1 }
+        relay.mute()
+        let disconnecting = Task { await connection.disconnect() }
+        await clock.sleepers(atLeast: 1)
+        #expect(clock.nextDeadline == clock.now() + 1_000)
+        clock.advance(by: 1_000)
+        await disconnecting.value
+        let last = await sink.wait { $0.statuses.last?.status == .disconnected }.statuses.last
+        #expect(last?.error == "the server did not answer the close frame within 1.0 s; the connection was dropped")
+        #expect(await connection.status == .disconnected)
+        relay.stop()
+        await service.shutdown()
+    }
+
+    /// A server that always accepts, sends one message and closes: every short connection is a
+    /// failed attempt, so the client reconnects twice at once, then waits the interval ± 20 % on
+    /// the clock, and fails once the attempts are used (it used to reset the count on each message
+    /// and reconnect at once for ever: 3,380 description requests and 3,379 upgrades in 5 s).
+    @Test func serverClosingAfterOneMessageBacksOffThenFails() async throws {
         let service = try await ScriptedStreamService.start(
             description: { describe($0.socketBase) },
             socket: { index, _ in
                 .accept { socket in
                     try? await socket.send(ScriptedStreamService.feature("A", speed: Double(index)))
                     await socket.flush()
-                    if index < 15 { socket.abort() } else { _ = await socket.closed() }
+                    await socket.close(code: 1000, reason: "one is enough")
                 }
             })
-        var shortPolicy = options()
-        shortPolicy.reconnectPolicy = ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2)
+        let clock = ManualClock()
+        var policy = options(clock: clock)
+        policy.reconnectPolicy = ReconnectPolicy(maximumAttempts: 4, immediateAttempts: 2, intervalMilliseconds: 10_000)
         let sink = RecordingSink()
-        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: shortPolicy, sink: sink)
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: policy, sink: sink)
+        #expect(await connection.connect() == .connected)
+        await clock.sleepers(atLeast: 1)
+        #expect(service.upgrades.count == 3, "attempts 1 and 2 went out at once, then the client waits")
+        var wait = try #require(clock.nextDeadline) - clock.now()
+        #expect(wait >= 8_000 && wait <= 12_000, "waited \(wait) ms")
+        clock.advance(by: wait)
+        await clock.sleepers(atLeast: 1)
+        #expect(service.upgrades.count == 4)
+        wait = try #require(clock.nextDeadline) - clock.now()
+        #expect(wait >= 8_000 && wait <= 12_000, "waited \(wait) ms")
+        clock.advance(by: wait)
+        let snapshot = await sink.wait { $0.statuses.last?.status == .failed }
+        #expect(service.upgrades.count == 5)
+        #expect(service.descriptionRequests.count == 5)
+        #expect(snapshot.statuses.filter { $0.status == .connected }.map(\.attempt) == [0, 1, 2, 3, 4])
+        #expect(snapshot.statuses.last?.error == "server closed the connection (1000: one is enough)")
+        #expect(await connection.status == .failed)
+        await service.shutdown()
+    }
+
+    /// A server that always sends a message over the client's size limit is retried as the policy
+    /// says and then given up (with --reconnect-attempts 2 it used to be retried for ever).
+    @Test func oversizedMessagesRespectTheAttempts() async throws {
+        let oversized = ScriptedStreamService.feature(String(repeating: "X", count: 4_000), speed: 1)
+        let service = try await ScriptedStreamService.start(
+            description: { describe($0.socketBase) },
+            socket: { _, _ in sending([ScriptedStreamService.feature("A", speed: 1), oversized]) })
+        var small = options()
+        small.webSocket.maximumMessageSize = 1_024
+        small.reconnectPolicy = ReconnectPolicy(maximumAttempts: 2, immediateAttempts: 2)
+        let sink = RecordingSink()
+        let connection = StreamServiceConnection(serviceURL: service.serviceURL, options: small, sink: sink)
         _ = await connection.connect()
-        let snapshot = await sink.wait { $0.observations.count == 16 || $0.statuses.last?.status == .failed }
-        #expect(snapshot.observations.count == 16)
-        #expect(!snapshot.statuses.contains { $0.status == .failed })
-        await connection.disconnect()
+        let snapshot = await sink.wait { $0.statuses.last?.status == .failed }
+        #expect(service.upgrades.count == 3)
+        #expect(snapshot.statuses.map { "\($0.status.rawValue) \($0.attempt)" }
+                == ["connecting 0", "connected 0", "connecting 1", "connected 1", "connecting 2", "connected 2", "failed 2"])
+        #expect(snapshot.statuses.last?.error?.contains("1024") == true, "\(snapshot.statuses.last?.error ?? "")")
+        #expect(snapshot.observations.count == 3, "the message before the oversized one arrived each time")
         await service.shutdown()
     }
 }

@@ -83,8 +83,9 @@ struct BadInputTests {
         }
     }
 
-    /// Sample formats outside the eight types are refused, naming the format.
-    @Test(arguments: [(UInt16(1), UInt16(1)), (4, 1), (12, 1), (64, 1), (64, 2), (16, 3), (32, 5), (32, 6)])
+    /// Sample formats outside the ten types are refused, naming the format
+    /// (complex and 12-bit data each with what to do instead).
+    @Test(arguments: [(UInt16(1), UInt16(1)), (4, 1), (12, 1), (16, 3), (32, 5), (32, 6), (64, 6), (24, 2)])
     func unsupportedSampleFormat(_ bits: UInt16, _ format: UInt16) throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("format.tif")
@@ -93,6 +94,8 @@ struct BadInputTests {
             try GeoTIFFRaster(path: path)
         } throws: { error in
             guard case RasterError.unsupported(_, let detail) = error else { return false }
+            if format >= 5 { return detail.contains("complex samples") && detail.contains("gdal_translate") }
+            if bits == 12 { return detail.contains("12-bit samples") && detail.contains("gdal_translate -ot UInt16") }
             return detail.contains("\(bits) bits per sample")
         }
     }
@@ -164,7 +167,8 @@ struct BadInputTests {
     }
 
     /// An EPSG code PROJ does not know opens, identifies in its own
-    /// coordinates, and names the code when a transformation is needed.
+    /// coordinates, and names the code when a transformation is needed: as the
+    /// raster's unknown coordinate system, not as the point's spatial reference.
     @Test
     func epsgCodeUnknownToPROJ() throws {
         let directory = try TemporaryDirectory()
@@ -177,8 +181,8 @@ struct BadInputTests {
         #expect {
             try raster.identify(x: 0.5, y: 1.5, in: .wgs84)
         } throws: { error in
-            guard case RasterError.unknownSpatialReference(let definition, _) = error else { return false }
-            return definition == "EPSG:32799"
+            guard case RasterError.unknownRasterCRS(let errorPath, let reason) = error else { return false }
+            return errorPath == path && reason.contains("EPSG:32799")
         }
     }
 

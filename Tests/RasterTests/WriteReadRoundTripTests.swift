@@ -61,13 +61,15 @@ struct WriteReadRoundTripTests {
         case .int32: special = [-2_147_483_648, 2_147_483_647, 0, -16_777_217]
         case .float32: special = [Double(Float.greatestFiniteMagnitude), Double(Float.leastNonzeroMagnitude), Double(Float(0.1)), -.infinity, .nan, -0.0]
         case .float64: special = [.greatestFiniteMagnitude, .leastNonzeroMagnitude, 0.1, .pi, .infinity, .nan]
+        case .int64: special = [-0x1p63, 0x1p63.nextDown, 0, -1, 0x1p53, -5_000_000_000]
+        case .uint64: special = [0, 0x1p64.nextDown, 1, 0x1p63, 5_000_000_000]
         }
         let index = column + 37 * row + 1000 * band
         if index % 11 < special.count { return special[index % 11] }
         let pattern = Double((column * 7 + row * 13 + band * 31) % 100)
         switch type {
-        case .uint8, .uint16, .uint32: return pattern
-        case .int8, .int16, .int32: return pattern - 50
+        case .uint8, .uint16, .uint32, .uint64: return pattern
+        case .int8, .int16, .int32, .int64: return pattern - 50
         case .float32: return Double(Float(pattern / 8 - 3.3))
         case .float64: return pattern / 8 - 3.3
         }

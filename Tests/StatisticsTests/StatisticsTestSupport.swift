@@ -25,7 +25,7 @@ struct IdentityTestRow: IdentityKeyedRow {
 
 /// Interns strings to ids and builds ``IdentityTestRow``s.
 struct TestInterner {
-    private var ids: [String: UInt64] = [:]
+    private var ids: [ExactText.Key: UInt64] = [:]
 
     mutating func row(_ values: [AttributeValue]) -> IdentityTestRow {
         IdentityTestRow(values: values, words: values.map { word($0) })
@@ -39,9 +39,9 @@ struct TestInterner {
         case .date(let ms): return 0xFFFC << 48 ^ UInt64(bitPattern: ms) &* 5
         case .double(let x): return x.isNaN ? 0x7FF8_0000_0000_0000 : x.bitPattern
         case .string(let text):
-            if let id = ids[text] { return 0xFFFD << 48 | id }
+            if let id = ids[ExactText.Key(text)] { return 0xFFFD << 48 | id }
             let id = UInt64(ids.count)
-            ids[text] = id
+            ids[ExactText.Key(text)] = id
             return 0xFFFD << 48 | id
         }
     }

@@ -9,12 +9,14 @@ private func read(_ text: String, _ mapping: CSVColumnMapping = mapping) throws(
     try CSVTrackRecording(csv: text, mapping: mapping)
 }
 
-/// Expects `text` to be rejected with `line` and a message containing `expected`.
+/// Expects `text` to be refused, or the row at `line` to be rejected (the
+/// file read, that row skipped), with a message containing `expected`.
 private func expectRejected(_ text: String, line: Int?, _ expected: String,
                             sourceLocation: SourceLocation = #_sourceLocation) {
     do {
-        _ = try read(text)
-        Issue.record("accepted: \(text.debugDescription)", sourceLocation: sourceLocation)
+        let recording = try read(text)
+        let row = recording.rejectedRows.first { $0.line == line }
+        #expect(row?.reason.contains(expected) == true, "\(text.debugDescription): \(recording.rejectedRows)", sourceLocation: sourceLocation)
     } catch {
         #expect(error.line == line, "\(error)", sourceLocation: sourceLocation)
         #expect(error.message.contains(expected), "\(error)", sourceLocation: sourceLocation)
@@ -177,6 +179,21 @@ struct CSVTrackRecordingTests {
     ] as [(String, Int?, String)])
     func rejects(text: String, line: Int?, expected: String) {
         expectRejected(text, line: line, expected)
+    }
+
+    /// Rows that cannot be read are skipped, each kept with its line and
+    /// reason and its place among the others (after the valid row before
+    /// it in the file); the valid rows before and after it are kept.
+    @Test func badRowsAreSkippedInPlace() throws {
+        let text = "id,t,x,y\nA,,1,2\nA,30,1,2\nB,10,1,2\nC,,1,2\nD,20,1\nE,5,1,2\n"
+        let recording = try read(text)
+        #expect(recording.observations.count == 3)
+        // Time order: E(5 s), B(10 s), A(30 s).
+        #expect(recording.observations.map(\.receivedAt) == [5_000, 10_000, 30_000])
+        #expect(recording.rejectedRows.map(\.line) == [2, 5, 6])
+        #expect(recording.rejectedRows.map(\.after) == [nil, 1, 1], "after B, which stands at position 1 in time order")
+        let stream = try recording.recordedStream(trackIDField: nil)
+        #expect(stream.file.entries.map { $0.problem == nil ? "ok" : "line \($0.line)" } == ["line 2", "ok", "ok", "line 5", "line 6", "ok"])
     }
 
     /// An invalid mapping is rejected before the text is read.

@@ -7,8 +7,11 @@ import Transport
 /// `stream-simulator`: an ArcGIS stream-service emulator on loopback.
 /// See `stream-simulator --help` and README.md.
 
-// First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost.
+// First thing: from here on SIGINT and SIGTERM go to the stop-signal thread, never lost (a
+// signal before the server starts ends the program at once with status 0), and a closed
+// stdout or stderr is a failed write, never a SIGPIPE.
 StopSignals.install()
+signal(SIGPIPE, SIG_IGN)
 
 let help = """
 Usage: stream-simulator [options]
@@ -101,8 +104,10 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// One line on stderr. A closed or failing stderr is ignored: faults are announced there, and a
+/// reader that stopped reading (`2>&1 | head -1`) must not stop the server.
 func log(_ text: String) {
-    FileHandle.standardError.write(Data("stream-simulator: \(text)\n".utf8))
+    try? FileDescriptorOutput.standardError.write("stream-simulator: \(text)\n")
 }
 
 func parse(_ words: [String]) throws -> SimulatorConfiguration? {
@@ -281,18 +286,18 @@ do {
     exit(2)
 }
 
-signal(SIGPIPE, SIG_IGN)
 MallocTuning.keepBatchBuffersInHeap()
-// SIGINT or SIGTERM from here on stops the server gracefully (one that came earlier is pending).
-let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
-StopSignals.watch { _ in stop.yield(0) }
 let server: SimulatorServer
 do {
+    // Until the server has started (loading its files), a signal ends the program at once.
     server = try await SimulatorServer.start(configuration)
 } catch {
     log("\(error)")
     exit(1)
 }
+// SIGINT or SIGTERM from here on stops the server gracefully, before its port is announced.
+let (stops, stop) = AsyncStream.makeStream(of: Int32.self)
+StopSignals.watch { _ in stop.yield(0) }
 log("listening on \(server.listenAddress) port \(server.port)")
 for name in server.serviceNames {
     log("service \(name): \(server.serviceURL(name))")

@@ -1,11 +1,13 @@
 import Foundation
 
-/// Where analyses compute: a few dedicated threads at the lowest CPU
-/// priority (Linux `SCHED_IDLE`, else nice 19), used as the task executor
-/// preference of every job. Their CPU-heavy work (scans, statistics, Gi*)
-/// then never competes with ingestion on the shared cooperative pool, and
-/// the kernel gives it only the CPU the stream leaves free: analyses run
-/// beside the stream without slowing it. Awaits inside a job (actors, I/O)
+/// Where analyses compute: a few dedicated threads at a low CPU priority
+/// (nice ``niceValue``), used as the task executor preference of every job.
+/// Their CPU-heavy work (scans, statistics, Gi*) then never competes with
+/// ingestion on the shared cooperative pool, and where a core is contended
+/// the kernel gives an analysis thread about a tenth of it (weight 110
+/// against the stream's 1024): analyses run beside the stream without
+/// slowing it much, and still finish on a machine busy with other work
+/// (`SCHED_IDLE` or nice 19 would starve them there for minutes). Awaits inside a job (actors, I/O)
 /// hop away and come back here. Thread-safe; the threads live as long as
 /// the process.
 public final class AnalysisExecutor: TaskExecutor, @unchecked Sendable {
@@ -53,16 +55,15 @@ public final class AnalysisExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// `SCHED_IDLE` for the calling thread; nice 19 when that is refused.
+    /// The nice value of the analysis threads.
+    public static let niceValue: Int32 = 10
+
+    /// ``niceValue`` for the calling thread (never below the process's own).
     private static func lowerPriority() {
         #if os(Linux)
-        let schedIdle: Int32 = 5   // SCHED_IDLE in <sched.h> (a GNU extension Swift does not import)
-        var parameters = sched_param()
-        parameters.sched_priority = 0
-        if pthread_setschedparam(pthread_self(), schedIdle, &parameters) != 0 {
-            // On Linux the nice value is per thread: `who` 0 is the calling thread.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        }
+        // On Linux the nice value is per thread: `who` 0 is the calling thread.
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, max(current, niceValue))
         #endif
     }
 }

@@ -13,7 +13,29 @@ import EntityStreamCore
 /// after ``close()`` it returns once the running jobs have ended. Jobs
 /// compute on the ``AnalysisExecutor``'s low-priority threads, so they do
 /// not slow ingestion.
+///
+/// Bounded under load (``Limits``): at most `running` jobs run at once; up
+/// to `queued` more wait in arrival order (each already `accepted`, its
+/// command held, nothing computed); a start beyond that is refused with
+/// ``StartError/busy(running:queued:)``, so memory stays bounded whatever
+/// arrives on stdin. A queued job can be cancelled; one still waiting when
+/// the runtime is cancelled ends `cancelled` like a running one.
 public actor AnalysisRuntime {
+    /// How many jobs run at once and how many may wait.
+    public struct Limits: Sendable, Hashable {
+        /// Jobs computing at once (each may hold a snapshot's worth of results).
+        public var running: Int
+        /// Jobs accepted and waiting for a running slot.
+        public var queued: Int
+        /// 4 running (the analysis executor's threads on a 4-core machine), 64 waiting.
+        public static let standard = Limits(running: 4, queued: 64)
+
+        public init(running: Int, queued: Int) {
+            self.running = max(1, running)
+            self.queued = max(0, queued)
+        }
+    }
+
     private struct Submission: Sendable {
         let id: JSONValue
         let command: String
@@ -32,10 +54,14 @@ public actor AnalysisRuntime {
     public enum StartError: Error, Sendable, Hashable, CustomStringConvertible {
         case jobRunning(JSONValue)
         case closed
+        /// `running` jobs run and `queued` wait: the limits are reached.
+        case busy(running: Int, queued: Int)
         public var description: String {
             switch self {
             case .jobRunning(let id): return "a job with id \(id) is still running; give each command its own id"
             case .closed: return "the session is ending; no new analyses start"
+            case .busy(let running, let queued):
+                return "too many analyses: \(running) running and \(queued) waiting (the limits); send it again when one has ended"
             }
         }
     }
@@ -51,17 +77,26 @@ public actor AnalysisRuntime {
     }
 
     public nonisolated let environment: AnalysisEnvironment
+    public nonisolated let limits: Limits
     private let publish: @Sendable ([StreamEvent]) async -> Void
     private let submissions: AsyncStream<Submission>
     private let submit: AsyncStream<Submission>.Continuation
     private var jobs: [JSONValue: Running] = [:]
     private var closed = false
+    /// Jobs executing now (the others in ``jobs`` wait in ``submissions``).
+    private var executing = 0
+    /// A token per freed running slot.
+    private let slots: AsyncStream<Void>
+    private let freeSlot: AsyncStream<Void>.Continuation
 
     /// `publish` puts events on the bus in order (the pipeline's publish).
-    public init(environment: AnalysisEnvironment, publish: @escaping @Sendable ([StreamEvent]) async -> Void) {
+    public init(environment: AnalysisEnvironment, limits: Limits = .standard, publish: @escaping @Sendable ([StreamEvent]) async -> Void) {
         self.environment = environment
+        self.limits = limits
         self.publish = publish
         (submissions, submit) = AsyncStream.makeStream(of: Submission.self)
+        (slots, freeSlot) = AsyncStream.makeStream(of: Void.self)
+        for _ in 0..<limits.running { freeSlot.yield(()) }
     }
 
     /// Runs every started job as a child task until ``close()`` (then until
@@ -69,10 +104,24 @@ public actor AnalysisRuntime {
     /// every job is cancelled and reports `cancelled`).
     public func run() async {
         await withDiscardingTaskGroup { group in
+            var freeSlots = slots.makeAsyncIterator()
             for await submission in submissions {
-                group.addTask { await self.execute(submission) }
+                // Wait for a running slot; queued jobs wait here, in order.
+                guard await freeSlots.next() != nil else { break }
+                executing += 1
+                group.addTask {
+                    await self.execute(submission)
+                    await self.slotFreed()
+                }
             }
         }
+        // Cancelled while jobs waited: each still gets its one final line.
+        for id in Array(jobs.keys) { await finish(id, .cancelled) }
+    }
+
+    private func slotFreed() {
+        executing -= 1
+        freeSlot.yield(())
     }
 
     /// No new jobs; ``run()`` returns when the running ones have ended.
@@ -88,6 +137,9 @@ public actor AnalysisRuntime {
     public func start(_ job: any AnalysisJob, id: JSONValue, command: String) async throws(StartError) {
         guard !closed else { throw .closed }
         guard jobs[id] == nil else { throw .jobRunning(id) }
+        guard jobs.count < limits.running + limits.queued else {
+            throw .busy(running: min(jobs.count, limits.running), queued: jobs.count - min(jobs.count, limits.running))
+        }
         let (signal, cancel) = AsyncStream.makeStream(of: Void.self)
         var lifecycle = AnalysisJobLifecycle()
         _ = lifecycle.start()
@@ -146,7 +198,7 @@ public actor AnalysisRuntime {
                 } catch is CancellationError {
                     return .cancelled
                 } catch {
-                    return Task.isCancelled ? .cancelled : .failed(reason: String(describing: error))
+                    return Task.isCancelled ? .cancelled : .failed(reason: OneLine.bounded(String(describing: error)))
                 }
             }
             group.addTask {

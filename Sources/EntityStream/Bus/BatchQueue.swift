@@ -139,6 +139,16 @@ public final class BatchQueue<Element: Sendable>: Sendable {
     /// The cost of what is queued (not counting batches whose senders wait).
     public var queuedCost: Int { state.withLock { $0.queuedCost } }
 
+    /// Ends the queue and drops what it holds (its senders resumed, the
+    /// consumer's next batch is nil); returns how many elements were dropped.
+    @discardableResult
+    public func discard() -> Int {
+        let (consumer, senders, dropped) = state.withLock { $0.discard() }
+        consumer?.resume(returning: nil)
+        for sender in senders { sender.resume(returning: false) }
+        return dropped
+    }
+
     /// Ends the queue; the consumer drains what is queued, then gets nil.
     /// Batches still waiting to be admitted are dropped and their senders resumed.
     public func finish() {

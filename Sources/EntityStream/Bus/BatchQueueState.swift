@@ -151,6 +151,18 @@ struct BatchQueueState<Element, Sender, Consumer> {
         return (consumer, senders)
     }
 
+    /// Ends the queue and drops everything in it, queued or waiting: what
+    /// ``finish()`` returns, and how many elements were dropped.
+    mutating func discard() -> (consumer: Consumer?, senders: [Sender], dropped: Int) {
+        let dropped = queuedCount + waiting.reduce(0) { $0 + $1.batch.count }
+        batches = []
+        head = 0
+        queuedCost = 0
+        queuedCount = 0
+        let (consumer, senders) = finish()
+        return (consumer, senders, dropped)
+    }
+
     /// Drops since the last call, which resets, and the total.
     mutating func takeDroppedCount() -> (sinceLast: Int, total: Int) {
         defer { droppedSinceTaken = 0 }

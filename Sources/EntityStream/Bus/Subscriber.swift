@@ -86,5 +86,10 @@ public actor Subscriber {
 
     /// Ends the subscription; ``next()`` drains, then returns nil.
     public nonisolated func finish() { queue.finish() }
+
+    /// Ends the subscription and drops what is queued (``next()`` returns
+    /// nil); returns how many events were dropped.
+    @discardableResult
+    public nonisolated func discard() -> Int { queue.discard() }
 }
 

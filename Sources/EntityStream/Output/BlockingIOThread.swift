@@ -95,11 +95,19 @@ public final class PendingJob<Result: Sendable>: Sendable {
 
     fileprivate func complete(_ result: Result) {
         let waiter = state.withLock { state -> CheckedContinuation<Result, Never>? in
+            guard state.result == nil else { return nil }
             state.result = result
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume(returning: result)
+    }
+
+    /// Stops waiting for the job: ``value`` returns `stand-in` from now on
+    /// (unless the job has already finished), though the job itself runs on
+    /// (a write blocked on a reader that never reads).
+    public func abandon(returning standIn: Result) {
+        complete(standIn)
     }
 
     /// The job's result, once it has run.

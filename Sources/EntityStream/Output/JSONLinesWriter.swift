@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Locking
 import Synchronization
 
 /// Writes a subscriber's events as JSON lines to a file descriptor
@@ -37,14 +38,24 @@ public final class JSONLinesWriter: Sendable {
     /// Observation events written so far, for progress reports. Thread-safe.
     public final class Counters: Sendable {
         private let observations = Atomic<Int>(0)
+        private let flushed = Atomic<Int>(0)
         public init() {}
         public var observationsWritten: Int { observations.load(ordering: .relaxed) }
+        /// Observation events whose lines the output has taken (`write` returned):
+        /// what a JetStream consumer may acknowledge.
+        public var observationsFlushed: Int { flushed.load(ordering: .acquiring) }
+        func flushed(upTo count: Int) {
+            flushed.store(count, ordering: .releasing)
+        }
         func add(observations count: Int) {
             observations.add(count, ordering: .relaxed)
         }
     }
 
     private let thread: BlockingIOThread
+    private typealias Write = PendingJob<(JSONWriter, FileDescriptorOutput.Failure?)>
+    /// Set by ``abandon()``; the write in flight, so that it can be abandoned.
+    private let abandonment = LockedState<(abandoned: Bool, inFlight: Write?)>((false, nil))
 
     /// A buffer is handed to the writing thread once it holds this much.
     /// Each hand-over costs a few wake-ups: 512 KiB instead of 256 KiB
@@ -69,6 +80,25 @@ public final class JSONLinesWriter: Sendable {
 
     public var writtenCounters: Counters { counters }
 
+    /// Stops writing now: the events still queued are dropped, a write
+    /// blocked on a reader that does not read is no longer waited for, and
+    /// ``run()`` returns `.finished` at once. For a bounded end (`--duration`,
+    /// a signal) when the output cannot keep up. Returns how many queued
+    /// events were dropped (a buffer being written may be cut too).
+    @discardableResult
+    public func abandon() -> Int {
+        let inFlight = abandonment.withLock { state -> Write? in
+            state.abandoned = true
+            defer { state.inFlight = nil }
+            return state.inFlight
+        }
+        let dropped = subscriber.discard()
+        inFlight?.abandon(returning: (JSONWriter(capacity: 0), nil))
+        return dropped
+    }
+
+    private var isAbandoned: Bool { abandonment.withLock { $0.abandoned } }
+
     public func run() async -> Ending {
         let ending = await write()
         // A writer that stops early stops consuming: end its subscription, so
@@ -85,9 +115,10 @@ public final class JSONLinesWriter: Sendable {
         var formatter = JSONLinesFormatter(format: format, schema: schema.schema)
         var writer = JSONWriter(capacity: Self.bufferCapacity)
         var spare: JSONWriter? = JSONWriter(capacity: Self.bufferCapacity)
-        var inFlight: PendingJob<(JSONWriter, FileDescriptorOutput.Failure?)>?
+        var inFlight: Write?
         var observations = 0
         let output = self.output
+        let abandonment = self.abandonment
 
         /// Hands `writer` to the output thread once the previous write has
         /// finished, taking that write's buffer back to fill next.
@@ -98,14 +129,24 @@ public final class JSONLinesWriter: Sendable {
                 if let failure { return Self.ending(for: failure) }
                 spare = returned
             }
+            if isAbandoned { return .finished }
             let full = writer
-            inFlight = thread.start {
+            let observationsInBuffer = observations
+            let counters = self.counters
+            let job = thread.start {
                 var buffer = full
                 let failure: FileDescriptorOutput.Failure?
                 do throws(FileDescriptorOutput.Failure) { try output.write(buffer); failure = nil } catch { failure = error }
+                if failure == nil { counters.flushed(upTo: observationsInBuffer) }
                 buffer.removeAll()
                 return (buffer, failure)
             }
+            inFlight = job
+            let abandoned = abandonment.withLock { state -> Bool in
+                if !state.abandoned { state.inFlight = job }
+                return state.abandoned
+            }
+            if abandoned { return .finished }
             writer = spare ?? JSONWriter(capacity: Self.bufferCapacity)
             spare = nil
             writer.removeAll()
@@ -113,7 +154,7 @@ public final class JSONLinesWriter: Sendable {
         }
 
         func drain() async -> Ending? {
-            guard let pending = inFlight else { return nil }
+            guard let pending = inFlight, !isAbandoned else { return nil }
             inFlight = nil
             let (_, failure) = await pending.value
             return failure.map(Self.ending(for:))

@@ -13,6 +13,9 @@ public struct StreamConnectionOptions: Sendable {
     /// Track-id field to use when the service names none (or to override it).
     public var trackIDField: String?
     public var reconnectPolicy = ReconnectPolicy()
+    /// Seeds the jitter of the waits between reconnection attempts (random
+    /// by default, so clients dropped together come back at different times).
+    public var reconnectSeed = UInt64.random(in: .min ... .max)
     /// Send the token over a plain `ws://` stream URL even when the service
     /// description came over https (off: the connection fails, saying so).
     /// Redirects from https to http are governed by
@@ -20,6 +23,9 @@ public struct StreamConnectionOptions: Sendable {
     public var allowsPlaintextToken = false
     /// How long to wait for the server's answer to a filter change.
     public var filterReplyTimeoutMilliseconds: Int64 = 10_000
+    /// How long ``StreamServiceConnection/disconnect()`` waits for the server
+    /// to answer its close frame before dropping the connection (and saying so).
+    public var closeTimeoutMilliseconds: Int64 = 1_000
     public var webSocket = WebSocketConfiguration()
     public var http = HTTPClientConfiguration()
     public var eventLoop: TransportEventLoop = .shared

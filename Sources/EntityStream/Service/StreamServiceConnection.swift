@@ -54,6 +54,9 @@ public actor StreamServiceConnection {
     public private(set) var serviceDescription: ServiceDescription?
     /// The schema observations are decoded with (grows as fields are learned).
     public private(set) var schema: Schema?
+    /// The reconnection attempt under way or next (0 = the first connection).
+    public var attempt: Int { machine.attempt }
+
     /// Why the last attempt failed, if it did.
     public var lastError: String? { machine.lastError.map(redacted) }
     /// Messages that could not be decoded so far.
@@ -100,7 +103,7 @@ public actor StreamServiceConnection {
         self.sink = sink
         self.clock = options.clock
         self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
-        self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy)
+        self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy, seed: options.reconnectSeed)
         self.restTokens = options.tokenSource ?? StaticTokenSource(options.token)
         self.socketTokens = StreamSocketTokenSource(fallback: restTokens)
     }
@@ -159,6 +162,9 @@ public actor StreamServiceConnection {
     /// Closes the socket (code 1000), stops reconnecting, and sets the status
     /// to `disconnected`. Safe at any time; does nothing when already
     /// disconnected; the status reads `disconnected` from the moment it is called.
+    /// A server that does not answer the close frame within
+    /// ``StreamConnectionOptions/closeTimeoutMilliseconds`` (on the clock) is
+    /// dropped, and the `disconnected` status's error says so.
     public func disconnect() async {
         switch machine.disconnectRequested() {
         case .nothing:
@@ -172,16 +178,24 @@ public actor StreamServiceConnection {
             let runner = self.runner
             self.runner = nil
             runner?.cancel()
+            var cut: String?
             if let socket {
                 self.socket = nil
-                await socket.close(code: 1000, reason: "client disconnecting")
+                let clock = self.clock
+                let limit = options.closeTimeoutMilliseconds
+                let answered = await socket.close(code: 1000, reason: "client disconnecting") {
+                    try await clock.sleep(milliseconds: limit)
+                }
+                if !answered {
+                    cut = "the server did not answer the close frame within \(Double(limit) / 1000) s; the connection was dropped"
+                }
             }
             await runner?.value
             failPendingFilters(reason: "disconnected")
             currentURL = nil
             machine.teardownFinished()
             resolveOutcome(.disconnected, upTo: episode)
-            await publishStatus(error: nil)
+            await publishStatus(error: cut)
             let waiters = teardownWaiters
             teardownWaiters = []
             for waiter in waiters { waiter.resume() }
@@ -218,7 +232,12 @@ public actor StreamServiceConnection {
         do {
             description = try await loadDescription()
         } catch {
-            return .failed(message: error.description, retryable: Self.isRetryable(error))
+            switch error {
+            case .request(let cause, let redacted):
+                return .failed(message: "the service description could not be fetched: \(describe(cause, text: redacted))", retryable: Self.isRetryable(cause))
+            case .answer(let answer):
+                return .failed(message: answer.description, retryable: Self.isRetryable(answer))
+            }
         }
         guard machine.isCurrent(episode) else { return .failed(message: "cancelled", retryable: true) }
         await socketTokens.update(descriptionToken: description.webSocketEntry?.token)
@@ -273,7 +292,7 @@ public actor StreamServiceConnection {
         do {
             connection = try await WebSocketClient.connect(to: url, configuration: options.webSocket, eventLoop: options.eventLoop)
         } catch {
-            return .failed(message: describe(error), retryable: Self.isRetryable(error))
+            return .failed(message: describe(error, text: error.description), retryable: Self.isRetryable(error))
         }
         guard machine.established(episode: episode, now: clock.now()), !Task.isCancelled else {
             await connection.close(code: 1000, reason: "client disconnecting")
@@ -306,16 +325,22 @@ public actor StreamServiceConnection {
 
     /// A transport error in words, with a hint for a local simulator's
     /// self-signed certificate when the options carry one.
-    private func describe(_ error: TransportError) -> String {
-        if case .tlsFailure(let host, let detail) = error, let hint = options.selfSignedCertificateHint,
-           detail.contains("not trusted"), Self.isLoopback(host) {
-            return "\(error.description); \(hint)"
+    /// `text` (the error's words, tokens redacted) with the self-signed
+    /// certificate hint when the certificate was untrusted; decided on the
+    /// error's case, never on its text.
+    private func describe(_ error: TransportError, text: String) -> String {
+        if case .certificateRejected(_, .untrusted, _) = error, let hint = options.selfSignedCertificateHint {
+            return "\(text); \(hint)"
         }
-        return error.description
+        return text
     }
 
-    private static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    /// Why the description could not be loaded: the request failed (the
+    /// typed transport error, and its text with tokens redacted), or the
+    /// answer was unusable.
+    enum DescriptionLoadError: Error {
+        case request(TransportError, redacted: String)
+        case answer(ServiceDescriptionError)
     }
 
     /// Whether retrying can help: network trouble and server errors can pass;
@@ -323,7 +348,6 @@ public actor StreamServiceConnection {
     /// credentials, untrusted certificate, bad URL) will not.
     static func isRetryable(_ error: ServiceDescriptionError) -> Bool {
         switch error {
-        case .requestFailed: return true
         case .httpStatus(let status, _): return status >= 500 || status == 408 || status == 429
         default: return false
         }
@@ -331,7 +355,7 @@ public actor StreamServiceConnection {
 
     static func isRetryable(_ error: TransportError) -> Bool {
         switch error {
-        case .invalidURL, .tlsFailure: return false
+        case .invalidURL, .tlsFailure, .certificateRejected: return false
         case .handshakeRejected(let status): return status >= 500 || status == 408 || status == 429
         default: return true
         }
@@ -339,36 +363,36 @@ public actor StreamServiceConnection {
 
     /// Loads the description with the REST token; when the service rejects
     /// the token (ArcGIS 498/499), asks the token source once for another.
-    private func loadDescription() async throws(ServiceDescriptionError) -> ServiceDescription {
+    private func loadDescription() async throws(DescriptionLoadError) -> ServiceDescription {
         var token = await restTokens.token()
         do {
             return try await loadDescription(token: token)
         } catch {
-            guard case .arcGISError(let code?, _, _) = error, code == 498 || code == 499,
+            guard case .answer(.arcGISError(let code?, _, _)) = error, code == 498 || code == 499,
                   case .renewed(let renewed) = await restTokens.renewToken(rejected: token) else { throw error }
             token = renewed
         }
         return try await loadDescription(token: token)
     }
 
-    private func loadDescription(token: String?) async throws(ServiceDescriptionError) -> ServiceDescription {
+    private func loadDescription(token: String?) async throws(DescriptionLoadError) -> ServiceDescription {
         let url = ServiceURLs.descriptionURL(service: serviceURL, token: token)
         if token != nil { usedRESTToken = token }
         let response: HTTPResponse
         do {
             response = try await http.get(url)
         } catch {
-            throw .requestFailed(detail: error.description.redactingToken(token))
+            throw .request(error, redacted: error.description.redactingToken(token))
         }
         guard response.status == 200 else {
             // ArcGIS answers some errors as its JSON error object with a non-200 status: report its words.
             do { _ = try ServiceDescription(json: response.body) } catch {
-                if case .arcGISError = error { throw error }
+                if case .arcGISError = error { throw .answer(error) }
             }
-            throw .httpStatus(response.status, excerpt: OneLine.text(response.text, maximumLength: 120))
+            throw .answer(.httpStatus(response.status, excerpt: OneLine.text(response.text, maximumLength: 120)))
         }
         descriptionCameOverTLS = response.url.lowercased().hasPrefix("https://")
-        return try ServiceDescription(json: response.body)
+        do { return try ServiceDescription(json: response.body) } catch { throw .answer(error) }
     }
 
     // MARK: Buddy services
@@ -458,7 +482,6 @@ public actor StreamServiceConnection {
         do {
             for try await batch in connection.inbound {
                 let now = clock.now()
-                if !batch.isEmpty { machine.dataDelivered() }
                 await sink.rawBatch(batch, receivedAt: now)
                 messages.removeAll(keepingCapacity: true)
                 var start = 0

@@ -36,6 +36,8 @@ public actor EntityStore {
     public var schema: Schema { state.schema }
     public var entityCount: Int { state.entityCount }
     public var observationCount: Int { state.observationCount }
+    /// What the store holds in memory, in bytes (``EntityStoreState/storeBytes``).
+    public var storeBytes: Int { state.storeBytes }
     public var options: PurgeOptions { state.options }
 
     /// Adopts a grown schema (e.g. fields learned while decoding). Schemas

@@ -14,6 +14,7 @@ struct StreamOptions {
     var durationSeconds: Double?
     var dropWhenSlow = false
     var rasters = RasterOptions()
+    var publish = PublishOptions()
 
     /// Checks combinations once every flag is read.
     func validate() throws(UsageError) {
@@ -21,6 +22,7 @@ struct StreamOptions {
             throw UsageError("--limit counts printed observation events; include observation in --events")
         }
         try rasters.validate()
+        try publish.validate()
     }
 
     /// Consumes `flag` (and its value) if it is one of these options; false if not.
@@ -51,6 +53,8 @@ struct StreamOptions {
             purge.maximumObservations = try arguments.integer(for: flag, minimum: 0)
         case "--max-observations-per-track":
             purge.maximumObservationsPerTrack = try arguments.integer(for: flag, minimum: 0)
+        case "--max-store-bytes":
+            purge.maximumStoreBytes = try arguments.integer(for: flag, minimum: 0)
         case "--events":
             let text = try arguments.value(for: flag)
             do { events = try EventKind.parseList(text) } catch { throw UsageError("--events: \(error)") }
@@ -65,6 +69,7 @@ struct StreamOptions {
         case "--drop-when-slow":
             dropWhenSlow = true
         default:
+            if try publish.parse(flag, from: &arguments) { return true }
             return try rasters.parse(flag, from: &arguments)
         }
         return true
@@ -87,10 +92,12 @@ struct StreamOptions {
         --max-observations N        keep at most N observations in total (0 = off; default 100000)
         --max-observations-per-track N
                                     keep at most N observations per track (0 = off; default off)
+        --max-store-bytes B         keep the store within B bytes, oldest observations purged first
+                                    (0 = off; default \(PurgeOptions.defaultMaximumStoreBytes), 512 MiB)
       Output (JSON lines on stdout):
         --events LIST               comma-separated event kinds to print, or all (default all):
                                     status, observation, entity-received, observation-purged,
-                                    entity-purged, filter, error, response, dropped
+                                    entity-purged, filter, error, response, dropped, analysis
         --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
                                     (for a GIS import, add --events observation)
         --limit N                   stop after N observation events
@@ -99,6 +106,7 @@ struct StreamOptions {
                                     queued events and report them in "dropped" events
                                     (default: wait, losing nothing)
     \(RasterOptions.help)
+    \(PublishOptions.help)
     """
     }
 }

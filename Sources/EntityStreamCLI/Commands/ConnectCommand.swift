@@ -63,10 +63,22 @@ struct ConnectCommand {
         var session = StreamSession(options: stream)
         (session.rasters, session.enricher) = try await stream.rasters.open()
         options.clock = session.clock
+        if let output = stream.publish.output(defaultService: Self.serviceName(serviceURL), kinds: stream.events) {
+            session.sideOutputs = [output]
+        }
         let url = serviceURL
         return (session, { [options] pipeline in
             LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
         })
+    }
+}
+
+extension ConnectCommand {
+    /// The service's name in its URL (`…/services/NAME/StreamServer`), for `--publish` subjects.
+    static func serviceName(_ url: String) -> String {
+        let parts = url.split(separator: "?")[0].split(separator: "/").map(String.init)
+        if let server = parts.lastIndex(where: { $0.lowercased() == "streamserver" }), server > 0 { return parts[server - 1] }
+        return parts.last ?? "service"
     }
 }
 
@@ -85,7 +97,8 @@ struct ConnectionOptions {
                                     reached over https (a ws:// stream URL, a redirect to http);
                                     refused by default, since anyone on the network could read it
         --reconnect-attempts N      reconnection attempts before failing (default 12; first 2 at once)
-        --reconnect-interval S      seconds between later attempts (default 10)
+        --reconnect-interval S      seconds between later attempts, ±20 % (default 10); only a
+                                    connection that lasted this long (at least 1 s) resets the count
     """
 
     mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
@@ -101,7 +114,7 @@ struct ConnectionOptions {
         case "--reconnect-interval":
             let seconds = try arguments.seconds(for: flag, minimum: 0)
             reconnect.intervalMilliseconds = Int64(seconds * 1000)
-            reconnect.stableAfterMilliseconds = max(reconnect.intervalMilliseconds, 1000)
+            reconnect.stableAfterMilliseconds = reconnect.intervalMilliseconds
         default:
             return false
         }

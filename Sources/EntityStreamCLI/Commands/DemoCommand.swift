@@ -72,6 +72,7 @@ struct DemoCommand {
         var options = ConnectionOptions().connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         var session = StreamSession(options: stream)
         (session.rasters, session.enricher) = rasters
+        if let output = stream.publish.output(defaultService: "demo", kinds: stream.events) { session.sideOutputs = [output] }
         options.clock = session.clock
         let status: Int32
         do {

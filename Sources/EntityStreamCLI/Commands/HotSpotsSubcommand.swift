@@ -107,7 +107,7 @@ struct HotSpotsSubcommand {
                 whereClause = try local(word, text)
             case "--time":
                 let text = try arguments.value(for: word)
-                do { timeExtent = try local(word, TimeExtent.parse(text)) } catch let error as UsageError { throw error } catch { throw UsageError("--time: \(error)") }
+                do { timeExtent = try local(word, TimeExtent.parseArgument(text)) } catch let error as UsageError { throw error } catch { throw UsageError("--time: \(error)") }
             case "--no-fdr": fdr = try local(word, false)
             case "--force": force = try local(word, true)
             case "--from": from = try remote(word, Self.instant(word, arguments.value(for: word)))

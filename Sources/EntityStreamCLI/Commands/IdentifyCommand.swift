@@ -65,15 +65,19 @@ struct IdentifyCommand {
     func run() async throws -> Int32 {
         let raster: SessionRaster
         do { raster = try SessionRaster(name: path, path: path) } catch {
-            if case .cannotOpen = error { throw UsageError("identify: \(error)") }
+            // Missing, a directory or unreadable: a runtime failure (1), as replay and query say it.
             Stderr.line("entitystream: identify: \(error)")
             return 1
         }
         if let spatialReference {
             do { try await raster.check(spatialReference) } catch {
                 switch error {
-                case .unknownSpatialReference, .noTransformation, .unknownRasterCRS:
+                case .unknownSpatialReference, .noTransformation:
                     throw UsageError("--sr \(spatialReference.wkid): \(error)")
+                case .unknownRasterCRS:
+                    // The raster's fault, not the option's: a runtime failure naming the file.
+                    Stderr.line("entitystream: identify: \(error)")
+                    return 1
                 default:
                     break   // no georeferencing: the job says so
                 }
@@ -81,7 +85,13 @@ struct IdentifyCommand {
         }
         let input: IdentifyRasterJob.Input = points.isEmpty ? .jsonLines(Self.numberedLines()) : .points(points)
         let job = IdentifyRasterJob(raster: raster, input: input, defaultSpatialReference: spatialReference)
-        return await OneShotAnalysis(format: format).run("identify", job: job)
+        var analysis = OneShotAnalysis(format: format)
+        let file = path
+        analysis.failureInSummary = { summary in
+            guard let count = summary["unreadable"]?.intValue, count > 0 else { return nil }
+            return "\(count) point\(count == 1 ? "" : "s") fell in tiles or strips of \(file) that could not be read (the file is truncated or corrupt)"
+        }
+        return await analysis.run("identify", job: job)
     }
 
     /// Every stdin line, empty ones included (the job numbers them); a line

@@ -39,6 +39,7 @@ struct LiveSource: SessionSource, ControlTarget {
     func statusFacts() async -> JSONObject {
         var facts = JSONObject()
         facts.append(key: "status", value: .string(await connection.status.rawValue))
+        facts.append(key: "attempt", value: .int(Int64(await connection.attempt)))
         facts.append(key: "service", value: .string(ServiceURLs.redacted(connection.serviceURL)))
         if let error = await connection.lastError { facts.append(key: "lastError", value: .string(error)) }
         facts.append(key: "undecodableMessages", value: .int(Int64(await connection.undecodableMessageCount)))

@@ -42,7 +42,7 @@ struct QueryCommand {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--time":
                 let text = try arguments.value(for: word)
-                do { query.time = try TimeExtent.parse(text) } catch { throw UsageError("--time: \(error)") }
+                do { query.time = try TimeExtent.parseArgument(text) } catch { throw UsageError("--time: \(error)") }
             case "--where":
                 let text = try arguments.value(for: word)
                 do { try WhereClause.checkSyntax(text) } catch { throw UsageError("--where: \(error)") }

@@ -77,13 +77,14 @@ struct RecordCommand {
     }
 
     func run() async throws -> Int32 {
+        // Signals are watched before the partial file exists, so a stop always removes or keeps it as it should.
+        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: durationSeconds,
+                                             durationElapsed: .durationElapsed)
         let file: PartialRecordingFile
         do { file = try PartialRecordingFile(path: outputPath) } catch {
             Stderr.line("entitystream: record: \(error)")
             return 1
         }
-        let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: durationSeconds,
-                                             durationElapsed: .durationElapsed)
         let sink = RecordingSink(file: file, service: serviceURL, limit: limit) { stops.stop($0) }
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         options.clock = SystemClock()

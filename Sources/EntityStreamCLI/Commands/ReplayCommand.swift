@@ -36,8 +36,9 @@ struct ReplayCommand {
         --speed X                   a recording's (or a CSV's) own timing, X times faster
                                     (0.5 = half speed; 0.000001 to 1000000)
         --loop                      start again at the end (stop with --limit, --duration or Ctrl-C)
-        --hold                      after the end, keep the store and answer control commands
-                                    (queries, analyses) until stdin ends or Ctrl-C
+        --hold                      keep the store after the end and answer control commands
+                                    (queries, analyses) until stdin ends or Ctrl-C; they are read
+                                    once the whole file has played, so queries see all of it
       CSV tracks:
         --csv id=COL,time=COL,x=COL,y=COL
                                     read FILE as CSV: the track-id, time (ISO-8601 or epoch
@@ -79,6 +80,9 @@ struct ReplayCommand {
         }
         if sawInterval && sawSpeed { throw UsageError("replay: use either --interval or --speed, not both") }
         guard !path.isEmpty else { throw UsageError("replay: missing the FILE to replay (- for stdin)") }
+        if hold && loop {
+            throw UsageError("replay: --hold answers control commands after the end of the file, which --loop never reaches")
+        }
         if hold && path == "-" {
             throw UsageError("replay: --hold answers control commands from stdin, which 'replay -' reads the file from")
         }
@@ -106,6 +110,8 @@ struct ReplayCommand {
         session.holdAfterSourceEnds = hold
         (session.rasters, session.enricher) = try await stream.rasters.open()
         session.readsControlCommands = path != "-"
+        let service = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        if let output = stream.publish.output(defaultService: service, kinds: stream.events) { session.sideOutputs = [output] }
         return (session, { pipeline in ReplayRun(source: source, pipeline: pipeline) })
     }
 }

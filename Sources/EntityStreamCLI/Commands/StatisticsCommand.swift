@@ -78,7 +78,7 @@ struct StatisticsCommand {
                 query.whereClause = text
             case "--time":
                 let text = try arguments.value(for: word)
-                do { query.time = try TimeExtent.parse(text) } catch { throw UsageError("--time: \(error)") }
+                do { query.time = try TimeExtent.parseArgument(text) } catch { throw UsageError("--time: \(error)") }
             case "--geometry":
                 let text = try arguments.value(for: word)
                 do { query.geometry = try StreamFilter.parseEnvelope(text) } catch { throw UsageError("--\(error)") }

@@ -6,7 +6,8 @@ import EntityStreamCore
 /// then the statistic names, taken from the first record, or from the
 /// summary's `groupFields`/`statisticNames` when there is no record — then
 /// one row per `result` record (``CSVText``: RFC 4180 quoting, CRLF line
-/// ends, empty cells for null, numbers as the JSON lines write them).
+/// ends, an empty cell for null and `""` for the empty string, numbers as
+/// the JSON lines write them).
 /// Nothing else is written: status, summary and failure lines are not part
 /// of the table (a failure is reported on stderr by ``OneShotAnalysis``).
 /// ``run()`` returns as ``JSONLinesWriter/run()`` does.
@@ -28,7 +29,7 @@ struct CSVRecordWriter: Sendable {
                         text += CSVText.record(group.keys + statistics.keys)
                         wroteHeader = true
                     }
-                    text += CSVText.record((group.map(\.value) + statistics.map(\.value)).map(CSVText.cell))
+                    text += CSVText.record(values: group.map(\.value) + statistics.map(\.value))
                 case .summary:
                     guard !wroteHeader, let groupFields = analysis.members["groupFields"]?.arrayValue,
                           let statisticNames = analysis.members["statisticNames"]?.arrayValue else { continue }

@@ -27,6 +27,9 @@ struct OneShotAnalysis {
     var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
     /// Result features as a CSV table instead of JSON lines.
     var csv = false
+    /// A failure a completed job's summary reports (the job ran to its end, but
+    /// part of its input could not be read): exit status 1 with this reason.
+    var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
 
     enum StopReason: Sendable {
         case finished
@@ -73,7 +76,7 @@ struct OneShotAnalysis {
             stops.stop(.finished)
         }
         do {
-            try await runtime.start(RecordingOutcome(job: job, outcome: outcome), id: .int(1), command: command)
+            try await runtime.start(RecordingOutcome(job: job, outcome: outcome, failureInSummary: failureInSummary), id: .int(1), command: command)
         } catch {
             outcome.failed()
         }
@@ -117,9 +120,12 @@ struct OneShotAnalysis {
     struct RecordingOutcome: AnalysisJob {
         let job: any AnalysisJob
         let outcome: JobOutcome
+        var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
         func run(in context: AnalysisContext) async throws -> JSONObject {
             do {
-                return try await job.run(in: context)
+                let summary = try await job.run(in: context)
+                if let reason = failureInSummary(summary) { outcome.failed(reason) }
+                return summary
             } catch is CancellationError {
                 throw CancellationError()
             } catch {

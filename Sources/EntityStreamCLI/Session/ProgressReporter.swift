@@ -3,7 +3,10 @@ import EntityStreamCore
 import Foundation
 
 /// Once a second, when stderr is a terminal, shows observations/s, entities
-/// and the connection status on one rewritten stderr line.
+/// and the connection status on one rewritten stderr line; while not
+/// connected, the attempt number and why the last attempt failed (a DNS
+/// failure, a refused connection), so a retrying session says what it is
+/// waiting for (``statusText(_:)``).
 struct ProgressReporter {
     let pipeline: StreamPipeline
     let counters: JSONLinesWriter.Counters
@@ -27,12 +30,22 @@ struct ProgressReporter {
             let elapsed = Double((now - previousTime).components.attoseconds) / 1e18 + Double((now - previousTime).components.seconds)
             let rate = elapsed > 0 ? Double(written - previous) / elapsed : 0
             let entities = await pipeline.store.entityCount
-            let facts = await target.statusFacts()
-            let status = facts["status"]?.stringValue ?? "-"
+            let status = Self.statusText(await target.statusFacts())
             Stderr.write("\r\u{1B}[K\(Int(rate)) observations/s · \(entities) entities · \(written) written · \(status)")
             previous = written
             previousTime = now
         }
+    }
+
+    /// The status part of the line: `connected`, or `connecting (attempt 3:
+    /// cannot resolve host 'x': …)` while retrying.
+    static func statusText(_ facts: JSONObject) -> String {
+        let status = facts["status"]?.stringValue ?? "-"
+        guard status != "connected", let attempt = facts["attempt"].flatMap({ if case .int(let n) = $0 { n } else { nil } }),
+              attempt > 0 || facts["lastError"] != nil else { return status }
+        var text = "\(status) (attempt \(attempt)"
+        if let error = facts["lastError"]?.stringValue { text += ": " + OneLine.text(error, maximumLength: 160) }
+        return text + ")"
     }
 
     static func clearLine() {

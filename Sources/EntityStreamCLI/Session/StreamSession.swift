@@ -26,6 +26,14 @@ struct StreamSession {
         case outputFailed
         case durationElapsed
         case interrupted
+
+        /// A stop by time or by signal: what is left to write gets a bounded time.
+        var boundsTheDrain: Bool {
+            switch self {
+            case .durationElapsed, .interrupted: return true
+            default: return false
+            }
+        }
     }
 
     let options: StreamOptions
@@ -33,7 +41,9 @@ struct StreamSession {
     /// Options for analyses that reach remote ArcGIS services.
     var remote = RemoteServiceOptions()
     /// Keep the store and answer control commands after the source ends,
-    /// until standard input ends (`replay --hold`).
+    /// until standard input ends (`replay --hold`). Commands are then read
+    /// only once the source has ended, so a query sees the whole file
+    /// (they wait in stdin's pipe meanwhile).
     var holdAfterSourceEnds = false
     /// Rasters opened for the session (`--raster`), offered to analyses.
     var rasters = SessionRasters()
@@ -49,6 +59,14 @@ struct StreamSession {
     /// started before the source (a failure ends the session, status 1),
     /// stopped after it.
     var companion: (any SessionCompanion)?
+    /// After `--duration` or a signal, how long the events already published
+    /// may take to reach stdout; what is still queued then is dropped, and
+    /// stderr says how much (a slow reader does not hold the end for ever).
+    var drainLimitMilliseconds: Int64 = 2_000
+    /// What the stdout writer has written (a JetStream consumer acknowledges from it).
+    var writtenCounters = JSONLinesWriter.Counters()
+    /// Outputs beside stdout, each a bus subscriber of its own (`--publish`).
+    var sideOutputs: [any SessionOutput] = []
 
     func run(makeSource: (StreamPipeline) throws -> any SessionSource) async throws -> Int32 {
         let pipeline = StreamPipeline(purgeOptions: options.purge, clock: clock)
@@ -58,7 +76,11 @@ struct StreamSession {
                                     policy: options.dropWhenSlow ? .dropOldest : .backPressure, clock: clock)
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: options.format,
-                                     observationLimit: options.limit)
+                                     observationLimit: options.limit, counters: writtenCounters)
+        var sides: [any RunningSessionOutput] = []
+        for output in sideOutputs { sides.append(try await output.start(pipeline)) }
+        for side in sides { await pipeline.bus.subscribe(side.subscriber) }
+        let sideFailures = LockedState<[String]>([])
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: options.durationSeconds,
                                              durationElapsed: .durationElapsed, clock: clock)
         let hold = holdAfterSourceEnds
@@ -80,10 +102,21 @@ struct StreamSession {
         let stopping = LockedState(false)
         let ending = WriterEnding()
         var reason = StopReason.interrupted
+        let (writerEnded, writerEnds) = AsyncStream.makeStream(of: Void.self)
+        let dropped = LockedState<Int?>(nil)
+        let drainLimit = drainLimitMilliseconds
+        let clock = self.clock
+        let (sourceEnded, sourceEnding) = AsyncStream.makeStream(of: Void.self)
 
         await withDiscardingTaskGroup { writing in
+            for side in sides {
+                writing.addTask {
+                    if let failure = await side.run() { sideFailures.withLock { $0.append(failure) } }
+                }
+            }
             writing.addTask {
                 let result = await writer.run()
+                writerEnds.finish()
                 ending.set(result)
                 switch result {
                 case .limitReached: stops.stop(.limitReached)
@@ -96,6 +129,7 @@ struct StreamSession {
                 if let companion { sourcing.addTask { await companion.run() } }
                 sourcing.addTask {
                     let failure = await source.run()
+                    sourceEnding.finish()
                     if keepsGoing {
                         guard !stopping.withLock({ $0 }) else { return }
                         Stderr.line("entitystream: \(failure.map { "the source failed: \($0)" } ?? "the source ended"); still serving what the store holds until stopped")
@@ -106,6 +140,9 @@ struct StreamSession {
                     await withDiscardingTaskGroup { watching in
                         if readsControlCommands {
                             watching.addTask {
+                                // Under --hold, commands wait until the whole file is in the store.
+                                if hold { for await _ in sourceEnded {} }
+                                if Task.isCancelled { return }
                                 for await line in StandardInputLines.stream() {
                                     await handler.handle(line)
                                 }
@@ -117,6 +154,9 @@ struct StreamSession {
                         reason = await stops.firstReason()
                         stopping.withLock { $0 = true }
                         watching.cancelAll()
+                    }
+                    if reason.boundsTheDrain {
+                        writing.addTask { await Self.boundDrain(writer, ended: writerEnded, limit: drainLimit, clock: clock, dropped: dropped) }
                     }
                     switch reason {
                     case .limitReached, .outputClosed, .outputFailed: subscriber.finish()
@@ -138,9 +178,17 @@ struct StreamSession {
             await pipeline.close()
         }
         ProgressReporter.clearLine()
+        if let count = dropped.withLock({ $0 }) {
+            let why = if case .durationElapsed = reason { "--duration elapsed" } else { "stopping on a signal" }
+            Stderr.line("entitystream: \(why): stdout did not take the last events within \(Double(drainLimit) / 1000) s; \(count) queued events were not written")
+        }
         var status: Int32 = 0
         if case .sourceFailed(let message) = reason {
             Stderr.line("entitystream: \(message)")
+            status = 1
+        }
+        for failure in sideFailures.withLock({ $0 }) {
+            Stderr.line("entitystream: \(failure)")
             status = 1
         }
         // Also when the source ended first and the writer failed on what was left.
@@ -163,6 +211,41 @@ protocol SessionCompanion: Sendable {
     func run() async
     /// Ends ``run()`` and releases what ``start(pipeline:source:)`` took. Idempotent.
     func stop() async
+}
+
+extension StreamSession {
+    /// Waits for the writer to end, at most `limit` ms on `clock`; past that,
+    /// abandons it and keeps how many queued events were dropped.
+    static func boundDrain(_ writer: JSONLinesWriter, ended: AsyncStream<Void>, limit: Int64, clock: any EntityClock,
+                           dropped: LockedState<Int?>) async {
+        let elapsed = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in ended {}
+                return false
+            }
+            group.addTask {
+                do { try await clock.sleep(milliseconds: limit) } catch { return false }
+                return true
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if elapsed { dropped.withLock { $0 = writer.abandon() } }
+    }
+}
+
+/// An output beside stdout (`--publish`): made for the session's pipeline,
+/// it subscribes to the bus and runs until its subscription ends.
+protocol SessionOutput: Sendable {
+    func start(_ pipeline: StreamPipeline) async throws -> any RunningSessionOutput
+}
+
+/// A started ``SessionOutput``.
+protocol RunningSessionOutput: Sendable {
+    var subscriber: Subscriber { get }
+    /// Runs until the subscription ends; the reason when it failed.
+    func run() async -> String?
 }
 
 /// How the writer ended, handed from its child task to the session.

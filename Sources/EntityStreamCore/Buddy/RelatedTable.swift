@@ -60,7 +60,8 @@ public struct RelatedTable: Sendable {
 
 /// A join value as the related-features join compares it: integral numbers
 /// (integer, double or date values) as one integer, other numbers as
-/// doubles, strings and booleans as themselves; null is no key.
+/// doubles, strings by their Unicode scalars (``ExactText``: "é" and
+/// "e"+U+0301 do not join), booleans as themselves; null is no key.
 public enum JoinKey: Hashable, Sendable {
     case integer(Int64)
     case number(Double)
@@ -76,6 +77,25 @@ public enum JoinKey: Hashable, Sendable {
             if let i = Int64(exactly: d) { self = .integer(i) } else if d.isNaN { return nil } else { self = .number(d) }
         case .string(let s): self = .text(s)
         case .bool(let b): self = .flag(b)
+        }
+    }
+
+    public static func == (a: JoinKey, b: JoinKey) -> Bool {
+        switch (a, b) {
+        case let (.integer(x), .integer(y)): return x == y
+        case let (.number(x), .number(y)): return x == y
+        case let (.text(x), .text(y)): return ExactText.equal(x, y)
+        case let (.flag(x), .flag(y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .integer(let x): hasher.combine(0 as UInt8); hasher.combine(x)
+        case .number(let x): hasher.combine(1 as UInt8); hasher.combine(x)
+        case .text(let x): hasher.combine(2 as UInt8); ExactText.hash(x, into: &hasher)
+        case .flag(let x): hasher.combine(3 as UInt8); hasher.combine(x)
         }
     }
 }

@@ -90,7 +90,23 @@ public struct ObservationEnrichment: Sendable, Hashable {
         private static let null: [UInt8] = Array("null".utf8)
     }
 
+    /// The observation was delivered before (`consume`: a line that may have
+    /// been written before a stop), written as `"redelivered":true`.
+    public let redelivered: Bool
+    /// How many times JetStream delivered it, when its count says so
+    /// (written as `"deliveries":N`).
+    public let deliveries: UInt64?
+
+    /// `raster` with the observation marked as delivered again (`deliveries` times, if known).
+    public init(marking raster: ObservationEnrichment?, deliveries: UInt64?) {
+        rasterText = raster?.rasterText ?? []
+        redelivered = true
+        self.deliveries = deliveries
+    }
+
     private init(rasterText: [UInt8]) {
+        redelivered = false
+        deliveries = nil
         self.rasterText = rasterText
     }
 }

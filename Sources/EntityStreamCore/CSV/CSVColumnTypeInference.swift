@@ -52,10 +52,17 @@ public struct CSVColumnTypeInference: Sendable {
     }
 
     /// The attribute value of a raw field in a column of type `type`
-    /// (a value that does not fit the type stays a string; empty is null).
-    public static func value(_ raw: String, type: FieldType) -> AttributeValue {
+    /// (a value that does not fit the type stays a string; empty is null,
+    /// except a `quoted` blank field of a text column, which is that text:
+    /// `""` is the empty string).
+    public static func value(_ raw: String, type: FieldType, quoted: Bool = false) -> AttributeValue {
         let trimmed = CSVNumber.trim(raw)
-        if trimmed.isEmpty { return .null }
+        if trimmed.isEmpty {
+            switch type {
+            case .string, .guid, .globalID, .other: return quoted ? .string(raw) : .null
+            default: return .null
+            }
+        }
         switch type {
         case .integer, .bigInteger, .smallInteger, .objectID:
             return CSVNumber.integer(trimmed).map { .int($0) } ?? .string(raw)

@@ -2,10 +2,20 @@
 public struct CSVRecord: Sendable, Hashable {
     public var line: Int
     public var fields: [String]
+    /// Indices of the fields that were quoted and hold nothing but spaces
+    /// or tabs (`""`, `" "`): an empty *string*, where an unquoted empty
+    /// field is no value (null), as DuckDB and PostgreSQL read CSV.
+    public var quotedBlankFields: [Int]
 
-    public init(line: Int, fields: [String]) {
+    public init(line: Int, fields: [String], quotedBlankFields: [Int] = []) {
         self.line = line
         self.fields = fields
+        self.quotedBlankFields = quotedBlankFields
+    }
+
+    /// True when field `index` was quoted and blank (an empty string, not null).
+    @inlinable public func isQuotedBlank(_ index: Int) -> Bool {
+        !quotedBlankFields.isEmpty && quotedBlankFields.contains(index)
     }
 }
 
@@ -21,7 +31,9 @@ public struct CSVRecord: Sendable, Hashable {
 /// - Blank lines (no characters at all) are skipped; a final line end is optional.
 /// - A leading UTF-8 byte-order mark is ignored; invalid UTF-8 is repaired
 ///   with U+FFFD, never fatal.
-/// Quoting only escapes: `"12"` and `12` read the same.
+/// Quoting only escapes (`"12"` and `12` read the same), except that a
+/// quoted blank field is an empty string and an unquoted one null
+/// (``CSVRecord/quotedBlankFields``).
 ///
 /// One linear pass; ``forEachRecord(in:_:)`` hands each record over as it is
 /// read, so a caller can make several passes over a large text without
@@ -63,6 +75,7 @@ public enum CSVReader {
         guard i < n else { return }
 
         var scratch: [UInt8] = []
+        var quotedBlank: [Int] = []
         while true {
             // One field starts at i.
             var quoted = false
@@ -94,6 +107,7 @@ public enum CSVReader {
                 if i < n, bytes[i] != comma, bytes[i] != cr, bytes[i] != lf {
                     throw CSVError("unexpected character after a closing quote (a quote inside a quoted field must be doubled)", line: line)
                 }
+                if scratch.allSatisfy({ $0 == 32 || $0 == 9 }) { quotedBlank.append(fields.count) }
                 fields.append(String(decoding: scratch, as: UTF8.self))
             } else {
                 let start = i
@@ -107,8 +121,9 @@ public enum CSVReader {
                 continue
             }
             let blank = fields.count == 1 && !quoted && fields[0].isEmpty
-            if !blank { try body(CSVRecord(line: recordLine, fields: fields)) }
+            if !blank { try body(CSVRecord(line: recordLine, fields: fields, quotedBlankFields: quotedBlank)) }
             fields.removeAll(keepingCapacity: true)
+            if !quotedBlank.isEmpty { quotedBlank.removeAll() }
             guard i < n else { break }
             if bytes[i] == cr, i + 1 < n, bytes[i + 1] == lf { i += 1 }
             i += 1

@@ -4,8 +4,10 @@
 /// or starts or ends with a space or tab (which spreadsheets would trim).
 /// ``CSVReader`` reads the output back to the same fields. Stateless.
 public enum CSVText {
-    /// `text` as one field, quoted when needed.
+    /// `text` as one field, quoted when needed (the empty string is `""`,
+    /// so that it reads back as text, not as a missing value).
     public static func field(_ text: String) -> String {
+        if text.isEmpty { return "\"\"" }
         var needsQuotes = false
         for scalar in text.unicodeScalars where scalar == "," || scalar == "\"" || scalar == "\r" || scalar == "\n" {
             needsQuotes = true
@@ -26,6 +28,12 @@ public enum CSVText {
     /// One record: the fields, each quoted when needed, then CRLF.
     public static func record(_ fields: [String]) -> String {
         fields.map(field).joined(separator: ",") + "\r\n"
+    }
+
+    /// One record of values: null is an empty cell, the empty string `""`
+    /// (``CSVReader`` reads them back as null and ""), others as ``cell(_:)``.
+    public static func record(values: [JSONValue]) -> String {
+        values.map { $0.isNull ? "" : field(cell($0)) }.joined(separator: ",") + "\r\n"
     }
 
     /// The text of a JSON value as a cell: null is empty, a string is its

@@ -4,6 +4,11 @@
 /// belongs to `schema.fields[i]`. `esriFieldTypeDate` values are
 /// ``date(milliseconds:)`` (epoch milliseconds, UTC), so that where clauses can
 /// compare them with `date '…'` literals and output can print them as ISO-8601.
+///
+/// Equality and hashing are exact: strings by their Unicode scalars
+/// (``ExactText``; "é" and "e"+U+0301 are different values, as in SQL),
+/// doubles as `Double` compares them (0.0 == -0.0, NaN equals nothing),
+/// different cases never equal.
 public enum AttributeValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -26,6 +31,31 @@ public enum AttributeValue: Sendable, Hashable {
         case .double(let v): return v
         case .date(let v): return Double(v)
         default: return nil
+        }
+    }
+
+    @inlinable
+    public static func == (lhs: AttributeValue, rhs: AttributeValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.int(a), .int(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.string(a), .string(b)): return ExactText.equal(a, b)
+        case let (.date(a), .date(b)): return a == b
+        default: return false
+        }
+    }
+
+    @inlinable
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0 as UInt8)
+        case .bool(let flag): hasher.combine(1 as UInt8); hasher.combine(flag)
+        case .int(let number): hasher.combine(2 as UInt8); hasher.combine(number)
+        case .double(let number): hasher.combine(3 as UInt8); hasher.combine(number)
+        case .string(let text): hasher.combine(4 as UInt8); ExactText.hash(text, into: &hasher)
+        case .date(let milliseconds): hasher.combine(5 as UInt8); hasher.combine(milliseconds)
         }
     }
 }

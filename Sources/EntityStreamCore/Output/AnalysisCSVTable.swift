@@ -6,8 +6,9 @@
 /// first feature, in order. Later features fill the same columns by name
 /// (a missing attribute is an empty cell; attributes the first feature did
 /// not have are counted in ``droppedAttributes``, never silently lost).
-/// Null and non-finite numbers are empty cells; text is quoted when it
-/// holds a comma, quote, CR or LF (quotes doubled); objects and arrays are
+/// Null and non-finite numbers are empty cells, the empty string is `""`
+/// (so the two read back apart); text is quoted when it holds a comma,
+/// quote, CR or LF (quotes doubled); objects and arrays are
 /// written as their JSON text. Lines end with LF, as the project's other
 /// line outputs. A value type.
 public struct AnalysisCSVTable: Sendable {
@@ -90,6 +91,10 @@ public struct AnalysisCSVTable: Sendable {
     static func appendText(_ text: String, to writer: inout JSONWriter) {
         let bytes = Array(text.utf8)
         let quote = UInt8(ascii: "\"")
+        if bytes.isEmpty {
+            writer.appendRaw([quote, quote])
+            return
+        }
         guard bytes.contains(where: { $0 == UInt8(ascii: ",") || $0 == quote || $0 == 10 || $0 == 13 }) else {
             writer.appendRaw(bytes)
             return

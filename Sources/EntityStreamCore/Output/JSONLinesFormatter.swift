@@ -191,6 +191,13 @@ public struct JSONLinesFormatter: Sendable {
 
     /// `,"raster":{…}` (the enrichment's text is JSON written by ``JSONWriter``).
     private static func appendEnrichment(_ enrichment: ObservationEnrichment, to writer: inout JSONWriter) {
+        if enrichment.redelivered { writer.appendRaw(",\"redelivered\":true") }
+        if let deliveries = enrichment.deliveries {
+            writer.appendRaw(",\"deliveries\":")
+            writer.appendInt(Int64(clamping: deliveries))
+        }
+        // A delivery mark alone has no raster member.
+        guard !enrichment.rasterText.isEmpty else { return }
         writer.appendRaw(",\"raster\":")
         writer.appendRaw(enrichment.rasterText)
     }
@@ -238,7 +245,7 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendRaw(",\"attempt\":")
             writer.appendInt(Int64(change.attempt))
             writer.appendOptionalMember(",\"url\":", change.url)
-            writer.appendOptionalMember(",\"error\":", change.error)
+            writer.appendOptionalMember(",\"error\":", change.error.map { OneLine.bounded($0) })
             writer.appendOptionalMember(",\"source\":", change.source)
         case .filter(let outcome):
             writer.appendRaw(",\"result\":")
@@ -249,12 +256,12 @@ public struct JSONLinesFormatter: Sendable {
                 writer.appendRaw(",\"reply\":")
                 writer.append(reply)
             }
-            writer.appendOptionalMember(",\"error\":", outcome.error)
+            writer.appendOptionalMember(",\"error\":", outcome.error.map { OneLine.bounded($0) })
         case .error(let report):
             writer.appendRaw(",\"source\":")
             writer.appendString(report.source.rawValue)
             writer.appendRaw(",\"message\":")
-            writer.appendString(report.message)
+            writer.appendString(OneLine.bounded(report.message))
             writer.appendRaw(",\"count\":")
             writer.appendInt(Int64(report.count))
         case .response(let response):
@@ -268,7 +275,7 @@ public struct JSONLinesFormatter: Sendable {
                 writer.appendRaw(",\"result\":")
                 writer.append(result)
             }
-            writer.appendOptionalMember(",\"error\":", response.error)
+            writer.appendOptionalMember(",\"error\":", response.error.map { OneLine.bounded($0) })
         case .dropped(let count, let total):
             writer.appendRaw(",\"count\":")
             writer.appendInt(Int64(count))

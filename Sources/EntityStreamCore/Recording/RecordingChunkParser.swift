@@ -20,10 +20,13 @@ import Glibc
 /// stand in the file, so a malformed message is reported there, as on a live
 /// socket; a malformed line of a recording is a message carrying its
 /// ``Batch/problems`` entry (the line as it stands, and why it cannot be
-/// played), to be reported in its place while the rest plays. Throws
-/// ``RecordingError`` naming the line only for what refuses the file: an
-/// empty file, an unusable header, an invalid array, and a line or element
-/// longer than `maximumMessageBytes`. A value type; not thread-safe.
+/// played), to be reported in its place while the rest plays. A line longer
+/// than `maximumMessageBytes` is skipped the same way: it is never held
+/// whole (its bytes are dropped as they come), and an empty message in its
+/// place carries a problem naming its size. Throws ``RecordingError`` naming
+/// the line only for what refuses the file: an empty file, an unusable
+/// header, an invalid array, and an array element longer than
+/// `maximumMessageBytes`. A value type; not thread-safe.
 public struct RecordingChunkParser: Sendable {
     /// Messages parsed from one or more chunks: bytes back to back, with
     /// their end offsets, recorded offsets (recordings only) and lines.
@@ -83,6 +86,10 @@ public struct RecordingChunkParser: Sendable {
     private var atFileStart = true
     /// While a file starting with `[` waits for its first newline: how far `carry` was searched.
     private var newlineSearchedUpTo = 0
+    /// Lines: how much of `carry` is known to hold no newline (so a long line is searched once).
+    private var lineSearchedUpTo = 0
+    /// A line over the limit being skipped: its number and the bytes dropped so far.
+    private var skipping: (line: Int, bytes: Int)?
 
     /// Where an array split stands between chunks (within it, the scan
     /// always restarts at an element's start, at the top level).
@@ -149,13 +156,15 @@ public struct RecordingChunkParser: Sendable {
     // MARK: Lines
 
     private mutating func scanLines(isLast: Bool, into batch: inout Batch) throws(RecordingError) {
+        if skipping != nil && !skipToNextLine(isLast: isLast, into: &batch) { return }
         var start = 0
         var lineNumber = carryLine
         let count = carry.count
         var failure: RecordingError?
+        let searchedUpTo = lineSearchedUpTo
         carry.withUnsafeBytes { all in
             while start < count {
-                guard let newline = Self.firstNewline(in: all, from: start) else { break }
+                guard let newline = Self.firstNewline(in: all, from: start == 0 ? searchedUpTo : start) else { break }
                 do throws(RecordingError) {
                     try takeLine(UnsafeRawBufferPointer(rebasing: all[start..<newline]), number: lineNumber, into: &batch)
                 } catch {
@@ -177,9 +186,43 @@ public struct RecordingChunkParser: Sendable {
         if let failure { throw failure }
         carry.removeFirst(start)
         carryLine = lineNumber
+        lineSearchedUpTo = carry.count
         if carry.count > maximumMessageBytes {
-            throw RecordingError(line: carryLine, "a line longer than \(maximumMessageBytes) bytes")
+            // Too long to keep: drop it as it comes, and say so once its end is found.
+            if layout == nil { layout = .featureLines }
+            skipping = (carryLine, carry.count)
+            carry.removeAll(keepingCapacity: false)
+            lineSearchedUpTo = 0
         }
+    }
+
+    /// Drops the rest of a line over the limit, up to its newline; once found,
+    /// puts the skipped line in the batch (an empty message with its problem)
+    /// and returns true: the lines after it can be read. False while the line goes on.
+    private mutating func skipToNextLine(isLast: Bool, into batch: inout Batch) -> Bool {
+        guard var skip = skipping else { return true }
+        let newline = carry.withUnsafeBytes { Self.firstNewline(in: $0, from: 0) }
+        guard let newline else {
+            skip.bytes += carry.count
+            carry.removeAll(keepingCapacity: true)
+            skipping = skip
+            if isLast { reportSkipped(into: &batch) }
+            return false
+        }
+        skip.bytes += newline
+        carry.removeFirst(newline + 1)
+        skipping = skip
+        reportSkipped(into: &batch)
+        carryLine = skip.line + 1
+        return true
+    }
+
+    /// The line being skipped, as an empty message carrying why.
+    private mutating func reportSkipped(into batch: inout Batch) {
+        guard let skip = skipping else { return }
+        skipping = nil
+        batch.append(UnsafeRawBufferPointer(start: nil, count: 0), offset: nil, line: skip.line,
+                     problem: "a line of \(skip.bytes) bytes, longer than the limit of \(maximumMessageBytes) bytes: skipped")
     }
 
     private mutating func takeLine(_ raw: UnsafeRawBufferPointer, number: Int, into batch: inout Batch) throws(RecordingError) {
@@ -190,7 +233,10 @@ public struct RecordingChunkParser: Sendable {
         guard lower < upper else { return }
         let line = UnsafeRawBufferPointer(rebasing: raw[lower..<upper])
         if line.count > maximumMessageBytes {
-            throw RecordingError(line: number, "a line longer than \(maximumMessageBytes) bytes")
+            if layout == nil { layout = .featureLines }
+            skipping = (number, raw.count)
+            reportSkipped(into: &batch)
+            return
         }
         switch layout {
         case nil:

@@ -40,12 +40,17 @@ public final class RecordingFileReader {
     /// The recording's header, once read.
     public var header: RecordingHeader? { parser.header }
 
-    /// Appends messages to `batch` until it holds at least `minimum` or the
-    /// file ends. Returns false once the file has ended (the batch may still
-    /// hold its last messages).
+    /// A batch stops growing once its messages hold this many bytes, however
+    /// few they are: large messages (texts of hundreds of KB) never pile up
+    /// by the thousand.
+    public static let batchByteLimit = 4 << 20
+
+    /// Appends messages to `batch` until it holds at least `minimum`, or at
+    /// least ``batchByteLimit`` bytes, or the file ends. Returns false once
+    /// the file has ended (the batch may still hold its last messages).
     @discardableResult
     public func read(into batch: inout RecordingChunkParser.Batch, minimum: Int) throws(RecordingError) -> Bool {
-        while !atEnd && batch.count < minimum {
+        while !atEnd && batch.count < minimum && batch.bytes.count < Self.batchByteLimit {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -11,7 +11,9 @@
 ///   (`"token":"…"`, whitespace allowed around the colon);
 /// - every occurrence of each given secret of at least
 ///   ``minimumLiteralLength`` bytes, as it is and percent-encoded (a token
-///   that reached a text some other way).
+///   that reached a text some other way);
+/// - the password of a URL's user information (`http://user:password@host`
+///   becomes `http://user:***@host`), wherever a URL stands in the text.
 ///
 /// The result says where a credential was without saying what it was.
 /// Linear in the text's length per secret. Stateless and thread-safe.
@@ -36,6 +38,7 @@ public enum Redaction {
         }
         changed = maskParameters(&bytes) || changed
         changed = maskJSONMembers(&bytes) || changed
+        changed = maskUserInfoPasswords(&bytes) || changed
         return changed ? String(decoding: bytes, as: UTF8.self) : text
     }
 
@@ -66,6 +69,32 @@ public enum Redaction {
     public static func isCredentialName(_ name: String) -> Bool {
         let folded = Array(name.utf8).map(lowercased)
         return names.contains(folded)
+    }
+
+    /// A copy of a text being built with ranges of it replaced by the mask,
+    /// in order; the text is copied only once something is masked.
+    private struct Masking {
+        private var output: [UInt8] = []
+        /// Where the next unmasked run starts (the end of the last range masked).
+        private(set) var copied = 0
+        private(set) var changed = false
+
+        /// Replaces `range` of `bytes` (after every range replaced so far) with the mask.
+        mutating func mask(_ range: Range<Int>, of bytes: [UInt8]) {
+            if !changed { output.reserveCapacity(bytes.count) }
+            output.append(contentsOf: bytes[copied..<range.lowerBound])
+            output.append(contentsOf: maskBytes)
+            copied = range.upperBound
+            changed = true
+        }
+
+        /// Puts the masked text in `bytes`; false when nothing was masked.
+        mutating func finish(_ bytes: inout [UInt8]) -> Bool {
+            guard changed else { return false }
+            output.append(contentsOf: bytes[copied...])
+            bytes = output
+            return true
+        }
     }
 
     // MARK: Parameters (`token=value`)
@@ -108,39 +137,28 @@ public enum Redaction {
     }
 
     private static func maskParameters(_ bytes: inout [UInt8]) -> Bool {
-        var output: [UInt8] = []
-        var changed = false
+        var masking = Masking()
         var index = 0
-        var copied = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "="), credentialName(endingAt: index, in: bytes) {
                 var end = index + 1
                 while end < bytes.count, !isValueEnd(bytes[end]) { end += 1 }
                 if end > index + 1 && bytes[(index + 1)..<end].elementsEqual(maskBytes) == false {
-                    if !changed { output.reserveCapacity(bytes.count) }
-                    output.append(contentsOf: bytes[copied...index])
-                    output.append(contentsOf: maskBytes)
-                    copied = end
-                    changed = true
+                    masking.mask((index + 1)..<end, of: bytes)
                 }
                 index = end
                 continue
             }
             index += 1
         }
-        guard changed else { return false }
-        output.append(contentsOf: bytes[copied...])
-        bytes = output
-        return true
+        return masking.finish(&bytes)
     }
 
     // MARK: JSON members (`"token": "value"`)
 
     private static func maskJSONMembers(_ bytes: inout [UInt8]) -> Bool {
-        var output: [UInt8] = []
-        var changed = false
+        var masking = Masking()
         var index = 0
-        var copied = 0
         while index < bytes.count {
             guard bytes[index] == UInt8(ascii: "\""), index > 0, credentialName(endingAt: index, in: bytes),
                   index - 1 >= 0 else {
@@ -172,19 +190,48 @@ public enum Redaction {
                 end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
             }
             end = min(end, bytes.count)
-            if !bytes[valueStart..<end].elementsEqual(maskBytes) {
-                if !changed { output.reserveCapacity(bytes.count) }
-                output.append(contentsOf: bytes[copied..<valueStart])
-                output.append(contentsOf: maskBytes)
-                copied = end
-                changed = true
+            if !bytes[valueStart..<end].elementsEqual(maskBytes) { masking.mask(valueStart..<end, of: bytes) }
+            index = end
+        }
+        return masking.finish(&bytes)
+    }
+
+    // MARK: User information (`scheme://user:password@host`)
+
+    /// Bytes that end a URL's authority (user information, host, port).
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"),
+             UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func maskUserInfoPasswords(_ bytes: inout [UInt8]) -> Bool {
+        var masking = Masking()
+        var index = 0
+        while index + 3 <= bytes.count {
+            guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else {
+                index += 1
+                continue
+            }
+            // The authority runs to the first '/', '?', '#' or space; its user information to its last '@'.
+            let start = index + 3
+            var end = start
+            var at: Int?
+            while end < bytes.count, !endsAuthority(bytes[end]) {
+                if bytes[end] == UInt8(ascii: "@") { at = end }
+                end += 1
+            }
+            if let at, let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":")),
+               !bytes[(colon + 1)..<at].elementsEqual(maskBytes) {
+                masking.mask((colon + 1)..<at, of: bytes)
             }
             index = end
         }
-        guard changed else { return false }
-        output.append(contentsOf: bytes[copied...])
-        bytes = output
-        return true
+        return masking.finish(&bytes)
     }
 
     // MARK: Literal secrets
@@ -200,29 +247,18 @@ public enum Redaction {
             if needle[i] == needle[k] { k += 1 }
             failure[i] = k
         }
-        var output: [UInt8] = []
-        var changed = false
-        var copied = 0
+        var masking = Masking()
         var matched = 0
         for (index, byte) in bytes.enumerated() {
             while matched > 0 && byte != needle[matched] { matched = failure[matched - 1] }
             if byte == needle[matched] { matched += 1 }
             if matched == needle.count {
                 let start = index + 1 - needle.count
-                if start >= copied {
-                    if !changed { output.reserveCapacity(bytes.count) }
-                    output.append(contentsOf: bytes[copied..<start])
-                    output.append(contentsOf: maskBytes)
-                    copied = index + 1
-                    changed = true
-                }
+                if start >= masking.copied { masking.mask(start..<(index + 1), of: bytes) }
                 matched = 0
             }
         }
-        guard changed else { return false }
-        output.append(contentsOf: bytes[copied...])
-        bytes = output
-        return true
+        return masking.finish(&bytes)
     }
 
     /// RFC 3986 percent-encoding of everything but unreserved characters (as query values are sent).

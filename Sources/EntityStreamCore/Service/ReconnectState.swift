@@ -2,7 +2,9 @@
 /// the connection actor: it says what to do after each failure.
 ///
 /// `attempt` is the number of the reconnection attempt in progress (0 for
-/// the first connection after `connect()`).
+/// the first connection after `connect()`). Waits after the immediate
+/// attempts are the policy's interval ± its jitter, drawn from a generator
+/// seeded at `init` (a seed reproduces the waits).
 public struct ReconnectState: Sendable, Hashable {
     public enum Decision: Sendable, Hashable {
         /// Try again as attempt `attempt`, after waiting `delayMilliseconds`.
@@ -17,9 +19,11 @@ public struct ReconnectState: Sendable, Hashable {
     public let policy: ReconnectPolicy
     public private(set) var attempt = 0
     private var tokenRetryUsed = false
+    private var random: SplitMix64
 
-    public init(policy: ReconnectPolicy) {
+    public init(policy: ReconnectPolicy, seed: UInt64 = 0x5EED) {
         self.policy = policy
+        random = SplitMix64(seed: seed)
     }
 
     /// `connect()` was called: a fresh episode starting at attempt 0.
@@ -34,11 +38,11 @@ public struct ReconnectState: Sendable, Hashable {
         tokenRetryUsed = false
     }
 
-    /// The connection had been up for `upMilliseconds` when it ended, having
-    /// delivered data or not: either resets the count (a productive
-    /// connection is not a failed attempt, however short).
-    public mutating func connectionEnded(afterBeingUpFor upMilliseconds: Int64, deliveredData: Bool = false) {
-        if deliveredData || upMilliseconds >= policy.stableAfterMilliseconds {
+    /// The connection had been up for `upMilliseconds` when it ended: one that
+    /// lasted ``ReconnectPolicy/effectiveStableMilliseconds`` resets the count;
+    /// a shorter one counts as a failed attempt, whatever it delivered.
+    public mutating func connectionEnded(afterBeingUpFor upMilliseconds: Int64) {
+        if upMilliseconds >= policy.effectiveStableMilliseconds {
             attempt = 0
             tokenRetryUsed = false
         }
@@ -56,7 +60,10 @@ public struct ReconnectState: Sendable, Hashable {
         }
         guard attempt < policy.maximumAttempts else { return .giveUp }
         attempt += 1
-        let delay = attempt <= policy.immediateAttempts ? 0 : policy.intervalMilliseconds
-        return .retry(attempt: attempt, delayMilliseconds: delay)
+        guard attempt > policy.immediateAttempts, policy.intervalMilliseconds > 0 else { return .retry(attempt: attempt, delayMilliseconds: 0) }
+        let interval = Double(policy.intervalMilliseconds)
+        let spread = interval * policy.jitter
+        let delay = (interval - spread + 2 * spread * random.nextDouble()).rounded()
+        return .retry(attempt: attempt, delayMilliseconds: max(1, Int64(delay)))
     }
 }

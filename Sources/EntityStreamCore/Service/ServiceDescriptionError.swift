@@ -12,8 +12,6 @@ public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConv
     case unknownTrackIDField(name: String, available: [String])
     /// The request for the description failed with this HTTP status.
     case httpStatus(Int, excerpt: String)
-    /// The request for the description got no answer (refused, DNS, TLS, timeout).
-    case requestFailed(detail: String)
     /// Something else in the description is malformed.
     case invalid(String)
 
@@ -32,8 +30,6 @@ public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConv
             return "track field '\(name)' is not a field of the service (fields: \(available.joined(separator: ", ")))"
         case .httpStatus(let status, let excerpt):
             return "the service description request returned HTTP \(status): \(excerpt)"
-        case .requestFailed(let detail):
-            return "the service description could not be fetched: \(detail)"
         case .invalid(let detail):
             return "the service description is malformed: \(detail)"
         }

@@ -16,8 +16,12 @@
 /// an unknown service, a bad filter, an untrusted certificate) is final when
 /// it happens on the first attempt of an episode — a later attempt, after
 /// the service has worked, retries it like any other. Close codes follow
-/// ``ReconnectPolicy``. A connection that delivered data resets the count.
-/// Pure; times are epoch milliseconds passed in.
+/// ``ReconnectPolicy``. Only a connection that stayed up for the policy's
+/// stable duration resets the count; a shorter one is a failed attempt,
+/// whatever it delivered (so a server that closes after one message is
+/// retried with the policy's waits and then given up, never in a loop).
+/// Pure; times are epoch milliseconds passed in, and the waits' jitter comes
+/// from a generator seeded at `init`.
 public struct StreamConnectionStateMachine: Sendable {
     public enum Phase: Sendable, Hashable {
         case disconnected
@@ -81,10 +85,10 @@ public struct StreamConnectionStateMachine: Sendable {
     public private(set) var lastError: String?
     private var requireNewToken = false
     private var connectedAt: Int64?
-    private var deliveredData = false
 
-    public init(policy: ReconnectPolicy) {
-        reconnect = ReconnectState(policy: policy)
+    /// - Parameter seed: seeds the jitter of the waits between attempts.
+    public init(policy: ReconnectPolicy, seed: UInt64 = 0x5EED) {
+        reconnect = ReconnectState(policy: policy, seed: seed)
     }
 
     /// The reconnection attempt under way (0 for the first after `connect()`).
@@ -159,15 +163,9 @@ public struct StreamConnectionStateMachine: Sendable {
         guard isCurrent(episode) else { return false }
         phase = .connected
         connectedAt = now
-        deliveredData = false
         requireNewToken = false
         reconnect.connectionEstablished()
         return true
-    }
-
-    /// The open connection delivered data.
-    public mutating func dataDelivered() {
-        deliveredData = true
     }
 
     /// The attempt of `episode` ended at `now`: what next.
@@ -175,9 +173,8 @@ public struct StreamConnectionStateMachine: Sendable {
         guard isCurrent(episode) else { return .stale }
         let wasFirstAttempt = reconnect.attempt == 0 && connectedAt == nil
         if let connectedAt {
-            reconnect.connectionEnded(afterBeingUpFor: now - connectedAt, deliveredData: deliveredData)
+            reconnect.connectionEnded(afterBeingUpFor: now - connectedAt)
             self.connectedAt = nil
-            deliveredData = false
         }
         let error: String
         let closeCode: UInt16?

@@ -60,6 +60,11 @@ public struct EntityStoreState: Sendable {
     private var nextObservationID: Int64 = 1
     /// Observations currently stored, across all tracks.
     public private(set) var observationCount = 0
+    /// Words the live entities' history chunks hold, and those chunks (see ``storeBytes``).
+    private var historyWords = 0
+    private var historyChunks = 0
+    /// Words the live entities' latest packed attributes hold.
+    private var latestWords = 0
 
     public init(schema: Schema, options: PurgeOptions) {
         self.schema = schema
@@ -68,6 +73,26 @@ public struct EntityStoreState: Sendable {
 
     /// Entities currently stored.
     public var entityCount: Int { slotsByTrack.count }
+
+    /// What the store holds in memory, in bytes, as ``PurgeOptions/maximumStoreBytes``
+    /// limits it: the history chunks' words (8 bytes per attribute plus 32 per
+    /// observation, 48 with z and m, as allocated: ``HistoryChunk`` keeps them
+    /// within about four times the live records' words), ``chunkBytes`` per
+    /// chunk, ``entityBytes`` per entity plus 8 per attribute of its latest
+    /// observation, the distinct strings (48 bytes each, plus the text beyond
+    /// 15 UTF-8 bytes), and 8 bytes per queued arrival. O(1).
+    public var storeBytes: Int {
+        historyWords &* 8 &+ historyChunks &* Self.chunkBytes &+ entityCount &* Self.entityBytes &+ latestWords &* 8
+            &+ strings.bytes &+ arrivals.storedCount &* 8
+    }
+
+    /// The fixed cost of one entity: its slot in the entity table, its place
+    /// in the track index (kept at most half full), and the headers of its two
+    /// arrays (latest attributes, chunks) with the allocator's own words.
+    public static let entityBytes = MemoryLayout<Entity>.stride + 2 * (MemoryLayout<AttributeValue>.stride + 12) + 2 * 48
+    /// The fixed cost of one history chunk beside its words: its place in its
+    /// track's array, its storage object and the allocator's words.
+    public static let chunkBytes = MemoryLayout<HistoryChunk>.stride + 64 + 16
 
     /// Adopts a grown schema (fields are only ever appended).
     public mutating func updateSchema(_ schema: Schema) {
@@ -113,8 +138,12 @@ public struct EntityStoreState: Sendable {
         let timeFields = HistoryChunk.TimeFields(start: schema.startTimeIndex, end: schema.endTimeIndex)
         let start = timeFields.start.flatMap { Self.milliseconds(observation.attribute($0)) }
         let end = timeFields.end.flatMap { Self.milliseconds(observation.attribute($0)) }
+        let wordsBefore = entities[slot].history.allocatedWords
+        let chunksBefore = entities[slot].history.liveChunkCount
         entities[slot].appendLatest(id: id, geometry: observation.geometry, receivedAt: observation.receivedAt,
                                     timeFields: timeFields, start: start, end: end)
+        historyWords &+= entities[slot].history.allocatedWords &- wordsBefore
+        historyChunks &+= entities[slot].history.liveChunkCount &- chunksBefore
         arrivals.append(slot: slot, id: id)
         observationCount += 1
         events.append(.observation(entities[slot].reference, observationID: id, observation), time: observation.receivedAt)
@@ -129,6 +158,10 @@ public struct EntityStoreState: Sendable {
         let total = options.maximumObservations
         if total > 0 {
             while observationCount > total, purgeGloballyOldest(reason: .maximumObservations, into: &events) {}
+        }
+        let bytes = options.maximumStoreBytes
+        if bytes > 0 {
+            while storeBytes > bytes, purgeGloballyOldest(reason: .maximumStoreBytes, into: &events) {}
         }
         purgeExpired(now: now, sink: &events)
         return .stored
@@ -178,12 +211,13 @@ public struct EntityStoreState: Sendable {
         var packed = entities[slot].latestPacked
         entities[slot].latestPacked = []
         if packed.count != attributes.count {
+            latestWords &+= attributes.count &- packed.count
             packed = [UInt64](repeating: PackedValue.null, count: attributes.count)
         }
         for index in attributes.indices {
             let value = attributes[index]
             if case .string(let text) = value, index < previousCount, PackedValue.tag(packed[index]) == PackedValue.stringTag,
-               strings.string(PackedValue.stringID(packed[index])) == text {
+               ExactText.equal(strings.string(PackedValue.stringID(packed[index])), text) {
                 strings.retain(id: PackedValue.stringID(packed[index]))
             } else {
                 packed[index] = PackedValue.pack(value, strings: &strings)
@@ -238,6 +272,9 @@ public struct EntityStoreState: Sendable {
         arrivals.removeAll()
         strings.removeAll()
         observationCount = 0
+        historyWords = 0
+        historyChunks = 0
+        latestWords = 0
     }
 
     /// Removes the entity of `trackID` (a service `delete` message). Returns
@@ -257,7 +294,6 @@ public struct EntityStoreState: Sendable {
         let removed = entities[slot].history.count
         let reference = entities[slot].reference
         observationCount -= removed
-        entities[slot].history.releaseAll(strings: &strings)
         removeEntity(slot: slot)
         noteStaleArrivals(count: removed)
         events.append(.entityPurged(reference, cause: .deleted), time: nil)
@@ -296,7 +332,12 @@ public struct EntityStoreState: Sendable {
     }
 
     private mutating func purgeOldest<Sink: StoreEventSink>(ofSlot slot: Int, reason: PurgeReason, into events: inout Sink) {
-        guard entities[slot].isLive, let removed = entities[slot].history.removeOldest(strings: &strings) else { return }
+        guard entities[slot].isLive else { return }
+        let wordsBefore = entities[slot].history.allocatedWords
+        let chunksBefore = entities[slot].history.liveChunkCount
+        guard let removed = entities[slot].history.removeOldest(strings: &strings) else { return }
+        historyWords &+= entities[slot].history.allocatedWords &- wordsBefore
+        historyChunks &+= entities[slot].history.liveChunkCount &- chunksBefore
         observationCount -= 1
         let reference = entities[slot].reference
         events.append(.observationPurged(reference, observationID: removed.id, receivedAt: removed.receivedAt, reason: reason), time: nil)
@@ -306,8 +347,13 @@ public struct EntityStoreState: Sendable {
         }
     }
 
+    /// Takes the entity in `slot` out (its history, if any is left, released).
     private mutating func removeEntity(slot: Int) {
         guard entities[slot].isLive else { return }
+        historyWords &-= entities[slot].history.allocatedWords
+        historyChunks &-= entities[slot].history.liveChunkCount
+        entities[slot].history.releaseAll(strings: &strings)
+        latestWords &-= entities[slot].latestPacked.count
         slotsByTrack[entities[slot].reference.trackID] = nil
         entities[slot].isLive = false
         entities[slot].history = TrackHistory()

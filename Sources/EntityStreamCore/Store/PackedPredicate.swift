@@ -21,28 +21,27 @@ struct PackedPredicate {
     /// the table (ids are compared by bytes: interning equates canonically
     /// equivalent spellings, where clauses do not).
     struct StringIDs {
-        private var ids: [String: UInt32] = [:]
+        private var ids: [ExactText.Key: UInt32] = [:]
 
-        init(strings: UnsafeBufferPointer<String>, literals: Set<String>) {
+        init(strings: UnsafeBufferPointer<String>, literals: Set<ExactText.Key>) {
             guard !literals.isEmpty else { return }
-            let lengths = Set(literals.map { $0.utf8.count })
+            let lengths = Set(literals.map { $0.text.utf8.count })
             for (index, string) in strings.enumerated() where lengths.contains(string.utf8.count) {
-                for literal in literals where ids[literal] == nil && literal.utf8.elementsEqual(string.utf8) {
-                    ids[literal] = UInt32(index)
-                }
+                let key = ExactText.Key(string)
+                if literals.contains(key) && ids[key] == nil { ids[key] = UInt32(index) }
             }
         }
 
-        func id(ofExactly string: String) -> UInt32? { ids[string] }
+        func id(ofExactly string: String) -> UInt32? { ids[ExactText.Key(string)] }
     }
 
-    private static func stringLiterals(_ condition: WhereCondition) -> Set<String> {
+    private static func stringLiterals(_ condition: WhereCondition) -> Set<ExactText.Key> {
         switch condition {
-        case .and(let items), .or(let items): return items.reduce(into: Set<String>()) { $0.formUnion(stringLiterals($1)) }
+        case .and(let items), .or(let items): return items.reduce(into: Set<ExactText.Key>()) { $0.formUnion(stringLiterals($1)) }
         case .not(let inner): return stringLiterals(inner)
-        case .compareField(_, _, .string(let text)): return [text]
+        case .compareField(_, _, .string(let text)): return [ExactText.Key(text)]
         case .fieldInLiterals(_, let literals, _):
-            return Set(literals.stringValues)
+            return Set(literals.stringValues.map(ExactText.Key.init))
         default: return []
         }
     }

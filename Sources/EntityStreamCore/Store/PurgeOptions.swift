@@ -1,11 +1,13 @@
 /// When the entity store forgets observations, as the Maps SDK's
-/// `DynamicEntityDataSource.purgeOptions`.
+/// `DynamicEntityDataSource.purgeOptions`, plus a budget of bytes.
 ///
-/// The three limits act independently and the oldest observations go
-/// first: ``maximumDuration`` (seconds since an observation was received;
-/// 0 = off; values below 1 become 1), ``maximumObservations`` (total across
-/// all tracks; default 100,000; 0 = off) and ``maximumObservationsPerTrack``
-/// (0 = off). A value type.
+/// The limits act independently and the oldest observations go first:
+/// ``maximumDuration`` (seconds since an observation was received; 0 = off;
+/// values below 1 become 1), ``maximumObservations`` (total across all
+/// tracks; default 100,000; 0 = off), ``maximumObservationsPerTrack``
+/// (0 = off) and ``maximumStoreBytes`` (what the store holds in memory, as
+/// ``EntityStoreState/storeBytes`` counts it; default 512 MiB; 0 = off). A
+/// value type.
 public struct PurgeOptions: Sendable, Hashable {
     /// Seconds an observation is kept after it was received (0 = no age limit).
     public var maximumDuration: Double {
@@ -15,11 +17,20 @@ public struct PurgeOptions: Sendable, Hashable {
     public var maximumObservations: Int
     /// Observations kept per track (0 = no limit).
     public var maximumObservationsPerTrack: Int
+    /// Bytes the store may hold (0 = no limit): its history records, its
+    /// entities and its distinct strings (``EntityStoreState/storeBytes``).
+    public var maximumStoreBytes: Int
 
-    public init(maximumDuration: Double = 0, maximumObservations: Int = 100_000, maximumObservationsPerTrack: Int = 0) {
+    /// 512 MiB: far above what the default 100,000 observations take (about
+    /// 10–30 MB), so it acts only when observations are large (long texts).
+    public static let defaultMaximumStoreBytes = 512 << 20
+
+    public init(maximumDuration: Double = 0, maximumObservations: Int = 100_000, maximumObservationsPerTrack: Int = 0,
+                maximumStoreBytes: Int = PurgeOptions.defaultMaximumStoreBytes) {
         self.maximumDuration = PurgeOptions.normalizedDuration(maximumDuration)
         self.maximumObservations = max(0, maximumObservations)
         self.maximumObservationsPerTrack = max(0, maximumObservationsPerTrack)
+        self.maximumStoreBytes = max(0, maximumStoreBytes)
     }
 
     /// The age limit in milliseconds, or nil when off.

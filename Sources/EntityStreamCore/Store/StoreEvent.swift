@@ -14,6 +14,8 @@ public struct EntityReference: Sendable, Hashable {
 /// Which purge limit removed an observation.
 public enum PurgeReason: String, Sendable, Hashable {
     case maximumDuration, maximumObservations, maximumObservationsPerTrack
+    /// The store held more bytes than ``PurgeOptions/maximumStoreBytes``.
+    case maximumStoreBytes
 }
 
 /// Why an entity left the store.

@@ -9,8 +9,8 @@
 /// a fingerprint computed once per string, a word at a time
 /// (``fingerprint(_:)``), and kept per id: releasing the last reference
 /// finds the id's slot without hashing or comparing text again. Strings are
-/// equal when `String` says so and their fingerprints (of the UTF-8 bytes)
-/// agree.
+/// one id exactly when their Unicode scalars are equal (``ExactText``):
+/// canonically equivalent spellings are different values, as in SQL.
 struct StringTable {
     /// The strings by id (a freed id holds an empty string until reused).
     private var strings: [String] = []
@@ -22,6 +22,8 @@ struct StringTable {
 
     /// Number of distinct strings held.
     private(set) var count = 0
+    /// Bytes the distinct strings hold (see ``bytes(of:)``), for the store's byte count.
+    private(set) var bytes = 0
 
     /// The strings by id (a freed id holds an empty string until reused).
     var storage: [String] { strings }
@@ -37,7 +39,7 @@ struct StringTable {
             let slot = slots[index]
             if slot == 0 { break }
             let id = Int(slot - 1)
-            if fingerprints[id] == fingerprint && strings[id] == text {
+            if fingerprints[id] == fingerprint && ExactText.equal(strings[id], text) {
                 referenceCounts[id] += 1
                 return UInt32(id)
             }
@@ -57,7 +59,16 @@ struct StringTable {
         }
         slots[index] = id + 1
         count += 1
+        bytes += Self.bytes(of: text)
         return id
+    }
+
+    /// What one distinct string costs: its entries in the table's arrays and
+    /// index, and, beyond 15 UTF-8 bytes (what a `String` holds inline), its
+    /// heap allocation.
+    static func bytes(of string: String) -> Int {
+        let utf8 = string.utf8.count
+        return 48 + (utf8 > 15 ? (utf8 + 48) & ~15 : 0)
     }
 
     /// Takes another reference to an id already held.
@@ -71,6 +82,7 @@ struct StringTable {
         referenceCounts[index] -= 1
         guard referenceCounts[index] == 0 else { return }
         removeFromIndex(id)
+        bytes -= Self.bytes(of: strings[index])
         strings[index] = ""
         freeIDs.append(id)
         count -= 1

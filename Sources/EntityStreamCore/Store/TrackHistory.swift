@@ -1,12 +1,14 @@
 /// One track's observations, oldest first, in compact chunks.
 ///
-/// Appending and dropping the oldest are O(1); memory is about 8 bytes per
-/// attribute plus 32 bytes per observation (40 with z/m), and at most one
-/// partly used chunk per track.
+/// Appending and dropping the oldest are O(1) amortized; memory is about 8
+/// bytes per attribute plus 32 bytes per observation (48 with z/m), in
+/// words that follow the live records (see ``HistoryChunk``).
 struct TrackHistory {
     private var chunks: [HistoryChunk] = []
     private var head = 0
     private(set) var count = 0
+    /// Words the chunks' storages hold (allocated, live or not), for the store's byte count.
+    private(set) var allocatedWords = 0
 
     mutating func append(id: Int64, geometry: Point?, receivedAt: Int64, packedAttributes: [UInt64], timeFields: HistoryChunk.TimeFields,
                          start: Int64?, end: Int64?) {
@@ -23,13 +25,17 @@ struct TrackHistory {
                 }
             }
             chunks.append(HistoryChunk(layout: widened, timeFields: timeFields))
+            allocatedWords += chunks[chunks.count - 1].capacityWords
         }
         let x = geometry.map { PackedValue.double($0.x) } ?? PackedValue.null
         let y = geometry.map { PackedValue.double($0.y) } ?? PackedValue.null
         let z = geometry?.z.map(PackedValue.double) ?? PackedValue.null
         let m = geometry?.m.map(PackedValue.double) ?? PackedValue.null
-        chunks[chunks.count - 1].append(id: id, receivedAt: receivedAt, x: x, y: y, z: z, m: m,
-                                        attributes: packedAttributes, start: start, end: end)
+        let last = chunks.count - 1
+        let wordsBefore = chunks[last].capacityWords
+        chunks[last].append(id: id, receivedAt: receivedAt, x: x, y: y, z: z, m: m,
+                            attributes: packedAttributes, start: start, end: end)
+        allocatedWords += chunks[last].capacityWords - wordsBefore
         count += 1
     }
 
@@ -48,20 +54,26 @@ struct TrackHistory {
     @discardableResult
     mutating func removeOldest(strings: inout StringTable) -> (id: Int64, receivedAt: Int64)? {
         guard head < chunks.count else { return nil }
+        let wordsBefore = chunks[head].capacityWords
         let info = chunks[head].popOldest(strings: &strings)
         count -= 1
         // An emptied chunk goes unless it is the last one and still open for appends
         // (chunks before the last are closed: a layout change started a new one).
         if chunks[head].liveCount == 0 && (chunks[head].isFull || head < chunks.count - 1 || count == 0) {
             chunks[head] = HistoryChunk(layout: chunks[head].layout, timeFields: chunks[head].timeFields, reserving: false)
+            allocatedWords += chunks[head].capacityWords - wordsBefore
             head += 1
             if head == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
                 head = 0
-            } else if head >= 16 && head * 2 >= chunks.count {
+            } else if head * 2 >= chunks.count {
+                // Emptied chunks are dropped once they are half the array: a track that starts a
+                // new chunk every 128 observations keeps one or two, not up to 32.
                 chunks.removeFirst(head)
                 head = 0
             }
+        } else {
+            allocatedWords += chunks[head].capacityWords - wordsBefore
         }
         return info
     }
@@ -81,6 +93,9 @@ struct TrackHistory {
     /// The chunks holding live records, oldest first (the first and last may
     /// be partly purged or partly filled: use their `start..<end`).
     var liveChunks: ArraySlice<HistoryChunk> { chunks[head...] }
+
+    /// Chunks holding live records (for the store's byte count).
+    var liveChunkCount: Int { chunks.count - head }
 
     /// Releases every observation's strings (the track is being dropped).
     mutating func releaseAll(strings: inout StringTable) {

@@ -5,9 +5,9 @@
 /// An open-addressing table (linear probing, at most half full, deletion by
 /// backward shift, no tombstones) that hashes a key once per lookup without
 /// `Hasher`: an ASCII string by its bytes, a word at a time
-/// (``StringTable/fingerprint(_:)``), a number by mixing its bits. A
-/// non-ASCII string uses `String`'s own hash, since `String` equality is
-/// canonical equivalence and its bytes may differ between equal strings.
+/// (``StringTable/fingerprint(_:)``), a number by mixing its bits. Strings
+/// are equal by their Unicode scalars (``ExactText``), so their bytes are
+/// their hash whatever they hold.
 /// A value type; copies share storage until written (a ``StoreContents``
 /// keeps one).
 struct TrackIndex {
@@ -98,11 +98,7 @@ struct TrackIndex {
         switch value {
         case .string(let string):
             var text = string
-            let ascii = text.withUTF8 { bytes -> UInt64? in
-                for byte in bytes where byte >= 0x80 { return nil }
-                return StringTable.fingerprint(UnsafeRawBufferPointer(bytes))
-            }
-            return ascii ?? mix(UInt64(bitPattern: Int64(string.hashValue)), 1)
+            return text.withUTF8 { StringTable.fingerprint(UnsafeRawBufferPointer($0)) }
         case .int(let number): return mix(UInt64(bitPattern: number), 2)
         case .date(let milliseconds): return mix(UInt64(bitPattern: milliseconds), 3)
         // 0.0 and -0.0 are equal, so they hash alike (NaN equals nothing, so any hash will do).

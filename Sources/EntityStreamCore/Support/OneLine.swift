@@ -39,4 +39,25 @@ public enum OneLine {
         default: return false
         }
     }
+
+    /// The longest error text an output line carries, in UTF-8 bytes (as stderr's lines).
+    public static let maximumErrorBytes = 2000
+
+    /// `text` as it is when it has at most `maximumBytes` UTF-8 bytes; else
+    /// its first whole characters within them, then `… (N bytes in all)`: an
+    /// error quoting a huge input (a description's 300,000 field names) stays
+    /// a line a reader can take.
+    public static func bounded(_ text: String, maximumBytes: Int = maximumErrorBytes) -> String {
+        let count = text.utf8.count
+        guard count > maximumBytes else { return text }
+        var kept = ""
+        var used = 0
+        for character in text {
+            let size = character.utf8.count
+            if used + size > maximumBytes { break }
+            kept.append(character)
+            used += size
+        }
+        return kept + "… (\(count) bytes in all)"
+    }
 }

@@ -52,6 +52,35 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Parses a command line's `--time START,END`, refusing the forms that
+    /// silently mean something else than they seem:
+    /// - no comma (`--time 2000-09-01`): one instant, midnight only, would
+    ///   match almost nothing; the user is asked for START,END (an instant
+    ///   is START,START);
+    /// - `--time ,`: open at both ends, which is no time filter at all
+    ///   (rows without a time would match): the user is asked to omit it;
+    /// - an end of exactly eight digits that reads as a calendar date
+    ///   (`20240310`): epoch milliseconds of 1970, or that date? Refused with
+    ///   both readings.
+    /// Everything else is ``parse(_:)``.
+    public static func parseArgument(_ text: String) throws(TimeExtentError) -> TimeExtent {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        if parts.count == 1 {
+            throw TimeExtentError("'\(text)' has no comma: give START,END (either may be empty for an open end); for one instant give it twice, as \(text),\(text)")
+        }
+        if parts.count == 2 && parts.allSatisfy({ $0.isEmpty || $0.lowercased() == "null" }) {
+            throw TimeExtentError("'\(text)' is open at both ends, which is no time filter (rows without a time would match too): leave --time out")
+        }
+        for part in parts {
+            guard part.utf8.count == 8, part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let asDate = try? Instant.parse("\(part.prefix(4))-\(part.dropFirst(4).prefix(2))-\(part.suffix(2))"),
+                  let asMilliseconds = Int64(part) else { continue }
+            let date = ISO8601Text.string(milliseconds: asDate).prefix(10)
+            throw TimeExtentError("'\(part)' is ambiguous: epoch milliseconds (\(ISO8601Text.string(milliseconds: asMilliseconds))) or the date \(date)? Write the date as \(date), or the instant in ISO-8601")
+        }
+        return try parse(text)
+    }
+
     /// The REST `time` parameter: `start,end` with `null` for an open end.
     public var restParameter: String {
         "\(start.map(String.init) ?? "null"),\(end.map(String.init) ?? "null")"
@@ -64,4 +93,13 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
 public struct TimeExtentError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension TimeExtent {
+    /// The extent as analysis summaries print it, the same in every command:
+    /// `{"start": ISO-8601 or null, "end": ISO-8601 or null}`.
+    public var summaryJSON: JSONValue {
+        .object(JSONObject([("start", start.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null),
+                            ("end", end.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null)]))
+    }
 }

@@ -41,6 +41,13 @@ public struct HotSpotAnalysis: Sendable {
         report(0, .aggregating)
 
         var forced = false
+        let excluded = input.excluded
+        let minimum = input.kind == .incidents ? options.minimumIncidents : options.minimumFeatures
+        if excluded.outsideGeographicRange > 0, input.count < minimum,
+           !options.force || input.count < HotSpotOptions.absoluteMinimumFeatures, let example = excluded.outsideExample {
+            throw HotSpotError.coordinatesOutsideWGS84(kept: input.count, minimum: minimum, excluded: excluded.outsideGeographicRange,
+                                                       example: example, swapped: excluded.inRangeIfSwapped * 2 > excluded.outsideGeographicRange)
+        }
         if input.kind == .incidents, input.count < options.minimumIncidents {
             guard options.force else { throw HotSpotError.tooFewIncidents(count: input.count, minimum: options.minimumIncidents) }
             forced = true

@@ -1,3 +1,5 @@
+import EntityStreamCore
+
 /// Why a hot-spot analysis refused to run. Each case names what was wrong;
 /// ``description`` is a sentence fit for a user. (Cancellation is reported
 /// separately, as `CancellationError`.)
@@ -9,6 +11,10 @@ public enum HotSpotError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooFewFeatures(count: Int, minimum: Int, what: String)
     /// Fewer incidents than required.
     case tooFewIncidents(count: Int, minimum: Int)
+    /// Too few records left because `excluded` had coordinates outside
+    /// WGS84's range (the first at `example`): projected coordinates read as
+    /// WGS84 (`swapped` false) or latitude and longitude exchanged (true).
+    case coordinatesOutsideWGS84(kept: Int, minimum: Int, excluded: Int, example: Point, swapped: Bool)
     /// The analysed values do not vary (population variance ≤ 1e-12).
     case zeroVariance(variance: Double)
     /// Every feature is at the same location: no distance can be measured.
@@ -28,6 +34,11 @@ public enum HotSpotError: Error, Sendable, Hashable, CustomStringConvertible {
             return "hot spot analysis needs at least \(minimum) \(what); there are \(count) (pass force to analyse anyway)"
         case .tooFewIncidents(let count, let minimum):
             return "hot spot analysis of incidents needs at least \(minimum) incidents; there are \(count) (pass force to analyse anyway)"
+        case .coordinatesOutsideWGS84(let kept, let minimum, let excluded, let example, let swapped):
+            let cause = swapped
+                ? "latitude and longitude look swapped: x must be the longitude (give the columns the other way round: --x LONGITUDE --y LATITUDE)"
+                : "they look projected: give the data's spatial reference (--wkid, e.g. 2913 for Oregon North State Plane in feet, 3857 for Web Mercator)"
+            return "\(excluded) records were excluded because their coordinates are outside WGS84's range (longitude −180…180, latitude −90…90; the first is x \(example.x), y \(example.y)), leaving \(kept) of the \(minimum) needed: \(cause)"
         case .zeroVariance(let variance):
             return "the analysed values do not vary (variance \(variance) ≤ 1e-12): Gi* is undefined"
         case .coincidentLocations(let count):

@@ -1,3 +1,5 @@
+import EntityStreamCore
+
 /// Counts of the records a ``HotSpotInput`` refused, by reason. Nothing is
 /// dropped silently: every record offered is either kept or counted here.
 public struct HotSpotExclusions: Sendable, Hashable {
@@ -12,6 +14,14 @@ public struct HotSpotExclusions: Sendable, Hashable {
     public var invalidValue = 0
     /// Records beyond the input's ``HotSpotInput/maximumCount``.
     public var overLimit = 0
+    /// Of ``invalidCoordinate``: finite coordinates of geographic input
+    /// outside longitude −180…180 / latitude −90…90 (projected coordinates
+    /// read as WGS84, or latitude and longitude swapped).
+    public var outsideGeographicRange = 0
+    /// Of those: records that would be in range with x and y exchanged.
+    public var inRangeIfSwapped = 0
+    /// The first such record's coordinates, to show the user.
+    public var outsideExample: Point?
 
     public init() {}
 

@@ -1,3 +1,5 @@
+import EntityStreamCore
+
 /// The points a hot-spot analysis reads, collected one record at a time.
 ///
 /// Either **weighted** points (`x`, `y` and a numeric value, e.g. a count or a
@@ -73,6 +75,9 @@ public struct HotSpotInput: Sendable {
         }
         if coordinates == .geographic, !(-180...180).contains(x) || !(-90...90).contains(y) {
             excluded.invalidCoordinate += 1
+            excluded.outsideGeographicRange += 1
+            if (-180...180).contains(y) && (-90...90).contains(x) { excluded.inRangeIfSwapped += 1 }
+            if excluded.outsideExample == nil { excluded.outsideExample = Point(x: x, y: y) }
             return false
         }
         var kept = 0.0

@@ -11,6 +11,11 @@ import Foundation
 /// (user-defined) is normalised by libgeotiff (`GTIFGetDefn`,
 /// `GTIFGetProj4Defn`) to a PROJ string. A geocentric model, no keys, or
 /// user-defined keys libgeotiff cannot describe give ``RasterCRS/unknown(reason:)``.
+/// A user-defined (or missing) code whose citation key (`PCSCitationGeoKey`,
+/// `GTCitationGeoKey`, `GeogCitationGeoKey`) holds `ESRI PE String = WKT`,
+/// as ArcGIS writes custom coordinate systems, is that ESRI WKT
+/// (``RasterCRS/esriWKT(_:)``), which PROJ reads; it is preferred to
+/// libgeotiff's normalisation, as GDAL prefers it.
 /// Called once per open, on the opening thread.
 enum GeoKeyReader {
     static let modelTypeKey: Int32 = 1024
@@ -52,6 +57,9 @@ enum GeoKeyReader {
         if let code, code != userDefined {
             return Keys(rasterType: rasterType, crs: .epsg(Int(code)))
         }
+        if let wkt = esriPEString(gtif) {
+            return Keys(rasterType: rasterType, crs: .esriWKT(wkt))
+        }
         if model == nil && code == nil {
             var versions: (Int32, Int32, Int32) = (0, 0, 0)
             var keyCount: Int32 = 0
@@ -61,6 +69,23 @@ enum GeoKeyReader {
             return Keys(rasterType: rasterType, crs: .unknown(reason: keyCount == 0 ? "the file has no GeoKeys" : "the GeoKeys name no model type or CRS"))
         }
         return Keys(rasterType: rasterType, crs: userDefinedCRS(gtif))
+    }
+
+    static let citationKeys: [Int32] = [3073, 1026, 2049]   // PCSCitation, GTCitation, GeogCitation
+    static let esriPEPrefix = "ESRI PE String = "
+
+    /// The WKT of an `ESRI PE String = …` citation, when a citation key holds one.
+    static func esriPEString(_ gtif: OpaquePointer) -> String? {
+        let size = 1 << 16
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        for key in citationKeys where es_gtif_key_get_ascii(gtif, key, buffer, Int32(size)) > 0 {
+            let text = String(cString: buffer)
+            guard let range = text.range(of: esriPEPrefix) else { continue }
+            let wkt = text[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+            if !wkt.isEmpty { return wkt }
+        }
+        return nil
     }
 
     /// libgeotiff's normalisation of user-defined keys into a PROJ string,

@@ -5,6 +5,9 @@
 ///   is checked when a transformation is first needed).
 /// - ``userDefined(proj:)``: the keys define the CRS parameter by parameter
 ///   (code 32767); libgeotiff normalised them to the PROJ string kept here.
+/// - ``esriWKT(_:)``: a user-defined CRS as ArcGIS writes one: the keys say
+///   user-defined and a citation key holds `ESRI PE String = <ESRI WKT>`,
+///   which PROJ reads (as GDAL does).
 /// - ``unknown(reason:)``: no GeoKeys, a geocentric model, or user-defined
 ///   keys libgeotiff could not turn into a definition. Points can then only
 ///   be identified in the raster's own coordinates.
@@ -13,6 +16,7 @@
 public enum RasterCRS: Sendable, Hashable, CustomStringConvertible {
     case epsg(Int)
     case userDefined(proj: String)
+    case esriWKT(String)
     case unknown(reason: String)
 
     /// The EPSG code, when there is one.
@@ -27,6 +31,7 @@ public enum RasterCRS: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .epsg(let code): "EPSG:\(code)"
         case .userDefined(let proj): proj
+        case .esriWKT(let wkt): wkt
         case .unknown: nil
         }
     }
@@ -35,6 +40,7 @@ public enum RasterCRS: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .epsg(let code): "EPSG:\(code)"
         case .userDefined(let proj): "user-defined (\(proj))"
+        case .esriWKT(let wkt): "ESRI PE string (\(wkt.prefix(80))\(wkt.count > 80 ? "…" : ""))"
         case .unknown(let reason): "unknown (\(reason))"
         }
     }

@@ -175,7 +175,16 @@ public final class GeoTIFFRaster {
                 if case .unknown(let reason) = info.crs { throw RasterError.unknownRasterCRS(path: info.path, reason: reason) }
                 throw RasterError.unknownRasterCRS(path: info.path, reason: "no definition")
             }
-            let created = try CoordinateTransformer(sourceCandidates: spatialReference.projCandidates, target: target)
+            let created: CoordinateTransformer
+            do {
+                created = try CoordinateTransformer(sourceCandidates: spatialReference.projCandidates, target: target)
+            } catch {
+                // PROJ not knowing the raster's own CRS is the raster's problem, not the point's spatial reference.
+                if case .unknownSpatialReference(target, let detail) = error {
+                    throw RasterError.unknownRasterCRS(path: info.path, reason: "\(target) is unknown to PROJ: \(detail)")
+                }
+                throw error
+            }
             if transformerOrder.count >= options.maximumTransformers {
                 let dropped = transformerOrder.removeFirst()
                 transformers[dropped] = nil
@@ -214,7 +223,15 @@ public final class GeoTIFFRaster {
                 initialized = bands
             }
         }
-        return RasterSample(column: column, row: row, pixelType: pixelType, values: values)
+        guard pixelType.isWideInteger else { return RasterSample(column: column, row: row, pixelType: pixelType, values: values) }
+        // 64-bit integers: the exact value beside the Double (which rounds beyond 2⁵³).
+        var wide: [Int64?] = []
+        wide.reserveCapacity(bands)
+        for band in 0..<bands {
+            let memory = try block(layout.block(column: column, row: row, band: layout.isPlanarSeparate ? band : 0))
+            wide.append(values[band] == nil ? nil : pixelType.loadWideInteger(from: memory, at: layout.byteOffset(column: column, row: row, band: band)))
+        }
+        return RasterSample(column: column, row: row, pixelType: pixelType, values: values, wideIntegers: wide)
     }
 
     @inline(__always) private func checked(_ value: Double) -> Double? {
@@ -268,6 +285,10 @@ public final class GeoTIFFRaster {
         let left = Double(column), top = Double(row)
         var corners = (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
                        geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
+        // Axis-aligned: the edges exactly as identify assigns points, so the extent agrees with the answer.
+        if let bounds = geoTransform.cellBounds(column: column, row: row) {
+            corners = ((bounds.xmin, bounds.ymax), (bounds.xmax, bounds.ymax), (bounds.xmax, bounds.ymin), (bounds.xmin, bounds.ymin))
+        }
         if let transformer {
             corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
             corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)

@@ -12,12 +12,16 @@ public struct RasterSample: Sendable, Hashable {
     public let row: Int
     public let pixelType: PixelType
     public let values: [Double?]
+    /// For 64-bit integer types, each band's sample exactly (nil for NoData,
+    /// and for a uint64 above `Int64.max`); nil for other types.
+    public let wideIntegers: [Int64?]?
 
-    public init(column: Int, row: Int, pixelType: PixelType, values: [Double?]) {
+    public init(column: Int, row: Int, pixelType: PixelType, values: [Double?], wideIntegers: [Int64?]? = nil) {
         self.column = column
         self.row = row
         self.pixelType = pixelType
         self.values = values
+        self.wideIntegers = wideIntegers
     }
 
     /// True when every band's sample is NoData.
@@ -25,12 +29,19 @@ public struct RasterSample: Sendable, Hashable {
 
     /// The Runtime's attributes, in this order: `Band_0` … `Band_<n-1>`
     /// (0-based; integers for integer pixel types, doubles for float types,
-    /// null for a NoData sample), `Pixel.Type` (`uint8`, `float32`, …), and
-    /// `"NoData": true` only when the whole cell is NoData.
+    /// null for a NoData sample and only for it; a NaN or infinite float
+    /// sample that is not the NoData value is the string `"NaN"`,
+    /// `"Infinity"` or `"-Infinity"`, as JSON has no such numbers),
+    /// `Pixel.Type` (`uint8`, `float32`, …), and `"NoData": true` only when
+    /// the whole cell is NoData.
     public var attributes: JSONObject {
         var object = JSONObject()
         for (band, value) in values.enumerated() {
-            object.append(key: "Band_\(band)", value: jsonValue(value))
+            if value != nil, let wide = wideIntegers, band < wide.count, let exact = wide[band] {
+                object.append(key: "Band_\(band)", value: .int(exact))
+            } else {
+                object.append(key: "Band_\(band)", value: jsonValue(value))
+            }
         }
         object.append(key: "Pixel.Type", value: .string(pixelType.rawValue))
         if isNoData { object.append(key: "NoData", value: .bool(true)) }
@@ -39,6 +50,8 @@ public struct RasterSample: Sendable, Hashable {
 
     private func jsonValue(_ value: Double?) -> JSONValue {
         guard let value else { return .null }
+        if value.isNaN { return .string("NaN") }
+        if value.isInfinite { return .string(value < 0 ? "-Infinity" : "Infinity") }
         if !pixelType.isFloatingPoint, let integer = Int64(exactly: value) { return .int(integer) }
         return .double(value)
     }

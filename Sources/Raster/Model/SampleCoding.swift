@@ -13,6 +13,18 @@ extension PixelType {
         case .int32: Double(memory.loadUnaligned(fromByteOffset: offset, as: Int32.self))
         case .float32: Double(memory.loadUnaligned(fromByteOffset: offset, as: Float.self))
         case .float64: memory.loadUnaligned(fromByteOffset: offset, as: Double.self)
+        case .int64: Double(memory.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+        case .uint64: Double(memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+    }
+
+    /// A 64-bit integer sample exactly, as an `Int64` (nil for other types,
+    /// and for a uint64 above `Int64.max`).
+    @inline(__always) func loadWideInteger(from memory: UnsafeRawPointer, at offset: Int) -> Int64? {
+        switch self {
+        case .int64: memory.loadUnaligned(fromByteOffset: offset, as: Int64.self)
+        case .uint64: Int64(exactly: memory.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default: nil
         }
     }
 
@@ -32,6 +44,8 @@ extension PixelType {
             case .uint16: memory.storeBytes(of: UInt16(clamped), toByteOffset: offset, as: UInt16.self)
             case .int16: memory.storeBytes(of: Int16(clamped), toByteOffset: offset, as: Int16.self)
             case .uint32: memory.storeBytes(of: UInt32(clamped), toByteOffset: offset, as: UInt32.self)
+            case .int64: memory.storeBytes(of: Int64(clamped), toByteOffset: offset, as: Int64.self)
+            case .uint64: memory.storeBytes(of: UInt64(clamped), toByteOffset: offset, as: UInt64.self)
             default: memory.storeBytes(of: Int32(clamped), toByteOffset: offset, as: Int32.self)
             }
         }

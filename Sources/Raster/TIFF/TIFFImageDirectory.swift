@@ -28,8 +28,16 @@ struct TIFFImageDirectory {
         let bits = tiff.uint16(UInt32(TIFFTAG_BITSPERSAMPLE)) ?? 1
         let format = tiff.uint16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? 1
         guard let pixelType = PixelType(tiffSampleFormat: format, bitsPerSample: bits) else {
-            let formatName = [1: "unsigned integer", 2: "signed integer", 3: "IEEE float", 4: "void", 5: "complex integer", 6: "complex float"][Int(format)] ?? "format \(format)"
-            throw unsupported("sample format \(formatName) with \(bits) bits per sample (supported: 8/16/32-bit integers, 32/64-bit floats)")
+            let supported = "supported: 8/16/32/64-bit integers, 32/64-bit floats"
+            if format == 5 || format == 6 {
+                // GDAL's CInt16/CInt32/CFloat32/CFloat64: a cell would have two values per band.
+                throw unsupported("complex samples (\(format == 5 ? "CInt" : "CFloat")\(bits / 2) real and imaginary parts) are not read: identify answers real values only (\(supported)); extract a part first, e.g. gdal_translate -ot Float32")
+            }
+            if bits == 12 {
+                throw unsupported("12-bit samples (as 12-bit JPEG writes them) are not read (\(supported)); convert first, e.g. gdal_translate -ot UInt16")
+            }
+            let formatName = [1: "unsigned integer", 2: "signed integer", 3: "IEEE float", 4: "void"][Int(format)] ?? "format \(format)"
+            throw unsupported("sample format \(formatName) with \(bits) bits per sample (\(supported))")
         }
         guard bands >= 1 else { throw unsupported("0 samples per pixel") }
         let planarCode = tiff.uint16(UInt32(TIFFTAG_PLANARCONFIG)) ?? 1
@@ -39,8 +47,16 @@ struct TIFFImageDirectory {
             throw unsupported("\(compression) is not decoded by the installed libtiff")
         }
         let photometric = tiff.uint16(UInt32(TIFFTAG_PHOTOMETRIC), defaulted: false)
-        if photometric == 6 {   // YCbCr: subsampled unless 1×1
-            throw unsupported("YCbCr colour (photometric 6) is not supported")
+        if photometric == UInt16(PHOTOMETRIC_YCBCR) {
+            // GDAL's usual JPEG layout (COMPRESS=JPEG PHOTOMETRIC=YCBCR): libtiff's
+            // JPEG codec converts to RGB itself, chroma subsampling included, and
+            // then sizes blocks as 3 samples per pixel.
+            guard compression == .jpeg, bands == 3, pixelType == .uint8 else {
+                throw unsupported("YCbCr colour (photometric 6) is read only JPEG-compressed with 3 8-bit bands (this file: \(compression), \(bands) bands of \(pixelType.rawValue))")
+            }
+            guard es_tiff_set_uint16(tiff.pointer, UInt32(TIFFTAG_JPEGCOLORMODE), UInt16(JPEGCOLORMODE_RGB)) == 1 else {
+                throw unsupported("libtiff refused to convert JPEG YCbCr to RGB\(tiff.takeError().map { ": \($0)" } ?? "")")
+            }
         }
         let predictor = tiff.uint16(UInt32(TIFFTAG_PREDICTOR), defaulted: false).flatMap(TIFFPredictor.init(rawValue:))
         let tiled = TIFFIsTiled(tiff.pointer) != 0

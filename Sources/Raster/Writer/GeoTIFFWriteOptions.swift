@@ -34,6 +34,10 @@ public struct GeoTIFFWriteOptions: Sendable, Hashable {
         /// GTModelTypeGeoKey 1 and ProjectedCSTypeGeoKey 32767 (user-defined)
         /// with no parameters at all: a CRS nobody can know.
         case userDefinedWithoutParameters
+        /// As ArcGIS writes a custom coordinate system: GTModelTypeGeoKey 1,
+        /// ProjectedCSTypeGeoKey 32767 and PCSCitationGeoKey
+        /// `ESRI PE String = <wkt>`, no other parameters.
+        case esriPEString(wkt: String)
     }
 
     public var blockShape: TIFFBlockShape
@@ -53,6 +57,12 @@ public struct GeoTIFFWriteOptions: Sendable, Hashable {
     /// Blocks (libtiff's tile/strip numbers) left unwritten: a sparse file,
     /// whose missing blocks read as NoData (or 0).
     public var unwrittenBlocks: Set<Int>
+    /// With JPEG compression and 3 uint8 bands: write them as GDAL's
+    /// `COMPRESS=JPEG PHOTOMETRIC=YCBCR` does (RGB given, stored as
+    /// subsampled YCbCr by libtiff's `JPEGCOLORMODE_RGB`).
+    public var jpegYCbCr = false
+    /// The JPEG quality (1–100) when compressing with JPEG.
+    public var jpegQuality = 90
 
     public init(blockShape: TIFFBlockShape = .strips(rowsPerStrip: 8), compression: TIFFCompression = .none,
                 predictor: TIFFPredictor = .none, planarConfiguration: PlanarConfiguration = .contiguous,

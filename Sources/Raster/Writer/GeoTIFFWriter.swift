@@ -2,7 +2,7 @@ import CLibGeoTIFF
 import CLibTIFF
 
 /// Writes GeoTIFFs through libtiff and libgeotiff, for tests and fixtures:
-/// strips or tiles, none/LZW/Deflate/PackBits with predictors, planar
+/// strips or tiles, none/LZW/Deflate/PackBits/JPEG (YCbCr too) with predictors, planar
 /// configuration 1 or 2, any band count, the eight pixel types, either byte
 /// order, classic or BigTIFF, tiepoint+scale or a transformation matrix,
 /// PixelIsPoint, CRS GeoKeys, GDAL_NODATA, and sparse (unwritten) blocks.
@@ -65,12 +65,23 @@ public enum GeoTIFFWriter {
         try set16(TIFFTAG_SAMPLESPERPIXEL, UInt16(image.bandCount))
         try set16(TIFFTAG_SAMPLEFORMAT, image.pixelType.tiffSampleFormat)
         try set16(TIFFTAG_PLANARCONFIG, options.planarConfiguration.rawValue)
-        try set16(TIFFTAG_PHOTOMETRIC, UInt16(PHOTOMETRIC_MINISBLACK))
-        if image.bandCount > 1 {
+        if options.jpegYCbCr {
+            guard options.compression == .jpeg, image.bandCount == 3, image.pixelType == .uint8, !separate else {
+                throw invalid("YCbCr needs JPEG compression and 3 contiguous uint8 bands")
+            }
+            try set16(TIFFTAG_PHOTOMETRIC, UInt16(PHOTOMETRIC_YCBCR))
+        } else {
+            try set16(TIFFTAG_PHOTOMETRIC, UInt16(PHOTOMETRIC_MINISBLACK))
+        }
+        if image.bandCount > 1 && !options.jpegYCbCr {
             let extra = [UInt16](repeating: UInt16(EXTRASAMPLE_UNSPECIFIED), count: image.bandCount - 1)
             guard es_tiff_set_extra_samples(tiff.pointer, UInt16(extra.count), extra) == 1 else { throw failed("setting ExtraSamples") }
         }
         try set16(TIFFTAG_COMPRESSION, options.compression.rawValue)
+        if options.compression == .jpeg {
+            try set32(TIFFTAG_JPEGQUALITY, min(max(options.jpegQuality, 1), 100))
+            if options.jpegYCbCr { try set32(TIFFTAG_JPEGCOLORMODE, Int(JPEGCOLORMODE_RGB)) }
+        }
         if options.predictor != .none { try set16(TIFFTAG_PREDICTOR, options.predictor.rawValue) }
         if tiled {
             try set32(TIFFTAG_TILEWIDTH, blockWidth)
@@ -167,6 +178,10 @@ public enum GeoTIFFWriter {
         case .userDefinedWithoutParameters:
             key(GeoKeyReader.modelTypeKey, 1)
             key(GeoKeyReader.projectedCSTypeKey, Int(GeoKeyReader.userDefined))
+        case .esriPEString(let wkt):
+            key(GeoKeyReader.modelTypeKey, 1)
+            key(GeoKeyReader.projectedCSTypeKey, Int(GeoKeyReader.userDefined))
+            ok = ok && es_gtif_key_set_ascii(gtif, GeoKeyReader.citationKeys[0], GeoKeyReader.esriPEPrefix + wkt) == 1
         }
         key(GeoKeyReader.rasterTypeKey, Int(options.rasterType.rawValue))
         guard ok else { throw RasterError.invalidWrite(path: path, detail: "GeoKeys libgeotiff cannot write for \(options.crs)") }

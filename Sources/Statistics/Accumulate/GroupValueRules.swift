@@ -6,10 +6,11 @@ import EntityStreamCore
 /// SQL's GROUP BY rules: all NULLs (and NaN, which SQLite stores as NULL)
 /// form one group; numbers (integers, doubles, booleans as 0/1, dates as
 /// epoch ms) are one group when equal by value, as the where engine
-/// compares them (`1` and `1.0`, `0.0` and `-0.0`); strings when Swift's
-/// `==` says so (canonical equivalence: `"é"` precomposed or decomposed is
-/// one group), which is exactly when the entity store interns them to one
-/// id, so plain and identity-keyed rows always form the same groups.
+/// compares them (`1` and `1.0`, `0.0` and `-0.0`); strings when their
+/// Unicode scalars are equal (``ExactText``: `"é"` precomposed and
+/// decomposed are two groups, as in SQLite, DuckDB and ArcGIS), which is
+/// exactly when the entity store interns them to one id, so plain and
+/// identity-keyed rows always form the same groups.
 /// Ordering (``compare(_:_:)``) is the where engine's: binary UTF-8.
 @usableFromInline
 enum GroupValueRules {
@@ -35,7 +36,7 @@ enum GroupValueRules {
         let aNull = isNullish(a), bNull = isNullish(b)
         if aNull || bNull { return aNull && bNull }
         if case .string(let x) = a {
-            if case .string(let y) = b { return x == y }
+            if case .string(let y) = b { return ExactText.equal(x, y) }
             return false
         }
         return WhereValueOrder.compare(a, b) == .equal
@@ -49,7 +50,7 @@ enum GroupValueRules {
             hasher.combine(0 as UInt8)
         case .string(let text):
             hasher.combine(1 as UInt8)
-            hasher.combine(text)
+            ExactText.hash(text, into: &hasher)
         case .int(let i), .date(let i):
             hasher.combine(2 as UInt8)
             hasher.combine(i)

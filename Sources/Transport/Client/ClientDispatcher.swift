@@ -93,7 +93,7 @@ enum ConnectErrorClassifier {
         }
         if text.contains("unauthorized") { return .handshakeRejected(status: 401) }
         if let certificateProblem {
-            return .tlsFailure(host: url.host, detail: certificateProblem.detail(host: url.host))
+            return .certificateRejected(host: url.host, reason: certificateProblem.rejection, detail: certificateProblem.detail(host: url.host))
         }
         if text == "Unable to connect" || text.contains("connect failed") || text.contains("Closed before conn") && handshakeStatus == 0 && !url.usesTLS {
             return .connectionRefused(host: url.host, port: url.port)

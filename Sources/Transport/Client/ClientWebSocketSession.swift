@@ -1,4 +1,7 @@
 import CLibWebSockets
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Locking
 
@@ -15,6 +18,8 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         var closeRequest: (code: UInt16, reason: String)?
         var writeRequested = false
         var closed = false
+        /// Why the connection is to be dropped at once (see ``WebSocketConnection/abort(_:)``).
+        var abortRequested: String?
     }
 
     let id: Int
@@ -245,9 +250,19 @@ final class ClientWebSocketSession: ClientSession, @unchecked Sendable {
         if needsWake, let wsi { lws_callback_on_writable(wsi) }
     }
 
-    /// Service thread: a requested write or close needs a WRITEABLE callback.
+    /// Service thread: a requested write or close needs a WRITEABLE callback;
+    /// a requested abort drops the connection at once.
     func requestWritable() {
-        if let wsi, !core.isFinished { lws_callback_on_writable(wsi) }
+        guard let wsi, !core.isFinished else { return }
+        if let detail = outbound.withLock({ $0.abortRequested }) {
+            // No frame can go out once the socket is shut down: the connection just ends.
+            let fd = lws_get_socket_fd(wsi)
+            if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            core.aborted(detail: detail)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
+        } else {
+            lws_callback_on_writable(wsi)
+        }
     }
 
     func beginShutdown() {

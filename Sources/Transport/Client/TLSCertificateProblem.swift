@@ -29,6 +29,16 @@ struct TLSCertificateProblem: Sendable, Hashable {
         openSSLText = es_x509_verify_error_text(code).map { String(cString: $0) } ?? "error \(code)"
     }
 
+    /// The public, typed reason.
+    var rejection: CertificateRejection {
+        switch kind {
+        case .untrusted: .untrusted
+        case .hostNameMismatch: .hostNameMismatch
+        case .outsideValidity: .outsideValidity
+        case .other: .other
+        }
+    }
+
     /// What to tell the user about `host`.
     func detail(host: String) -> String {
         switch kind {

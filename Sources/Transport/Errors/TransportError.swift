@@ -11,8 +11,13 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case dnsFailure(host: String, reason: String)
     /// Nothing accepted a TCP connection at the address.
     case connectionRefused(host: String, port: Int)
-    /// The TLS handshake failed (certificate rejected, protocol error).
+    /// The TLS handshake failed before any certificate was judged (the peer
+    /// does not speak TLS, a protocol error).
     case tlsFailure(host: String, detail: String)
+    /// The server's certificate was refused, for `reason` (typed, so callers
+    /// decide on the case: an untrusted certificate is final, and the
+    /// command line can say `--insecure`), in OpenSSL's words in `detail`.
+    case certificateRejected(host: String, reason: CertificateRejection, detail: String)
     /// The server answered the WebSocket upgrade with an HTTP status other than 101.
     case handshakeRejected(status: Int)
     /// Any other failure while connecting, with libwebsockets' own words.
@@ -47,6 +52,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .dnsFailure(let host, let reason): return "cannot resolve host '\(host)': \(reason)"
         case .connectionRefused(let host, let port): return "connection refused by \(host):\(port) (nothing listening or unreachable)"
         case .tlsFailure(let host, let detail): return "TLS handshake with \(host) failed: \(detail)"
+        case .certificateRejected(let host, _, let detail): return "TLS handshake with \(host) failed: \(detail)"
         case .handshakeRejected(let status): return "WebSocket upgrade rejected with HTTP \(status)"
         case .connectionFailed(let detail): return "connection failed: \(detail)"
         case .timedOut(let operation, let seconds): return "\(operation) timed out after \(formatSeconds(seconds)) s"
@@ -67,4 +73,16 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
 
 private func formatSeconds(_ seconds: Double) -> String {
     seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+}
+
+/// Why a server's certificate was refused.
+public enum CertificateRejection: Sendable, Hashable {
+    /// Self-signed, or issued by an authority this machine does not trust.
+    case untrusted
+    /// Valid, but for another host name (or address).
+    case hostNameMismatch
+    /// Expired or not yet valid.
+    case outsideValidity
+    /// Anything else the TLS library refused.
+    case other
 }

@@ -68,6 +68,40 @@ public final class WebSocketConnection: Sendable {
         _ = await closed()
     }
 
+    /// Sends a close frame as ``close(code:reason:)`` does, but waits at most
+    /// `milliseconds` (on the caller's `sleep`) for the server's answer, then
+    /// drops the connection. Returns false when the server did not answer in
+    /// time (the connection was dropped).
+    public func close(code: UInt16 = 1000, reason: String = "", waitingAtMost sleep: @escaping @Sendable () async throws -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.close(code: code, reason: reason)
+                return true
+            }
+            group.addTask {
+                do { try await sleep() } catch { return true }
+                return false
+            }
+            let answered = await group.next() ?? true
+            if !answered { abort("the server did not answer the close frame in time") }
+            group.cancelAll()
+            await group.waitForAll()
+            return answered
+        }
+    }
+
+    /// Drops the connection at once, without a close frame or waiting for
+    /// queued messages; ``closed()`` then reports `connectionLost` with `detail`.
+    public func abort(_ detail: String) {
+        let changed = session.outbound.withLock { state -> Bool in
+            guard state.abortRequested == nil else { return false }
+            state.abortRequested = detail
+            state.messages = []
+            return true
+        }
+        if changed { requestWritable() }
+    }
+
     /// Waits until the connection has ended: the close handshake's details,
     /// or the error that ended it.
     public func closed() async -> Result<CloseInfo, TransportError> {

@@ -12,8 +12,11 @@ import Locking
 /// `OBJECTID` = the vehicle number and the fleet's fields and values
 /// (`SnowplowFleet.schema`), exactly the vehicle's latest observation;
 /// `lastupdate` is the layer's time field. Thread-safe (the fleet advances
-/// under a lock); a layer is rebuilt only when some vehicle reported since
-/// the last request.
+/// under a lock). The layer is rebuilt when some vehicle reported since it
+/// was built, at most once per ``rebuildInterval`` of the clock: building it
+/// costs the whole fleet, so a paged query of a large fleet (50 pages of
+/// 2,000 for 100,000 vehicles) is answered from one build, at most a second
+/// old, instead of one build per page (12 s to prime the demo's 100,000).
 public final class FleetLatestArchive: Sendable {
     public let name: String
     private let clock: any EntityClock
@@ -23,7 +26,13 @@ public final class FleetLatestArchive: Sendable {
         var fleet: SnowplowFleet
         var latest: [Observation?]
         var layer: SimulatedLayer?
+        /// When `layer` was built (clock ms), and whether a vehicle reported since.
+        var builtAt: Int64 = .min
+        var changed = false
     }
+
+    /// The longest a built layer is answered from while vehicles report.
+    public static let rebuildInterval: Int64 = 1_000
     private let state: LockedState<State>
 
     /// The fields: `OBJECTID`, then the fleet's.
@@ -47,14 +56,17 @@ public final class FleetLatestArchive: Sendable {
     public func layer() -> SimulatedLayer {
         let now = clock.now()
         return state.withLock { state in
-            var changed = false
             let count = state.latest.count
             while state.fleet.nextTime <= now {
                 let vehicle = state.fleet.emittedCount % count
                 state.latest[vehicle] = state.fleet.next()
-                changed = true
+                state.changed = true
             }
-            if changed || state.layer == nil { state.layer = build(state.latest) }
+            if state.layer == nil || (state.changed && now - state.builtAt >= Self.rebuildInterval) {
+                state.layer = build(state.latest)
+                state.builtAt = now
+                state.changed = false
+            }
             // Built just above when missing.
             return state.layer ?? build(state.latest)
         }

@@ -17,7 +17,14 @@ import Locking
 /// cannot be cancelled (its status is answered unchanged). At most
 /// ``maximumJobs`` are kept: the oldest finished job is forgotten (and
 /// logged) to make room; when every kept job is still running a submit is
-/// refused. An actor.
+/// refused.
+///
+/// Bounded under load: at most `maximumExecuting` jobs (default 2, one per
+/// core) run the engine at once; the others stay `esriJobWaiting`, in order,
+/// holding only their parameters, until a slot frees; with
+/// ``maximumPending`` jobs not yet finished, a submit is refused (HTTP 503,
+/// ArcGIS's error JSON), so memory stays bounded whatever is submitted.
+/// An actor.
 actor GPJobBoard {
     private struct Entry {
         var job: GPJob
@@ -29,6 +36,8 @@ actor GPJobBoard {
     }
 
     static let maximumJobs = 1000
+    /// Jobs submitted, waiting or executing at most; more are refused.
+    static let maximumPending = 64
     /// Job delays are clamped to a day.
     static let maximumDelay: Int64 = 86_400_000
 
@@ -40,10 +49,15 @@ actor GPJobBoard {
     private let clock = SystemClock()
     private var entries: [String: Entry] = [:]
     private var order: [String] = []
+    let maximumExecuting: Int
+    private var executing = 0
+    private var slotWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// `execution` nil: jobs execute at least `delay`.
-    init(task: HotSpotTask, delay: Int64, execution: Int64? = nil, maxRecordCount: Int, log: @escaping @Sendable (String) -> Void) {
+    init(task: HotSpotTask, delay: Int64, execution: Int64? = nil, maxRecordCount: Int, maximumExecuting: Int = 2,
+         log: @escaping @Sendable (String) -> Void) {
         self.task = task
+        self.maximumExecuting = max(1, maximumExecuting)
         self.delay = min(max(0, delay), Self.maximumDelay)
         self.execution = min(max(0, execution ?? delay), Self.maximumDelay)
         self.maxRecordCount = maxRecordCount
@@ -52,6 +66,10 @@ actor GPJobBoard {
 
     /// Submits a job; throws the ArcGIS error to answer when the board is full.
     func submit(_ request: HotSpotTask.Request) throws(GPServiceError) -> GPSubmitJobResponse {
+        let pending = entries.values.count { !$0.job.status.isTerminal }
+        guard pending < Self.maximumPending else {
+            throw GPServiceError(code: 503, message: "Too many jobs: \(pending) are waiting or executing (at most \(Self.maximumPending), \(maximumExecuting) at once); try again when one has finished.")
+        }
         if entries.count >= Self.maximumJobs {
             guard let oldest = order.first(where: { entries[$0]?.job.status.isTerminal == true }) else {
                 throw GPServiceError(code: 503, message: "Too many jobs are running (\(Self.maximumJobs)); try again later.")
@@ -132,6 +150,23 @@ actor GPJobBoard {
         entries[id]?.hold = nil
     }
 
+    private func acquireSlot() async {
+        if executing < maximumExecuting {
+            executing += 1
+            return
+        }
+        await withCheckedContinuation { slotWaiters.append($0) }
+    }
+
+    /// Hands the slot to the next waiting job, or frees it.
+    private func releaseSlot() {
+        if slotWaiters.isEmpty {
+            executing -= 1
+        } else {
+            slotWaiters.removeFirst().resume()
+        }
+    }
+
     private func drive(_ id: String) async {
         if delay > 0 {
             await sleep(delay)
@@ -139,6 +174,10 @@ actor GPJobBoard {
             _ = try? entries[id]?.job.queue(at: clock.now())
             await sleep(delay)
         }
+        // Wait for an executing slot, as esriJobWaiting.
+        if status(id) == .submitted { _ = try? entries[id]?.job.queue(at: clock.now()) }
+        await acquireSlot()
+        defer { releaseSlot() }
         guard var entry = entries[id], entry.job.status == .submitted || entry.job.status == .waiting,
               (try? entry.job.start(at: clock.now())) != nil else { return }
         entries[id] = entry

@@ -10,7 +10,8 @@ import EntityStreamCore
 ///   (ASCII case-insensitively); the mapped columns are found
 ///   case-insensitively.
 /// - ``schema`` has one field per CSV column except the x and y columns, in
-///   header order. The time column is `esriFieldTypeDate`; every other
+///   header order. The time column is `esriFieldTypeDate` and the schema's
+///   start-time field (so time extents match it by default); every other
 ///   column's type is inferred from its values (`CSVColumnTypeInference`:
 ///   integer, bigInteger, double, else string). The track id field is the
 ///   mapping's id column.
@@ -23,10 +24,12 @@ import EntityStreamCore
 ///   chosen per column (milliseconds when the largest magnitude is ≥ 10¹¹) —
 ///   see ``CSVTime``.
 /// - Throws ``CSVError`` for: no header row; an empty or duplicate
-///   header name; a mapped column missing from the header (named); and, with
-///   the line number, a row whose field count differs from the header's, an
-///   empty or unparsable time, an empty or non-numeric x or y, or malformed
-///   quoting. The first offending line (in file order) is reported.
+///   header name; a mapped column missing from the header (named); malformed
+///   quoting (with the line). A row whose field count differs from the
+///   header's, with an empty or unparsable time, or an empty or non-numeric
+///   x or y does not refuse the file: it is a ``RejectedRow`` (its line and
+///   why), placed after the valid row that precedes it in the file, so a
+///   replay reports it where it stands and plays the rest.
 public struct CSVTrackRecording: Sendable {
     /// The mapping the recording was read with.
     public let mapping: CSVColumnMapping
@@ -34,8 +37,19 @@ public struct CSVTrackRecording: Sendable {
     public let schema: Schema
     /// Index of the time column's field in ``schema``.
     public let timeFieldIndex: Int
-    /// Every row, sorted by time (stable).
+    /// Every valid row, sorted by time (stable).
     public let observations: [Observation]
+    /// Rows that could not be read, in file order.
+    public let rejectedRows: [RejectedRow]
+
+    /// A row that could not be read: its line, why, and where it stands —
+    /// after `observations[after]` (the valid row before it in the file),
+    /// or before every observation when `after` is nil.
+    public struct RejectedRow: Sendable, Hashable {
+        public let line: Int
+        public let reason: String
+        public let after: Int?
+    }
 
     /// Parses the whole CSV `text` with `mapping`.
     /// - Throws: ``CSVError`` (see the type's contract).
@@ -86,16 +100,27 @@ public struct CSVTrackRecording: Sendable {
         var inference = Array(repeating: CSVColumnTypeInference(), count: width)
         var points: [Point] = []
         var times: [Int64] = []
+        var validRows: [CSVRecord] = []
+        // Per rejected row: its line, reason, and how many valid rows came before it.
+        var rejected: [(line: Int, reason: String, validBefore: Int)] = []
         points.reserveCapacity(rows.count)
         times.reserveCapacity(rows.count)
         for row in rows {
-            guard row.fields.count == width else {
-                throw CSVError("expected \(width) fields as in the header, found \(row.fields.count)", line: row.line)
+            let x: Double, y: Double, time: Int64
+            do throws(CSVError) {
+                guard row.fields.count == width else {
+                    throw CSVError("expected \(width) fields as in the header, found \(row.fields.count)", line: row.line)
+                }
+                x = try Self.coordinate(row, xColumn, key: "x", name: names[xColumn])
+                y = try Self.coordinate(row, yColumn, key: "y", name: names[yColumn])
+                time = try Self.time(row, timeColumn, name: names[timeColumn], unit: unit)
+            } catch {
+                rejected.append((row.line, error.message, validRows.count))
+                continue
             }
-            let x = try Self.coordinate(row, xColumn, key: "x", name: names[xColumn])
-            let y = try Self.coordinate(row, yColumn, key: "y", name: names[yColumn])
+            validRows.append(row)
             points.append(Point(x: x, y: y, wkid: 4326))
-            times.append(try Self.time(row, timeColumn, name: names[timeColumn], unit: unit))
+            times.append(time)
             for column in 0..<width where column != xColumn && column != yColumn && column != timeColumn {
                 inference[column].observe(CSVNumber.trim(row.fields[column]))
             }
@@ -113,19 +138,21 @@ public struct CSVTrackRecording: Sendable {
             columns.append(column)
             types.append(type)
         }
-        schema = Schema(fields: fields, trackIDField: names[idColumn])
+        // The time column is the data's time (timeInfo.startTimeField): time
+        // extents of queries on a replay match it by default, not receive time.
+        schema = Schema(fields: fields, trackIDField: names[idColumn], startTimeField: names[timeColumn])
         self.timeFieldIndex = timeFieldIndex
 
         // Observations, stably sorted by time.
         var observations: [Observation] = []
-        observations.reserveCapacity(rows.count)
-        for (offset, row) in rows.enumerated() {
+        observations.reserveCapacity(validRows.count)
+        for (offset, row) in validRows.enumerated() {
             var attributes: [AttributeValue] = []
             attributes.reserveCapacity(columns.count)
             for (k, column) in columns.enumerated() {
                 attributes.append(column == timeColumn
                     ? .date(milliseconds: times[offset])
-                    : CSVColumnTypeInference.value(row.fields[column], type: types[k]))
+                    : CSVColumnTypeInference.value(row.fields[column], type: types[k], quoted: row.isQuotedBlank(column)))
             }
             observations.append(Observation(geometry: points[offset], attributes: attributes, receivedAt: times[offset]))
         }
@@ -133,6 +160,9 @@ public struct CSVTrackRecording: Sendable {
             times[a] != times[b] ? times[a] < times[b] : a < b
         }
         self.observations = order.map { observations[$0] }
+        var sortedPosition = [Int](repeating: 0, count: order.count)
+        for (position, fileIndex) in order.enumerated() { sortedPosition[fileIndex] = position }
+        rejectedRows = rejected.map { RejectedRow(line: $0.line, reason: $0.reason, after: $0.validBefore == 0 ? nil : sortedPosition[$0.validBefore - 1]) }
     }
 
     private static func coordinate(_ row: CSVRecord, _ column: Int, key: String, name: String) throws(CSVError) -> Double {

@@ -139,7 +139,12 @@ final class SubscriberSession: Sendable {
                 guard let shaped = current.value.apply(observation) else { continue }
                 writer.removeAll()
                 writer.appendFeature(shaped, fields: current.value.schema.fields)
-                guard await deliver(writer.bytes[...]) else { return }
+                // As for recorded lines: queued without an async call while there is room.
+                if plain, socket.trySend(bytes: writer.bytes[...]) {
+                    sent += 1
+                } else {
+                    guard await deliver(writer.bytes[...]) else { return }
+                }
             }
         }
         // The feed ended (no --loop): keep the socket open, as a quiet live service would.

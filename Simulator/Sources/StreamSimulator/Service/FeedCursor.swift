@@ -45,9 +45,9 @@ struct FeedCursor {
     mutating func next() -> (due: Int64?, item: Item)? {
         switch feed {
         case .fleet:
-            guard var fleet else { return nil }
-            let observation = fleet.next()
-            self.fleet = fleet
+            // In place: a local copy would share the vehicles' array, and advancing
+            // it would copy the whole fleet for every message.
+            guard let observation = fleet?.next() else { return nil }
             return (pacing.burst ? nil : observation.receivedAt, .observation(observation))
         case .messages(let entries, let timed):
             guard let position = advance(count: entries.count) else { return nil }

@@ -89,9 +89,12 @@ public struct SimulatedService: Sendable {
                 }
                 schema.trackIDIndex = index
             }
-            return SimulatedService(name: specification.name, schema: schema, spatialReference: 4326,
-                                    description: "Replay of \(URL(fileURLWithPath: path).lastPathComponent)",
-                                    feed: .observations(recording.observations))
+            var service = SimulatedService(name: specification.name, schema: schema, spatialReference: 4326,
+                                           description: "Replay of \(URL(fileURLWithPath: path).lastPathComponent)",
+                                           feed: .observations(recording.observations))
+            service.skippedLines = recording.rejectedRows.prefix(RecordingSummary.keptProblems).map { "'\(path)' line \($0.line): \($0.reason); skipped" }
+            service.skippedLineCount = recording.rejectedRows.count
+            return service
         }
     }
 }

@@ -21,6 +21,7 @@ public struct FileQueryJob: AnalysisJob {
         var summary = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
         let result: FeatureQueryResult
         do { result = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
         switch result {
         case .count(let count):
             summary.append(key: "count", value: .int(Int64(count)))
@@ -44,7 +45,7 @@ public struct FileQueryJob: AnalysisJob {
             if let count { summary.append(key: "count", value: .int(Int64(count))) }
             summary.append(key: "extent", value: extent.map { .array([.double($0.xmin), .double($0.ymin), .double($0.xmax), .double($0.ymax)]) } ?? .null)
         }
-        if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
         return summary
     }
 }

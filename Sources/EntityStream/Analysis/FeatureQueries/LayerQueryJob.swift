@@ -39,7 +39,7 @@ public struct LayerQueryJob: AnalysisJob {
             await connection.flushStatuses(to: context)
             summary.append(key: "count", value: .int(Int64(result.featureCount)))
             for member in LayerConnection.pagingMembers(result) { summary.append(key: member.key, value: member.value) }
-            if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
             return summary
         } catch let error as FeatureLayerError {
             await connection.flushStatuses(to: context)

@@ -45,7 +45,7 @@ public enum HotSpotSource: Sendable {
             }
             var facts = JSONObject()
             facts.append(key: "timeField", value: .string(Self.describe(scan.timeKey, schema: schema)))
-            if !scan.timeExtent.isUnbounded { facts.append(key: "timeExtent", value: Self.json(scan.timeExtent)) }
+            if !scan.timeExtent.isUnbounded { facts.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
             if let whereClause = request.whereClause { facts.append(key: "where", value: .string(whereClause)) }
             facts.append(key: "matched", value: .int(Int64(selection.matchedCount)))
             return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
@@ -63,7 +63,7 @@ public enum HotSpotSource: Sendable {
             var facts = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
             if let wkid = table.spatialReference { facts.append(key: "wkid", value: .int(Int64(wkid))) }
             if let time = table.startTimeFieldIndex { facts.append(key: "timeField", value: .string(table.schema.fields[time].name)) }
-            if let timeExtent, !timeExtent.isUnbounded { facts.append(key: "timeExtent", value: Self.json(timeExtent)) }
+            if let timeExtent, !timeExtent.isUnbounded { facts.append(key: "timeExtent", value: timeExtent.summaryJSON) }
             if let whereClause { facts.append(key: "where", value: .string(whereClause)) }
             facts.append(key: "matched", value: .int(Int64(selection.matchedCount)))
             if table.report.skippedCount > 0 { facts.append(key: "skippedWhileLoading", value: .int(Int64(table.report.skippedCount))) }
@@ -73,11 +73,6 @@ public enum HotSpotSource: Sendable {
     }
 
     /// `{"start":"…Z","end":"…Z"}` (null for an open end).
-    private static func json(_ extent: TimeExtent) -> JSONValue {
-        .object(JSONObject([("start", extent.start.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null),
-                            ("end", extent.end.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null)]))
-    }
-
     private static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
         switch key {
         case .received: return "received"

@@ -4,11 +4,17 @@ import Raster
 /// What identify answered for one point: the cell under it, no cell (the
 /// point is outside the raster or on its right or bottom edge — a normal
 /// answer), or why it could not be answered (a point that cannot be
-/// transformed, an unreadable tile, a bad input line). A value type.
+/// transformed, a bad input line), or that the raster's data under it could
+/// not be read (a truncated or corrupt tile: the file is at fault). A value type.
 public enum IdentifyAnswer: Sendable, Hashable {
     case cell(RasterCell)
-    case noCell
+    /// No cell; `hint` says why when the point looks given in the wrong
+    /// coordinates (longitude/latitude on a projected raster without a
+    /// spatial reference, or latitude and longitude swapped).
+    case noCell(hint: String?)
     case failed(String)
+    /// The tile or strip holding the cell could not be read.
+    case unreadable(String)
 
     /// The `result` line for this answer to `point`, whose spatial reference
     /// is `wkid` (the point's, else the request's default, else the raster's
@@ -44,10 +50,11 @@ public enum IdentifyAnswer: Sendable, Hashable {
             let ring = [Corner(x: extent.xmin, y: extent.ymin), Corner(x: extent.xmin, y: extent.ymax), Corner(x: extent.xmax, y: extent.ymax),
                         Corner(x: extent.xmax, y: extent.ymin), Corner(x: extent.xmin, y: extent.ymin)]
             return (members, AnalysisFeature(geometry: .polygon(rings: [ring], wkid: extent.wkid ?? wkid), attributes: attributes))
-        case .noCell:
+        case .noCell(let hint):
             members.append(key: "cell", value: .null)
+            if let hint { members.append(key: "hint", value: .string(hint)) }
             return (members, AnalysisFeature(geometry: .point(Point(x: point.x, y: point.y, wkid: wkid)), attributes: JSONObject()))
-        case .failed(let reason):
+        case .failed(let reason), .unreadable(let reason):
             members.append(key: "error", value: .string(reason))
             return (members, nil)
         }

@@ -4,7 +4,8 @@ import Raster
 /// Identify raster cell (the Esri sample): the cell of `raster` under each
 /// point, one `result` line per point in input order (see
 /// ``IdentifyAnswer/result(for:wkid:)`` for its shape), then a summary with
-/// the counts and the raster's description.
+/// the counts and the raster's description (and `unreadable`: the points
+/// whose cells lie in a tile or strip that could not be read, when there are any).
 ///
 /// Input: a list of points (`--at`, the control command's `x`/`y` or
 /// `points`), answered in chunks of ``chunkSize`` (the raster actor is
@@ -36,7 +37,7 @@ public struct IdentifyRasterJob: AnalysisJob {
     }
 
     private struct Counts {
-        var points = 0, cells = 0, noData = 0, noCell = 0, errors = 0
+        var points = 0, cells = 0, noData = 0, noCell = 0, errors = 0, unreadable = 0
 
         mutating func count(_ answer: IdentifyAnswer) {
             points += 1
@@ -46,6 +47,9 @@ public struct IdentifyRasterJob: AnalysisJob {
                 if cell.isNoData { noData += 1 }
             case .noCell: noCell += 1
             case .failed: errors += 1
+            case .unreadable:
+                errors += 1
+                unreadable += 1
             }
         }
     }
@@ -100,6 +104,7 @@ public struct IdentifyRasterJob: AnalysisJob {
         summary.append(key: "noData", value: .int(Int64(counts.noData)))
         summary.append(key: "noCell", value: .int(Int64(counts.noCell)))
         summary.append(key: "errors", value: .int(Int64(counts.errors)))
+        if counts.unreadable > 0 { summary.append(key: "unreadable", value: .int(Int64(counts.unreadable))) }
         return summary
     }
 

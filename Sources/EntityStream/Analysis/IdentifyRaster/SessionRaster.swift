@@ -77,14 +77,31 @@ public actor SessionRaster {
                 if let cell = try raster.identify(x: point.x, y: point.y, in: spatialReference) {
                     answers.append(.cell(cell))
                 } else {
-                    answers.append(.noCell)
+                    answers.append(.noCell(hint: offRasterHint(point, spatialReference: spatialReference)))
                 }
             } catch {
                 if let spatialReference { remember(error, for: spatialReference) }
-                answers.append(.failed(error.description))
+                if case .readFailed = error { answers.append(.unreadable(error.description)) } else { answers.append(.failed(error.description)) }
             }
         }
         return answers
+    }
+
+    /// Why a point off the raster may be in the wrong coordinates, or nil:
+    /// given without a spatial reference, inside longitude/latitude's range,
+    /// while the raster's extent lies wholly outside that range (a projected
+    /// raster): the point is probably longitude/latitude; or the point with
+    /// x and y exchanged is on the raster: latitude and longitude swapped.
+    private func offRasterHint(_ point: IdentifyPoint, spatialReference: SpatialReference?) -> String? {
+        let looksGeographic = abs(point.x) <= 180 && abs(point.y) <= 90
+        if spatialReference == nil, looksGeographic, let extent = info.extent,
+           extent.xmin > 180 || extent.xmax < -180 || extent.ymin > 90 || extent.ymax < -90 {
+            return "(\(point.x), \(point.y)) looks like longitude/latitude, far outside the raster's extent in its CRS (\(info.crs)): give the point's spatial reference (--sr 4326, or \"sr\":4326)"
+        }
+        if (try? raster.cell(x: point.y, y: point.x, in: spatialReference)) != nil {
+            return "(\(point.x), \(point.y)) is off the raster, but (\(point.y), \(point.x)) is on it: x and y look swapped (x is the longitude or easting)"
+        }
+        return nil
     }
 
     /// The cell under each point as JSON text (nil: no geometry, no cell, or

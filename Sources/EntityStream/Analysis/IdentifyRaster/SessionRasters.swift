@@ -68,9 +68,8 @@ public enum SessionRasterError: Error, Sendable, CustomStringConvertible {
     public var isUsageError: Bool {
         switch self {
         case .duplicateName, .unknownName: true
-        case .cannotOpen(_, let error):
-            if case .cannotOpen = error { true } else { false }
-        case .cannotEnrich: false
+        // A file that cannot be opened (missing, a directory, unreadable) is a runtime failure (exit 1), as for replay and query.
+        case .cannotOpen, .cannotEnrich: false
         }
     }
 

@@ -14,9 +14,7 @@ struct QueryObservationsJob: AnalysisJob {
         let query = try request.compile(for: schema)
         var summary = JSONObject()
         summary.append(key: "timeField", value: .string(Self.describe(query.scan.timeKey, schema: schema)))
-        summary.append(key: "timeExtent", value: .object(JSONObject([
-            ("start", query.scan.timeExtent.start.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null),
-            ("end", query.scan.timeExtent.end.map { .string(ISO8601Text.string(milliseconds: $0)) } ?? .null)])))
+        summary.append(key: "timeExtent", value: query.scan.timeExtent.summaryJSON)
         if request.countOnly {
             let count = snapshot.contents.count(query.scan)
             summary.append(key: "count", value: .int(Int64(count)))

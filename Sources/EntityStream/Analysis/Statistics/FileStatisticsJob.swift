@@ -38,6 +38,7 @@ public struct FileStatisticsJob: AnalysisJob {
         let engine = FeatureQueryEngine(maxRecordCount: Int.max, statistics: TableStatisticsEngine())
         let result: FeatureQueryResult
         do { result = try engine.run(statisticsQuery, on: table) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
         guard case .statistics(let rows) = result else { throw AnalysisFailure("the file's query engine answered no statistics") }
         let records = plan.records(from: rows)
         try await StatisticsRecordJSON.emit(records, in: context)
@@ -49,7 +50,7 @@ public struct FileStatisticsJob: AnalysisJob {
         var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(table.count))), ("rows", .int(Int64(matched))),
                                   ("records", .int(Int64(records.count)))])
         summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-        if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
         return summary
     }
 }

@@ -83,7 +83,7 @@ public struct LayerStatisticsJob: AnalysisJob {
             }
             summary.append(contentsOf: LayerConnection.pagingMembers(result))
             summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-            if let time = query.time { summary.append(key: "timeExtent", value: .string(time.restParameter)) }
+            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
             return summary
         } catch let error as FeatureLayerError {
             await connection.flushStatuses(to: context)

@@ -40,7 +40,7 @@ public enum StatisticsRecordJSON {
 
 extension JSONObject {
     /// Appends every member of `other`, in order.
-    mutating func append(contentsOf other: JSONObject) {
+    public mutating func append(contentsOf other: JSONObject) {
         for member in other { append(key: member.key, value: member.value) }
     }
 }

@@ -52,14 +52,39 @@ public struct StoreStatisticsJob: AnalysisJob {
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
         let snapshot = try await context.snapshot()
-        let contents = snapshot.contents
+        let schema = snapshot.contents.schema
+        let (accumulator, plan, scan) = try await Self.accumulate(snapshot.contents, request: request, rows: rows, selection: selection,
+                                                                  parts: parts, maximumGroups: maximumGroups)
+        let result = accumulator.finish()
+        try await StatisticsRecordJSON.emit(result.records, in: context)
+
+        var summary = JSONObject([("of", .string(rows.rawValue))])
+        summary.append(key: "rows", value: .int(Int64(result.rowCount)))
+        summary.append(key: "groups", value: .int(Int64(result.groupCount)))
+        summary.append(key: "records", value: .int(Int64(result.records.count)))
+        summary.append(key: "ignoredValues", value: .int(Int64(result.ignoredValueCount)))
+        summary.append(key: "rowsOverGroupLimit", value: .int(Int64(result.rowsOverGroupLimit)))
+        if result.rowsOverGroupLimit > 0 { summary.append(key: "groupLimit", value: .int(Int64(maximumGroups))) }
+        summary.append(contentsOf: StatisticsRecordJSON.names(plan))
+        summary.append(key: "timeField", value: .string(QueryObservationsJob.describe(scan.timeKey, schema: schema)))
+        if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
+        return summary
+    }
+
+    /// The rows of `contents` that `selection` picks (latest observations of
+    /// entities, or every stored observation), aggregated for `request`: the
+    /// accumulator before ``StatisticsAccumulator/finish()``, so that a
+    /// caller can merge it with others (a fleet of partitioned consumers).
+    /// - Throws: ``AnalysisFailure`` for a request the schema cannot answer,
+    ///   `CancellationError` when cancelled during the scan.
+    public static func accumulate(_ contents: StoreContents, request: StatisticsRequest, rows: Rows, selection: QueryObservationsRequest,
+                                  parts: Int = defaultParts, maximumGroups: Int = StatisticsLimits.defaultMaximumGroups) async throws
+        -> (StatisticsAccumulator, StatisticsPlan, ObservationScan) {
         let schema = contents.schema
         let plan: StatisticsPlan
         do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
         let scan = try selection.compile(for: schema).scan
-        try context.checkCancellation()
-
-        let accumulator: StatisticsAccumulator
+        try Task.checkCancellation()
         switch rows {
         case .entities:
             var entities = plan.makeAccumulator(maximumGroups: maximumGroups)
@@ -73,24 +98,10 @@ public struct StoreStatisticsJob: AnalysisJob {
                 return !cancelled
             }
             if cancelled { throw CancellationError() }
-            accumulator = entities
+            return (entities, plan, scan)
         case .observations:
-            accumulator = try await Self.aggregate(contents, scan: scan, plan: plan, parts: parts, maximumGroups: maximumGroups)
+            return (try await aggregate(contents, scan: scan, plan: plan, parts: parts, maximumGroups: maximumGroups), plan, scan)
         }
-        let result = accumulator.finish()
-        try await StatisticsRecordJSON.emit(result.records, in: context)
-
-        var summary = JSONObject([("of", .string(rows.rawValue))])
-        summary.append(key: "rows", value: .int(Int64(result.rowCount)))
-        summary.append(key: "groups", value: .int(Int64(result.groupCount)))
-        summary.append(key: "records", value: .int(Int64(result.records.count)))
-        summary.append(key: "ignoredValues", value: .int(Int64(result.ignoredValueCount)))
-        summary.append(key: "rowsOverGroupLimit", value: .int(Int64(result.rowsOverGroupLimit)))
-        if result.rowsOverGroupLimit > 0 { summary.append(key: "groupLimit", value: .int(Int64(maximumGroups))) }
-        summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-        summary.append(key: "timeField", value: .string(QueryObservationsJob.describe(scan.timeKey, schema: schema)))
-        if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: .string(scan.timeExtent.restParameter)) }
-        return summary
     }
 
     /// Aggregates every stored observation of `contents` matching `scan`

@@ -33,8 +33,10 @@ enum CSVFeatureLoader {
         var epochColumns: [Int] = []
         var rows = 0
         var sawHeader = false
+        var checkpoint = CancellationCheckpoint()
         do throws(CSVError) {
             try CSVReader.forEachRecord(in: bytes) { (record: CSVRecord) throws(CSVError) in
+                if checkpoint.isCancelled() { throw CSVError("cancelled", line: record.line) }
                 if !sawHeader {
                     sawHeader = true
                     names = record.fields.map { String(CSVNumber.trim($0)) }
@@ -131,6 +133,7 @@ enum CSVFeatureLoader {
         var header = true
         do throws(CSVError) {
             try CSVReader.forEachRecord(in: bytes) { (record: CSVRecord) throws(CSVError) in
+                if checkpoint.isCancelled() { throw CSVError("cancelled", line: record.line) }
                 if header {
                     header = false
                     return
@@ -147,7 +150,8 @@ enum CSVFeatureLoader {
                             throw CSVError("time column '\(names[column])': cannot read '\(text)' as a time (expected e.g. 2000-09-01T00:00:00Z, 2000-09-01 06:00:00 as UTC, or epoch seconds or milliseconds)", line: record.line)
                         }
                     } else {
-                        values[target] = CSVColumnTypeInference.value(record.fields[column], type: plan.types[target])
+                        values[target] = CSVColumnTypeInference.value(record.fields[column], type: plan.types[target],
+                                                                      quoted: record.isQuotedBlank(column))
                     }
                 }
                 var point: Point?

@@ -125,7 +125,9 @@ enum EsriFeatureLoader {
         var rows = 0
         var keep: [Bool] = []
         keep.reserveCapacity(messages.count)
+        var checkpoint = CancellationCheckpoint()
         for message in messages {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
             decoded.removeAll(keepingCapacity: true)
             if message.malformed {
                 report.skip("malformed recording line", line: message.line)
@@ -198,6 +200,7 @@ enum EsriFeatureLoader {
         var rowDecoder = EsriFeatureDecoder(schema: sourceSchema)
         var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
         for (number, message) in messages.enumerated() where keep[number] {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
             decoded.removeAll(keepingCapacity: true)
             let result = message.bytes.withUnsafeBytes { buffer in
                 Result { () throws(JSONError) in try rowDecoder.decode(buffer, receivedAt: 0, into: &decoded) }

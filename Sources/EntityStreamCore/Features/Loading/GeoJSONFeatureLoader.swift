@@ -64,7 +64,9 @@ enum GeoJSONFeatureLoader {
         var idsAreObjectIDs = true
         var anyID = false
         var sawGeometry = false
+        var checkpoint = CancellationCheckpoint()
         for message in messages {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
             let feature = try parse(message, file: file)
             if feature.point != nil { sawGeometry = true }
             for (property, value) in feature.properties {
@@ -135,6 +137,7 @@ enum GeoJSONFeatureLoader {
         // Pass 2: rows.
         var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
         for message in messages {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
             let feature = try parse(message, file: file)
             for index in values.indices { values[index] = .null }
             func set(_ value: AttributeValue, source: Int) throws(FeatureLoadError) {

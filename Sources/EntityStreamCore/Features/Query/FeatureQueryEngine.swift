@@ -211,7 +211,12 @@ public struct FeatureQueryEngine: Sendable {
             if let candidates {
                 for row in candidates where passes(row) { result.append(row) }
             } else {
-                for row in 0..<table.count where passes(row) { result.append(row) }
+                // A cancelled task stops early (its caller checks cancellation and discards the rows).
+                var checkpoint = CancellationCheckpoint(every: 65_536)
+                for row in 0..<table.count {
+                    if checkpoint.isCancelled() { break }
+                    if passes(row) { result.append(row) }
+                }
             }
             return result
         }

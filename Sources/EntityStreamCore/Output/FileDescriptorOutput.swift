@@ -1,4 +1,3 @@
-import EntityStreamCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,0 +1,185 @@
+import EntityStream
+import EntityStreamCore
+import Foundation
+import JetStream
+
+/// `entitystream consume nats://HOST:PORT/STREAM …`: a JetStream stream as
+/// a session's source, with the same store, output, control commands and
+/// analyses as `connect` and `replay`.
+struct ConsumeCommand {
+    var address: NATSAddress?
+    var settings = ConsumerSettings()
+    var stream = StreamOptions()
+    var fleetGroup: String?
+    var answersFleet = true
+
+    static let help = """
+    Usage: entitystream consume nats://HOST:PORT[,HOST:PORT…]/STREAM [options]
+
+    Reads a JetStream stream that `--publish` fills, into the entity store,
+    and prints every event as one JSON line on stdout, like connect and
+    replay. A message is acknowledged only once its observation has been
+    stored and its line written: a consumer killed and started again with
+    the same --durable name goes on where it stopped, and the lines it had
+    written but not yet acknowledged (at most about one fetch of 1024
+    messages) come again marked "redelivered":true,"deliveries":N.
+
+    Example:
+      entitystream consume nats://127.0.0.1:4222/AIS --durable ais-0 --partition 0/4 --from-start
+
+    Options:
+      Consumer:
+        --durable NAME              a durable consumer: its position survives restarts
+                                    (without it, an ephemeral consumer the server forgets)
+        --from-start                a new consumer starts at the stream's first message
+        --since TIME                … at the first message stored at or after TIME
+                                    (ISO-8601 or epoch milliseconds)
+        --from-sequence N           … at stream sequence N
+                                    (default: only messages published from now on; an existing
+                                    durable consumer goes on where it stopped and ignores these)
+        --partition K/N             take partition K (0 to N-1) of N: the tracks the server's
+                                    subject mapping partition(N,1,2) puts there (see README)
+        --batch N                   messages per fetch (default 1024; 1 to 8192)
+        --max-ack-pending N         unacknowledged messages the server allows (default 16384)
+        --ack-wait S                seconds before an unacknowledged message is delivered again
+                                    (default 5: what a killed consumer fetched but never wrote
+                                    comes to its successor after at most S seconds)
+      Fleet queries (entitystream fleet):
+        --fleet-group NAME          answer fleet-wide statistics for group NAME
+                                    (default: the stream's name)
+        --no-fleet                  do not answer fleet queries
+    \(StreamOptions.help)
+      -h, --help                  show this help
+    """
+
+    init(arguments: inout ArgumentList) throws {
+        var starts: [String] = []
+        while let word = try arguments.next() {
+            switch word {
+            case "-h", "--help": throw HelpRequested(text: Self.help)
+            case "--durable":
+                let name = try arguments.value(for: word)
+                do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "consumer name") } catch { throw UsageError("--durable: \(error)") }
+                settings.durable = name
+            case "--from-start":
+                settings.start = .first
+                starts.append(word)
+            case "--since":
+                let text = try arguments.value(for: word)
+                do { settings.start = .time(try Instant.parse(text)) } catch { throw UsageError("--since: \(error)") }
+                starts.append(word)
+            case "--from-sequence":
+                settings.start = .sequence(UInt64(try arguments.integer(for: word, minimum: 1)))
+                starts.append(word)
+            case "--partition":
+                let text = try arguments.value(for: word)
+                do { settings.partition = try TrackPartition(parsing: text) } catch { throw UsageError("--partition: \(error)") }
+            case "--batch":
+                settings.batch = try arguments.integer(for: word, minimum: 1, maximum: 8192)
+            case "--fleet-group":
+                let name = try arguments.value(for: word)
+                do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "fleet group") } catch { throw UsageError("--fleet-group: \(error)") }
+                fleetGroup = name
+            case "--no-fleet":
+                answersFleet = false
+            case "--ack-wait":
+                settings.ackWaitSeconds = try arguments.integer(for: word, minimum: 1, maximum: 3600)
+            case "--max-ack-pending":
+                settings.maximumAckPending = try arguments.integer(for: word, minimum: 1, maximum: 1 << 20)
+            default:
+                if try stream.parse(word, from: &arguments) { continue }
+                if word.hasPrefix("-") { throw UsageError("consume: unknown option '\(word)' (see entitystream consume --help)") }
+                guard address == nil else { throw UsageError("consume: unexpected argument '\(word)'; give one nats://HOST:PORT/STREAM") }
+                do { address = try NATSAddress(parsing: word, nameIs: "stream", environment: ProcessInfo.processInfo.environment) } catch {
+                    throw UsageError("consume: \(error)")
+                }
+            }
+        }
+        guard address != nil else { throw UsageError("consume: missing the stream, nats://HOST:PORT/STREAM") }
+        if starts.count > 1 { throw UsageError("consume: use one of \(starts.joined(separator: ", ")), not several") }
+        try stream.validate()
+        if stream.publish.address != nil { throw UsageError("consume: --publish is for connect, replay and the demo") }
+        if stream.filter != StreamFilter() {
+            throw UsageError("consume: --where, --geometry, --out-fields and --out-sr filter a service; query the store instead (query-observations)")
+        }
+        if stream.dropWhenSlow { throw UsageError("consume: --drop-when-slow would acknowledge lines never written; consume waits instead") }
+        if !stream.events.contains(.observation) {
+            throw UsageError("consume acknowledges a message once its observation line is written; include observation in --events")
+        }
+    }
+
+    func run() async throws -> Int32 {
+        guard let address else { return 2 }
+        let connection = try NATSConnection(address: address, name: "entitystream consume \(settings.durable ?? "")") { status in
+            Stderr.line("entitystream: consume: \(address): \(status)")
+        }
+        let consumer = try JetStreamConsumer(connection: connection, stream: address.name, settings: settings)
+        Stderr.line("entitystream: consume: \(address): \(consumer.startDescription)"
+                    + (settings.partition.map { ", partition \($0)" } ?? ""))
+        var session = StreamSession(options: stream)
+        let marks = DeliveryMarks()
+        let (rasters, enricher) = try await stream.rasters.open()
+        session.rasters = rasters
+        session.enricher = DeliveryEnricher(inner: enricher, marks: marks)
+        let counters = session.writtenCounters
+        let group = fleetGroup ?? address.name
+        let answers = answersFleet
+        let member = settings.durable ?? "ephemeral-\(ProcessInfo.processInfo.processIdentifier)"
+        let status = try await session.run { pipeline in
+            ConsumeRun(consumer: consumer, pipeline: pipeline, marks: marks, counters: counters,
+                       fleet: answers ? FleetResponder(connection: connection, group: group, member: member,
+                                                       partition: settings.partition, store: pipeline.store) : nil)
+        }
+        let counts = consumer.currentCounts
+        Stderr.line("entitystream: consume: \(counts.messages) messages (\(counts.observations) observations, \(counts.redelivered) redelivered, "
+                    + "\(counts.otherEvents) other events), \(counts.acknowledged) acknowledged")
+        connection.close()
+        return status
+    }
+}
+
+/// A JetStream consumer as a session's source.
+struct ConsumeRun: SessionSource, ControlTarget {
+    let consumer: JetStreamConsumer
+    let pipeline: StreamPipeline
+    let marks: DeliveryMarks
+    let counters: JSONLinesWriter.Counters
+    let fleet: FleetResponder?
+
+    var controlTarget: any ControlTarget { self }
+
+    func run() async -> String? {
+        if let fleet {
+            do { try fleet.start() } catch { return "\(error)" }
+        }
+        let counters = self.counters
+        let failure = await consumer.run(into: pipeline, written: { counters.observationsFlushed }, marks: marks)
+        fleet?.stop()
+        return failure
+    }
+
+    func stop() async {}
+
+    func setFilter(_ filter: StreamFilter) async -> FilterOutcome {
+        let outcome = FilterOutcome(result: .rejected, requested: filter,
+                                    error: "a JetStream stream is not filtered: every message is kept; query the store instead")
+        await pipeline.publish(StreamEvent(time: pipeline.clock.now(), payload: .filter(outcome)))
+        return outcome
+    }
+
+    func streamStatus() async -> String { "consuming" }
+
+    func statusFacts() async -> JSONObject {
+        let counts = consumer.currentCounts
+        var facts = JSONObject()
+        facts.append(key: "status", value: .string("consuming"))
+        facts.append(key: "stream", value: .string(consumer.connection.address.description))
+        if let durable = consumer.settings.durable { facts.append(key: "durable", value: .string(durable)) }
+        if let partition = consumer.settings.partition { facts.append(key: "partition", value: .string(partition.description)) }
+        facts.append(key: "messages", value: .int(Int64(counts.messages)))
+        facts.append(key: "redelivered", value: .int(Int64(counts.redelivered)))
+        facts.append(key: "acknowledged", value: .int(Int64(counts.acknowledged)))
+        facts.append(key: "lastStreamSequence", value: .int(Int64(counts.lastStreamSequence)))
+        return facts
+    }
+}

@@ -1,0 +1,283 @@
+import EntityStreamTestSupport
+import Foundation
+import JetStream
+import Testing
+
+/// The observation lines of a run, per track, in order: each line's attributes text.
+private func tracks(_ output: String) throws -> [String: [String]] {
+    var tracks: [String: [String]] = [:]
+    for line in output.split(separator: "\n") where line.hasPrefix("{\"event\":\"observation\"") {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let track = try #require(object["track"] as? String)
+        let attributes = try JSONSerialization.data(withJSONObject: try #require(object["attributes"]), options: [.sortedKeys])
+        tracks[track, default: []].append(String(decoding: attributes, as: UTF8.self))
+    }
+    return tracks
+}
+
+private func observationLines(_ output: String) -> [Substring] {
+    output.split(separator: "\n").filter { $0.hasPrefix("{\"event\":\"observation\"") }
+}
+
+@Suite("JetStream end to end: replay --publish into a real nats-server, consume out of it", .bounded(.io))
+struct JetStreamEndToEndTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+
+    func publish(_ server: NATSServerProcess, _ extra: [String] = []) throws -> ProcessRunner.Result {
+        try CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
+                                                 "--publish", "\(server.url)/ais", "--create-stream", "AIS"] + extra)
+    }
+
+    @Test("Every observation reaches the consumer once, in order per track, with the same attributes", .enabled(if: ready))
+    func countsAndOrder() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        #expect(published.standardError.contains("8400 stored, 0 duplicates"), "\(published.standardError)")
+        let consumed = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
+                                                                "--events", "observation", "--limit", "8400"])
+        #expect(consumed.status == 0, "\(consumed.standardError)")
+        let expected = try tracks(published.standardOutput)
+        let got = try tracks(consumed.standardOutput)
+        #expect(expected.count == 14)
+        #expect(got.keys.sorted() == expected.keys.sorted())
+        for (track, lines) in expected { #expect(got[track] == lines, "track \(track)") }
+        #expect(!consumed.standardOutput.contains("redelivered"))
+    }
+
+    @Test("Two publishers of the same recording store each observation once", .enabled(if: ready))
+    func twoPublishersStoreOnce() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let first = try publish(server)
+        let second = try publish(server, ["--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
+        #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
+        #expect(first.standardError.contains("8400 stored, 0 duplicates"), "\(first.standardError)")
+        #expect(second.standardError.contains("0 stored, 8400 duplicates"), "\(second.standardError)")
+        // The stream holds 8,399 messages: the 8,400th does not exist.
+        let beyond = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8400",
+                                                              "--events", "observation", "--duration", "3"])
+        #expect(observationLines(beyond.standardOutput).count == 1, "\(beyond.standardError)")
+    }
+
+    @Test("A consumer killed mid-stream and started again loses nothing and marks every repeated line", .enabled(if: ready))
+    func killedConsumerLosesNothing() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        let arguments = ["consume", "\(server.url)/AIS", "--durable", "k", "--from-start", "--events", "observation", "--batch", "256"]
+        let first = try RunningProcess(CommandLineTool.path("entitystream"), arguments)
+        let before = first.readLines(3000)
+        first.signal(SIGKILL)
+        let killed = first.wait()
+        #expect(before.count == 3000, "status \(killed): \(String(decoding: ChildProcess.read(first.child.standardError), as: UTF8.self))")
+        let rest = first.remainingOutput()
+        let firstLines = (before.map { Substring($0) } + observationLines(rest)).filter { $0.hasPrefix("{\"event\":\"observation\"") }
+        let second = try CommandLineTool.run("entitystream", arguments + ["--duration", "8"])
+        #expect(second.status == 0, "\(second.standardError)")
+        let secondLines = observationLines(second.standardOutput)
+        // A line's identity: its attributes (each AIS line has its own globalid).
+        func identity(_ line: Substring) throws -> String {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let data = try JSONSerialization.data(withJSONObject: try #require(object["attributes"]), options: [.sortedKeys])
+            return String(decoding: data, as: UTF8.self)
+        }
+        let written = Set(try firstLines.map(identity))
+        var again = 0
+        for line in secondLines where written.contains(try identity(line)) {
+            // Every line the first run wrote that comes again is marked.
+            #expect(line.contains("\"redelivered\":true"), "\(line)")
+            again += 1
+        }
+        let marked = secondLines.filter { $0.contains("\"redelivered\":true") }.count
+        // Nothing is lost: together the runs wrote every observation; what came again is
+        // bounded by what the first run had fetched and not acknowledged.
+        #expect(firstLines.count + secondLines.count - again == 8400, "first \(firstLines.count), second \(secondLines.count), again \(again)")
+        // The consumer runs at most two fetches of 256 ahead of its output, and one more fetch is in hand.
+        #expect(marked >= again && marked <= 3 * 256, "\(marked) marked")
+        // Per track, the first run's lines and then the second run's new ones are the recording in order.
+        var merged = try tracks(firstLines.joined(separator: "\n"))
+        let new = try secondLines.filter { !written.contains(try identity($0)) }.joined(separator: "\n")
+        for (track, lines) in try tracks(new) { merged[track, default: []] += lines }
+        #expect(merged == (try tracks(published.standardOutput)))
+    }
+
+    @Test("A consumer stopped with messages fetched and not written loses none of them when started again", .enabled(if: ready))
+    func stoppedConsumerLosesNothing() throws {
+        let server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        let arguments = ["consume", "\(server.url)/AIS", "--durable", "l", "--from-start", "--events", "observation", "--batch", "256"]
+        // Fetches come in 256s: the 3,000th line leaves fetched messages unwritten and unacknowledged.
+        let first = try CommandLineTool.run("entitystream", arguments + ["--limit", "3000"])
+        let second = try CommandLineTool.run("entitystream", arguments + ["--duration", "8"])
+        #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
+        let firstLines = observationLines(first.standardOutput)
+        let secondLines = observationLines(second.standardOutput)
+        #expect(firstLines.count == 3000)
+        #expect(firstLines.count + secondLines.count == 8400, "\(second.standardError)")
+        var merged = try tracks(firstLines.joined(separator: "\n"))
+        for (track, lines) in try tracks(secondLines.joined(separator: "\n")) { merged[track, default: []] += lines }
+        #expect(merged == (try tracks(published.standardOutput)))
+        // The ones fetched before and not acknowledged come first, marked.
+        #expect(secondLines.first?.contains("\"redelivered\":true") == true)
+    }
+
+    @Test("Four partitions of a mapped stream take every track exactly once, in order", .enabled(if: ready))
+    func partitions() throws {
+        let server = try NATSServerProcess(mapping: ("ais", 4))
+        defer { server.kill(); server.removeStorage() }
+        let published = try publish(server)
+        #expect(published.status == 0, "\(published.standardError)")
+        let expected = try tracks(published.standardOutput)
+        var union: [String: [String]] = [:]
+        var total = 0
+        for index in 0..<4 {
+            // Each partition reads until the stream has nothing more for it.
+            let run = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
+                                                               "--partition", "\(index)/4", "--events", "observation", "--duration", "4"])
+            let part = try tracks(run.standardOutput)
+            for (track, lines) in part {
+                #expect(union[track] == nil, "track \(track) in two partitions")
+                union[track] = lines
+                total += lines.count
+            }
+        }
+        #expect(total == 8400)
+        #expect(union == expected)
+    }
+}
+
+@Suite("JetStream faults: a broker killed during ingestion, a cluster node killed during ingestion", .bounded(.io))
+struct JetStreamFaultTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+
+    /// Everything in stream AIS at `url`, read by a fresh consumer until the stream has no more.
+    func everything(_ url: String) throws -> ProcessRunner.Result {
+        try CommandLineTool.run("entitystream", ["consume", "\(url)/AIS", "--from-start", "--events", "observation", "--duration", "6"])
+    }
+
+    @Test("A broker killed and restarted (file storage) during ingestion loses nothing and stores nothing twice", .enabled(if: ready))
+    func brokerRestart() throws {
+        var server = try NATSServerProcess()
+        defer { server.kill(); server.removeStorage() }
+        // Paced ingestion (1 ms between messages) so the broker dies in the middle of it.
+        let publisher = try RunningProcess(CommandLineTool.path("entitystream"), [
+            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--interval", "1",
+            "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        let first = publisher.readLines(2000)
+        #expect(first.count == 2000)
+        server = try server.restarted()
+        let rest = publisher.remainingOutput()
+        #expect(publisher.wait() == 0)
+        let summary = NATSServerProcess.read(publisher, until: "stored,")
+        #expect(summary.contains("rejected"), "\(summary)")
+        #expect(observationLines(rest).count == 6400)
+        let stored = try everything(server.url)
+        #expect(observationLines(stored.standardOutput).count == 8400, "\(stored.standardError)")
+        #expect(try tracks(stored.standardOutput) == (try tracks(first.joined(separator: "\n") + "\n" + rest)))
+    }
+
+    @Test("A three-node cluster with a replicated stream survives one node killed during ingestion", .enabled(if: ready))
+    func clusterNodeKilled() throws {
+        let routes = try (0..<3).map { _ in try ClosedPort().port }
+        let clients = try (0..<3).map { _ in try ClosedPort().port }
+        var nodes: [NATSServerProcess] = []
+        for index in 0..<3 {
+            nodes.append(try NATSServerProcess(port: clients[index], cluster: ("es", routes[index], routes.filter { $0 != routes[index] })))
+        }
+        defer { for node in nodes { node.kill(); node.removeStorage() } }
+        let servers = "nats://" + clients.map { "127.0.0.1:\($0)" }.joined(separator: ",")
+        // The stream is created once the cluster has a JetStream leader (the publisher retries until then).
+        let publisher = try RunningProcess(CommandLineTool.path("entitystream"), [
+            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--interval", "1",
+            "--publish", "\(servers)/ais", "--create-stream", "AIS", "--stream-replicas", "3"])
+        #expect(publisher.readLines(2000).count == 2000)
+        nodes[0].kill()
+        let rest = publisher.remainingOutput()
+        let status = publisher.wait()
+        #expect(status == 0, "\(NATSServerProcess.read(publisher, until: "stored,"))")
+        #expect(observationLines(rest).count == 6400)
+        let survivors = "nats://" + clients.dropFirst().map { "127.0.0.1:\($0)" }.joined(separator: ",")
+        let stored = try everything(survivors)
+        #expect(observationLines(stored.standardOutput).count == 8400, "\(stored.standardError)")
+    }
+}
+
+@Suite("Fleet-wide statistics across partitioned consumers through NATS request/reply", .bounded(.io))
+struct FleetStatisticsTests {
+    static let ais = SharedData.path(SharedData.ais)
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+    static let request = #"{"statistics":["count:SOG","sum:SOG","avg:SOG","min:SOG","max:SOG","stddev:SOG","var:COG"],"groupBy":["VesselName"],"of":"observations","orderBy":["VesselName"]}"#
+
+    /// The records of a fleet answer: group name → statistic → value.
+    func records(_ output: String) throws -> [String: [String: Double]] {
+        var records: [String: [String: Double]] = [:]
+        for line in output.split(separator: "\n") where line.contains("\"phase\":\"result\"") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let group = try #require((object["group"] as? [String: Any])?["VesselName"] as? String)
+            let statistics = try #require(object["statistics"] as? [String: Any])
+            records[group] = statistics.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        }
+        return records
+    }
+
+    @Test("Statistics over four partitions equal the same query on one process; a member that does not answer is named", .enabled(if: ready))
+    func fourPartitionsEqualOne() throws {
+        let server = try NATSServerProcess(mapping: ("ais", 4))
+        defer { server.kill(); server.removeStorage() }
+        let published = try CommandLineTool.run("entitystream", [
+            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        #expect(published.status == 0, "\(published.standardError)")
+        // How many observations each partition holds, from the server's partition function.
+        var expectedCounts = [0, 0, 0, 0]
+        for line in observationLines(published.standardOutput) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let track = SubjectToken.encode(try #require(object["track"] as? String))
+            expectedCounts[TrackPartition.partition(serviceToken: SubjectToken.encode("AIS_MarineCadastre_SelectedVessels_CustomDataSource"),
+                                                    trackToken: track, count: 4)] += 1
+        }
+        #expect(expectedCounts.reduce(0, +) == 8400)
+        var members: [RunningProcess] = []
+        for index in 0..<4 {
+            let member = try RunningProcess(CommandLineTool.path("entitystream"), [
+                "consume", "\(server.url)/AIS", "--durable", "p\(index)", "--partition", "\(index)/4", "--from-start", "--events", "observation"])
+            // Each member has stored and written its whole share before the question.
+            #expect(member.readLines(expectedCounts[index]).count == expectedCounts[index])
+            members.append(member)
+        }
+        let whole = try RunningProcess(CommandLineTool.path("entitystream"), [
+            "consume", "\(server.url)/AIS", "--durable", "whole", "--from-start", "--events", "observation", "--fleet-group", "one"])
+        #expect(whole.readLines(8400).count == 8400)
+        defer { for process in members + [whole] { process.signal(SIGKILL); _ = process.wait() } }
+
+        let fleet = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "20"])
+        let single = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/one", Self.request, "--expect", "1", "--wait", "20"])
+        #expect(fleet.status == 0 && single.status == 0, "\(fleet.standardError) \(single.standardError)")
+        #expect(fleet.standardOutput.contains("\"complete\":true") && fleet.standardOutput.contains("\"rows\":8400"))
+        let merged = try records(fleet.standardOutput)
+        let one = try records(single.standardOutput)
+        #expect(merged.count == 14 && one.count == 14)
+        for (group, statistics) in one {
+            let other = try #require(merged[group])
+            for name in ["COUNT_SOG", "SUM_SOG", "MIN_SOG", "MAX_SOG"] { #expect(other[name] == statistics[name], "\(group) \(name)") }
+            for name in ["AVG_SOG", "STDDEV_SOG", "VAR_COG"] {
+                let a = try #require(other[name]), b = try #require(statistics[name])
+                #expect(abs(a - b) <= 1e-12 * max(1, abs(b)), "\(group) \(name): \(a) vs \(b)")
+            }
+        }
+
+        // Partition 3 stops answering: the answer says so and is not passed off as complete.
+        members[3].signal(SIGKILL)
+        _ = members[3].wait()
+        let partial = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "2"])
+        #expect(partial.status == 1)
+        #expect(partial.standardOutput.contains("\"missing\":[\"3/4\"]") && partial.standardOutput.contains("\"complete\":false"))
+        #expect(partial.standardError.contains("3/4"))
+    }
+}

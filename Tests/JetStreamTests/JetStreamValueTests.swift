@@ -1,0 +1,171 @@
+import EntityStreamTestSupport
+import EntityStreamCore
+import JetStream
+import Statistics
+import Testing
+
+@Suite("JetStream value types: subject tokens, partitions, the publish window, the ack tracker", .bounded)
+struct JetStreamValueTests {
+    @Test("Track ids become valid subject tokens and come back unchanged")
+    func subjectTokensRoundTrip() {
+        let ids = ["367673950", "TRUCK 7", "a.b", "*", ">", "~", "", "Zürich", "tab\tand\nnewline", "-_", String(repeating: "x", count: 160)]
+        var tokens = Set<String>()
+        for id in ids {
+            let token = SubjectToken.encode(id)
+            #expect(!token.isEmpty)
+            #expect(!token.contains(".") && !token.contains(" ") && token != "*" && token != ">")
+            #expect(token.utf8.allSatisfy { $0 > 32 && $0 < 127 })
+            #expect(SubjectToken.decode(token) == id, "\(id) → \(token)")
+            tokens.insert(token)
+        }
+        #expect(tokens.count == ids.count)
+        let long = String(repeating: "y", count: 1000)
+        #expect(SubjectToken.encode(long).utf8.count < 200)
+        #expect(SubjectToken.encode(long) != SubjectToken.encode(long + "z"))
+        #expect(SubjectToken.decode("a.b") == nil)
+        #expect(SubjectToken.decode("~4") == nil)
+    }
+
+    @Test("--partition K/N is parsed and checked")
+    func partitionsParse() throws {
+        let partition = try TrackPartition(parsing: "2/4")
+        #expect(partition.index == 2 && partition.count == 4)
+        #expect(partition.filterSubject(prefix: "ais") == "ais.*.*.2")
+        for bad in ["4/4", "-1/4", "1/0", "1", "a/b", "1/2/3", "0/2000"] {
+            #expect(throws: PartitionError.self) { try TrackPartition(parsing: bad) }
+        }
+    }
+
+    @Test("Partition numbers are FNV-1a 32 of the service and track tokens modulo N, every track in exactly one")
+    func partitionFunction() throws {
+        // FNV-1a 32 written out here, over the two tokens written one after the other.
+        func reference(_ text: String) -> UInt32 {
+            var hash: UInt32 = 0x811C_9DC5
+            for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+            return hash
+        }
+        #expect(reference("") == 0x811C_9DC5 && reference("a") == 0xE40C_292C)
+        for track in (0..<500).map({ "track-\($0)" }) {
+            let expected = Int(reference("ais-feed" + track) % 4)
+            #expect(TrackPartition.partition(serviceToken: "ais-feed", trackToken: track, count: 4) == expected)
+            let owners = try (0..<4).filter { try TrackPartition(index: $0, count: 4).contains(serviceToken: "ais-feed", trackToken: track) }
+            #expect(owners == [expected])
+        }
+    }
+
+    @Test("The publish window bounds what is in flight, resends failures in order before anything new, abandons rejections")
+    func publishWindow() {
+        var window = PublishWindow<String>(capacity: 4)
+        for sequence in 0..<4 { window.sent(UInt64(sequence), at: 900 + Int64(sequence)) }
+        #expect(!window.hasRoom)
+        #expect(window.oldestUnansweredSentAt() == 900)
+        window.stored(0, duplicate: false)
+        #expect(window.hasRoom && window.inFlight == 3)
+        #expect(window.oldestUnansweredSentAt() == 901)
+        // The broker dies: 1 times out, 3 fails at once; 2 is still unanswered.
+        #expect(window.failed(3, "m3", .connection, now: 1000) == .retry)
+        #expect(window.failed(1, "m1", .timeout, now: 1100) == .retry)
+        // Nothing new goes out while failures wait, and nothing is resent while 2 is unanswered.
+        #expect(!window.hasRoom)
+        #expect(window.retriesDue == nil)
+        #expect(window.takeDueRetries(now: 5000).isEmpty)
+        window.stored(2, duplicate: false)
+        // Due after the connection failure's delay; then oldest first.
+        #expect(window.retriesDue == 1250)
+        #expect(window.takeDueRetries(now: 1249).isEmpty)
+        let resent = window.takeDueRetries(now: 1250)
+        #expect(resent.map(\.sequence) == [1, 3] && resent.map(\.message) == ["m1", "m3"])
+        #expect(window.resent == 2 && window.inFlight == 2 && window.hasRoom)
+        window.stored(1, duplicate: true)
+        window.stored(3, duplicate: false)
+        #expect(window.duplicates == 1 && window.stored == 3 && window.isDrained)
+        #expect(window.oldestUnansweredSentAt() == nil)
+        window.sent(4, at: 1999)
+        if case .abandon(let reason) = window.failed(4, "m4", .rejected(code: 10054, text: "message size exceeds maximum allowed"), now: 2000) {
+            #expect(reason.contains("10054") && reason.contains("maximum"))
+        } else {
+            Issue.record("a rejection must abandon")
+        }
+        #expect(window.isDrained && window.abandoned == 1 && window.hasRoom)
+        // An answer for a message not in flight changes nothing.
+        window.stored(99, duplicate: false)
+        #expect(window.stored == 3)
+    }
+
+    @Test("A consumed message is acknowledged only once its observation and every earlier one is written")
+    func ackTracker() {
+        var tracker = AckTracker<String>()
+        tracker.handed("a", observations: 1)
+        tracker.handed("status", observations: 0)
+        tracker.handed("b", observations: 1)
+        tracker.handed("c", observations: 1)
+        #expect(tracker.acknowledgeable(written: 0) == nil)
+        let first = tracker.acknowledgeable(written: 1)
+        #expect(first?.last == "status" && first?.covered == ["a", "status"])
+        #expect(tracker.acknowledgeable(written: 1) == nil)
+        let rest = tracker.acknowledgeable(written: 3)
+        #expect(rest?.last == "c" && rest?.covered == ["b", "c"])
+        #expect(tracker.unacknowledged == 0)
+    }
+
+    @Test("nats:// addresses: servers, names and credentials that are never printed")
+    func addresses() throws {
+        let address = try NATSAddress(parsing: "nats://s3cret@127.0.0.1:4222,127.0.0.1:4223/ais.feeds", nameIs: "subject")
+        #expect(address.servers == ["nats://127.0.0.1:4222", "nats://127.0.0.1:4223"])
+        #expect(address.name == "ais.feeds")
+        #expect(address.credentials == .token("s3cret"))
+        #expect(!address.description.contains("s3cret"))
+        let user = try NATSAddress(parsing: "nats://me:pw@h:1/S", nameIs: "stream")
+        #expect(user.credentials == .user("me", password: "pw"))
+        let fromEnvironment = try NATSAddress(parsing: "nats://h:1/S", nameIs: "stream", environment: ["NATS_TOKEN": "t"])
+        #expect(fromEnvironment.credentials == .token("t"))
+        for bad in ["http://h:1/S", "nats://h/S", "nats://h:0/S", "nats://h:1/", "nats://h:1", "nats://h:1/a.b", "nats://h:1/a*"] {
+            #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: bad, nameIs: "stream") }
+        }
+        #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: "nats://h:1/a..b", nameIs: "subject") }
+    }
+}
+
+@Suite("Statistics partials: written as JSON, read back and merged", .bounded)
+struct StatisticsPartialTests {
+    @Test("Rows split among four accumulators, sent as partials and merged, answer as one pass does")
+    func partialsMergeAsOnePass() throws {
+        let schema = Schema(fields: [Field(name: "kind", type: .string), Field(name: "speed", type: .double), Field(name: "count", type: .integer)])
+        let request = try StatisticsRequest(statistics: [
+            StatisticDefinition(parsing: "count:speed"), StatisticDefinition(parsing: "sum:count"), StatisticDefinition(parsing: "avg:speed"),
+            StatisticDefinition(parsing: "min:speed"), StatisticDefinition(parsing: "max:kind"), StatisticDefinition(parsing: "stddev:speed"),
+        ], groupBy: ["kind"])
+        let plan = try StatisticsPlan(request, schema: schema)
+        var random = SplitMix64(seed: 23)
+        var whole = plan.makeAccumulator()
+        var parts = (0..<4).map { _ in plan.makeAccumulator() }
+        for row in 0..<5000 {
+            let kind: AttributeValue = row % 17 == 0 ? .null : .string(["tug", "ferry", "cargo"][Int(random.next() % 3)])
+            let speed: AttributeValue = row % 13 == 0 ? .null : .double(Double(random.next() % 100_000) / 7.0)
+            let observation = Observation(geometry: nil, attributes: [kind, speed, .int(Int64(random.next() % 1000) - 500)], receivedAt: 0)
+            whole.add(observation)
+            parts[row % 4].add(observation)
+        }
+        var merged = plan.makeAccumulator()
+        for part in parts {
+            // Through text, as a consumer's answer travels.
+            var writer = JSONWriter(capacity: 1024)
+            writer.append(part.partial())
+            merged.merge(try StatisticsAccumulator(plan: plan, partial: try JSONParser.parse(writer.bytes)))
+        }
+        let expected = whole.finish()
+        let got = merged.finish()
+        #expect(got.rowCount == 5000 && got.groupCount == expected.groupCount)
+        #expect(got.records.count == expected.records.count)
+        for (a, b) in zip(got.records, expected.records) {
+            #expect(a.group == b.group)
+            for (x, y) in zip(a.statistics.map(\.value), b.statistics.map(\.value)) {
+                switch (x, y) {
+                case (.double(let p), .double(let q)): #expect(abs(p - q) <= 1e-12 * max(1, abs(q)), "\(p) vs \(q)")
+                default: #expect(x == y)
+                }
+            }
+        }
+        #expect(throws: StatisticsPartialError.self) { try StatisticsAccumulator(plan: plan, partial: .object(JSONObject())) }
+    }
+}
