@@ -164,6 +164,31 @@ struct LiveServiceTests {
         await server.shutdown()
     }
 
+    /// Wait (the library's default policy, never `serve`'s): the publisher still never waits; a batch that
+    /// finds the slow subscriber's queue full is not queued, and is counted as dropped, so what it received
+    /// plus what was dropped is what it was offered.
+    @Test func slowSubscriberUnderWaitPolicyCountsWhatItMisses() async throws {
+        let (server, stream) = try await startLive {
+            $0.clientQueueBytes = 65_536
+            $0.slowClientPolicy = .waitForSpace
+        }
+        let path = "/arcgis/ws/services/Live/StreamServer/subscribe"
+        let slow = try await RawWebSocketClient.connect(port: server.port, path: path, receiveBufferBytes: 2048)
+        await stream.waitForClients(1)
+        var publisher = stream.makePublisher()
+        let total = 30_000
+        publish(0..<total, to: &publisher, batch: 200)
+        let stats = try #require(stream.clients.first)
+        #expect(stats.offered == Int64(total))
+        #expect(stats.dropped > 0, "the slow subscriber's queue never refused a batch: \(stats)")
+        let expected = total - stats.dropped
+        let reading = await slow.read(messages: expected)
+        let got = try reading.messages.map { try JSONParser.parse($0) }.map(seq)
+        #expect(got.count == expected, "received \(got.count), offered \(total), counted as dropped \(stats.dropped)")
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
+        await server.shutdown()
+    }
+
     /// Close: a subscriber that falls behind is closed with 1008 (ArcGIS clients reconnect and prime again);
     /// the fast one receives everything.
     @Test func slowSubscriberClosedUnderClosePolicy() async throws {

@@ -227,6 +227,8 @@ final class LiveSubscriber: Sendable {
     let socket: ServerWebSocket
     let joinedAt: Int64
     private let offered = Atomic<Int64>(0)
+    /// Messages not queued because its queue was full under the wait policy (the publisher never waits).
+    private let overflowed = Atomic<Int>(0)
     private let refused = Atomic<Bool>(false)
     /// Its socket's sent count at the previous offer (publisher only).
     private let sentAtLastOffer = Atomic<Int>(0)
@@ -245,7 +247,9 @@ final class LiveSubscriber: Sendable {
     func offer(_ messages: FramedTextMessages, admitted: Int) -> FramedSendOutcome {
         offered.add(Int64(admitted), ordering: .relaxed)
         guard !messages.isEmpty else { return .queued }
-        return socket.trySend(messages)
+        let outcome = socket.trySend(messages)
+        if outcome == .full { overflowed.add(messages.count, ordering: .relaxed) }
+        return outcome
     }
 
     /// True when its queue is more than half full while its socket is taking
@@ -268,6 +272,7 @@ final class LiveSubscriber: Sendable {
 
     var stats: LiveClientStats {
         LiveClientStats(id: id, joinedAt: joinedAt, offered: offered.load(ordering: .relaxed), sent: socket.sentMessageCount,
-                        dropped: socket.droppedMessageCount, queuedBytes: socket.queuedBytes, filter: filter)
+                        dropped: socket.droppedMessageCount + overflowed.load(ordering: .relaxed), queuedBytes: socket.queuedBytes,
+                        filter: filter)
     }
 }
