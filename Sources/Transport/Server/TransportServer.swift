@@ -61,6 +61,10 @@ public final class TransportServer: Sendable {
                 info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
                 info.ssl_cert_filepath = keep(tls.certificatePath)
                 info.ssl_private_key_filepath = keep(tls.privateKeyPath)
+                // HTTP/1.1 only: libwebsockets 4.1 keeps the headers it does not know (X-Esri-Authorization,
+                // the ArcGIS token header) for HTTP/1 requests only, so a client that negotiated h2 (curl,
+                // GDAL) had its token ignored and got 499. ArcGIS clients all speak HTTP/1.1.
+                info.alpn = keep("http/1.1")
             }
         }
         dispatcher.loop = loop
