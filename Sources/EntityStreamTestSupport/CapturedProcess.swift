@@ -23,18 +23,7 @@ public final class CapturedProcess: @unchecked Sendable {
         child = try ChildProcess(executable, arguments, lifetime: lifetime)
         let child = self.child
         Thread { [state] in
-            var open = [child.standardOutput, child.standardError]
-            while open.contains(where: { $0 >= 0 }) {
-                var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-                let ready = poll(&fds, nfds_t(fds.count), -1)
-                if ready < 0 && errno == EINTR { continue }
-                guard ready > 0 else { break }
-                for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
-                    let chunk = ChildProcess.read(fds[index].fd)
-                    if chunk.isEmpty { open[index] = -1 }
-                    Self.append(chunk, to: index == 0 ? .output : .error, state: state)
-                }
-            }
+            child.drain { fromStandardError, chunk in Self.append(chunk, to: fromStandardError ? .error : .output, state: state) }
             let waiters = state.withLock { state -> [CheckedContinuation<String?, Never>] in
                 state.ended = true
                 defer { state.waiters = [] }

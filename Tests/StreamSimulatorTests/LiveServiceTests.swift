@@ -31,6 +31,19 @@ private func startLive(store: LiveStore? = nil, configure: (inout SimulatorConfi
     return (try await SimulatorServer.start(configuration), stream)
 }
 
+/// A live server whose subscribers' queues hold 64 KiB under `policy`, with a first subscriber that reads nothing
+/// (its socket's receive buffer 2 KiB), and the subscribe path for more.
+private func startWithSlowSubscriber(_ policy: SlowClientPolicy) async throws -> (SimulatorServer, LiveStream, RawWebSocketClient, path: String) {
+    let (server, stream) = try await startLive {
+        $0.clientQueueBytes = 65_536
+        $0.slowClientPolicy = policy
+    }
+    let path = "/arcgis/ws/services/Live/StreamServer/subscribe"
+    let slow = try await RawWebSocketClient.connect(port: server.port, path: path, receiveBufferBytes: 2048)
+    await stream.waitForClients(1)
+    return (server, stream, slow, path)
+}
+
 /// Publishes observations `range` in batches of `batch`.
 private func publish(_ range: Range<Int>, to publisher: inout LiveStreamPublisher, batch: Int = 100) {
     var start = range.lowerBound
@@ -134,10 +147,7 @@ struct LiveServiceTests {
     /// receives everything in order; when it reads at last, it gets an ordered subsequence, and what it got plus
     /// what was dropped is what its filter admitted.
     @Test func slowSubscriberDropsOldestWhileFastGetsAll() async throws {
-        let (server, stream) = try await startLive { $0.clientQueueBytes = 65_536 }
-        let path = "/arcgis/ws/services/Live/StreamServer/subscribe"
-        let slow = try await RawWebSocketClient.connect(port: server.port, path: path, receiveBufferBytes: 2048)
-        await stream.waitForClients(1)
+        let (server, stream, slow, path) = try await startWithSlowSubscriber(.dropOldest)
         let fast = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(server.port)\(path)")
         await stream.waitForClients(2)
         var publisher = stream.makePublisher()
@@ -168,13 +178,7 @@ struct LiveServiceTests {
     /// finds the slow subscriber's queue full is not queued, and is counted as dropped, so what it received
     /// plus what was dropped is what it was offered.
     @Test func slowSubscriberUnderWaitPolicyCountsWhatItMisses() async throws {
-        let (server, stream) = try await startLive {
-            $0.clientQueueBytes = 65_536
-            $0.slowClientPolicy = .waitForSpace
-        }
-        let path = "/arcgis/ws/services/Live/StreamServer/subscribe"
-        let slow = try await RawWebSocketClient.connect(port: server.port, path: path, receiveBufferBytes: 2048)
-        await stream.waitForClients(1)
+        let (server, stream, slow, _) = try await startWithSlowSubscriber(.waitForSpace)
         var publisher = stream.makePublisher()
         let total = 30_000
         publish(0..<total, to: &publisher, batch: 200)
@@ -192,13 +196,7 @@ struct LiveServiceTests {
     /// Close: a subscriber that falls behind is closed with 1008 (ArcGIS clients reconnect and prime again);
     /// the fast one receives everything.
     @Test func slowSubscriberClosedUnderClosePolicy() async throws {
-        let (server, stream) = try await startLive {
-            $0.clientQueueBytes = 65_536
-            $0.slowClientPolicy = .disconnect
-        }
-        let path = "/arcgis/ws/services/Live/StreamServer/subscribe"
-        let slow = try await RawWebSocketClient.connect(port: server.port, path: path, receiveBufferBytes: 2048)
-        await stream.waitForClients(1)
+        let (server, stream, slow, path) = try await startWithSlowSubscriber(.disconnect)
         let fast = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(server.port)\(path)")
         await stream.waitForClients(2)
         var publisher = stream.makePublisher()
