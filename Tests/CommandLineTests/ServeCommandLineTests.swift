@@ -345,6 +345,8 @@ struct ServeCommandLineTests {
             (["serve", "plows.json", "--name", "a/b"], "--name"),
             (["serve", "plows.json", "--host", "192.0.2.1"], "--host"),
             (["serve", "plows.json", "--tls-cert", "c.pem"], "--tls-cert and --tls-key"),
+            (["serve", "nats://127.0.0.1:4222/plows"], "JetStream stream is not a serve source"),
+            (["serve", "consume", "nats://127.0.0.1:4222/plows"], "JetStream stream is not a serve source"),
         ]
         for (arguments, message) in cases {
             let result = try CommandLineTool.run("entitystream", arguments)

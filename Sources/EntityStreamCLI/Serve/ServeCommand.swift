@@ -89,6 +89,10 @@ struct ServeCommand {
         if first.hasPrefix("-") && first != "-" {
             throw UsageError("serve: give the SOURCE first (entitystream serve SOURCE [options]), not '\(first)'")
         }
+        if first == "consume" || first.lowercased().hasPrefix("nats://") {
+            throw UsageError("serve: a JetStream stream is not a serve source yet (consume acknowledges a message once its line is "
+                             + "written to stdout); serve the stream service or file that fills it (--publish) instead")
+        }
         let chosen = kind ?? Self.sourceKinds.first { $0.accepts(first) } ?? ReplayCommand.self
         kind = chosen
         let flags = ServeFlags()
