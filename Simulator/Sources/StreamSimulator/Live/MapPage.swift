@@ -13,7 +13,7 @@ import Foundation
 /// every observation to its track. Every 2 s it reads `/status`: the
 /// source's status, the store's counts, the subscribers, and the latest
 /// succeeded hot-spot job, whose `Output_Features` cells it draws under the
-/// tracks, coloured by `Gi_Bin`. Points are coloured by track (a hue from
+/// tracks, coloured by `Gi_Bin` (cells that are not significant outlined). Points are coloured by track (a hue from
 /// the track id). A token given to the page as `/?token=T` goes with every
 /// request (`X-Esri-Authorization`, and the socket's `token`).
 ///
@@ -54,7 +54,7 @@ enum MapPage {
   canvas { position: absolute; inset: 0; width: 100%; height: 100%; background: #fff; }
   aside { overflow: auto; padding: 10px 14px; border-left: 1px solid #d5d8de; background: #fafbfc; }
   dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 10px; margin: 0 0 10px; }
-  dt { color: #5b6272; } dd { margin: 0; font-variant-numeric: tabular-nums; }
+  dt { color: #5b6272; } dd { margin: 0; min-width: 0; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
   ol { list-style: none; margin: 0; padding: 0; font-size: 12px; }
   li { display: flex; gap: 6px; align-items: center; }
   li i { width: 10px; height: 10px; border-radius: 50%; display: inline-block; }
@@ -193,10 +193,13 @@ function draw() {
   const ox = (width - (xmax - xmin) * scale) / 2, oy = (height - (ymax - ymin) * scale) / 2;
   const sx = (p) => ox + (p[0] - xmin) * scale, sy = (p) => height - (oy + (p[1] - ymin) * scale);
   for (const cell of cells) {
-    const color = binColor[cell.bin]; if (!color) continue;
-    c.fillStyle = color; c.globalAlpha = 0.75;
-    if (cell.rings) { c.beginPath(); for (const r of cell.rings) r.forEach((p, i) => i ? c.lineTo(sx(p), sy(p)) : c.moveTo(sx(p), sy(p))); c.fill(); }
-    else if (cell.point) { c.beginPath(); c.arc(sx(cell.point), sy(cell.point), 6, 0, 2 * Math.PI); c.fill(); }
+    // Significant cells are filled (hot red, cold blue); the others are outlined, so the job's grid shows.
+    const color = binColor[cell.bin];
+    c.fillStyle = color || "#000"; c.strokeStyle = "#9aa1ad"; c.lineWidth = 0.5; c.globalAlpha = color ? 0.75 : 0.6;
+    c.beginPath();
+    if (cell.rings) { for (const r of cell.rings) r.forEach((p, i) => i ? c.lineTo(sx(p), sy(p)) : c.moveTo(sx(p), sy(p))); c.closePath(); }
+    else if (cell.point) { c.arc(sx(cell.point), sy(cell.point), 6, 0, 2 * Math.PI); }
+    if (color) c.fill(); else c.stroke();
   }
   c.globalAlpha = 1;
   for (const t of tracks.values()) {
