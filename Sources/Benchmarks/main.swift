@@ -8,6 +8,7 @@ import Foundation
 ///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
 ///     entitystream-bench compare --baseline PATH [--count 1000000] [--runs 9] [--ais PATH]
 ///     entitystream-bench soak [--seconds 60]   (make soak; exit status 1 when memory grew once the store was full)
+///     entitystream-bench relay [--runs 3] [--window 5]
 ///
 /// Process benchmarks run every contender `--runs` times (default 5), in
 /// alternation, with stdout through a pipe, and report medians.
@@ -106,6 +107,8 @@ do {
         } else {
             skip("compare")
         }
+    case "relay":
+        for line in try await RelayBenchmark.run(runs: option("--runs", default: 3), window: Double(option("--window", default: 5))) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "identify":
@@ -164,8 +167,9 @@ do {
         } else {
             skip("jetstream")
         }
+        for line in try await RelayBenchmark.run(runs: 3) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, jetstream)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, jetstream, relay)\n".utf8))
         exit(2)
     }
 } catch {
