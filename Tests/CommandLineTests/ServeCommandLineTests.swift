@@ -170,7 +170,8 @@ struct ServeCommandLineTests {
                 && abs((feature["geometry"]?["x"]?.doubleValue ?? 0) - x) < 0.01 && abs((feature["geometry"]?["y"]?.doubleValue ?? 0) - y) < 0.01
         }
         #expect(converted.count == min(t.count, source.count), "outFields + outSR: \(converted.count) of \(min(t.count, source.count)) match the unfiltered reports")
-        #expect(t.count == 400 && min(source.count, 400) >= 100)
+        // read(_:count:) returns whole batches, so at least the count (more when the machine is busy and batches grow).
+        #expect(t.count >= 400 && min(source.count, 400) >= 100, "\(t.count) thin reports, \(source.count) unfiltered to compare")
         // After the filter reply: only plows, and every plow of the unfiltered stream between its first and last.
         #expect(reply?["filter"]?["where"]?.stringValue == "vehicletype = 'Plow'" && reply?["error"] == nil)
         let plows = c.map(Report.init)
