@@ -1,11 +1,13 @@
 import EntityStreamCore
 import Foundation
+import Projection
 import Raster
 
 /// `entitystream-bench identify`: identify random points inside a tiled COG
 /// on a warm cache, in the raster's CRS and in WGS84 (through PROJ), against
 /// `gdallocationinfo -valonly` (the same points on stdin) and rasterio's
-/// `sample` when installed. Runs alternate; medians are reported. Values are
+/// `sample` when installed; identify point by point, and in the identify
+/// job's batches (PROJ batches split across the cores). Runs alternate; medians are reported. Values are
 /// checked against gdallocationinfo's for every point, and against
 /// rasterio's by their sum. rasterio samples point by point (about 20,000
 /// points/s), so it gets the first `rasterioCount` of the same points.
@@ -96,6 +98,20 @@ enum IdentifyBenchmark {
                 }
                 timings["entitystream identify (values + extent), \(label)", default: []].append(start.elapsed())
                 if extentSum == 0 { throw BenchmarkError("no cells identified") }
+                // As the identify job asks: batches of IdentifyRasterJob.chunkSize points, each a PROJ batch each way.
+                var batchSum = 0.0
+                let wall = ContinuousClock.now, cpu = ReprojectBenchmark.processCPU()
+                var batchStart = 0
+                while batchStart < points.xs.count {
+                    let end = min(batchStart + 16_384, points.xs.count)
+                    for answer in try raster.identify(xs: Array(points.xs[batchStart..<end]), ys: Array(points.ys[batchStart..<end]), in: spatialReference) {
+                        if case .success(let cell?) = answer { batchSum += cell.extent.xmin }
+                    }
+                    batchStart = end
+                }
+                timings["entitystream identify in batches of 16,384 (values + extent, all cores), \(label)", default: []]
+                    .append(Timing(wall: (ContinuousClock.now - wall).seconds, cpu: ReprojectBenchmark.processCPU() - cpu))
+                if batchSum != extentSum { throw BenchmarkError("batched identify differs from point by point (\(label))") }
 
                 if let gdal {
                     let output = directory.appendingPathComponent("gdal.txt").path

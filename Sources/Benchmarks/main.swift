@@ -1,22 +1,55 @@
 import Foundation
 
-/// `entitystream-bench`: the release-build benchmarks `make bench` runs.
-///
-///     entitystream-bench [all|transport|json|replay|replay-large|memory|simulator|stages|query|statistics|hotspots|identify|enrich|features] [--count N] [--runs N] [--mb N] [--no-peers] [--ais PATH]
-///     entitystream-bench hotspots [--count 100000] [--neighbours 30] [--rounds 3] [--million 1000000]
-///     entitystream-bench identify [--raster PATH] [--runs N] [--rasterio-count N]
-///     entitystream-bench enrich [--count 1000000] [--runs 5] [--world PATH] [--ais PATH]
-///     entitystream-bench compare --baseline PATH [--count 1000000] [--runs 9] [--ais PATH]
-///     entitystream-bench soak [--seconds 60]   (make soak; exit status 1 when memory grew once the store was full)
-///     entitystream-bench relay [--runs 3] [--window 5]
-///
-/// Process benchmarks run every contender `--runs` times (default 5), in
-/// alternation, with stdout through a pipe, and report medians.
+/// `entitystream-bench`: the release-build benchmarks `make bench` runs
+/// (see ``usage``; `entitystream-bench --help` prints it).
 ///
 /// `transport-server --count N` is the server process the transport benchmark starts;
 /// `hotspots-memory --count N --neighbours K --band given|chosen` is the child that measures peak RSS;
 /// `memory-tracks --tracks N --per-track K` the one that measures the store with many tracks.
+let usage = """
+Usage: entitystream-bench [BENCHMARK] [options]
+
+Runs the release-build benchmarks (make bench runs them all) and prints one line per figure.
+
+Benchmarks (default all):
+  transport      300-byte messages from a server process over loopback
+  json           decoding the AIS recording into observations
+  replay         entitystream replay of 2 M observations through a pipe
+  replay-large   a 1 GB replay, peak RSS
+  memory         bytes per retained observation
+  simulator      stream-simulator --burst -> entitystream connect, against the Node and Python peers
+  stages         single-threaded decode, store and format, for profiling
+  compare        --baseline PATH: another build's entitystream replayed against this one, paired rounds
+  query          time-extent queries of 1 M retained observations (SQLite peer)
+  statistics     grouped statistics of 1 M rows (SQLite, DuckDB peers)
+  hotspots       Gi* on 100,000 and 1,000,000 points (PySAL esda peer)
+  identify       identify 1 M random points in a COG (gdallocationinfo, rasterio peers)
+  enrich         replay --enrich against the same replay without it
+  features       feature-layer where/time scans and CSV loading
+  reproject      1 M points EPSG:2913 -> 4326 and 4326 -> 3857 (pyproj, gdaltransform peers)
+  jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
+  relay          the fleet through entitystream serve to 1, 10 and 100 WebSocket clients: bursts and
+                 10,000 observations/s (latency); --runs N (default 3), --window S (default 5)
+  soak           make soak: the demo and a looped replay, RSS sampled; exit status 1 when memory
+                 grew once the store was full (--seconds N, default 60)
+
+Options:
+  --count N       points, observations or rows (each benchmark has its default)
+  --runs N        alternating runs per contender (default 5)
+  --mb N          size of the large replay (default 1024)
+  --no-peers      skip the peer programs (Node, Python, SQLite, DuckDB, GDAL)
+  --ais PATH      the AIS recording (default ../shared/data/tracks/…)
+  --raster PATH   identify's raster; --world PATH enrich's raster
+  --rasterio-count N, --neighbours K, --rounds N, --million N, --baseline PATH, --seconds N
+  -h, --help      show this help
+
+Peers run only when installed; a missing peer or shared data file is reported and skipped.
+"""
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
+    print(usage)
+    exit(0)
+}
 func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
     return parsed
@@ -97,6 +130,9 @@ do {
                                            chooseBand: stringOption("--band", default: "given") == "chosen"))
     case "features":
         for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
+    case "reproject":
+        for line in try ReprojectBenchmark.run(count: option("--count", default: 1_000_000), runs: runs,
+                                               peers: !arguments.contains("--no-peers")) { report(line) }
     case "compare":
         guard let index = arguments.firstIndex(of: "--baseline"), index + 1 < arguments.count else {
             throw BenchmarkError("compare needs --baseline PATH: another build's entitystream, to replay against this build's")
@@ -162,6 +198,7 @@ do {
             skipEnrich()
         }
         for line in try FeatureBenchmarks.run(count: 1_000_000) { report(line) }
+        for line in try ReprojectBenchmark.run(count: 1_000_000, runs: runs, peers: true) { report(line) }
         if haveAIS {
             for line in try JetStreamBenchmark.run(ais: ais, count: 1_000_000, rounds: 3) { report(line) }
         } else {
@@ -169,7 +206,7 @@ do {
         }
         for line in try await RelayBenchmark.run(runs: 3) { report(line) }
     default:
-        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (all, transport, json, replay, replay-large, memory, simulator, stages, compare, query, statistics, hotspots, identify, enrich, features, jetstream, relay)\n".utf8))
+        FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (see entitystream-bench --help)\n".utf8))
         exit(2)
     }
 } catch {

@@ -6,7 +6,7 @@
  * transformation never reaches the network: it uses the grids installed
  * locally or PROJ's next-best operation. PROJ's log messages are collected
  * into a caller-owned buffer instead of being printed to stderr.
- * Only the Raster module imports this module.
+ * Only the Projection module imports this module; others reach PROJ through it.
  */
 #ifndef ENTITYSTREAM_PROJ_SHIM_H
 #define ENTITYSTREAM_PROJ_SHIM_H

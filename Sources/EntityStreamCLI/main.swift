@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import Foundation
 import Locking
@@ -34,8 +35,48 @@ Usage:
   entitystream hotspots FILE|TASK   hot spots (Getis-Ord Gi*) of a file, or a geoprocessing job
   entitystream identify RASTER.tif  the raster cell under points (--at x,y or JSON lines on stdin)
 
-Each command has --help. Exit status: 0 success, 2 usage error, 1 runtime failure.
+Each command has --help (or: entitystream help COMMAND); --version prints the version.
+Exit status: 0 success, 2 usage error, 1 runtime failure.
 """
+
+/// The commands, by name: each one's help, and how it runs from the words after its name.
+enum Commands {
+    static let names = ["demo", "connect", "replay", "consume", "fleet", "record", "serve", "query", "statistics", "hotspots", "identify"]
+
+    static func help(_ name: String) -> String? {
+        switch name {
+        case "demo": DemoCommand.help
+        case "connect": ConnectCommand.help
+        case "replay": ReplayCommand.help
+        case "consume": ConsumeCommand.help
+        case "fleet": FleetCommand.help
+        case "record": RecordCommand.help
+        case "serve": ServeCommand.help
+        case "query": QueryCommand.help
+        case "statistics": StatisticsCommand.help
+        case "hotspots": HotSpotsSubcommand.help
+        case "identify": IdentifyCommand.help
+        default: nil
+        }
+    }
+
+    static func run(_ name: String, _ arguments: inout ArgumentList) async throws -> Int32 {
+        switch name {
+        case "demo": try await DemoCommand(arguments: &arguments).run()
+        case "connect": try await ConnectCommand(arguments: &arguments).run()
+        case "replay": try await ReplayCommand(arguments: &arguments).run()
+        case "consume": try await ConsumeCommand(arguments: &arguments).run()
+        case "fleet": try await FleetCommand(arguments: &arguments).run()
+        case "record": try await RecordCommand(arguments: &arguments).run()
+        case "serve": try await ServeCommand(arguments: &arguments).run()
+        case "query": try await QueryCommand(arguments: &arguments).run()
+        case "statistics": try await StatisticsCommand(arguments: &arguments).run()
+        case "hotspots": try await HotSpotsSubcommand(arguments: &arguments).run()
+        case "identify": try await IdentifyCommand(arguments: &arguments).run()
+        default: throw UsageError("unknown command '\(name)' (expected \(names.joined(separator: ", ")); see entitystream --help)")
+        }
+    }
+}
 
 func runCommandLine(_ words: [String]) async -> Int32 {
     var arguments = ArgumentList(words)
@@ -43,49 +84,34 @@ func runCommandLine(_ words: [String]) async -> Int32 {
         switch words.first {
         case nil:
             return try await DemoCommand(arguments: &arguments).run()
-        case "-h", "--help", "help":
+        case "-h", "--help":
             print(generalHelp)
             return 0
-        case "connect":
+        case "--version":
+            throw VersionRequested()
+        case "help":
+            guard words.count > 1 else {
+                print(generalHelp)
+                return 0
+            }
+            guard words.count == 2, let help = Commands.help(words[1]) else {
+                throw UsageError("help: unknown command '\(words.dropFirst().joined(separator: " "))' (expected \(Commands.names.joined(separator: ", ")))")
+            }
+            print(help)
+            return 0
+        case let word? where Commands.names.contains(word):
             _ = try arguments.next()
-            return try await ConnectCommand(arguments: &arguments).run()
-        case "replay":
-            _ = try arguments.next()
-            return try await ReplayCommand(arguments: &arguments).run()
-        case "consume":
-            _ = try arguments.next()
-            return try await ConsumeCommand(arguments: &arguments).run()
-        case "fleet":
-            _ = try arguments.next()
-            return try await FleetCommand(arguments: &arguments).run()
-        case "record":
-            _ = try arguments.next()
-            return try await RecordCommand(arguments: &arguments).run()
-        case "serve":
-            _ = try arguments.next()
-            return try await ServeCommand(arguments: &arguments).run()
-        case "query":
-            _ = try arguments.next()
-            return try await QueryCommand(arguments: &arguments).run()
-        case "statistics":
-            _ = try arguments.next()
-            return try await StatisticsCommand(arguments: &arguments).run()
-        case "hotspots":
-            _ = try arguments.next()
-            return try await HotSpotsSubcommand(arguments: &arguments).run()
-        case "identify":
-            _ = try arguments.next()
-            return try await IdentifyCommand(arguments: &arguments).run()
-        case "demo":
-            _ = try arguments.next()
-            return try await DemoCommand(arguments: &arguments).run()
+            return try await Commands.run(word, &arguments)
         case let word? where word.hasPrefix("-"):
             return try await DemoCommand(arguments: &arguments).run()
         case let word?:
-            throw UsageError("unknown command '\(word)' (expected connect, replay, consume, fleet, record, serve, query, statistics, hotspots, identify or demo)")
+            return try await Commands.run(word, &arguments)
         }
     } catch let help as HelpRequested {
         print(help.text)
+        return 0
+    } catch is VersionRequested {
+        print(ProgramVersion.line(program: "entitystream"))
         return 0
     } catch let usage as UsageError {
         Stderr.line("entitystream: \(usage)")

@@ -70,16 +70,22 @@ struct CommandLineTests {
         (["connect", "ftp://h/x"], "unsupported scheme"),
         (["connect", "http://h/x", "--token"], "--token needs a value"),
         (["replay", "f.json", "--limit", "0"], "--limit expects a whole number ≥ 1, not '0'"),
-        (["replay", "f.json", "--format", "kml"], "--format expects esri or geojson, not 'kml'"),
+        (["replay", "f.json", "--format", "kml"], "--format expects esri, geojson or csv, not 'kml'"),
         (["replay", "f.json", "--events", "observations"], "unknown event kind 'observations'"),
-        (["replay", "f.json", "--geometry", "1,2,3"], "--geometry '1,2,3': expected xmin,ymin,xmax,ymax[,wkid]"),
+        (["replay", "f.json", "--geometry", "1,2,3"], "--geometry: geometry '1,2,3': expected xmin,ymin,xmax,ymax[,wkid]"),
+        (["replay", "f.json", "--geometry", "1,2,3,4,99999"], "unknown spatial reference wkid 99999"),
+        (["replay", "f.json", "--out-sr", "99999"], "--out-sr: unknown spatial reference wkid 99999: PROJ knows neither EPSG:99999 nor ESRI:99999"),
+        (["replay", "f.json", "--out-sr", "3857", "--format", "geojson"], "RFC 7946"),
+        (["replay", "f.json", "--columns", "track=a,time=b"], "needs the columns track, time, x and y"),
+        (["replay", "f.json", "--format=kml"], "--format expects"),
+        (["help", "bogus"], "help: unknown command 'bogus'"),
         (["replay", "f.json", "--geometry", "5,2,3,4"], "no area"),
         (["replay", "f.json", "--where", "speed >"], "--where: where clause error at position 8"),
         (["replay", "f.json", "--interval", "5", "--speed", "2"], "either --interval or --speed"),
         (["replay", "f.json", "--speed", "0"], "--speed expects a number ≥ 1e-06"),
         (["replay", "f.json", "--speed", "1e-300"], "--speed expects a number ≥ 1e-06"),
         (["replay", "f.json", "--speed", "1e308"], "--speed expects a number ≤ 1000000"),
-        (["replay", "f.json", "--out-sr", "0"], "--out-sr expects a whole number ≥ 1"),
+        (["replay", "f.json", "--out-sr", "0"], "--out-sr: '0' is not a spatial reference: a WKID is a whole number from 1"),
         (["replay", "f.json", "--duration", "0"], "--duration expects a number > 0"),
         (["replay", "f.json", "--duration", "1e300"], "--duration expects a number ≤ 1000000000, not '1e300'"),
         (["replay", "f.json", "--max-duration", "1e300"], "--max-duration expects a number ≤ 1000000000"),
@@ -130,13 +136,32 @@ struct CommandLineTests {
         #expect(refused.standardOutput.contains(#""status":"failed""#))
     }
 
-    /// Every command answers --help with its usage on stdout and status 0.
-    @Test(arguments: [["--help"], ["connect", "--help"], ["replay", "-h"], ["record", "--help"], ["demo", "--help"]])
-    func helpForEveryCommand(arguments: [String]) throws {
-        let result = try CommandLineTool.run("entitystream", arguments)
-        #expect(result.status == 0)
-        #expect(result.standardOutput.contains("Usage"))
-        #expect(result.standardError.isEmpty)
+    /// Every command answers --help, and `help COMMAND`, with its own usage on stdout and status 0.
+    @Test(arguments: ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"])
+    func helpForEveryCommand(command: String) throws {
+        let usage = command == "demo" ? "Usage: entitystream [demo]" : "Usage: entitystream \(command) "
+        for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
+            let result = try CommandLineTool.run("entitystream", arguments)
+            #expect(result.status == 0, "\(arguments)")
+            #expect(result.standardOutput.hasPrefix(usage), "\(arguments): \(result.standardOutput.prefix(60))")
+            #expect(result.standardError.isEmpty)
+        }
+        let general = try CommandLineTool.run("entitystream", ["help"])
+        #expect(general.status == 0 && general.standardOutput.contains("entitystream connect URL"))
+    }
+
+    /// Both programs print their version for --version, anywhere a flag may stand, and parse --flag=value.
+    @Test func versionAndAttachedValues() throws {
+        for (program, arguments) in [("entitystream", ["--version"]), ("entitystream", ["connect", "http://h/StreamServer", "--version"]),
+                                     ("entitystream", ["demo", "--version"]), ("stream-simulator", ["--version"]),
+                                     ("stream-simulator", ["--fleet", "2", "--version"])] {
+            let result = try CommandLineTool.run(program, arguments)
+            #expect(result.status == 0, "\(program) \(arguments): \(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("\(program) ") && result.standardOutput.contains("(PROJ "), "\(result.standardOutput)")
+            #expect(result.standardError.isEmpty)
+        }
+        let attached = try CommandLineTool.run("stream-simulator", ["--fleet=2", "--port=70000"])
+        #expect(attached.status == 2 && attached.standardError.contains("--port expects a whole number ≤ 65535, not '70000'"), "\(attached.standardError)")
     }
 
     /// A closed stdout (`| head`) ends the program quietly with status 0.
@@ -287,6 +312,53 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: path + ".partial"))
     }
 
+    /// `connect --out-sr 2913` asks the simulator for Oregon North feet (the fleet's WGS84 positions, which it also
+    /// sends as point_x/point_y, projected with the Lambert formulas written in the test: within the 1.3 m datum
+    /// shift), archive included; `--format geojson` writes WGS84 whatever the service sends, and `--format csv`
+    /// keeps --out-sr's coordinates.
+    @Test func connectInAnySpatialReference() throws {
+        let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "5"])
+        defer { fleet.stop() }
+        let port = try #require(fleet.waitForPort())
+        let url = "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
+        let feet = try CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "6", "--events", "observation"])
+        #expect(feet.status == 0, "\(feet.standardError)")
+        let lines = feet.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.count == 6 && lines.contains { $0["primed"] as? Bool == true })
+        for line in lines {
+            let geometry = try #require(line["geometry"] as? [String: Any])
+            let attributes = try #require(line["attributes"] as? [String: Any])
+            let oracle = ProjectionOracles.oregonNorthFeet(longitude: attributes["point_x"] as? Double ?? 0, latitude: attributes["point_y"] as? Double ?? 0)
+            #expect((geometry["spatialReference"] as? [String: Any])?["wkid"] as? Int == 2913)
+            #expect(abs((geometry["x"] as? Double ?? 0) - oracle.x) < 7 && abs((geometry["y"] as? Double ?? 0) - oracle.y) < 7)
+        }
+        for arguments in [["--format", "geojson"], ["--format", "geojson", "--out-sr", "3857", "--events", "observation"]] {
+            let geojson = try CommandLineTool.run("entitystream", ["connect", url, "--limit", "4"] + arguments)
+            if arguments.contains("--out-sr") {
+                #expect(geojson.status == 2 && geojson.standardError.contains("RFC 7946"))
+                continue
+            }
+            #expect(geojson.status == 0, "\(geojson.standardError)")
+            let features = geojson.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(features.count == 4)
+            for feature in features {
+                let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+                let properties = try #require(feature["properties"] as? [String: Any])
+                #expect(coordinates == [properties["point_x"] as? Double ?? 0, properties["point_y"] as? Double ?? 0])
+            }
+            #expect(geojson.standardError.contains(#""event":"status""#))
+        }
+        let csv = try CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "2", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.standardError)")
+        let rows = csv.standardOutput.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.count == 3 && rows[0].prefix(2) == ["x", "y"])
+        let pointX = try #require(rows[0].firstIndex(of: "point_x"))
+        for row in rows.dropFirst() {
+            let oracle = ProjectionOracles.oregonNorthFeet(longitude: Double(row[pointX]) ?? 0, latitude: Double(row[pointX + 1]) ?? 0)
+            #expect(abs((Double(row[0]) ?? 0) - oracle.x) < 7 && abs((Double(row[1]) ?? 0) - oracle.y) < 7)
+        }
+    }
+
     /// One simulator serves a generated fleet and a CSV side by side; `connect` to each gets that service's entities.
     @Test func simulatorServesServicesSideBySide() throws {
         let csv = try temporaryFile(["bus,at,lon,lat,route",
@@ -295,7 +367,7 @@ struct CommandLineTests {
                                      "B1,2024-05-01T08:00:00.400Z,-122.71,45.61,9"], extension: "csv")
         defer { try? FileManager.default.removeItem(atPath: csv) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--service", "Plows=fleet:2", "--service", "Buses=\(csv)", "--csv", "id=bus,time=at,x=lon,y=lat",
+            "--service", "Plows=fleet:2", "--service", "Buses=\(csv)", "--columns", "Buses=track=bus,time=at,x=lon,y=lat",
             "--rate", "20", "--port", "0", "--seed", "3"])
         defer { simulator.stop() }
         let port = try #require(simulator.waitForPort())

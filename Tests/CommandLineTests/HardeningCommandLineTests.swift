@@ -87,15 +87,15 @@ struct HardeningCommandLineTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let hint = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "bus"])
         #expect(hint.status == 1)
-        #expect(hint.standardError.contains("--csv id=…,time=…,x=…,y=…"), "\(hint.standardError)")
-        let result = try CommandLineTool.run("entitystream", ["replay", path, "--csv", "id=bus,time=at,x=lon,y=lat", "--speed", "1000",
+        #expect(hint.standardError.contains("--columns track=…,time=…,x=…,y=…"), "\(hint.standardError)")
+        let result = try CommandLineTool.run("entitystream", ["replay", path, "--columns", "track=bus,time=at,x=lon,y=lat", "--speed", "1000",
                                                               "--events", "observation"])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = objects(result.standardOutput)
         #expect(lines.compactMap { $0["track"] as? String } == ["B1", "B2", "B1"])
         #expect(lines.compactMap { ($0["attributes"] as? [String: Any])?["route"] as? Int } == [9, 14, 9])
         #expect(lines.compactMap { ($0["geometry"] as? [String: Any])?["x"] as? Double } == [-122.7, -122.6, -122.71])
-        let bad = try CommandLineTool.run("entitystream", ["replay", path, "--csv", "id=bus,time=when,x=lon,y=lat"])
+        let bad = try CommandLineTool.run("entitystream", ["replay", path, "--columns", "track=bus,time=when,x=lon,y=lat"])
         #expect(bad.status == 1)
         #expect(bad.standardError.contains("no column 'when'"))
     }

@@ -45,7 +45,12 @@ private func writeIncidents(_ count: Int) throws -> (path: String, rows: [(x: In
     return (path, rows)
 }
 
-private let localColumns = ["--x", "x_coordina", "--y", "y_coordina", "--wkid", "2913", "--time-field", "occ_date"]
+private let localColumns = ["--columns", "x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "2913"]
+
+/// The lines of a CSV table (CRLF or LF), each split into its cells (no quoted cells here).
+private func csvRows(_ text: String) -> [[String]] {
+    text.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+}
 
 /// A GP job status's place in a job's timeline (submitted, waiting, executing, succeeded).
 private func order(_ status: String) -> Int {
@@ -55,7 +60,9 @@ private func order(_ status: String) -> Int {
 @Suite("entitystream hotspots", .bounded(.io))
 struct HotSpotsCommandLineTests {
     /// A local file: the job's status lines, one cell polygon per occupied cell whose JOIN_COUNTs add up to the
-    /// incidents, then the summary; --format csv prints the same features as a plain table.
+    /// incidents, then the summary; --format csv prints the same features as a plain table, x/y in WGS84
+    /// longitude/latitude (which the Lambert formulas, written in the test, bring back to the cell centre in
+    /// Oregon North feet, within the 1.3 m datum shift), or in --out-sr 2913 exactly the centre.
     @Test func localFileAndCSV() throws {
         let (path, rows) = try writeIncidents(400)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -75,12 +82,28 @@ struct HotSpotsCommandLineTests {
 
         let csv = try CommandLineTool.run("entitystream", ["hotspots", path, "--format", "csv", "--cell-size", "1000"] + localColumns)
         #expect(csv.status == 0, "\(csv.standardError)")
-        let table = csv.standardOutput.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let table = csvRows(csv.standardOutput)
         #expect(table.first == ["x", "y", "OBJECTID", "SOURCE_ID", "JOIN_COUNT", "GiZScore", "GiPValue", "NNeighbors", "Gi_Bin"])
         #expect(table.count == features.count + 1)
         #expect(table.dropFirst().map { Int($0[4]) ?? 0 }.reduce(0, +) == rows.count)
         #expect(table.dropFirst().map { $0[8] } == features.map { String(attributes($0)["Gi_Bin"] as? Int ?? 99) })
         #expect(objects(csv.standardError).contains { phase($0) == "summary" })
+        let centres = features.map { feature -> (x: Double, y: Double) in
+            let ring = ((feature["geometry"] as? [String: Any])?["rings"] as? [[[Double]]])?.first ?? []
+            let corners = ring.dropLast()
+            return (corners.map { $0[0] }.reduce(0, +) / Double(corners.count), corners.map { $0[1] }.reduce(0, +) / Double(corners.count))
+        }
+        for (row, centre) in zip(table.dropFirst(), centres) {
+            let longitude = try #require(Double(row[0])), latitude = try #require(Double(row[1]))
+            #expect(longitude > -124 && longitude < -121 && latitude > 45 && latitude < 46)
+            let feet = ProjectionOracles.oregonNorthFeet(longitude: longitude, latitude: latitude)
+            #expect(abs(feet.x - centre.x) < 6 && abs(feet.y - centre.y) < 6)
+        }
+        let native = try CommandLineTool.run("entitystream", ["hotspots", path, "--format", "csv", "--cell-size", "1000", "--out-sr", "2913"] + localColumns)
+        #expect(native.status == 0, "\(native.standardError)")
+        for (row, centre) in zip(csvRows(native.standardOutput).dropFirst(), centres) {
+            #expect(abs((Double(row[0]) ?? 0) - centre.x) < 1e-6 && abs((Double(row[1]) ?? 0) - centre.y) < 1e-6)
+        }
     }
 
     /// --collect counts identical locations (ICOUNT points); --value-field analyses weighted points; GeoJSON output works.
@@ -91,30 +114,32 @@ struct HotSpotsCommandLineTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("points-\(UUID().uuidString).csv").path
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let collected = try CommandLineTool.run("entitystream", ["hotspots", path, "--wkid", "2913", "--collect", "--distance-band", "25"])
+        let collected = try CommandLineTool.run("entitystream", ["hotspots", path, "--in-sr", "2913", "--collect", "--distance-band", "25"])
         #expect(collected.status == 0, "\(collected.standardError)")
         let points = objects(collected.standardOutput).filter { phase($0) == "result" }
         #expect(points.count == 40 && points.allSatisfy { ($0["geometry"] as? [String: Any])?["x"] != nil })
         #expect(points.map { attributes($0)["ICOUNT"] as? Int ?? 0 } == Array(repeating: 3, count: 10) + Array(repeating: 2, count: 30))
-        let weighted = try CommandLineTool.run("entitystream", ["hotspots", path, "--wkid", "2913", "--value-field", "w", "--distance-band", "25",
+        let weighted = try CommandLineTool.run("entitystream", ["hotspots", path, "--in-sr", "2913", "--value-field", "w", "--distance-band", "25",
                                                                 "--format", "geojson"])
         #expect(weighted.status == 0, "\(weighted.standardError)")
-        let features = objects(weighted.standardOutput).filter { ($0["properties"] as? [String: Any])?["phase"] as? String == "result" }
+        let features = objects(weighted.standardOutput)
         #expect(features.count == 90 && features.allSatisfy { $0["type"] as? String == "Feature" })
         #expect(features.allSatisfy { ($0["properties"] as? [String: Any])?["w"] != nil })
+        #expect(objects(weighted.standardError).contains { phase($0) == "summary" })
     }
 
-    /// The same incidents through the simulator's GP task (--from/--to, the sample's query) and locally with that query
-    /// as --where give the same features; the remote run shows every status in order and the job's messages.
+    /// The same incidents through the simulator's GP task (--time, made the sample's query) and locally with that query
+    /// as --where give the same features, both written in Web Mercator (the task's default env:outSR 102100, and
+    /// --out-sr 102100 locally); the remote run shows every status in order and the job's messages.
     @Test func remoteAndLocalAgree() throws {
         let (path, rows) = try writeIncidents(450)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--hotspots", "Calls=\(path)", "--hotspots-columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913",
+            "--hotspots", "Calls=\(path)", "--columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Calls=2913",
             "--job-delay", "120", "--port", "0"])
         let port = try #require(simulator.waitForPort())
         let task = "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911 Calls Hotspot"
-        let remote = try CommandLineTool.run("entitystream", ["hotspots", task, "--from", "2015-01-10", "--to", "2015-03-01", "--poll-interval", "20"])
+        let remote = try CommandLineTool.run("entitystream", ["hotspots", task, "--time", "2015-01-10,2015-03-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")
         let remoteLines = objects(remote.standardOutput)
         // The statuses polled, in the job's order from submitted to succeeded (a poll delayed on a loaded
@@ -130,7 +155,7 @@ struct HotSpotsCommandLineTests {
         #expect(remoteLines.contains { $0["event"] as? String == "status" && $0["status"] as? String == "connected" })
 
         let sampleQuery = #"("DATE" > date '2015-01-10 00:00:00' AND "DATE" < date '2015-03-01 00:00:00')"#
-        let local = try CommandLineTool.run("entitystream", ["hotspots", path, "--where", sampleQuery] + localColumns)
+        let local = try CommandLineTool.run("entitystream", ["hotspots", path, "--where", sampleQuery, "--out-sr", "102100"] + localColumns)
         #expect(local.status == 0, "\(local.standardError)")
         let localLines = objects(local.standardOutput)
         #expect(localLines.last?["matched"] as? Int == selected)
@@ -148,11 +173,11 @@ struct HotSpotsCommandLineTests {
         let (path, _) = try writeIncidents(300)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--hotspots", "Calls=\(path)", "--layer-columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913",
+            "--hotspots", "Calls=\(path)", "--columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Calls=2913",
             "--job-delay", "100", "--job-execution", "600000", "--port", "0"])
         let port = try #require(simulator.waitForPort())
         let client = try RunningProcess(CommandLineTool.path("entitystream"), [
-            "hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911%20Calls%20Hotspot", "--query", "1=1", "--poll-interval", "20"])
+            "hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911%20Calls%20Hotspot", "--where", "1=1", "--poll-interval", "20"])
         var seen: [String] = []
         while !seen.contains(where: { $0.contains("esriJobExecuting") }) {
             let next = client.readLines(1)
@@ -174,7 +199,7 @@ struct HotSpotsCommandLineTests {
         let (path, _) = try writeIncidents(200)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--hotspots", "Calls=\(path)", "--hotspots-columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913", "--port", "0"])
+            "--hotspots", "Calls=\(path)", "--columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Calls=2913", "--port", "0"])
         let port = try #require(simulator.waitForPort())
         var features: [String] = []
         for i in 0..<150 {
@@ -223,11 +248,15 @@ struct HotSpotsCommandLineTests {
         (["hotspots"], "missing the file"),
         (["hotspots", "f.csv", "--value-field", "w", "--collect"], "--value-field"),
         (["hotspots", "f.csv", "--collect", "--cell-size", "5"], "--cell-size"),
-        (["hotspots", "f.csv", "--x", "a"], "--x and --y"),
-        (["hotspots", "f.csv", "--from", "2015-01-01", "--to", "2015-02-01"], "--from"),
-        (["hotspots", "http://h/arcgis/rest/services/S/GPServer/T", "--from", "2015-01-01"], "--from and --to"),
+        (["hotspots", "f.csv", "--columns", "x=a"], "x without y"),
+        (["hotspots", "f.csv", "--poll-interval", "20"], "--poll-interval"),
+        (["hotspots", "http://h/arcgis/rest/services/S/GPServer/T", "--time", "2015-01-01,"], "both ends"),
         (["hotspots", "http://h/arcgis/rest/services/S/GPServer/T", "--cell-size", "5"], "--cell-size"),
-        (["hotspots", "http://h/arcgis/rest/services/S/GPServer/T", "--from", "2015-02-01", "--to", "2015-01-01"], "after the start"),
+        (["hotspots", "http://h/arcgis/rest/services/S/GPServer/T", "--time", "2015-02-01,2015-01-01"], "before the start"),
+        (["hotspots", "http://h/arcgis/rest/services/S/GPServer/T", "--columns", "x=a,y=b"], "--columns"),
+        (["hotspots", "f.csv", "--in-sr", "99999"], "unknown spatial reference wkid 99999"),
+        (["hotspots", "f.csv", "--process-sr", "EPSG:0"], "--process-sr"),
+        (["hotspots", "f.csv", "--format", "geojson", "--out-sr", "2913"], "RFC 7946"),
         (["hotspots", "f.csv", "--format", "xml"], "esri, geojson or csv"),
         (["hotspots", "f.csv", "--cell-size", "0"], "--cell-size"),
         (["hotspots", "f.csv", "--where", "a = = 1"], "--where"),
@@ -241,7 +270,7 @@ struct HotSpotsCommandLineTests {
 
     /// The simulator refuses a column mapping for a service it does not serve, and a negative job delay.
     @Test func simulatorUsageErrors() throws {
-        let unknown = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--hotspots-columns", "B=x=a,y=b"])
+        let unknown = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--columns", "B=x=a,y=b"])
         #expect(unknown.status == 2 && unknown.standardError.contains("'B'"))
         let negative = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-delay", "-5"])
         #expect(negative.status == 2 && negative.standardError.contains("--job-delay"))
@@ -251,8 +280,8 @@ struct HotSpotsCommandLineTests {
         #expect(help.standardOutput.contains("--hotspots NAME=FILE") && help.standardOutput.contains("--job-delay"))
     }
 
-    /// The Portland burglaries (State Plane feet): locally over 2015, and through the simulator with the sample's --from/--to,
-    /// the incidents counted here from the CSV.
+    /// The Portland burglaries (State Plane feet): locally over 2015, and through the simulator with the sample's dates
+    /// (--time, strict at both ends for a task), the incidents counted here from the CSV.
     @Test(.enabled(if: SharedData.has("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv"), "\(SharedData.absentComment)"))
     func portlandBurglaries() throws {
         let path = SharedData.path("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv")
@@ -267,10 +296,10 @@ struct HotSpotsCommandLineTests {
         #expect(lines.filter { phase($0) == "result" }.map { attributes($0)["JOIN_COUNT"] as? Int ?? 0 }.reduce(0, +) == inYear)
 
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--hotspots", "Burglary=\(path)", "--hotspots-columns", "Burglary=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913", "--port", "0"])
+            "--hotspots", "Burglary=\(path)", "--columns", "Burglary=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Burglary=2913", "--port", "0"])
         let port = try #require(simulator.waitForPort())
         let remote = try CommandLineTool.run("entitystream", ["hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Burglary/GPServer/911 Calls Hotspot",
-                                                              "--from", "2015-01-01", "--to", "2015-07-01", "--poll-interval", "20"])
+                                                              "--time", "2015-01-01,2015-07-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")
         // Strict at both ends, as the sample: 2015-01-01 itself and 2015-07-01 are out.
         let between = dates.filter { $0 > "2015-01-01" && $0 < "2015-07-01" }.count

@@ -121,7 +121,8 @@ struct IdentifyCommandLineTests {
         #expect(summary["noData"] as? Int == expectedNoData && summary["noCell"] as? Int == points.count - expectedCells && summary["errors"] as? Int == 0)
     }
 
-    /// --sr 3857 points (made by the Web Mercator formula) land in the right cells; GeoJSON output gives the cell polygon back in lon/lat.
+    /// --in-sr 3857 points (made by the Web Mercator formula) land in the right cells; GeoJSON output (features
+    /// only on stdout) gives the cell polygon back in lon/lat; --out-sr 4326 answers in lon/lat in Esri JSON too.
     @Test func webMercatorPointsAsGeoJSON() throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
@@ -131,10 +132,20 @@ struct IdentifyCommandLineTests {
             let point = TestRaster.webMercator(center.x, center.y)
             return ["--at", "\(point.x),\(point.y)"]
         }
-        let result = try CommandLineTool.run("entitystream", ["identify", path, "--sr", "3857", "--format", "geojson"] + arguments)
+        let result = try CommandLineTool.run("entitystream", ["identify", path, "--in-sr", "3857", "--format", "geojson"] + arguments)
         #expect(result.status == 0, "\(result.standardError)")
-        let answers = results(objects(result.standardOutput))
-        #expect(answers.count == cells.count)
+        let answers = objects(result.standardOutput)
+        #expect(answers.count == cells.count && answers.allSatisfy { $0["type"] as? String == "Feature" })
+        #expect(objects(result.standardError).contains { $0["phase"] as? String == "summary" })
+        let degrees = try CommandLineTool.run("entitystream", ["identify", path, "--in-sr", "3857", "--out-sr", "4326"] + arguments)
+        #expect(degrees.status == 0, "\(degrees.standardError)")
+        for (cell, answer) in zip(cells, results(objects(degrees.standardOutput))) {
+            let geometry = answer["geometry"] as? [String: Any]
+            #expect((geometry?["spatialReference"] as? [String: Any])?["wkid"] as? Int == 4326)
+            let ring = (geometry?["rings"] as? [[[Double]]])?.first ?? []
+            let west = TestRaster.originX + Double(cell.0) * 0.125
+            #expect(abs((ring.map { $0[0] }.min() ?? 0) - west) < 1e-9, "\(ring)")
+        }
         for (cell, answer) in zip(cells, answers) {
             let properties = answer["properties"] as? [String: Any] ?? [:]
             #expect(properties["column"] as? Int == cell.0 && properties["row"] as? Int == cell.1)
@@ -203,8 +214,10 @@ struct IdentifyCommandLineTests {
             (["identify", path, "--at", "1,2,3"], "--at expects x,y"),
             (["identify", path, "--at", "nan,1"], "--at expects x,y"),
             (["identify", path, "--at"], "--at needs a value"),
-            (["identify", path, "--at", "1,2", "--sr", "999999"], "--sr 999999"),
-            (["identify", path, "--at", "1,2", "--sr", "0"], "--sr expects"),
+            (["identify", path, "--at", "1,2", "--in-sr", "999999"], "--in-sr: unknown spatial reference wkid 999999"),
+            (["identify", path, "--at", "1,2", "--in-sr", "0"], "--in-sr: '0' is not a spatial reference"),
+            (["identify", path, "--at", "1,2", "--out-sr", "abc"], "--out-sr: 'abc' is not a spatial reference"),
+            (["identify", path, "--at", "1,2", "--out-sr", "3857", "--format", "geojson"], "RFC 7946"),
             (["identify", path, "--at", "1,2", "--bands", "1"], "unknown option '--bands'"),
             (["identify", path, path, "--at", "1,2"], "give one raster"),
         ]
@@ -288,12 +301,13 @@ struct IdentifyCommandLineTests {
             let result = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(path)", "--enrich", "dem",
                                                                   "--events", "observation,entity-received,error", "--format", format])
             #expect(result.status == 0, "\(result.standardError)")
+            // GeoJSON: each observation once on stdout (entity-received goes to stderr with the other events).
             let lines = objects(result.standardOutput)
-            #expect(lines.count == 2 * features.count, "\(format)")
+            #expect(lines.count == (format == "esri" ? 2 : 1) * features.count, "\(format)")
             for line in lines {
                 let properties = format == "esri" ? line : line["properties"] as? [String: Any] ?? [:]
-                let track = properties["track"] as? String ?? ""
-                let raster = properties["raster"] as? [String: Any]
+                let track = properties[format == "esri" ? "track" : "es_track"] as? String ?? ""
+                let raster = properties[format == "esri" ? "raster" : "es_raster"] as? [String: Any]
                 guard let cell = expected[track] else {
                     Issue.record("unexpected line \(line)")
                     continue
@@ -340,8 +354,8 @@ struct IdentifyCommandLineTests {
         }
     }
 
-    /// A raster whose EPSG code PROJ does not know is the raster's problem: with `--sr 4326` the
-    /// command exits 1 naming the file and its coordinate system, and does not blame `--sr` (it
+    /// A raster whose EPSG code PROJ does not know is the raster's problem: with `--in-sr 4326` the
+    /// command exits 1 naming the file and its coordinate system, and does not blame `--in-sr` (it
     /// used to exit 2 with "--sr 4326: unknown spatial reference EPSG:…"). Points in the raster's
     /// own coordinates are still answered.
     @Test func rasterWithAnUnknownEPSGCode() throws {
@@ -350,9 +364,9 @@ struct IdentifyCommandLineTests {
         let transform = try #require(GeoTransform([500_000, 10, 0, 4_000_000, 0, -10]))
         try GeoTIFFWriter.write(RasterImage(width: 4, height: 4, pixelType: .uint8, values: (1...16).map(Double.init)), to: path,
                                 options: GeoTIFFWriteOptions(georeferencing: .geoTransform(transform), crs: .projected(epsg: 29_999)))
-        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--sr", "4326"])
+        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--in-sr", "4326"])
         #expect(fromWGS84.status == 1, "\(fromWGS84.standardError) \(fromWGS84.standardOutput)")
-        #expect(!fromWGS84.standardError.contains("--sr"), "\(fromWGS84.standardError)")
+        #expect(!fromWGS84.standardError.contains("--in-sr"), "\(fromWGS84.standardError)")
         #expect(fromWGS84.standardError.contains(path) && fromWGS84.standardError.contains("coordinate system is unknown"), "\(fromWGS84.standardError)")
         #expect(fromWGS84.standardError.split(separator: "\n").count == 1 && fromWGS84.standardOutput.isEmpty)
         let native = try CommandLineTool.run("entitystream", ["identify", path, "--at", "500015,3999995"])

@@ -65,7 +65,7 @@ struct OracleFindingsCommandLineTests {
         let lonLat = try CommandLineTool.run("entitystream", ["identify", utm, "--at", "-111.9,40.6"])
         let first = try #require(Self.objects(lonLat.standardOutput).first { $0["phase"] as? String == "result" })
         #expect(first["cell"] is NSNull)
-        #expect((first["hint"] as? String)?.contains("--sr 4326") == true, "\(lonLat.standardOutput)")
+        #expect((first["hint"] as? String)?.contains("--in-sr 4326") == true, "\(lonLat.standardOutput)")
         // (43.5, −100.5) is off; (−100.5, 43.5) is on: swapped.
         let swapped = try CommandLineTool.run("entitystream", ["identify", wgs, "--at", "43.5,-100.5"])
         let second = try #require(Self.objects(swapped.standardOutput).first { $0["phase"] as? String == "result" })
@@ -105,9 +105,9 @@ struct OracleFindingsCommandLineTests {
         }
         let result = try CommandLineTool.run("entitystream", ["hotspots", try oracleFile(projected, name: "p.csv")])
         #expect(result.status == 1)
-        #expect(result.standardError.contains("80 records were excluded because their coordinates are outside WGS84's range") && result.standardError.contains("--wkid"),
+        #expect(result.standardError.contains("80 records were excluded because their coordinates are outside WGS84's range") && result.standardError.contains("--in-sr"),
                 "\(result.standardError)")
-        let mixed = try CommandLineTool.run("entitystream", ["hotspots", try oracleFile(swapped, name: "s.csv"), "--x", "lat", "--y", "lon"])
+        let mixed = try CommandLineTool.run("entitystream", ["hotspots", try oracleFile(swapped, name: "s.csv"), "--columns", "x=lat,y=lon"])
         #expect(mixed.status == 1)
         #expect(mixed.standardError.contains("80 records were excluded") && mixed.standardError.contains("swapped"), "\(mixed.standardError)")
     }
@@ -136,7 +136,7 @@ struct OracleFindingsCommandLineTests {
     @Test func replayCSVBadRowsAndHold() throws {
         let csv = "id,t,lon,lat\nA,2024-03-10T10:00:00Z,1,1\nB,,2,2\nC,2024-03-10T11:00:00Z,3,3\nD,2024-03-10T12:00:00Z,4,4\n"
         let path = try oracleFile(csv, name: "track.csv")
-        let replay = try CommandLineTool.run("entitystream", ["replay", path, "--csv", "id=id,time=t,x=lon,y=lat", "--events", "observation,error"], input: "")
+        let replay = try CommandLineTool.run("entitystream", ["replay", path, "--columns", "track=id,time=t,x=lon,y=lat", "--events", "observation,error"], input: "")
         #expect(replay.status == 0, "\(replay.standardError)")
         let events = Self.objects(replay.standardOutput).map { ($0["event"] as? String ?? "", $0["track"] as? String ?? "") }
         #expect(events.map(\.0) == ["observation", "error", "observation", "observation"], "\(replay.standardOutput)")
@@ -145,7 +145,7 @@ struct OracleFindingsCommandLineTests {
         #expect((error["message"] as? String)?.contains("line 3") == true && (error["message"] as? String)?.contains("time column 't' is empty") == true)
         // --hold: the command is read at once but answered from the whole file, on the file's time.
         let command = #"{"id":1,"command":"query-observations","timeExtent":{"start":"2024-03-10T10:30:00Z","end":"2024-03-10T12:00:00Z"},"returnCountOnly":true}"#
-        let held = try CommandLineTool.run("entitystream", ["replay", path, "--csv", "id=id,time=t,x=lon,y=lat", "--hold",
+        let held = try CommandLineTool.run("entitystream", ["replay", path, "--columns", "track=id,time=t,x=lon,y=lat", "--hold",
                                                           "--events", "analysis"], input: command + "\n")
         let summary = try #require(Self.objects(held.standardOutput).first { $0["phase"] as? String == "summary" }, "\(held.standardOutput)")
         #expect(summary["timeField"] as? String == "t")

@@ -38,7 +38,9 @@ struct QueryCommandLineTests {
     }
 
     /// The same query against the simulator serving the same file gives the same features, paged 7 at a time,
-    /// with the layer's reachability as status lines; GeoJSON output is one Feature per line.
+    /// with the layer's reachability as status lines; GeoJSON output is one Feature per line and nothing else (the
+    /// other lines on stderr), each at the longitude/latitude the test wrote and with its date as ISO-8601 text;
+    /// CSV output is a table with x/y and ISO dates.
     @Test func remoteAndLocalAgree() throws {
         let path = try datedPoints(100)
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Storms=\(path)", "--port", "0", "--max-record-count", "7"])
@@ -56,8 +58,22 @@ struct QueryCommandLineTests {
         #expect(summary["count"] as? Int == 39 && summary["pages"] as? Int == 6 && summary["paging"] as? String == "resultOffset")
         let geojson = try CommandLineTool.run("entitystream", ["query", url, "--format", "geojson", "--limit", "3"] + arguments)
         let features = objects(geojson.standardOutput)
-        #expect(features.allSatisfy { $0["type"] as? String == "Feature" })
-        #expect(features.filter { ($0["properties"] as? [String: Any])?["phase"] as? String == "result" }.count == 3)
+        #expect(features.count == 3 && features.allSatisfy { $0["type"] as? String == "Feature" })
+        #expect(features.map { $0["id"] as? Int } == [1, 2, 3])
+        for feature in features {
+            let properties = try #require(feature["properties"] as? [String: Any])
+            let index = try #require(properties["wind"] as? Int)
+            let day = 1 + index / 24, hour = index % 24
+            #expect(properties["when"] as? String == String(format: "2000-09-%02dT%02d:00:00.000Z", day, hour))
+            let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+            #expect(abs(coordinates[0] - (-80 + Double(index) / 10)) < 1e-9 && abs(coordinates[1] - (20 + Double(index) / 100)) < 1e-9)
+        }
+        #expect(objects(geojson.standardError).last?["phase"] as? String == "summary")
+        let csv = try CommandLineTool.run("entitystream", ["query", path, "--format", "csv", "--limit", "2"] + arguments)
+        let rows = csv.standardOutput.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.first == ["x", "y", "OBJECTID", "name", "when", "lon", "lat", "wind"])
+        #expect(rows.dropFirst().map { $0[4] } == ["2000-09-01T20:00:00.000Z", "2000-09-01T21:00:00.000Z"])
+        #expect(rows.dropFirst().map { $0[0] } == ["-78.0", "-77.9"])
     }
 
     /// Unreachable layers, unknown fields and bad times are one readable failure: a failed line, one stderr line, status 1 (or 2 for a bad flag).

@@ -19,13 +19,13 @@ private func getJSON(_ url: String) async throws -> [String: Any] {
 
 @Suite("stream-simulator feature layers", .bounded(.io))
 struct SimulatorLayerCommandLineTests {
-    /// `--layer` with `--layer-columns` and `--max-record-count` serves the file as a layer whose description and query say so; the log names the layer's URL.
+    /// `--layer` with `--columns NAME=…` and `--max-record-count` serves the file as a layer whose description and query say so; the log names the layer's URL.
     @Test func servesALayer() async throws {
         let csv = try temporaryCSV(["ship,px,py,when", "A,1.5,2.5,2000-09-01T00:00:00Z", "B,3.5,4.5,2000-09-02T00:00:00Z",
                                     "C,5.5,6.5,2000-09-03T00:00:00Z", "D,7.5,8.5,2000-09-04T00:00:00Z"])
         defer { try? FileManager.default.removeItem(atPath: csv) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
-            "--layer", "Ships=\(csv)", "--layer-columns", "Ships=x=px,y=py,time=when,track=ship", "--max-record-count", "3", "--port", "0"])
+            "--layer", "Ships=\(csv)", "--columns", "Ships=x=px,y=py,time=when,track=ship", "--max-record-count", "3", "--port", "0"])
         defer { simulator.stop() }
         // The announcement (after "listening on … port N") names the layer's URLs.
         let announcement = try #require(simulator.waitForErrorLine(containing: "/Ships/MapServer/0 (also"))
@@ -49,9 +49,11 @@ struct SimulatorLayerCommandLineTests {
     @Test(arguments: [
         (["--layer", "Ships"], "--layer expects NAME=FILE"),
         (["--layer", "Bad Name=x.csv"], "must be letters, digits"),
-        (["--layer", "A=a.csv", "--layer-columns", "B=x=lon,y=lat"], "--layer-columns names layer 'B'"),
-        (["--layer", "A=a.csv", "--layer-columns", "A=lon=x"], "unknown key 'lon'"),
-        (["--layer", "A=a.csv", "--layer-format", "A=shapefile"], "unknown format"),
+        (["--layer", "A=a.csv", "--columns", "B=x=lon,y=lat"], "names 'B', which no"),
+        (["--layer", "A=a.csv", "--columns", "A=lon=x"], "unknown key 'lon'"),
+        (["--layer", "A=a.csv", "--file-format", "A=shapefile"], "unknown format"),
+        (["--layer", "A=a.csv", "--in-sr", "A=99999"], "unknown spatial reference wkid 99999"),
+        (["--layer", "A=a.csv", "--port=x"], "--port expects"),
         (["--layer", "A=a.csv", "--max-record-count", "0"], "--max-record-count expects a whole number ≥ 1"),
     ])
     func badLayerFlags(arguments: [String], message: String) throws {
@@ -73,7 +75,7 @@ struct SimulatorLayerCommandLineTests {
     @Test func helpDocumentsLayers() throws {
         let result = try CommandLineTool.run("stream-simulator", ["--help"])
         #expect(result.status == 0)
-        for flag in ["--layer NAME=FILE", "--layer-columns", "--layer-format", "--max-record-count", "--no-layer-pagination", "MapServer/0/query"] {
+        for flag in ["--layer NAME=FILE", "--columns [NAME=]", "--in-sr [NAME=]", "--file-format [NAME=]", "--max-record-count", "--no-layer-pagination", "MapServer/0/query"] {
             #expect(result.standardOutput.contains(flag), "\(flag)")
         }
     }

@@ -45,23 +45,75 @@ struct AnalysisLineTests {
         #expect(summary["count"] as? Int == 3 && summary["phase"] as? String == "summary" && summary["geometry"] == nil)
     }
 
-    /// As GeoJSON every analysis line is a Feature: Web Mercator points become WGS84, polygons turn counter-clockwise,
-    /// members and attributes are properties, and an attribute named like a member is prefixed.
+    /// As GeoJSON each result is a Feature with its position as id: Web Mercator points and polygons become WGS84
+    /// (polygons counter-clockwise), the line's members are es_… properties (an object flattened, the epoch twin of
+    /// an ISO time left out) that never rename an attribute, dates are ISO text, a key once seen stays on every
+    /// later feature (null when absent); lines that are not results go to the side as Esri JSON.
     @Test func geoJSONLines() throws {
-        let point = try line(AnalysisEvent(job: .int(2), command: "query", phase: .result,
-                                           feature: AnalysisFeature(geometry: .point(Point(x: 0, y: 0, wkid: 3857)),
-                                                                    attributes: JSONObject([("phase", .string("x")), ("a", .int(1))]))), format: .geojson)
-        #expect(point["type"] as? String == "Feature")
+        var formatter = JSONLinesFormatter(format: .geojson, schema: Schema(fields: []))
+        var output = JSONWriter(), side = JSONWriter()
+        func feature(_ analysis: AnalysisEvent) throws -> [String: Any] {
+            output.removeAll()
+            #expect(formatter.append(StreamEvent(time: 1_767_225_600_000, payload: .analysis(analysis)), to: &output, side: &side))
+            return try #require(JSONSerialization.jsonObject(with: Data(output.bytes)) as? [String: Any])
+        }
+        let point = try feature(AnalysisEvent(job: .int(2), command: "query-observations", phase: .result,
+                                              members: JSONObject([("track", .string("T")), ("received", .string("2026-01-01T00:00:00.000Z")),
+                                                                   ("receivedEpoch", .int(1_767_225_600_000)), ("point", .object(JSONObject([("x", .int(1))])))]),
+                                              feature: AnalysisFeature(geometry: .point(Point(x: 0, y: 0, wkid: 3857)),
+                                                                       attributes: JSONObject([("phase", .string("x")), ("es_track", .string("mine")), ("when", .int(0))]),
+                                                                       dateAttributes: ["when"])))
+        #expect(point["type"] as? String == "Feature" && point["id"] as? Int == 1)
         #expect((point["geometry"] as? [String: Any])?["coordinates"] as? [Double] == [0, 0])
         let properties = try #require(point["properties"] as? [String: Any])
-        #expect(properties["event"] as? String == "analysis" && properties["phase"] as? String == "result")
-        #expect(properties["attribute_phase"] as? String == "x" && properties["a"] as? Int == 1 && properties["id"] as? Int == 2)
-        let polygon = try line(AnalysisEvent(job: .int(3), command: "hotspots", phase: .result,
-                                             feature: AnalysisFeature(geometry: square, attributes: JSONObject())), format: .geojson)
+        #expect(properties["es_track"] as? String == "T" && properties["es_received"] as? String == "2026-01-01T00:00:00.000Z")
+        #expect(properties["es_receivedEpoch"] == nil && properties["es_point_x"] as? Int == 1)
+        #expect(properties["phase"] as? String == "x", "a data property named like a JSON-lines member keeps its name")
+        #expect(properties["attribute_es_track"] as? String == "mine" && properties["when"] as? String == "1970-01-01T00:00:00.000Z")
+        #expect(properties["id"] == nil && properties["event"] == nil && properties["time"] == nil)
+        // A Web Mercator square (1 km) comes out in WGS84 longitude/latitude (the inverse spherical formula, written here).
+        let ring = [(0.0, 0.0), (0.0, 1000.0), (1000.0, 1000.0), (1000.0, 0.0), (0.0, 0.0)].map { AnalysisGeometry.Coordinate(x: $0.0, y: $0.1) }
+        let polygon = try feature(AnalysisEvent(job: .int(3), command: "hotspots", phase: .result,
+                                                feature: AnalysisFeature(geometry: .polygon(rings: [ring], wkid: 102100), attributes: JSONObject())))
+        #expect(polygon["id"] as? Int == 2)
         let coordinates = try #require((polygon["geometry"] as? [String: Any])?["coordinates"] as? [[[Double]]])
-        #expect(coordinates == [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]])
-        let accepted = try line(AnalysisEvent(job: .int(3), command: "hotspots", phase: .accepted), format: .geojson)
-        #expect(accepted["geometry"] is NSNull)
+        let r = 6_378_137.0
+        let expected = ring.reversed().map { [$0.x / r * 180 / .pi, (2 * atan(exp($0.y / r)) - .pi / 2) * 180 / .pi] }
+        #expect(coordinates.count == 1 && coordinates[0].count == 5)
+        for (got, want) in zip(coordinates[0], expected) { #expect(abs(got[0] - want[0]) < 1e-12 && abs(got[1] - want[1]) < 1e-12) }
+        let later = try #require(polygon["properties"] as? [String: Any])
+        #expect(Set(later.keys) == Set(properties.keys) && later.values.allSatisfy { $0 is NSNull })
+        #expect(!formatter.append(StreamEvent(time: 0, payload: .analysis(AnalysisEvent(job: .int(3), command: "hotspots", phase: .accepted))),
+                                  to: &output, side: &side))
+        let accepted = try #require(JSONSerialization.jsonObject(with: Data(side.bytes)) as? [String: Any])
+        #expect(accepted["phase"] as? String == "accepted" && accepted["event"] as? String == "analysis")
+    }
+
+    /// A statistics record is a feature without geometry (GeoJSON) or a row (CSV): its group values then its
+    /// statistics, dates as ISO text; a CSV with no record gets its header from the summary.
+    @Test func statisticsRecords() throws {
+        let record = AnalysisEvent(job: .int(1), command: "statistics", phase: .result,
+                                   members: JSONObject([("group", .object(JSONObject([("team", .string("A"))]))),
+                                                        ("statistics", .object(JSONObject([("n", .int(2)), ("last", .int(86_400_000))])))]),
+                                   dateKeys: ["last"])
+        var geojson = JSONLinesFormatter(format: .geojson, schema: Schema(fields: []))
+        var output = JSONWriter(), side = JSONWriter()
+        geojson.append(StreamEvent(time: 0, payload: .analysis(record)), to: &output, side: &side)
+        let feature = try #require(JSONSerialization.jsonObject(with: Data(output.bytes)) as? [String: Any])
+        #expect(feature["geometry"] is NSNull)
+        let properties = try #require(feature["properties"] as? [String: Any])
+        #expect(properties.count == 3 && properties["team"] as? String == "A" && properties["n"] as? Int == 2)
+        #expect(properties["last"] as? String == "1970-01-02T00:00:00.000Z")
+        var csv = JSONLinesFormatter(format: .csv, schema: Schema(fields: []))
+        output.removeAll()
+        csv.append(StreamEvent(time: 0, payload: .analysis(record)), to: &output, side: &side)
+        #expect(String(decoding: output.bytes, as: UTF8.self) == "team,n,last\r\nA,2,1970-01-02T00:00:00.000Z\r\n")
+        var empty = JSONLinesFormatter(format: .csv, schema: Schema(fields: []))
+        output.removeAll()
+        let summary = AnalysisEvent(job: .int(1), command: "statistics", phase: .summary,
+                                    members: JSONObject([("groupFields", .array([.string("team")])), ("statisticNames", .array([.string("n")]))]))
+        empty.append(StreamEvent(time: 0, payload: .analysis(summary)), to: &output, side: &side)
+        #expect(String(decoding: output.bytes, as: UTF8.self) == "team,n\r\n")
     }
 
     /// A status change about an analysis's remote service names its source.

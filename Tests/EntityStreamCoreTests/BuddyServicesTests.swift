@@ -102,7 +102,8 @@ struct BuddyServicesTests {
         #expect(throws: RelatedFeaturesError.self) { try RelatedFeatureJoin(streamSchema: other, table: table) }
     }
 
-    /// Primed observation events are written with "primed":true (Esri and GeoJSON); live ones without the member.
+    /// Primed observation events are written with "primed":true (Esri; GeoJSON "es_primed":true); live ones
+    /// without the member (Esri) or false (GeoJSON, whose properties are the same on every feature).
     @Test func primedEventsCarryTheMember() throws {
         let entity = EntityReference(entityID: 1, trackID: .string("T1"))
         let stored = observation([.string("T1"), .double(3), .null])
@@ -115,10 +116,10 @@ struct BuddyServicesTests {
             try #require(lines.count == 2)
             let primed = try JSONParser.parse(Array(lines[0].utf8))
             let live = try JSONParser.parse(Array(lines[1].utf8))
-            let primedMember = format == .esri ? primed["primed"] : primed["properties"]?["primed"]
-            let liveMember = format == .esri ? live["primed"] : live["properties"]?["primed"]
+            let primedMember = format == .esri ? primed["primed"] : primed["properties"]?["es_primed"]
+            let liveMember = format == .esri ? live["primed"] : live["properties"]?["es_primed"]
             #expect(primedMember == .bool(true))
-            #expect(liveMember == nil)
+            #expect(liveMember == (format == .esri ? nil : .bool(false)))
         }
     }
 }

@@ -167,7 +167,7 @@ struct FeatureQueryEngineTests {
         guard case .features(let selection) = try engine.run(query, on: layer) else { Issue.record("no features"); return }
         #expect(selection.fieldIndices == [0, 3, 4])
         #expect(selection.spatialReference == 3857)
-        let point = try #require(selection.geometry(ofRow: 0))
+        let point = try #require(selection.geometry(at: 0))
         #expect(abs(point.x - -12_467_782.969) < 0.01)
         #expect(abs(point.y - 4_946_191.647) < 0.01)
         query = FeatureQuery(geometry: Envelope(xmin: -12_500_000, ymin: 4_900_000, xmax: -12_400_000, ymax: 5_000_000, wkid: 3857))
@@ -175,6 +175,42 @@ struct FeatureQueryEngineTests {
         query = FeatureQuery(outFields: [])
         guard case .features(let bare) = try engine.run(query, on: layer) else { return }
         #expect(bare.fieldIndices == [0])
+    }
+
+    /// A State Plane table (Oregon North feet, points made from known longitudes/latitudes by the
+    /// Lambert formulas written in the test) answers outSR in NAD83(HARN) degrees with those
+    /// longitudes/latitudes, f=geojson in WGS84 (within the 1.3 m datum shift), and an envelope in
+    /// degrees selects exactly the points whose known longitude/latitude lie inside it.
+    @Test func statePlaneThroughPROJ() throws {
+        var rng = SplitMix64(seed: 2913)
+        var known: [(id: Int64, longitude: Double, latitude: Double)] = []
+        var rows: [Row] = []
+        for id in 1...300 {
+            let longitude = -123.2 + rng.nextDouble() * 1.2, latitude = 45.0 + rng.nextDouble() * 1.0
+            let feet = ProjectionOracles.oregonNorthFeet(longitude: longitude, latitude: latitude)
+            known.append((Int64(id), longitude, latitude))
+            rows.append(Row(id: Int64(id), x: feet.x, y: feet.y, start: 0, end: nil, speed: 1, name: "r\(id)"))
+        }
+        let layer = try table(rows, wkid: 2913)
+        guard case .features(let degrees) = try engine.run(FeatureQuery(outSpatialReference: 4152), on: layer) else {
+            Issue.record("no features"); return
+        }
+        #expect(degrees.spatialReference == 4152)
+        for position in degrees.rows.indices {
+            let id = layer.objectID(at: degrees.rows[position])
+            let expected = try #require(known.first { $0.id == id })
+            let point = try #require(degrees.geometry(at: position))
+            #expect(abs(point.x - expected.longitude) < 1e-8 && abs(point.y - expected.latitude) < 1e-8)
+        }
+        guard case .features(let geojson) = try engine.run(FeatureQuery(format: .geojson), on: layer) else { Issue.record("no features"); return }
+        #expect(geojson.spatialReference == 4326)
+        let first = try #require(geojson.geometry(at: 0))
+        let firstKnown = try #require(known.first { $0.id == layer.objectID(at: geojson.rows[0]) })
+        #expect(abs(first.x - firstKnown.longitude) < 3e-5 && abs(first.y - firstKnown.latitude) < 3e-5)
+        let box = Envelope(xmin: -122.9, ymin: 45.2, xmax: -122.3, ymax: 45.7, wkid: 4152)
+        let inside = known.filter { $0.longitude >= box.xmin && $0.longitude <= box.xmax && $0.latitude >= box.ymin && $0.latitude <= box.ymax }
+        #expect(ids(try engine.run(FeatureQuery(geometry: box), on: layer)) == inside.map(\.id).sorted())
+        #expect(inside.count > 20 && inside.count < 280)
     }
 
     /// Each query the layer cannot honour names the parameter: unknown fields, time on a layer without time, geometry on a table, unconvertible references, statistics without an engine, paging without pagination.
@@ -190,10 +226,9 @@ struct FeatureQueryEngineTests {
             (FeatureQuery(outFields: ["speed", "wind"]), layer, engine, "outFields", "unknown field 'wind'"),
             (FeatureQuery(orderBy: [OrderByField(field: "wind")]), layer, engine, "orderByFields", "unknown field 'wind'"),
             (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1)), noGeometry, engine, "geometry", "table"),
-            (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1, wkid: 2056)), layer, engine, "inSR", "2056"),
-            (FeatureQuery(outSpatialReference: 2056), layer, engine, "outSR", "2056"),
-            (FeatureQuery(outSpatialReference: 4326), statePlane, engine, "outSR", "2913"),
-            (FeatureQuery(format: .geojson), statePlane, engine, "f", "WGS84"),
+            (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1, wkid: 99999)), layer, engine, "inSR", "99999"),
+            (FeatureQuery(outSpatialReference: 99999), layer, engine, "outSR", "99999"),
+            (FeatureQuery(outSpatialReference: 3857, format: .geojson), statePlane, engine, "outSR", "WGS84"),
             (statistics, layer, engine, "outStatistics", "not supported by this server yet"),
             ({ var q = FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1)); q.distance = 5; q.distanceUnit = .meter; return q }(),
              statePlane, engine, "units", "2913"),

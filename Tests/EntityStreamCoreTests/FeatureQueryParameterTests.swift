@@ -26,7 +26,7 @@ struct FeatureQueryParameterTests {
         #expect(query.spatialRelationship == .envelopeIntersects)
         #expect(query.outFields == ["name", "wind"])
         #expect(query.returnGeometry == false)
-        #expect(query.outSpatialReference == 102100)
+        #expect(query.outSpatialReference == 3857, "102100 is Web Mercator, 3857")
         #expect(query.orderBy == [OrderByField(field: "wind", descending: true), OrderByField(field: "name")])
         #expect(query.resultOffset == 10)
         #expect(query.resultRecordCount == 5)
@@ -75,10 +75,11 @@ struct FeatureQueryParameterTests {
         (("geometry", #"{"rings":[[[0,0],[1,0]]]}"#), "geometry", "at least 3 vertices"),
         (("geometry", #"{"rings":[[[0,0],[1,"a"],[1,1]]]}"#), "geometry", "not [x, y] numbers"),
         (("geometryType", "esriGeometryPolyline"), "geometryType", "esriGeometryEnvelope, esriGeometryPoint or esriGeometryPolygon"),
-        (("inSR", "web"), "inSR", "not a spatial reference id"),
+        (("inSR", "web"), "inSR", "is not a spatial reference"),
+        (("inSR", "99999"), "inSR", "unknown spatial reference wkid 99999"),
         (("spatialRel", "esriSpatialRelWithin"), "spatialRel", "not supported"),
         (("returnGeometry", "yes"), "returnGeometry", "not true or false"),
-        (("outSR", "-1"), "outSR", "not a spatial reference id"),
+        (("outSR", "-1"), "outSR", "is not a spatial reference"),
         (("orderByFields", "a UP"), "orderByFields", "'UP' is not ASC or DESC"),
         (("orderByFields", "a,,b"), "orderByFields", "empty entry"),
         (("resultOffset", "-1"), "resultOffset", "≥ 0"),

@@ -143,10 +143,14 @@ struct JSONLinesFormatterTests {
         #expect(dropped["count"] as? Int == 5 && dropped["total"] as? Int == 12)
     }
 
-    /// GeoJSON: observations are Point Features in WGS84 (Web Mercator unprojected), other events have null geometry.
+    /// GeoJSON: an observation is a Point Feature in WGS84 (Web Mercator converted through PROJ, checked against the
+    /// spherical formula written here), its id the observation's; the bookkeeping properties are es_… and never rename
+    /// an attribute (one named "time" keeps its name), dates are ISO-8601 text; every other event goes to the side
+    /// output as an Esri JSON line.
     @Test func geoJSONFeatures() throws {
         var mercator = observation
-        mercator.geometry = WebMercator.project(Point(x: -111.9, y: 40.6, wkid: 4326))
+        let projected = ProjectionOracles.webMercator(longitude: -111.9, latitude: 40.6)
+        mercator.geometry = Point(x: projected.x, y: projected.y, wkid: 3857)
         let feature = try line(StreamEvent(time: 1, payload: .store(.observation(entity, observationID: 42, mercator))), format: .geojson, schema: schema)
         #expect(feature["type"] as? String == "Feature")
         #expect(feature["id"] as? Int == 42)
@@ -154,11 +158,42 @@ struct JSONLinesFormatterTests {
         let coordinates = try #require(geometry["coordinates"] as? [Double])
         #expect(abs(coordinates[0] - -111.9) < 1e-9 && abs(coordinates[1] - 40.6) < 1e-9)
         let properties = try #require(feature["properties"] as? [String: Any])
-        #expect(properties["event"] as? String == "observation")
+        #expect(properties["es_track"] as? String == "TRUCK 7" && properties["es_entity"] as? Int == 7 && properties["es_observation"] as? Int == 42)
+        #expect(properties["es_received"] as? String == "1970-01-01T00:00:00.001Z" && properties["es_primed"] as? Bool == false)
         #expect(properties["speed"] as? Double == 12.5)
-        #expect(properties["attribute_time"] as? Int64 == 1_700_000_000_000, "an attribute named like a metadata key is prefixed")
-        let status = try line(StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .connected, attempt: 0, url: nil, error: nil, time: 0))), format: .geojson, schema: schema)
-        #expect(status["geometry"] is NSNull)
-        #expect((status["properties"] as? [String: Any])?["status"] as? String == "connected")
+        #expect(properties["time"] as? String == "2023-11-14T22:13:20.000Z", "a date attribute is ISO-8601 text, under its own name")
+        #expect(properties["event"] == nil && properties["epoch"] == nil)
+
+        var formatter = JSONLinesFormatter(format: .geojson, schema: schema)
+        var output = JSONWriter(), side = JSONWriter()
+        let status = StreamEvent(time: 0, payload: .status(ConnectionStatusChange(status: .connected, attempt: 0, url: nil, error: nil, time: 0)))
+        #expect(!formatter.append(status, to: &output, side: &side))
+        #expect(output.count == 0)
+        let sideLine = try #require(JSONSerialization.jsonObject(with: Data(side.bytes)) as? [String: Any])
+        #expect(sideLine["event"] as? String == "status" && sideLine["status"] as? String == "connected")
+        let received = StreamEvent(time: 1, payload: .store(.entityReceived(entity, observationID: 42, observation)))
+        #expect(!formatter.append(received, to: &output, side: &side), "entity-received is not a second copy of the feature")
+    }
+
+    /// CSV: a header (x, y, the bookkeeping, every schema field), then one row per observation: x/y in WGS84 (or as
+    /// given with no target), text quoted as RFC 4180 says, dates as ISO-8601, CRLF line ends.
+    @Test func csvRows() throws {
+        var formatter = JSONLinesFormatter(format: .csv, schema: schema)
+        var output = JSONWriter(), side = JSONWriter()
+        var quoted = observation
+        quoted.attributes = [.string("TRUCK, \"7\""), .double(.nan), .date(milliseconds: 0)]
+        let projected = ProjectionOracles.webMercator(longitude: -111.9, latitude: 40.6)
+        quoted.geometry = Point(x: projected.x, y: projected.y, wkid: 3857)
+        #expect(formatter.append(StreamEvent(time: 1, payload: .store(.observation(entity, observationID: 1, observation))), to: &output, side: &side))
+        #expect(formatter.append(StreamEvent(time: 2, payload: .store(.observation(entity, observationID: 2, quoted))), to: &output, side: &side))
+        let text = String(decoding: output.bytes, as: UTF8.self)
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(lines.count == 4 && lines[3].isEmpty)
+        #expect(lines[0] == "x,y,es_track,es_entity,es_observation,es_received,es_primed,name,speed,time")
+        #expect(lines[1] == "-111.9,40.6,TRUCK 7,7,1,1970-01-01T00:00:00.001Z,false,TRUCK 7,12.5,2023-11-14T22:13:20.000Z")
+        let cells = lines[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(abs((Double(cells[0]) ?? 0) - -111.9) < 1e-9 && abs((Double(cells[1]) ?? 0) - 40.6) < 1e-9)
+        #expect(lines[2].hasSuffix(",2,1970-01-01T00:00:00.002Z,false,\"TRUCK, \"\"7\"\"\",,1970-01-01T00:00:00.000Z"))
+        #expect(side.count == 0)
     }
 }

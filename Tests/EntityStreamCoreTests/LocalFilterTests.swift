@@ -5,7 +5,10 @@ import Testing
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double),
                                      Field(name: "heading", type: .double)], trackIDField: "id")
 private let sandy = Point(x: -111.86, y: 40.57, wkid: 4326)
-private let sandyMercator = WebMercator.project(sandy)
+private let sandyMercator: Point = {
+    let projected = ProjectionOracles.webMercator(longitude: sandy.x, latitude: sandy.y)
+    return Point(x: projected.x, y: projected.y, wkid: 3857)
+}()
 
 private func observation(_ point: Point?, speed: Double = 30, heading: Double = 90) -> Observation {
     Observation(geometry: point, attributes: [.string("T1"), .double(speed), .double(heading)], receivedAt: 0)
@@ -24,7 +27,8 @@ struct LocalFilterTests {
     }
 
     /// outSR converts WGS84 to Web Mercator and back (expected metres from the spherical Mercator formula
-    /// computed independently); other references are refused up front.
+    /// computed independently) and to any other reference PROJ knows (Oregon North feet, the Lambert
+    /// formulas); a WKID PROJ does not know is refused up front, by name.
     @Test func outSRConverts() throws {
         let toMercator = try LocalFilter(StreamFilter(outSpatialReference: 3857), schema: schema)
         let converted = try #require(toMercator.masked(observation(sandy)).geometry)
@@ -33,7 +37,16 @@ struct LocalFilterTests {
         let toWGS84 = try LocalFilter(StreamFilter(outSpatialReference: 4326), schema: schema)
         let back = try #require(toWGS84.projected(observation(sandyMercator)).geometry)
         #expect(back.wkid == 4326 && abs(back.x - sandy.x) < 1e-9 && abs(back.y - sandy.y) < 1e-9)
-        #expect(throws: LocalFilterError.self) { try LocalFilter(StreamFilter(outSpatialReference: 2230), schema: schema) }
+        let portland = Point(x: -122.68, y: 45.52, wkid: 4152)
+        let toFeet = try LocalFilter(StreamFilter(outSpatialReference: 2913), schema: schema)
+        let feet = try #require(toFeet.masked(observation(portland)).geometry)
+        let oracle = ProjectionOracles.oregonNorthFeet(longitude: -122.68, latitude: 45.52)
+        #expect(feet.wkid == 2913 && abs(feet.x - oracle.x) < 0.01 && abs(feet.y - oracle.y) < 0.01)
+        #expect {
+            try LocalFilter(StreamFilter(outSpatialReference: 99999), schema: schema)
+        } throws: { error in
+            "\(error)".contains("99999")
+        }
         #expect(try LocalFilter(StreamFilter(outSpatialReference: 4326), schema: schema, spatialReference: 4326).isPassThrough)
     }
 

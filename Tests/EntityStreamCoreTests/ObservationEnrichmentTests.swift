@@ -48,7 +48,8 @@ struct ObservationEnrichmentTests {
         #expect(String(decoding: two.enrichment { _ in cell }.rasterText, as: UTF8.self) == #"{"dem":null,"world":{"Band_0":7}}"#)
     }
 
-    /// Esri lines carry "raster" after the attributes; GeoJSON lines among the properties, where an attribute named raster is renamed.
+    /// Esri lines carry "raster" after the attributes; GeoJSON features "es_raster" among the properties,
+    /// which never renames the data's own attribute named raster.
     @Test func formatterWritesBothFormats() throws {
         let event = StreamEvent(time: 1_000, payload: .store(.observation(entity, observationID: 9, observation)), enrichment: enrichment())
         let esri = try parse(event, .esri)
@@ -57,8 +58,8 @@ struct ObservationEnrichmentTests {
         #expect((esri["attributes"] as? [String: Any])?["raster"] as? String == "mine")
         let geojson = try parse(event, .geojson)
         let properties = try #require(geojson["properties"] as? [String: Any])
-        #expect(((properties["raster"] as? [String: Any])?["dem"] as? [String: Any])?["Pixel.Type"] as? String == "float32")
-        #expect(properties["attribute_raster"] as? String == "mine")
+        #expect(((properties["es_raster"] as? [String: Any])?["dem"] as? [String: Any])?["Pixel.Type"] as? String == "float32")
+        #expect(properties["raster"] as? String == "mine")
         // Without an enrichment nothing changes: the attribute keeps its name.
         let plain = try parse(StreamEvent(time: 1_000, payload: .store(.observation(entity, observationID: 9, observation))), .geojson)
         #expect((plain["properties"] as? [String: Any])?["raster"] as? String == "mine")

@@ -28,8 +28,10 @@ struct StreamFilterTests {
     @Test(arguments: [
         (#"{"spatialRel":"esriSpatialRelWithin"}"#, "'spatialRel' \"esriSpatialRelWithin\" is not supported"),
         (#"{"geometryType":"esriGeometryPolygon"}"#, "'geometryType' \"esriGeometryPolygon\" is not supported"),
-        (#"{"geometry":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}},"inSR":3857}"#, "'inSR' 3857 contradicts"),
-        (#"{"outSR":"abc"}"#, "'outSR' must be a WKID number, not \"abc\""),
+        (#"{"geometry":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}},"inSR":3857}"#, "'inSR' wkid 3857 contradicts"),
+        (#"{"outSR":"abc"}"#, "'outSR': 'abc' is not a spatial reference"),
+        (#"{"outSR":99999}"#, "unknown spatial reference wkid 99999"),
+        (#"{"geometry":"0,0,1,1,99999"}"#, "unknown spatial reference wkid 99999"),
         (#"{"outFields":[1]}"#, "must list field names, not 1"),
         (#"{"colour":"red"}"#, "unknown filter member 'colour'"),
     ] as [(String, String)])

@@ -16,7 +16,7 @@ private func phases(_ events: [StreamEvent]) -> [String] {
 private struct CountingJob: AnalysisJob {
     let count: Int
     func run(in context: AnalysisContext) async throws -> JSONObject {
-        for index in 0..<count { await context.emit(records: [JSONObject([("n", .int(Int64(index)))])]) }
+        for index in 0..<count { await context.emit(records: [(JSONObject([("n", .int(Int64(index)))]), [])]) }
         return JSONObject([("count", .int(Int64(count)))])
     }
 }

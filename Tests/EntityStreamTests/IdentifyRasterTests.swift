@@ -186,7 +186,8 @@ struct IdentifyRasterTests {
         await harness.close()
     }
 
-    /// Bad commands are refused with a response naming the problem; a point PROJ cannot use is answered with an error, and the job goes on.
+    /// Bad commands are refused with a response naming the problem (a spatial reference PROJ does not know
+    /// among them); a point PROJ cannot transform is answered with an error, and the job goes on.
     @Test func badCommands() async throws {
         let scratch = try Scratch()
         let harness = try await Harness(rasters: try openRasters(scratch))
@@ -196,6 +197,9 @@ struct IdentifyRasterTests {
             (#"{"id":3,"command":"identify","x":1,"y":2,"points":[]}"#, "not both"),
             (#"{"id":4,"command":"identify","x":"a","y":2}"#, "\"x\" must be a finite number"),
             (#"{"id":5,"command":"identify","x":1,"y":2,"sr":-3}"#, "WKID"),
+            (#"{"id":5,"command":"identify","x":1,"y":2,"inSR":999999}"#, "unknown spatial reference wkid 999999"),
+            (#"{"id":5,"command":"identify","x":1,"y":2,"outSR":"bogus"}"#, "\"outSR\""),
+            (#"{"id":5,"command":"identify","points":[{"x":1,"y":2,"sr":999999}]}"#, "points[0]: \"sr\": unknown spatial reference wkid 999999"),
             (#"{"id":6,"command":"identify","points":[{"x":1}]}"#, "points[0]: missing \"y\""),
             (#"{"id":7,"command":"identify","points":[{"x":1,"y":2,"z":3}]}"#, "unknown member 'z'"),
             (#"{"id":8,"command":"identify","x":1,"y":2,"band":1}"#, "unknown member 'band'"),
@@ -204,10 +208,10 @@ struct IdentifyRasterTests {
             let answer = responses(await harness.run(line))
             #expect(answer.count == 1 && answer.first?.ok == false && answer.first?.error?.contains(message) == true, "\(line): \(answer)")
         }
-        let events = analyses(await harness.run(#"{"id":9,"command":"identify","points":[{"x":-111.5,"y":40.5,"sr":999999},{"x":-111.5,"y":40.5}]}"#))
+        let events = analyses(await harness.run(#"{"id":9,"command":"identify","points":[{"x":1e30,"y":1e30,"inSR":32612},{"x":-111.5,"y":40.5}]}"#))
         let results = events.filter { $0.phase == .result }
         try #require(results.count == 2, "\(events)")
-        #expect(results[0].members["error"]?.stringValue?.contains("999999") == true && results[0].feature == nil)
+        #expect(results[0].members["error"]?.stringValue?.contains("cannot be transformed") == true && results[0].feature == nil)
         #expect(results[1].feature?.attributes["Band_0"] != nil)
         #expect(events.last?.members["errors"] == .int(1))
         await harness.close()

@@ -168,13 +168,17 @@ struct ReplaySourceTests {
         #expect(seen == expected, "first difference at \(zip(seen, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
     }
 
-    /// An outSR that cannot be converted locally is refused before anything plays.
-    @Test func unsupportedOutSRIsRefused() throws {
+    /// An outSR PROJ does not know is refused by name before anything plays; one it knows is accepted.
+    @Test func unknownOutSRIsRefused() throws {
         let path = try featureFile(count: 1)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: ReplayError.self) {
-            try ReplaySource.prepare(path: path, trackIDField: "id", filter: StreamFilter(outSpatialReference: 2230),
+        #expect {
+            try ReplaySource.prepare(path: path, trackIDField: "id", filter: StreamFilter(outSpatialReference: 99999),
                                      pacing: .asFastAsPossible, loop: false)
+        } throws: { error in
+            error is ReplayError && "\(error)".contains("99999")
         }
+        _ = try ReplaySource.prepare(path: path, trackIDField: "id", filter: StreamFilter(outSpatialReference: 2230),
+                                     pacing: .asFastAsPossible, loop: false)
     }
 }

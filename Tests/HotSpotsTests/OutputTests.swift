@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import HotSpots
+import Projection
 import EntityStreamTestSupport
 import Testing
 
@@ -22,7 +23,7 @@ struct OutputTests {
     @Test func fishnetFeatures() throws {
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .fishnet(cellSize: 100), distanceBand: 150, fdr: false))
             .run(clusteredIncidents())
-        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { Int64($0) }, wkid: 2913)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { Int64($0) }, wkid: 2913)
         #expect(output.count == 64 && output.geometryType == "esriGeometryPolygon")
         let first = output.feature(0)
         #expect(first.attributes.keys == ["OBJECTID", "SOURCE_ID", "JOIN_COUNT", "GiZScore", "GiPValue", "NNeighbors", "Gi_Bin"])
@@ -42,7 +43,7 @@ struct OutputTests {
     @Test func featureSetRoundTrip() throws {
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .collectEvents, distanceBand: 150, fdr: true, force: true))
             .run(clusteredIncidents())
-        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { Int64($0) * 10 }, wkid: 2913)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { Int64($0) * 10 }, wkid: 2913)
         let set = try GPFeatureRecordSet(json: try JSONParser.parse(output.featureSet()))
         #expect(set.wkid == 2913 && set.geometryType == "esriGeometryPoint")
         #expect(set.features == (0..<output.count).map(output.feature))
@@ -50,19 +51,33 @@ struct OutputTests {
         #expect(set.features.first?.attributes["SOURCE_ID"] == .int(0))
     }
 
-    /// WGS84 results asked for in Web Mercator are projected (the forward spherical Mercator, written here); other pairs cannot be.
-    @Test func webMercatorOutput() throws {
+    /// Results are written in the spatial reference asked for, through PROJ:
+    /// WGS84 results in Web Mercator equal the forward spherical Mercator
+    /// (written here), Oregon North feet in WGS84 equal the inverse of the
+    /// Lambert formulas (checked by projecting back with them), a fishnet
+    /// cell's corners are each converted; an unknown outSR is refused by name.
+    @Test func outputSpatialReferences() throws {
         let input = clusteredIncidents(coordinates: .geographic, origin: (-111.9, 40.7), spacing: 0.001)
         let result = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .collectEvents, distanceBand: 150)).run(input)
-        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { _ in 0 }, wkid: 4326, outSR: 102100)
-        #expect(output.wkid == 102100)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { _ in 0 }, wkid: 4326, outSR: 102100)
+        #expect(output.wkid == 3857)
         let feature = result.features[0]
-        let r = 6_378_137.0
-        let x = feature.x * .pi / 180 * r, y = log(tan(.pi / 4 + feature.y * .pi / 360)) * r
-        let point = output.point(0)
-        #expect(abs(point.x - x) < 1e-6 && abs(point.y - y) < 1e-6 && point.wkid == 102100)
-        #expect(HotSpotOutput.canConvert(from: 4326, to: 3857) && !HotSpotOutput.canConvert(from: 2913, to: 102100))
-        #expect(HotSpotOutput(result: result, valueField: nil, sourceID: { _ in 0 }, wkid: 2913, outSR: 102100).wkid == 2913)
+        let mercator = ProjectionOracles.webMercator(longitude: feature.x, latitude: feature.y)
+        let point = try #require(output.point(0))
+        #expect(abs(point.x - mercator.x) < 1e-6 && abs(point.y - mercator.y) < 1e-6 && point.wkid == 3857)
+
+        let feet = try HotSpotAnalysis(options: HotSpotOptions(aggregation: .fishnet(cellSize: 100), distanceBand: 150, fdr: false))
+            .run(clusteredIncidents(origin: (7_650_000, 680_000)))
+        let inWGS84 = try HotSpotOutput(result: feet, valueField: nil, sourceID: { _ in 0 }, wkid: 2913, outSR: 4152)
+        guard case .polygon(let rings, let wkid)? = inWGS84.feature(0).geometry else { Issue.record("not a polygon"); return }
+        #expect(wkid == 4152)
+        let cell = feet.features[0]
+        let expected = [(cell.x - 50, cell.y - 50), (cell.x - 50, cell.y + 50), (cell.x + 50, cell.y + 50), (cell.x + 50, cell.y - 50)]
+        for (corner, (x, y)) in zip(rings[0], expected) {
+            let back = ProjectionOracles.oregonNorthFeet(longitude: corner.x, latitude: corner.y)
+            #expect(abs(back.x - x) < 0.01 && abs(back.y - y) < 0.01)
+        }
+        #expect(throws: ProjectionError.self) { try HotSpotOutput(result: result, valueField: nil, sourceID: { _ in 0 }, wkid: 2913, outSR: 99999) }
     }
 
     /// The summary says n, the band and why, FDR, the bins (adding up to n) and the exclusions; the messages say the same in words.

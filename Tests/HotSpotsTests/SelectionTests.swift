@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import HotSpots
+import Projection
 import EntityStreamTestSupport
 import Testing
 
@@ -82,13 +83,15 @@ struct SelectionTests {
         } catch { #expect(error.description.contains("time field")) }
     }
 
-    /// Web Mercator points are read as WGS84 (the inverse spherical Mercator, written here) and analysed geographically.
+    /// Web Mercator points are read as WGS84 (the inverse spherical Mercator, written here) and analysed
+    /// geographically, results written in the input's Web Mercator by default; a processing reference
+    /// changes how they are measured; a bogus WKID is refused by name.
     @Test func webMercatorIsReadAsWGS84() throws {
         let lines = ["x,y"] + (0..<5).map { i in "\(-12_400_000.0 + Double(i) * 1000),\(4_900_000.0 + Double(i) * 500)" }
         let data = try table(lines, mapping: FeatureColumnMapping(x: "x", y: "y", wkid: 102100))
         let selection = try HotSpotTableSelection.select(from: data)
-        #expect(selection.reading.coordinates == .geographic && selection.reading.convertsWebMercator)
-        #expect(selection.reading.outputWKID == 4326)
+        #expect(selection.reading.coordinates == .geographic && selection.reading.convertsInput)
+        #expect(selection.reading.processingWKID == 4326 && selection.reading.outputWKID == 3857)
         let r = 6_378_137.0
         for i in 0..<5 {
             let x = -12_400_000.0 + Double(i) * 1000, y = 4_900_000.0 + Double(i) * 500
@@ -96,8 +99,15 @@ struct SelectionTests {
             let latitude = (2 * atan(exp(y / r)) - .pi / 2) * 180 / .pi
             #expect(abs(selection.input.x[i] - longitude) < 1e-9 && abs(selection.input.y[i] - latitude) < 1e-9)
         }
-        #expect(HotSpotPointReading(wkid: nil).coordinates == .geographic)
-        #expect(HotSpotPointReading(wkid: 2913).coordinates == .projected)
+        #expect(try HotSpotPointReading(wkid: nil).coordinates == .geographic)
+        #expect(try HotSpotPointReading(wkid: 2913).coordinates == .projected)
+        #expect(try HotSpotPointReading(wkid: 2913).distanceUnit == "foot")
+        #expect(try HotSpotPointReading(wkid: 4269).coordinates == .geographic)
+        let inMercator = try HotSpotPointReading(wkid: 4326, processing: 3857)
+        #expect(inMercator.coordinates == .projected && inMercator.processingWKID == 3857 && inMercator.distanceUnit == "metre")
+        #expect(try HotSpotPointReading(wkid: 2913, processing: 4326).coordinates == .geographic)
+        #expect(throws: ProjectionError.self) { try HotSpotPointReading(wkid: 99999) }
+        #expect(throws: ProjectionError.self) { try HotSpotPointReading(wkid: 2913, processing: 99999) }
     }
 
     /// The progress throttle lets through the first report of each stage and then steps of 10 %.

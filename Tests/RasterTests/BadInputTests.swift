@@ -1,4 +1,5 @@
 import Foundation
+import Projection
 import Raster
 import EntityStreamTestSupport
 import Testing

@@ -1,14 +1,28 @@
 import EntityStreamCore
+import Foundation
+import Projection
 import Raster
 import EntityStreamTestSupport
 import Testing
 
 /// Points in WGS84 or Web Mercator identify the cell their raster-CRS
 /// coordinates name; the oracles for the coordinates are independent of
-/// PROJ (Snyder's UTM series written in the test, EntityStreamCore's
-/// spherical Web Mercator).
+/// PROJ (Snyder's Transverse Mercator series and the spherical Web Mercator
+/// formulas written in ``ProjectionOracles``).
 @Suite(.bounded)
 struct TransformationTests {
+    /// UTM zone `zone` north on WGS84, from the Transverse Mercator series.
+    static func utm(longitude: Double, latitude: Double, zone: Int) -> (x: Double, y: Double) {
+        ProjectionOracles.transverseMercator(longitude: longitude, latitude: latitude, ellipsoid: .wgs84, latitudeOfOrigin: 0,
+                                             centralMeridian: Double(6 * zone - 183), scale: 0.9996, falseEasting: 500_000, falseNorthing: 0)
+    }
+
+    /// Longitude and latitude of Web Mercator metres (the spherical inverse).
+    static func unprojectWebMercator(x: Double, y: Double) -> (x: Double, y: Double) {
+        let r = ProjectionOracles.Ellipsoid.wgs84.a
+        return (x / r * 180 / .pi, (2 * atan(exp(y / r)) - .pi / 2) * 180 / .pi)
+    }
+
     /// A 200×150 UTM zone 18N raster with 30 m cells whose cell (c, r) holds r·200 + c.
     static func utmRaster(in directory: TemporaryDirectory) throws -> GeoTIFFRaster {
         let path = directory.file("utm.tif")
@@ -42,7 +56,7 @@ struct TransformationTests {
         for _ in 0..<2000 {
             let longitude = -74.06 + Double(generator.next() % 100_000) / 100_000 * 0.07
             let latitude = 39.98 + Double(generator.next() % 100_000) / 100_000 * 0.05
-            let utm = TransverseMercatorOracle.utm(longitude: longitude, latitude: latitude, zone: 18)
+            let utm = Self.utm(longitude: longitude, latitude: latitude, zone: 18)
             let fx = (utm.x - 580_000) / 30, fy = (4_430_000 - utm.y) / 30
             guard fx > 0, fy > 0, fx < 200, fy < 150 else {
                 #expect(try raster.identify(x: longitude, y: latitude, in: .wgs84) == nil || min(abs(fx), abs(fy), abs(fx - 200), abs(fy - 150)) < 0.01)
@@ -62,8 +76,8 @@ struct TransformationTests {
         #expect(checked > 1000)
     }
 
-    /// Web Mercator: a raster in 3857 identified in WGS84 (through
-    /// EntityStreamCore.WebMercator's inverse), in 3857 and in 102100 gives the same cell.
+    /// Web Mercator: a raster in 3857 identified in WGS84 (through the
+    /// inverse spherical formula), in 3857 and in 102100 gives the same cell.
     @Test
     func webMercatorAndItsAliases() throws {
         let directory = try TemporaryDirectory()
@@ -71,7 +85,7 @@ struct TransformationTests {
         for row in stride(from: 0, to: 100, by: 7) {
             for column in stride(from: 0, to: 100, by: 9) {
                 let x = -8_250_000 + (Double(column) + 0.37) * 1000, y = 5_000_000 - (Double(row) + 0.61) * 1000
-                let lonLat = WebMercator.unproject(Point(x: x, y: y))
+                let lonLat = Self.unprojectWebMercator(x: x, y: y)
                 let inWGS84 = try #require(try raster.identify(x: lonLat.x, y: lonLat.y, in: .wgs84))
                 let inOwn = try #require(try raster.identify(x: x, y: y))
                 let in102100 = try #require(try raster.identify(x: x, y: y, in: SpatialReference(wkid: 102100)))
@@ -80,7 +94,7 @@ struct TransformationTests {
                 #expect(in102100 == inOwn)
                 #expect(in102100.extent == Envelope(xmin: -8_250_000 + Double(column) * 1000, ymin: 5_000_000 - Double(row + 1) * 1000,
                                                     xmax: -8_250_000 + Double(column + 1) * 1000, ymax: 5_000_000 - Double(row) * 1000, wkid: 3857))
-                let projected = WebMercator.project(Point(x: inWGS84.extent.xmin, y: inWGS84.extent.ymin))
+                let projected = ProjectionOracles.webMercator(longitude: inWGS84.extent.xmin, latitude: inWGS84.extent.ymin)
                 #expect(abs(projected.x - in102100.extent.xmin) < 1e-6 && abs(projected.y - in102100.extent.ymin) < 1e-6)
             }
         }
@@ -96,7 +110,7 @@ struct TransformationTests {
                                                                        crs: .geographic(epsg: 4326)))
         let raster = try GeoTIFFRaster(path: path)
         for (longitude, latitude) in [(2.35, 48.85), (-73.98, 40.75), (151.2, -33.87), (-0.5, -0.5), (179.5, 84.9)] {
-            let mercator = WebMercator.project(Point(x: longitude, y: latitude))
+            let mercator = ProjectionOracles.webMercator(longitude: longitude, latitude: latitude)
             let cell = try #require(try raster.identify(x: mercator.x, y: mercator.y, in: .webMercator))
             let column = Int((longitude + 180).rounded(.down)), row = Int((90 - latitude).rounded(.down))
             #expect(cell.column == column && cell.row == row && cell.values == [Double(row * 360 + column - 30000)])
@@ -127,7 +141,7 @@ struct TransformationTests {
         for _ in 0..<300 {
             let longitude = -74.055 + Double(generator.next() % 10_000) / 10_000 * 0.06
             let latitude = 39.99 + Double(generator.next() % 10_000) / 10_000 * 0.03
-            let utm = TransverseMercatorOracle.utm(longitude: longitude, latitude: latitude, zone: 18)
+            let utm = Self.utm(longitude: longitude, latitude: latitude, zone: 18)
             let fx = (utm.x - 580_000) / 30, fy = (4_430_000 - utm.y) / 30
             guard fx > 0, fy > 0, fx < 200, fy < 150, abs(fx - fx.rounded()) > 0.002, abs(fy - fy.rounded()) > 0.002 else { continue }
             let found = try #require(try raster.identify(x: longitude, y: latitude, in: .wgs84))
@@ -142,7 +156,7 @@ struct TransformationTests {
     @Test
     func untransformablePoint() throws {
         let directory = try TemporaryDirectory()
-        let inside = WebMercator.unproject(Point(x: -8_200_000, y: 4_950_000))
+        let inside = Self.unprojectWebMercator(x: -8_200_000, y: 4_950_000)
         for (raster, longitude, latitude) in [(try Self.utmRaster(in: directory), -74.0, 40.0), (try Self.webMercatorRaster(in: directory), inside.x, inside.y)] {
             #expect {
                 try raster.identify(x: 10, y: 95, in: .wgs84)
@@ -153,6 +167,51 @@ struct TransformationTests {
             // The raster and its transformer stay usable afterwards.
             #expect(try raster.identify(x: longitude, y: latitude, in: .wgs84) != nil)
         }
+    }
+
+    /// Many points at once (one PROJ batch each way, split across the cores when large) give exactly the
+    /// answers of one point at a time: cells with their extents, points off the raster, a point PROJ cannot
+    /// transform and a non-finite one, in WGS84, Web Mercator and the raster's own CRS.
+    @Test
+    func batchesEqualPointByPoint() throws {
+        let directory = try TemporaryDirectory()
+        let raster = try Self.utmRaster(in: directory)
+        var generator = SplitMix64(seed: 11)
+        var xs: [Double] = [], ys: [Double] = []
+        for _ in 0..<20_000 {
+            xs.append(-74.06 + generator.nextDouble() * 0.1)
+            ys.append(39.99 + generator.nextDouble() * 0.06)
+        }
+        xs += [10, .nan, -74.0]
+        ys += [95, 40.0, 40.0]
+        for reference in [SpatialReference.wgs84, .webMercator] {
+            var px = xs, py = ys
+            if reference == .webMercator {
+                for index in px.indices where px[index].isFinite && abs(py[index]) < 85 {
+                    let projected = ProjectionOracles.webMercator(longitude: px[index], latitude: py[index])
+                    (px[index], py[index]) = (projected.x, projected.y)
+                }
+            }
+            let batch = try raster.identify(xs: px, ys: py, in: reference)
+            #expect(batch.count == px.count)
+            var cells = 0
+            for index in px.indices {
+                let single = Result { () throws(RasterError) in try raster.identify(x: px[index], y: py[index], in: reference) }
+                switch (batch[index], single) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "\(reference) point \(index)")
+                    if a != nil { cells += 1 }
+                case (.failure(let a), .failure(let b)):
+                    #expect("\(a)" == "\(b)", "\(reference) point \(index)")
+                default:
+                    Issue.record("\(reference) point \(index): \(batch[index]) but \(single)")
+                }
+            }
+            #expect(cells > 5_000)
+        }
+        let native = try raster.identify(xs: [580_015, 1], ys: [4_429_985, 1])
+        let first = try native[0].get(), second = try native[1].get()
+        #expect(first?.column == 0 && second == nil)
     }
 
     /// A spatial reference PROJ does not know is an error naming it.

@@ -3,6 +3,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Locking
+import Projection
 import StreamSimulator
 import Testing
 import Transport
@@ -232,6 +233,62 @@ struct FeatureLayerTests {
             #expect(abs(point.x - x) < 1e-6 && abs(point.y - y) < 1e-6)
             #expect(point.wkid == 3857)
         }
+        await server.shutdown()
+    }
+
+    /// A layer in Oregon North feet (EPSG:2913; points the test made from known NAD83(HARN) longitudes/latitudes
+    /// with the Lambert formulas) answers outSR 4152 with those longitudes/latitudes, f=geojson in WGS84 (within the
+    /// 1.3 m datum shift), outSR given as {"wkt":…} with the WKT's own reference, and an envelope in degrees (inSR)
+    /// with exactly the points inside it; an outSR PROJ does not know is a 400 naming it.
+    @Test func statePlaneLayerThroughPROJ() async throws {
+        var rng = SplitMix64(seed: 2913)
+        var known: [(seq: Int, longitude: Double, latitude: Double)] = []
+        var lines = ["seq,x,y"]
+        for seq in 1...60 {
+            let longitude = -123 + rng.nextDouble(), latitude = 45 + rng.nextDouble()
+            let feet = ProjectionOracles.oregonNorthFeet(longitude: longitude, latitude: latitude)
+            known.append((seq, longitude, latitude))
+            lines.append("\(seq),\(feet.x),\(feet.y)")
+        }
+        let path = try writeTemporary(lines)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await startLayers([LayerSpecification(name: "P", path: path,
+                                                               options: FeatureLoadOptions(mapping: FeatureColumnMapping(x: "x", y: "y", wkid: 2913)))])
+        let client = try FeatureLayerClient(layerURL: server.layerURL("P"))
+        let degrees = try await allPages(client, FeatureQuery(outSpatialReference: 4152))
+        #expect(degrees.first?.spatialReference == 4152)
+        for page in degrees {
+            for feature in page.features {
+                guard case .int(let seq) = feature.attribute(page.schema.index(ofField: "seq") ?? 0), let point = feature.geometry,
+                      let expected = known.first(where: { $0.seq == Int(seq) }) else { Issue.record("no point"); continue }
+                #expect(abs(point.x - expected.longitude) < 1e-8 && abs(point.y - expected.latitude) < 1e-8)
+            }
+        }
+        let box = Envelope(xmin: -122.8, ymin: 45.2, xmax: -122.3, ymax: 45.8, wkid: 4152)
+        let inside = try await allPages(client, FeatureQuery(geometry: box, outFields: ["seq"]))
+        let expected = known.filter { $0.longitude >= box.xmin && $0.longitude <= box.xmax && $0.latitude >= box.ymin && $0.latitude <= box.ymax }
+        #expect(values(inside, "seq").compactMap { if case .int(let seq) = $0 { Int(seq) } else { nil } }.sorted() == expected.map(\.seq))
+        #expect(!expected.isEmpty && expected.count < known.count)
+
+        let geojson = try await HTTPClient().get(server.layerURL("P") + "/query?where=seq%3D1&outFields=seq&f=geojson")
+        #expect(geojson.status == 200)
+        let collection = try #require(try JSONSerialization.jsonObject(with: Data(geojson.body)) as? [String: Any])
+        let coordinates = try #require(((collection["features"] as? [[String: Any]])?.first?["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+        #expect(abs(coordinates[0] - known[0].longitude) < 3e-5 && abs(coordinates[1] - known[0].latitude) < 3e-5)
+
+        let wkt = #"GEOGCS["GCS_North_American_1983_HARN",DATUM["D_North_American_1983_HARN",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#
+        let parameter = #"{"wkt":"\#(wkt.replacingOccurrences(of: "\"", with: "\\\""))"}"#
+        let encoded = parameter.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let custom = try await HTTPClient().get(server.layerURL("P") + "/query?where=seq%3D1&outFields=seq&outSR=\(encoded)&f=json")
+        #expect(custom.status == 200, "\(String(decoding: custom.body, as: UTF8.self))")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(custom.body)) as? [String: Any])
+        let reference = try #require(body["spatialReference"] as? [String: Any])
+        #expect(reference["wkid"] as? Int == 4152 || reference["wkt"] != nil, "\(reference)")
+        let point = try #require(((body["features"] as? [[String: Any]])?.first?["geometry"] as? [String: Any]))
+        #expect(abs((point["x"] as? Double ?? 0) - known[0].longitude) < 1e-8)
+
+        let bad = try await HTTPClient().get(server.layerURL("P") + "/query?where=1%3D1&outSR=99999&f=json")
+        #expect(String(decoding: bad.body, as: UTF8.self).contains("unknown spatial reference wkid 99999"))
         await server.shutdown()
     }
 

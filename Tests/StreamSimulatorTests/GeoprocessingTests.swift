@@ -113,13 +113,14 @@ struct GeoprocessingTests {
         let selected = rows.filter { $0.t > from && $0.t < to }.count
         let messages = lines.compactMap { $0.members["messages"]?.arrayValue }.flatMap { $0 }.compactMap { $0["description"]?.stringValue }
         #expect(messages.contains("Query selected \(selected) of 600 incidents."))
-        #expect(messages.contains { $0.contains("env:outSR 102100 cannot be applied") })
+        #expect(messages.contains { $0.contains("measured in foot") })
 
-        // The local engine on the same data and query.
+        // The local engine on the same data and query, measured in the data's feet, written in env:outSR 102100.
         let table = try FeatureFile.load(path: path, options: FeatureLoadOptions(mapping: columns))
         let selection = try HotSpotTableSelection.select(from: table, whereClause: query)
         let result = try HotSpotAnalysis().run(selection.input)
-        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: 2913)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: 2913, outSR: 102100)
+        #expect(output.wkid == 3857)
         let remote = lines.filter { $0.phase == .result }.compactMap(\.feature)
         #expect(remote.count == output.count && output.count > 30)
         #expect(remote == (0..<output.count).map(output.feature))
@@ -132,6 +133,42 @@ struct GeoprocessingTests {
         let hot = try await client.count(FeatureQuery(whereClause: "Gi_Bin = 3"))
         #expect(hot == result.summary.bins[3])
         #expect(try await client.description().geometryType == output.geometryType)
+        await runtime.close()
+        await running.value
+        await server.shutdown()
+    }
+
+    /// env:processSR measures the distances in that reference (here WGS84: metres on the ellipsoid, said in the
+    /// messages) and env:outSR projects the results: the job's features equal the local engine's run with the same
+    /// processing and output references; a reference PROJ does not know is refused at submitJob, by name.
+    @Test func processingAndOutputReferences() async throws {
+        let rows = incidents(450)
+        let path = try writeIncidents(rows)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let server = try await startGP(path, delay: 20)
+        let published = PublishedEvents()
+        let (runtime, running) = startRuntime(published)
+        try await runtime.start(RemoteHotSpotJob(taskURL: server.hotSpotTaskURL("Calls"), query: nil, outSR: 2913, processSR: 4326, policy: quickPolling),
+                                id: .int(1), command: "hotspots")
+        let lines = analyses(await published.wait(until: finished))
+        #expect(lines.last?.phase == .summary, "\(lines.last?.members ?? JSONObject())")
+        let messages = lines.compactMap { $0.members["messages"]?.arrayValue }.flatMap { $0 }.compactMap { $0["description"]?.stringValue }
+        #expect(messages.contains { $0.contains("measured in metres (processing spatial reference wkid 4326)") }, "\(messages)")
+
+        let table = try FeatureFile.load(path: path, options: FeatureLoadOptions(mapping: columns))
+        let selection = try HotSpotTableSelection.select(from: table, processing: 4326)
+        #expect(selection.reading.coordinates == .geographic && selection.reading.processingWKID == 4326)
+        let result = try HotSpotAnalysis().run(selection.input)
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: 4326, outSR: 2913)
+        let remote = lines.filter { $0.phase == .result }.compactMap(\.feature)
+        #expect(remote.count == output.count && output.count > 10)
+        #expect(remote == (0..<output.count).map(output.feature))
+        guard case .polygon(_, let wkid)? = remote.first?.geometry else { Issue.record("not a polygon"); return }
+        #expect(wkid == 2913)
+
+        let client = try GeoprocessingClient(taskURL: server.hotSpotTaskURL("Calls"))
+        let refusal = await failure { _ = try await client.submitJob([("env:processSR", "99999")]) }
+        #expect(refusal.map { "\($0)" }?.contains("unknown spatial reference wkid 99999") == true, "\(String(describing: refusal))")
         await runtime.close()
         await running.value
         await server.shutdown()

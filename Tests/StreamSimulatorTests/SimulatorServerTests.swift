@@ -77,13 +77,13 @@ struct SimulatorServerTests {
         await connection.disconnect()
 
         var badFilter = quickOptions()
-        badFilter.filter.outSpatialReference = 2056
+        badFilter.filter.outSpatialReference = 99999
         let failedSink = RecordingSink()
         let failing = StreamServiceConnection(serviceURL: server.serviceURL("SandyVehicles"), options: badFilter, sink: failedSink)
         _ = await failing.connect()
         let snapshot = await failedSink.wait { $0.statuses.last?.status == .failed }
         #expect(snapshot.statuses.last?.error?.contains("4400") == true)
-        #expect(snapshot.statuses.last?.error?.contains("outSR 2056") == true)
+        #expect(snapshot.statuses.last?.error?.contains("wkid 99999") == true)
         await server.shutdown()
     }
 

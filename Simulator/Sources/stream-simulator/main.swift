@@ -1,6 +1,8 @@
+import ArgumentParsing
 import EntityStreamCore
 import Foundation
 import Locking
+import Projection
 import StreamSimulator
 import Transport
 
@@ -37,31 +39,31 @@ What to serve (at least one):
   --no-archive                  fleets serve no NAME_Latest archive (keepLatestArchive null)
   --no-related                  fleets serve no NAME_Vehicles table (relatedFeatures null)
   --recording FILE              a recording (entitystream record), Esri feature JSON lines,
-                                a JSON array of features, or a CSV (with --csv)
+                                a JSON array of features, or a CSV of tracks (with --columns)
   --service NAME=FILE|fleet:N   add a named service (repeatable), e.g. Vessels=ais.json
-  --csv id=COL,time=COL,x=COL,y=COL
-                                column mapping for CSV recordings
   --track-field F               track-id field for files that name none (e.g. MMSI)
 Feature layers:
   --layer NAME=FILE             serve FILE as layer NAME (repeatable): a CSV (points from x/lon/longitude
                                 and y/lat/latitude columns, or a table without them), Esri feature JSON
                                 lines, an Esri JSON array or FeatureSet, GeoJSON, or a recording
-  --layer-columns NAME=x=COL,y=COL,time=COL[,end=COL][,track=COL][,oid=COL][,wkid=N]
-                                which columns of layer NAME's file are x, y, time (time=none: no time),
-                                interval end, track id, object id, and the coordinates' wkid
-  --layer-format NAME=FORMAT    force the format of layer NAME's file: csv, esri-lines, esri-array,
-                                esri-featureset, geojson, geojsonseq, recording (default: recognised)
   --max-record-count N          most features one query answers (default 2000)
 Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotspot task):
   --hotspots NAME=FILE          serve FILE's incidents as …/NAME/GPServer/911 Calls Hotspot (repeatable);
                                 its Query parameter selects incidents ("DATE" names their time field)
-  --hotspots-columns NAME=x=COL,y=COL,time=COL[,wkid=N]
-                                which columns of NAME's file are x, y and the date, and the wkid, e.g.
-                                x=x_coordina,y=y_coordina,time=occ_date,wkid=2913 (--layer-columns works too)
   --job-delay MS                each job stays MS in each status (submitted, waiting, executing, cancelling)
   --job-execution MS            each job executes at least MS (default: --job-delay); a cancel cuts it short
   --no-layer-pagination         layers answer as servers before 10.3 did: no supportsPagination, and
                                 resultOffset/resultRecordCount ignored (clients page by object ids)
+Reading the files (NAME= applies to the service, layer or task of that name; without it, to every file
+that has none of its own):
+  --columns [NAME=]x=COL,y=COL,time=COL[,end=COL][,track=COL][,oid=COL]
+                                which columns are x, y, time (time=none: no time), interval end, track
+                                id, object id; a CSV of tracks (--recording, --service) needs track,
+                                time, x and y (track= may be left to --track-field)
+  --in-sr [NAME=]SR             the spatial reference of the coordinates (default: the file's own, else
+                                4326): a WKID, EPSG:n, ESRI:n or WKT
+  --file-format [NAME=]FORMAT   force the format: csv, esri-lines, esri-array, esri-featureset, geojson,
+                                geojsonseq, recording (default: recognised)
 Pacing:
   --speed X                     recorded timing X times faster (recordings, CSV) (default 1;
                                 0.000001 to 1000000)
@@ -91,23 +93,74 @@ Faults (each announced on stderr when it fires):
   --expire-token-after S        every S seconds issue a new socket token and close
                                 connections using the old one with 4401
   -h, --help                    show this help
+  --version                     print the version
+
+A flag's value may also be attached: --port=6180. Still read, deprecated: --csv (--columns),
+--layer-columns and --hotspots-columns NAME=… (--columns NAME=…), --layer-format (--file-format),
+and wkid=N in a column mapping (--in-sr).
 
 Examples:
   stream-simulator --fleet 25 --port 0
   stream-simulator --layer Hurricanes=hurdat2_2000_season_flat.csv --port 0
   stream-simulator --hotspots Burglary=portland_nij_cfs_burglary_2012-03_2016-08.csv \\
-      --hotspots-columns Burglary=x=x_coordina,y=y_coordina,time=occ_date,wkid=2913 --job-delay 500 --port 0
+      --columns Burglary=x=x_coordina,y=y_coordina,time=occ_date --in-sr Burglary=2913 --job-delay 500 --port 0
 """
-
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// One line on stderr. A closed or failing stderr is ignored: faults are announced there, and a
 /// reader that stopped reading (`2>&1 | head -1`) must not stop the server.
 func log(_ text: String) {
     try? FileDescriptorOutput.standardError.write("stream-simulator: \(text)\n")
+}
+
+/// Deprecated spellings still read.
+let aliases = ["--csv": "--columns", "--layer-columns": "--columns", "--hotspots-columns": "--columns", "--layer-format": "--file-format"]
+
+/// `[NAME=]VALUE` of a per-file flag: named when the text starts with a
+/// name (letters, digits, `_`, `-`) and `=`, and `isNamed` agrees given the
+/// rest (for `--columns`, the rest is itself a `key=…` list).
+func perFile(_ text: String, flag: String, what: String, isNamed: (String) -> Bool = { _ in true }) throws -> (name: String?, value: String) {
+    guard let equals = text.firstIndex(of: "="),
+          text[..<equals].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }),
+          isNamed(String(text[text.index(after: equals)...])) else { return (nil, text) }
+    do {
+        let (name, value) = try LayerSpecification.split(text, flag: flag, what: what)
+        return (name, value)
+    } catch {
+        throw UsageError(error.description)
+    }
+}
+
+/// A number within `range` (time values use the bounds `entitystream` uses: ``TimeBounds``).
+func number(_ arguments: inout ArgumentList, _ flag: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {
+    let text = try arguments.value(for: flag)
+    guard let number = Double(text), number.isFinite, range.contains(number), !(excludingLowerBound && number == range.lowerBound) else {
+        throw UsageError("\(flag) expects a number \(excludingLowerBound ? "above" : "from") \(range.lowerBound) \(excludingLowerBound ? "up " : "")to \(range.upperBound), not '\(text)'")
+    }
+    return number
+}
+
+/// The per-file options (`--columns`, `--in-sr`, `--file-format`), by the
+/// name they were given for (nil: every file without its own).
+struct PerFileOptions {
+    let columns: [String?: FeatureColumnMapping]
+    let inputReferences: [String?: Int]
+    let fileFormats: [String?: FeatureFileFormat]
+    let trackField: String?
+
+    /// The track CSV mapping of service `name`: its own --columns, else the unnamed one.
+    func trackMapping(_ name: String) throws -> CSVColumnMapping? {
+        guard let mapping = columns[name] ?? columns[nil] else { return nil }
+        do { return try CSVColumnMapping(columns: mapping, trackField: trackField) } catch { throw UsageError("--columns: \(error)") }
+    }
+
+    /// The load options of layer or task `name`: its own columns, SR and format, else the unnamed ones.
+    func loadOptions(_ name: String) -> FeatureLoadOptions {
+        var options = FeatureLoadOptions()
+        if let mapping = columns[name] ?? columns[nil] { options.mapping = mapping }
+        if let wkid = inputReferences[name] ?? inputReferences[nil] { options.mapping.wkid = wkid }
+        options.format = fileFormats[name] ?? fileFormats[nil]
+        return options
+    }
 }
 
 func parse(_ words: [String]) throws -> SimulatorConfiguration? {
@@ -118,84 +171,59 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
     var fleetCount: Int?
     var recordings: [String] = []
     var namedServices: [String] = []
-    var csvMapping: CSVColumnMapping?
     var layerTexts: [String] = []
-    var layerColumns: [(name: String, mapping: FeatureColumnMapping)] = []
-    var layerFormats: [(name: String, format: FeatureFileFormat)] = []
     var hotSpotTexts: [String] = []
-    var hotSpotColumns: [(name: String, mapping: FeatureColumnMapping)] = []
+    var columns: [String?: FeatureColumnMapping] = [:]
+    var inputReferences: [String?: Int] = [:]
+    var fileFormats: [String?: FeatureFileFormat] = [:]
     var tlsCertificate: String?
     var tlsKey: String?
-    var index = 0
-    func value(_ flag: String) throws -> String {
-        index += 1
-        guard index < words.count else { throw UsageError("\(flag) needs a value") }
-        return words[index]
-    }
-    func integer(_ flag: String, minimum: Int, maximum: Int = .max) throws -> Int {
-        let text = try value(flag)
-        guard let number = Int(text), number >= minimum else { throw UsageError("\(flag) expects a whole number ≥ \(minimum), not '\(text)'") }
-        guard number <= maximum else { throw UsageError("\(flag) expects a whole number ≤ \(maximum), not '\(text)'") }
-        return number
-    }
-    /// A number within `range` (time values use the bounds `entitystream` uses: ``TimeBounds``).
-    func number(_ flag: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {
-        let text = try value(flag)
-        guard let number = Double(text), number.isFinite, range.contains(number), !(excludingLowerBound && number == range.lowerBound) else {
-            throw UsageError("\(flag) expects a number \(excludingLowerBound ? "above" : "from") \(range.lowerBound) \(excludingLowerBound ? "up " : "")to \(range.upperBound), not '\(text)'")
-        }
-        return number
-    }
+    var arguments = ArgumentList(words, program: "stream-simulator")
+    arguments.aliases = aliases
     let maximumMilliseconds = Int(TimeBounds.maximumMilliseconds)
-    while index < words.count {
-        let word = words[index]
+    while let word = try arguments.nextFlag() {
         switch word {
-        case "-h", "--help": return nil
-        case "--fleet": fleetCount = try integer(word, minimum: 1)
-        case "--recording": recordings.append(try value(word))
-        case "--service": namedServices.append(try value(word))
-        case "--csv":
-            do { csvMapping = try CSVColumnMapping(parsing: try value(word)) } catch let error as CSVError { throw UsageError("--csv: \(error)") }
-        case "--track-field": configuration.trackIDField = try value(word)
-        case "--layer": layerTexts.append(try value(word))
-        case "--layer-columns":
-            do {
-                let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "x=COL,y=COL,time=COL,…")
-                layerColumns.append((name, try FeatureColumnMapping(parsing: text)))
-            } catch let error as SimulatorError { throw UsageError(error.description) } catch let error as CSVError { throw UsageError("--layer-columns: \(error)") }
-        case "--layer-format":
-            do {
-                let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "FORMAT")
-                guard let format = FeatureFileFormat(name: text) else {
-                    throw UsageError("--layer-format \(name)=\(text): unknown format (one of \(FeatureFileFormat.names))")
-                }
-                layerFormats.append((name, format))
-            } catch let error as SimulatorError { throw UsageError(error.description) }
-        case "--hotspots": hotSpotTexts.append(try value(word))
-        case "--hotspots-columns":
-            do {
-                let (name, text) = try LayerSpecification.split(try value(word), flag: word, what: "x=COL,y=COL,time=COL,…")
-                hotSpotColumns.append((name, try FeatureColumnMapping(parsing: text)))
-            } catch let error as SimulatorError { throw UsageError(error.description) } catch let error as CSVError { throw UsageError("--hotspots-columns: \(error)") }
-        case "--job-delay": configuration.jobDelayMilliseconds = Int64(try integer(word, minimum: 0, maximum: 3_600_000))
-        case "--job-execution": configuration.jobExecutionMilliseconds = Int64(try integer(word, minimum: 0, maximum: 3_600_000))
-        case "--max-record-count": configuration.maxRecordCount = try integer(word, minimum: 1)
+        case "-h", "--help", "help": return nil
+        case "--fleet": fleetCount = try arguments.integer(for: word, minimum: 1)
+        case "--recording": recordings.append(try arguments.value(for: word))
+        case "--service": namedServices.append(try arguments.value(for: word))
+        case "--track-field": configuration.trackIDField = try arguments.value(for: word)
+        case "--layer": layerTexts.append(try arguments.value(for: word))
+        case "--columns":
+            let (name, text) = try perFile(try arguments.value(for: word), flag: word, what: "x=COL,y=COL,…") { rest in
+                rest.split(separator: ",").first?.contains("=") == true
+            }
+            guard columns[name] == nil else { throw UsageError("--columns \(name.map { "\($0)=" } ?? "")… is given twice") }
+            columns[name] = try ArgumentList.columnMapping(text, flag: word, program: "stream-simulator")
+        case "--in-sr":
+            let text = try arguments.value(for: word)
+            let (name, value) = try perFile(text, flag: word, what: "SR")
+            do { inputReferences[name] = try SpatialReference.parse(text: value).code } catch { throw UsageError("--in-sr: \(error)") }
+        case "--file-format":
+            let (name, text) = try perFile(try arguments.value(for: word), flag: word, what: "FORMAT")
+            guard let format = FeatureFileFormat(name: text) else {
+                throw UsageError("--file-format \(name.map { "\($0)=" } ?? "")\(text): unknown format (one of \(FeatureFileFormat.names))")
+            }
+            fileFormats[name] = format
+        case "--hotspots": hotSpotTexts.append(try arguments.value(for: word))
+        case "--job-delay": configuration.jobDelayMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: 3_600_000))
+        case "--job-execution": configuration.jobExecutionMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: 3_600_000))
+        case "--max-record-count": configuration.maxRecordCount = try arguments.integer(for: word, minimum: 1)
         case "--no-layer-pagination": configuration.layerPagination = false
         case "--no-archive": configuration.fleetArchive = false
         case "--no-related": configuration.fleetRelated = false
-        case "--speed": configuration.pacing.speed = try number(word, in: TimeBounds.speeds)
-        case "--interval": configuration.pacing.intervalMilliseconds = Int64(try integer(word, minimum: 0, maximum: maximumMilliseconds))
+        case "--speed": configuration.pacing.speed = try number(&arguments, word, in: TimeBounds.speeds)
+        case "--interval": configuration.pacing.intervalMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: maximumMilliseconds))
         case "--loop": configuration.pacing.loop = true
         case "--burst": configuration.pacing.burst = true
         case "--seed":
-            let text = try value(word)
+            let text = try arguments.value(for: word)
             guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
             fleet.seed = seed
-        case "--rate": fleet.ratePerVehicle = try number(word, in: 0.001...1000)
-        case "--port": configuration.port = try integer(word, minimum: 0)
-            if configuration.port > 65535 { throw UsageError("--port expects 0–65535") }
+        case "--rate": fleet.ratePerVehicle = try number(&arguments, word, in: 0.001...1000)
+        case "--port": configuration.port = try arguments.integer(for: word, minimum: 0, maximum: 65535)
         case "--host":
-            let host = try value(word)
+            let host = try arguments.value(for: word)
             do {
                 try ListenAddress(parsing: host).checkUsable()
             } catch {
@@ -203,24 +231,25 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
                 throw UsageError("--host: \(error)")
             }
             configuration.host = host
-        case "--token": configuration.token = try value(word)
+        case "--token": configuration.token = try arguments.value(for: word)
         case "--cors-origins":
-            do { configuration.cors = try CORSPolicy.parse(try value(word)) } catch let error as SimulatorError { throw UsageError(error.description) }
-        case "--tls-cert": tlsCertificate = try value(word)
-        case "--tls-key": tlsKey = try value(word)
-        case "--drop-after": configuration.faults.dropAfter = try integer(word, minimum: 1)
+            do { configuration.cors = try CORSPolicy.parse(try arguments.value(for: word)) } catch let error as SimulatorError {
+                throw UsageError(error.description)
+            }
+        case "--tls-cert": tlsCertificate = try arguments.value(for: word)
+        case "--tls-key": tlsKey = try arguments.value(for: word)
+        case "--drop-after": configuration.faults.dropAfter = try arguments.integer(for: word, minimum: 1)
         case "--close-code":
-            do { configuration.faults.closeCode = try FaultPlan.parseCloseCode(try value(word)) } catch let error as SimulatorError { throw UsageError(error.description) }
-        case "--malformed-every": configuration.faults.malformedEvery = try integer(word, minimum: 1)
-        case "--stall": configuration.faults.stallMilliseconds = Int64(try integer(word, minimum: 1, maximum: maximumMilliseconds))
-        case "--stall-after": configuration.faults.stallAfter = try integer(word, minimum: 0)
-        case "--reject-first": configuration.faults.rejectFirst = try integer(word, minimum: 0)
+            do { configuration.faults.closeCode = try FaultPlan.parseCloseCode(try arguments.value(for: word)) } catch let error as SimulatorError { throw UsageError(error.description) }
+        case "--malformed-every": configuration.faults.malformedEvery = try arguments.integer(for: word, minimum: 1)
+        case "--stall": configuration.faults.stallMilliseconds = Int64(try arguments.integer(for: word, minimum: 1, maximum: maximumMilliseconds))
+        case "--stall-after": configuration.faults.stallAfter = try arguments.integer(for: word, minimum: 0)
+        case "--reject-first": configuration.faults.rejectFirst = try arguments.integer(for: word, minimum: 0)
         case "--expire-token-after":
-            configuration.faults.expireTokenAfterSeconds = try number(word, in: 0...TimeBounds.maximumSeconds, excludingLowerBound: true)
+            configuration.faults.expireTokenAfterSeconds = try number(&arguments, word, in: 0...TimeBounds.maximumSeconds, excludingLowerBound: true)
         default:
             throw UsageError("unknown option '\(word)' (see stream-simulator --help)")
         }
-        index += 1
     }
     switch (tlsCertificate, tlsKey) {
     case (let certificate?, let key?): configuration.tls = TLSFiles(certificatePath: certificate, privateKeyPath: key)
@@ -232,41 +261,36 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         configured.vehicles = fleetCount
         configuration.services.append(ServiceSpecification(name: SnowplowFleet.serviceName, source: .fleet(configured)))
     }
+    let files = PerFileOptions(columns: columns, inputReferences: inputReferences, fileFormats: fileFormats, trackField: configuration.trackIDField)
     for path in recordings {
         let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let name = String(base.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
-        configuration.services.append(ServiceSpecification(name: name.isEmpty ? "Recording" : name,
-                                                           source: ServiceSpecification.source(forFile: path, csvMapping: csvMapping)))
+        let service = name.isEmpty ? "Recording" : name
+        configuration.services.append(ServiceSpecification(name: service, source: ServiceSpecification.source(forFile: path, csvMapping: try files.trackMapping(service))))
     }
     for text in namedServices {
-        do { configuration.services.append(try ServiceSpecification.parse(text, csvMapping: csvMapping, fleet: fleet)) } catch { throw UsageError(error.description) }
+        let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+        let mapping = try files.trackMapping(name)
+        do { configuration.services.append(try ServiceSpecification.parse(text, csvMapping: mapping, fleet: fleet)) } catch {
+            throw UsageError(error.description)
+        }
     }
     for text in layerTexts {
-        do { configuration.layers.append(try LayerSpecification.parse(text)) } catch { throw UsageError(error.description) }
+        var layer: LayerSpecification
+        do { layer = try LayerSpecification.parse(text) } catch { throw UsageError(error.description) }
+        layer.options = files.loadOptions(layer.name)
+        configuration.layers.append(layer)
     }
     for text in hotSpotTexts {
-        do { configuration.hotSpotServices.append(try HotSpotServiceSpecification.parse(text)) } catch { throw UsageError(error.description) }
+        var service: HotSpotServiceSpecification
+        do { service = try HotSpotServiceSpecification.parse(text) } catch { throw UsageError(error.description) }
+        service.options = files.loadOptions(service.name)
+        configuration.hotSpotServices.append(service)
     }
-    for (name, mapping) in layerColumns {
-        if let index = configuration.layers.firstIndex(where: { $0.name == name }) {
-            configuration.layers[index].options.mapping = mapping
-        } else if let index = configuration.hotSpotServices.firstIndex(where: { $0.name == name }) {
-            configuration.hotSpotServices[index].options.mapping = mapping
-        } else {
-            throw UsageError("--layer-columns names layer '\(name)', which no --layer NAME=FILE (or --hotspots NAME=FILE) gives")
-        }
-    }
-    for (name, mapping) in hotSpotColumns {
-        guard let index = configuration.hotSpotServices.firstIndex(where: { $0.name == name }) else {
-            throw UsageError("--hotspots-columns names service '\(name)', which no --hotspots NAME=FILE gives")
-        }
-        configuration.hotSpotServices[index].options.mapping = mapping
-    }
-    for (name, format) in layerFormats {
-        guard let index = configuration.layers.firstIndex(where: { $0.name == name }) else {
-            throw UsageError("--layer-format names layer '\(name)', which no --layer NAME=FILE gives")
-        }
-        configuration.layers[index].options.format = format
+    let served = Set(configuration.services.map(\.name) + configuration.layers.map(\.name) + configuration.hotSpotServices.map(\.name))
+    let named = Set(columns.keys.compactMap { $0 }).union(inputReferences.keys.compactMap { $0 }).union(fileFormats.keys.compactMap { $0 })
+    if let unknown = named.subtracting(served).sorted().first {
+        throw UsageError("--columns, --in-sr or --file-format names '\(unknown)', which no --service, --recording, --layer or --hotspots gives")
     }
     guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty else {
         throw UsageError("nothing to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
@@ -281,6 +305,9 @@ do {
         exit(0)
     }
     configuration = parsed
+} catch is VersionRequested {
+    print(ProgramVersion.line(program: "stream-simulator"))
+    exit(0)
 } catch {
     log("\(error)")
     exit(2)

@@ -24,8 +24,9 @@ public struct AnalysisContext: Sendable {
 
     /// Publishes result lines that are not features (e.g. statistics records),
     /// each with its members.
-    public func emit(records: [JSONObject]) async {
-        await runtime.report(records.map { AnalysisEvent(job: job, command: command, phase: .result, members: $0) }, for: job)
+    public func emit(records: [(members: JSONObject, dateKeys: [String])]) async {
+        await runtime.report(records.map { AnalysisEvent(job: job, command: command, phase: .result, members: $0.members, dateKeys: $0.dateKeys) },
+                             for: job)
     }
 
     /// Publishes already built result events (members and feature set by the job).

@@ -1,9 +1,13 @@
 import EntityStreamCore
 import Locking
+import Projection
 import Synchronization
 
 /// Writes a subscriber's events as JSON lines to a file descriptor
-/// (standard output by default).
+/// (standard output by default) — or, in a feature format (GeoJSON, CSV),
+/// the features there and every other event as a JSON line to a side file
+/// descriptor (standard error by default; a side that cannot be written is
+/// not an error of the output).
 ///
 /// Each batch is formatted into a buffer that is written at the end of the
 /// batch (and whenever it passes ``flushBytes``), so a downstream reader
@@ -31,16 +35,22 @@ public final class JSONLinesWriter: Sendable {
     private let subscriber: Subscriber
     private let schema: SchemaBox
     private let format: OutputFormat
+    private let coordinates: SpatialReference?
     private let output: FileDescriptorOutput
+    private let side: FileDescriptorOutput
     private let observationLimit: Int?
     private let counters: Counters
 
-    /// Observation events written so far, for progress reports. Thread-safe.
+    /// Observation events written so far, for progress reports, and CSV
+    /// values that had no column. Thread-safe.
     public final class Counters: Sendable {
         private let observations = Atomic<Int>(0)
+        private let dropped = Atomic<Int>(0)
         private let flushed = Atomic<Int>(0)
         public init() {}
         public var observationsWritten: Int { observations.load(ordering: .relaxed) }
+        /// CSV values whose key had no column (``FeatureFormatter/droppedValues``).
+        public var valuesWithoutColumn: Int { dropped.load(ordering: .relaxed) }
         /// Observation events whose lines the output has taken (`write` returned):
         /// what a JetStream consumer may acknowledge.
         public var observationsFlushed: Int { flushed.load(ordering: .acquiring) }
@@ -49,6 +59,9 @@ public final class JSONLinesWriter: Sendable {
         }
         func add(observations count: Int) {
             observations.add(count, ordering: .relaxed)
+        }
+        func setDropped(_ count: Int) {
+            dropped.store(count, ordering: .relaxed)
         }
     }
 
@@ -65,14 +78,17 @@ public final class JSONLinesWriter: Sendable {
     /// Room for a flush's worth and the batch's last events, so a buffer rarely grows.
     static let bufferCapacity = 2 * flushBytes
 
-    public init(subscriber: Subscriber, schema: SchemaBox, format: OutputFormat, fileDescriptor: Int32 = 1,
-                observationLimit: Int? = nil, counters: Counters = Counters(),
+    /// `coordinates`: where a CSV writes x and y (WGS84 unless the user chose another; nil: as the features carry them).
+    public init(subscriber: Subscriber, schema: SchemaBox, format: OutputFormat, coordinates: SpatialReference? = .wgs84,
+                fileDescriptor: Int32 = 1, sideFileDescriptor: Int32 = 2, observationLimit: Int? = nil, counters: Counters = Counters(),
                 thread: BlockingIOThread = BlockingIOThread(name: "entitystream-output")) {
         self.thread = thread
         self.subscriber = subscriber
         self.schema = schema
         self.format = format
+        self.coordinates = coordinates
         output = FileDescriptorOutput(fileDescriptor: fileDescriptor)
+        side = FileDescriptorOutput(fileDescriptor: sideFileDescriptor)
         output.enlargePipeBuffer()
         self.observationLimit = observationLimit
         self.counters = counters
@@ -112,16 +128,18 @@ public final class JSONLinesWriter: Sendable {
     }
 
     private func write() async -> Ending {
-        var formatter = JSONLinesFormatter(format: format, schema: schema.schema)
+        var formatter = JSONLinesFormatter(format: format, schema: schema.schema, coordinates: coordinates)
         var writer = JSONWriter(capacity: Self.bufferCapacity)
         var spare: JSONWriter? = JSONWriter(capacity: Self.bufferCapacity)
+        var sideLines = JSONWriter(capacity: format.printsFeatures ? 4096 : 0)
         var inFlight: Write?
         var observations = 0
         let output = self.output
+        let side = self.side
         let abandonment = self.abandonment
 
-        /// Hands `writer` to the output thread once the previous write has
-        /// finished, taking that write's buffer back to fill next.
+        /// Hands `writer` (and the side lines) to the output thread once the
+        /// previous write has finished, taking that write's buffer back to fill next.
         func submit() async -> Ending? {
             if let pending = inFlight {
                 let (returned, failure) = await pending.value
@@ -131,6 +149,8 @@ public final class JSONLinesWriter: Sendable {
             }
             if isAbandoned { return .finished }
             let full = writer
+            let sideFull = sideLines
+            sideLines.removeAll()
             let observationsInBuffer = observations
             let counters = self.counters
             let job = thread.start {
@@ -138,6 +158,8 @@ public final class JSONLinesWriter: Sendable {
                 let failure: FileDescriptorOutput.Failure?
                 do throws(FileDescriptorOutput.Failure) { try output.write(buffer); failure = nil } catch { failure = error }
                 if failure == nil { counters.flushed(upTo: observationsInBuffer) }
+                // The side (stderr) carries what is not a feature; it failing is not the output failing.
+                if sideFull.count > 0 { try? side.write(sideFull) }
                 buffer.removeAll()
                 return (buffer, failure)
             }
@@ -168,7 +190,7 @@ public final class JSONLinesWriter: Sendable {
             while index < batch.count {
                 // Formatted by index (no copy of each event), a slice between flushes.
                 let isObservation = batch[index].kind == .observation
-                formatter.append(batch[index], to: &writer)
+                formatter.append(batch[index], to: &writer, side: &sideLines)
                 index += 1
                 if isObservation {
                     observations += 1
@@ -180,8 +202,9 @@ public final class JSONLinesWriter: Sendable {
                 }
                 if writer.count >= Self.flushBytes, let ending = await submit() { return ending }
             }
-            if writer.count > 0, let ending = await submit() { return ending }
+            if writer.count > 0 || sideLines.count > 0, let ending = await submit() { return ending }
             counters.add(observations: observationsInBatch)
+            counters.setDropped(formatter.droppedValues)
             if reachedLimit { return await drain() ?? .limitReached }
         }
         return await drain() ?? .finished

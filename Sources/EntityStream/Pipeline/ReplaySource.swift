@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A file given by path is streamed in bounded chunks
 /// (``RecordingFileReader``), never read whole: memory does not grow with its
-/// size. Standard input (`replay -`) and CSV tracks (`replay --csv`) are the
+/// size. Standard input (`replay -`) and CSV tracks (`replay --columns`) are the
 /// exceptions: they are held in memory (stdin cannot be read twice for
 /// `--loop`; a CSV track is sorted by time and its column types are inferred
 /// over all rows), see ``prepare(bytes:path:trackIDField:filter:pacing:loop:)``
@@ -248,6 +248,7 @@ public struct ReplaySource: Sendable {
 
         init(schema: Schema, spatialReference: Int?, filter: StreamFilter) throws {
             decoder = EsriFeatureDecoder(schema: schema)
+            decoder.spatialReference = spatialReference
             announced = schema
             self.spatialReference = spatialReference
             activeFilter = filter

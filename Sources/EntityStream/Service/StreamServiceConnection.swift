@@ -301,7 +301,8 @@ public actor StreamServiceConnection {
         socket = connection
         resolveOutcome(.connected, upTo: episode)
         await publishStatus(error: nil)
-        let end = await receive(from: connection, schema: schema)
+        let end = await receive(from: connection, schema: schema,
+                                spatialReference: options.filter.outSpatialReference ?? description.spatialReference)
         if socket === connection { socket = nil }
         failPendingFilters(reason: "the connection closed before the server answered")
         return end
@@ -476,8 +477,11 @@ public actor StreamServiceConnection {
 
     // MARK: Receiving
 
-    private func receive(from connection: WebSocketConnection, schema: Schema) async -> StreamConnectionStateMachine.AttemptEnd {
+    /// `spatialReference`: the stream's (the outSR asked for, else the
+    /// description's), given to points whose message names none.
+    private func receive(from connection: WebSocketConnection, schema: Schema, spatialReference: Int?) async -> StreamConnectionStateMachine.AttemptEnd {
         var decoder = EsriFeatureDecoder(schema: schema)
+        decoder.spatialReference = spatialReference
         var messages: [StreamMessage] = []
         do {
             for try await batch in connection.inbound {

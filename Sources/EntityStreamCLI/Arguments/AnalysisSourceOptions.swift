@@ -1,16 +1,21 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
+import Projection
 
 /// Where a one-shot analysis reads from — a remote ArcGIS layer URL or a
 /// local file — with the options of each: the token and certificate trust
-/// for URLs, the column mapping and format for files. Shared by `query`,
-/// `statistics` and `hotspots`.
+/// for URLs, the column mapping, the coordinates' spatial reference and the
+/// format for files; and what it writes. Shared by `query`, `statistics`
+/// and `hotspots`.
 struct AnalysisSourceOptions {
     var source = ""
     var token: String?
     var allowSelfSigned = false
     var load = FeatureLoadOptions()
     var format = OutputFormat.esri
+    /// `--in-sr` or a column mapping's `wkid=` was given.
+    var inputReferenceGiven = false
 
     /// True when the source is an http(s) URL rather than a file.
     var isRemote: Bool {
@@ -24,11 +29,15 @@ struct AnalysisSourceOptions {
       Source (a layer URL or a file):
         --token T                   ArcGIS token for the layer (never printed)
         --insecure                  accept a self-signed TLS certificate (local simulator only)
-        --columns x=C,y=C[,time=C][,end=C][,track=C][,oid=C][,wkid=N]
-                                    which CSV columns hold the coordinates, times, ids
+        --columns x=C,y=C[,time=C][,end=C][,track=C][,oid=C]
+                                    which columns hold the coordinates, times, ids (time=none: no time)
+        --in-sr SR                  the spatial reference of the file's coordinates (default: the
+                                    file's own, else 4326): a WKID, EPSG:n, ESRI:n or WKT
         --file-format NAME          force the file's format (\(FeatureFileFormat.names))
-      Output (JSON lines on stdout):
-        --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
+      Output (on stdout):
+        --format esri|geojson|csv   Esri JSON lines (default); or the results for a GIS: one GeoJSON
+                                    Feature per line (WGS84), or a CSV table with x/y columns (WGS84
+                                    unless --out-sr), the other lines as JSON on stderr
     """
 
     /// Consumes `flag` (and its value) if it is one of these options.
@@ -37,9 +46,12 @@ struct AnalysisSourceOptions {
         case "--token": token = try arguments.value(for: flag)
         case "--insecure": allowSelfSigned = true
         case "--columns":
-            do { load.mapping = try FeatureColumnMapping(parsing: try arguments.value(for: flag)) } catch let error as CSVError {
-                throw UsageError("--columns: \(error)")
-            } catch let error as UsageError { throw error } catch { throw UsageError("--columns: \(error)") }
+            let wkid = load.mapping.wkid
+            load.mapping = try arguments.columnMapping(for: flag)
+            if load.mapping.wkid != nil { inputReferenceGiven = true } else { load.mapping.wkid = wkid }
+        case "--in-sr":
+            load.mapping.wkid = try arguments.spatialReference(for: flag).code
+            inputReferenceGiven = true
         case "--file-format":
             let name = try arguments.value(for: flag)
             guard let format = FeatureFileFormat(name: name) else {
@@ -47,9 +59,7 @@ struct AnalysisSourceOptions {
             }
             load.format = format
         case "--format":
-            let text = try arguments.value(for: flag)
-            guard let parsed = OutputFormat(rawValue: text) else { throw UsageError("--format expects esri or geojson, not '\(text)'") }
-            format = parsed
+            format = try arguments.format(for: flag)
         default:
             return false
         }
@@ -60,5 +70,13 @@ struct AnalysisSourceOptions {
     mutating func take(_ word: String, command: String) throws(UsageError) {
         guard source.isEmpty else { throw UsageError("\(command): unexpected argument '\(word)'; give one layer URL or file") }
         source = word
+    }
+
+    /// Checks what only a file takes, for a URL source.
+    func checkRemote(command: String) throws(UsageError) {
+        guard isRemote else { return }
+        if load != FeatureLoadOptions() || inputReferenceGiven {
+            throw UsageError("\(command): --columns, --in-sr and --file-format apply to a local file, not to a service URL")
+        }
     }
 }

@@ -1,6 +1,8 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Foundation
+import Projection
 
 /// The options shared by `connect`, `replay` and the demo: the filter, the
 /// store's purge limits, and what is written where.
@@ -9,6 +11,8 @@ struct StreamOptions {
     var trackIDField: String?
     var purge = PurgeOptions()
     var events: Set<EventKind> = Set(EventKind.allCases)
+    /// True when `--events` was given (the feature formats otherwise leave the per-observation bookkeeping out).
+    var eventsGiven = false
     var format = OutputFormat.esri
     var limit: Int?
     var durationSeconds: Double?
@@ -16,25 +20,40 @@ struct StreamOptions {
     var rasters = RasterOptions()
     var publish = PublishOptions()
 
+    /// The event kinds a feature format prints by default: the features,
+    /// and what says how the stream goes, not the per-observation bookkeeping.
+    static let featureFormatEvents: Set<EventKind> = [.status, .observation, .filter, .error, .response, .dropped, .analysis]
+
     /// Checks combinations once every flag is read.
-    func validate() throws(UsageError) {
+    mutating func validate() throws(UsageError) {
+        if !eventsGiven && format.printsFeatures { events = Self.featureFormatEvents }
         if limit != nil && !events.contains(.observation) {
             throw UsageError("--limit counts printed observation events; include observation in --events")
         }
+        try Self.checkFormat(format, outSR: SpatialReference(code: filter.outSpatialReference))
         try rasters.validate()
         try publish.validate()
+    }
+
+    /// GeoJSON is WGS84 (RFC 7946): an --out-sr other than 4326 is refused with it.
+    static func checkFormat(_ format: OutputFormat, outSR: SpatialReference?) throws(UsageError) {
+        if format == .geojson, let outSR, outSR != .wgs84 {
+            throw UsageError("--format geojson writes WGS84 longitude/latitude (RFC 7946), so --out-sr \(outSR.label) cannot apply; use --format csv or esri for other coordinates")
+        }
+    }
+
+    /// Where a CSV writes x and y: the --out-sr asked for, else WGS84.
+    var csvCoordinates: SpatialReference? {
+        SpatialReference(code: filter.outSpatialReference) ?? .wgs84
     }
 
     /// Consumes `flag` (and its value) if it is one of these options; false if not.
     mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
         switch flag {
         case "--where":
-            let text = try arguments.value(for: flag)
-            do { try WhereClause.checkSyntax(text) } catch { throw UsageError("--where: \(error)") }
-            filter.whereClause = text
+            filter.whereClause = try arguments.whereClause(for: flag)
         case "--geometry":
-            let text = try arguments.value(for: flag)
-            do { filter.geometry = try StreamFilter.parseEnvelope(text) } catch { throw UsageError("--\(error)") }
+            filter.geometry = try arguments.envelope(for: flag)
         case "--out-fields":
             let names = try arguments.value(for: flag).split(separator: ",").map(String.init)
             guard names.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
@@ -42,7 +61,7 @@ struct StreamOptions {
             }
             filter.outFields = StreamFilter.parseOutFields(names)
         case "--out-sr":
-            filter.outSpatialReference = try arguments.integer(for: flag, minimum: 1)
+            filter.outSpatialReference = try arguments.spatialReference(for: flag).code
         case "--track-field":
             let name = try arguments.value(for: flag)
             guard !name.isEmpty else { throw UsageError("--track-field expects a field name") }
@@ -58,10 +77,9 @@ struct StreamOptions {
         case "--events":
             let text = try arguments.value(for: flag)
             do { events = try EventKind.parseList(text) } catch { throw UsageError("--events: \(error)") }
+            eventsGiven = true
         case "--format":
-            let text = try arguments.value(for: flag)
-            guard let parsed = OutputFormat(rawValue: text) else { throw UsageError("--format expects esri or geojson, not '\(text)'") }
-            format = parsed
+            format = try arguments.format(for: flag)
         case "--limit":
             limit = try arguments.integer(for: flag, minimum: 1)
         case "--duration":
@@ -82,10 +100,11 @@ struct StreamOptions {
         """
       Filter (sent to the service; applied locally when replaying):
         --where SQL                 where clause, e.g. "speed > 0"\(whereDefault.map { " (default \($0))" } ?? "")
-        --geometry xmin,ymin,xmax,ymax[,wkid]
-                                    keep features inside this envelope
+        --geometry xmin,ymin,xmax,ymax[,SR]
+                                    keep features inside this envelope (SR: its spatial reference)
         --out-fields a,b            attributes to receive (the track field is always kept)
-        --out-sr WKID               output spatial reference (e.g. 4326, 3857)
+        --out-sr SR                 output spatial reference: a WKID (4326, 3857, 2913…), EPSG:n,
+                                    ESRI:n, or WKT
         --track-field F             the field that identifies an entity (when the service names none)
       Entity store (purge options, as the ArcGIS Maps SDK):
         --max-duration S            forget observations S seconds after receipt (0 = off; default \(maxDurationDefault))
@@ -94,12 +113,16 @@ struct StreamOptions {
                                     keep at most N observations per track (0 = off; default off)
         --max-store-bytes B         keep the store within B bytes, oldest observations purged first
                                     (0 = off; default \(PurgeOptions.defaultMaximumStoreBytes), 512 MiB)
-      Output (JSON lines on stdout):
-        --events LIST               comma-separated event kinds to print, or all (default all):
-                                    status, observation, entity-received, observation-purged,
-                                    entity-purged, filter, error, response, dropped, analysis
-        --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
-                                    (for a GIS import, add --events observation)
+      Output (on stdout):
+        --format esri|geojson|csv   Esri JSON lines of every event (default); or features for a GIS:
+                                    one GeoJSON Feature per observation (WGS84), or a CSV table with
+                                    x/y columns (WGS84 unless --out-sr), the other events as JSON
+                                    lines on stderr
+        --events LIST               comma-separated event kinds to print, or all (default all; with
+                                    geojson or csv: status, observation, filter, error, response,
+                                    dropped, analysis): status, observation, entity-received,
+                                    observation-purged, entity-purged, filter, error, response,
+                                    dropped, analysis
         --limit N                   stop after N observation events
         --duration S                stop after S seconds
         --drop-when-slow            if stdout is slower than the stream, drop the oldest

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Transport
@@ -27,7 +28,7 @@ struct ConnectCommand {
 
     /// `extra` sees each flag first (`serve` takes its own flags so).
     init(arguments: inout ArgumentList, extra: ExtraFlags? = nil) throws {
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             if let extra, try extra(word, &arguments) { continue }
             if word == "-h" || word == "--help" { throw HelpRequested(text: Self.help) }
             if try stream.parse(word, from: &arguments) { continue }
@@ -134,13 +135,4 @@ struct ConnectionOptions {
         options.selfSignedCertificateHint = "if this is the local stream-simulator, --insecure accepts its self-signed certificate"
         return options
     }
-}
-
-/// A parser that sees each flag before a command's own: true when it took
-/// the flag (and its value) from the list.
-typealias ExtraFlags = (String, inout ArgumentList) throws -> Bool
-
-/// `--help` anywhere: print the text on stdout and exit 0.
-struct HelpRequested: Error {
-    let text: String
 }

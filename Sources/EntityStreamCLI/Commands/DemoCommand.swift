@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import StreamSimulator
@@ -34,7 +35,7 @@ struct DemoCommand {
     init(arguments: inout ArgumentList) throws {
         stream.filter.whereClause = "speed > 0"
         stream.purge.maximumDuration = 300
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--vehicles": fleet.vehicles = try arguments.integer(for: word, minimum: 1, maximum: 100_000)

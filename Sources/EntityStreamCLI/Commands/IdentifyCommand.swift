@@ -1,5 +1,7 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
+import Projection
 import Raster
 
 /// `entitystream identify RASTER.tif …`: the "Identify raster cell" sample —
@@ -9,34 +11,43 @@ struct IdentifyCommand {
     var path = ""
     var points: [IdentifyPoint] = []
     var spatialReference: SpatialReference?
+    var outSpatialReference: SpatialReference?
     var format = OutputFormat.esri
 
     static let help = """
-    Usage: entitystream identify RASTER.tif [--at x,y]… [--sr WKID] [--format esri|geojson]
+    Usage: entitystream identify RASTER.tif [--at x,y]… [--in-sr SR] [--out-sr SR] [--format esri|geojson|csv]
 
     Identifies the cell of a GeoTIFF under each point and prints one JSON line per
     point (an analysis result: the cell's extent as a polygon in the point's
-    spatial reference, its Band_0…, Pixel.Type, column, row, xmin, ymin, xmax,
-    ymax), then a summary line. A NoData cell has null bands and "NoData": true;
-    a point outside the raster, or on its right or bottom edge, has "cell": null.
+    spatial reference, or --out-sr's, its Band_0…, Pixel.Type, column, row,
+    xmin, ymin, xmax, ymax), then a summary line. A NoData cell has null bands
+    and "NoData": true; a point outside the raster, or on its right or bottom
+    edge, has "cell": null (and null attributes).
 
-    Without --at, points are read from stdin as JSON lines {"x":…,"y":…,"sr":…}
-    ("sr" and an "id" to echo are optional); a line that is not a point is
+    Without --at, points are read from stdin as JSON lines {"x":…,"y":…,"inSR":…}
+    ("inSR" and an "id" to echo are optional); a line that is not a point is
     answered with an "error" naming its line number, and the rest go on.
 
     Example:
-      entitystream identify dem.tif --at -111.9,40.6 --sr 4326
+      entitystream identify dem.tif --at -111.9,40.6 --in-sr 4326
 
     Options:
       --at x,y                    a point (repeatable)
-      --sr WKID                   the spatial reference of points that give none
-                                  (default: the raster's own; e.g. 4326, 3857)
-      --format esri|geojson       Esri JSON geometry (default) or GeoJSON Features
+      --in-sr SR                  the spatial reference of points that give none (default: the
+                                  raster's own): a WKID (4326, 3857…), EPSG:n, ESRI:n or WKT
+      --out-sr SR                 write the answers in this spatial reference (default: each point's)
+      --format esri|geojson|csv   Esri JSON lines (default); or the answers for a GIS: one GeoJSON
+                                  Feature per point (WGS84), or a CSV table with x/y columns (WGS84
+                                  unless --out-sr), the other lines as JSON on stderr
       -h, --help                  show this help
     """
 
+    /// Deprecated spellings still read.
+    static let aliases = ["--sr": "--in-sr"]
+
     init(arguments: inout ArgumentList) throws {
-        while let word = try arguments.next() {
+        arguments.aliases = Self.aliases
+        while let word = try arguments.nextFlag() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--at":
@@ -46,13 +57,9 @@ struct IdentifyCommand {
                     throw UsageError("--at expects x,y (two numbers, e.g. --at -111.9,40.6), not '\(text)'")
                 }
                 points.append(IdentifyPoint(x: x, y: y))
-            case "--sr":
-                let wkid = try arguments.integer(for: word, minimum: 1, maximum: IdentifyPoint.maximumWKID)
-                spatialReference = SpatialReference(wkid: wkid)
-            case "--format":
-                let text = try arguments.value(for: word)
-                guard let parsed = OutputFormat(rawValue: text) else { throw UsageError("--format expects esri or geojson, not '\(text)'") }
-                format = parsed
+            case "--in-sr": spatialReference = try arguments.spatialReference(for: word)
+            case "--out-sr": outSpatialReference = try arguments.spatialReference(for: word)
+            case "--format": format = try arguments.format(for: word)
             default:
                 if word.hasPrefix("-") && word.count > 1 { throw UsageError("identify: unknown option '\(word)' (see entitystream identify --help)") }
                 guard path.isEmpty else { throw UsageError("identify: unexpected argument '\(word)'; give one raster") }
@@ -60,6 +67,7 @@ struct IdentifyCommand {
             }
         }
         guard !path.isEmpty else { throw UsageError("identify: missing the RASTER.tif to identify in") }
+        try StreamOptions.checkFormat(format, outSR: outSpatialReference)
     }
 
     func run() async throws -> Int32 {
@@ -73,7 +81,7 @@ struct IdentifyCommand {
             do { try await raster.check(spatialReference) } catch {
                 switch error {
                 case .unknownSpatialReference, .noTransformation:
-                    throw UsageError("--sr \(spatialReference.wkid): \(error)")
+                    throw UsageError("--in-sr \(spatialReference.label): \(error)")
                 case .unknownRasterCRS:
                     // The raster's fault, not the option's: a runtime failure naming the file.
                     Stderr.line("entitystream: identify: \(error)")
@@ -84,8 +92,10 @@ struct IdentifyCommand {
             }
         }
         let input: IdentifyRasterJob.Input = points.isEmpty ? .jsonLines(Self.numberedLines()) : .points(points)
-        let job = IdentifyRasterJob(raster: raster, input: input, defaultSpatialReference: spatialReference)
+        let job = IdentifyRasterJob(raster: raster, input: input, defaultSpatialReference: spatialReference,
+                                    outSpatialReference: outSpatialReference)
         var analysis = OneShotAnalysis(format: format)
+        analysis.coordinates = outSpatialReference ?? .wgs84
         let file = path
         analysis.failureInSummary = { summary in
             guard let count = summary["unreadable"]?.intValue, count > 0 else { return nil }

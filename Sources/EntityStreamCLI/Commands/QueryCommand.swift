@@ -1,5 +1,7 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
+import Projection
 
 /// `entitystream query LAYER_URL|FILE …`: the "Query with time extent"
 /// sample — features of a remote ArcGIS layer (paged as ArcGIS clients
@@ -26,9 +28,9 @@ struct QueryCommand {
         --time START,END            time extent (either end may be empty)
         --where SQL                 where clause
         --out-fields a,b|*          fields to return (default *)
-        --geometry xmin,ymin,xmax,ymax[,wkid]
-                                    features inside this envelope
-        --out-sr WKID               output spatial reference (4326, 3857)
+        --geometry xmin,ymin,xmax,ymax[,SR]
+                                    features inside this envelope (SR: its spatial reference)
+        --out-sr SR                 output spatial reference: a WKID, EPSG:n, ESRI:n or WKT
         --order-by "f [ASC|DESC],…" order of the features
         --limit N                   at most N features
         --count-only                only the number of features
@@ -37,25 +39,17 @@ struct QueryCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
-            case "--time":
-                let text = try arguments.value(for: word)
-                do { query.time = try TimeExtent.parseArgument(text) } catch { throw UsageError("--time: \(error)") }
-            case "--where":
-                let text = try arguments.value(for: word)
-                do { try WhereClause.checkSyntax(text) } catch { throw UsageError("--where: \(error)") }
-                query.whereClause = text
+            case "--time": query.time = try arguments.timeExtent(for: word)
+            case "--where": query.whereClause = try arguments.whereClause(for: word)
             case "--out-fields":
                 let names = try arguments.value(for: word).split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
                 guard !names.isEmpty else { throw UsageError("--out-fields expects a comma-separated list of field names, or *") }
                 query.outFields = names == ["*"] ? nil : names
-            case "--geometry":
-                let text = try arguments.value(for: word)
-                do { query.geometry = try StreamFilter.parseEnvelope(text) } catch { throw UsageError("--\(error)") }
-            case "--out-sr":
-                query.outSpatialReference = try arguments.integer(for: word, minimum: 1, maximum: 999_999)
+            case "--geometry": query.geometry = try arguments.envelope(for: word)
+            case "--out-sr": query.outSpatialReference = try arguments.spatialReference(for: word).code
             case "--order-by":
                 let text = try arguments.value(for: word)
                 do { query.orderBy = try OrderByField.parseList(text, parameter: "--order-by") } catch { throw UsageError("\(error)") }
@@ -70,12 +64,16 @@ struct QueryCommand {
             }
         }
         guard !source.source.isEmpty else { throw UsageError("query: missing the layer URL or file") }
+        try source.checkRemote(command: "query")
+        try StreamOptions.checkFormat(source.format, outSR: SpatialReference(code: query.outSpatialReference))
     }
 
     func run() async throws -> Int32 {
         let job: any AnalysisJob = source.isRemote
             ? LayerQueryJob(layerURL: source.source, query: query)
             : FileQueryJob(path: source.source, load: source.load, query: query)
-        return await OneShotAnalysis(format: source.format, remote: source.remote).run("query", job: job)
+        var analysis = OneShotAnalysis(format: source.format, remote: source.remote)
+        analysis.coordinates = SpatialReference(code: query.outSpatialReference) ?? .wgs84
+        return await analysis.run("query", job: job)
     }
 }

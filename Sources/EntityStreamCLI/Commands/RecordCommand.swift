@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Foundation
@@ -47,7 +48,7 @@ struct RecordCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "-o", "--output": outputPath = try arguments.value(for: word)

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Foundation
@@ -12,7 +13,8 @@ struct ReplayCommand {
     var pacing = ReplayPacing.asFastAsPossible
     var loop = false
     var hold = false
-    var csv: CSVColumnMapping?
+    /// `--columns`: read FILE as a CSV of tracks with these columns.
+    var columns: FeatureColumnMapping?
 
     static let help = """
     Usage: entitystream replay FILE [options]
@@ -21,7 +23,7 @@ struct ReplayCommand {
     as `connect`, with no network; as fast as possible unless timed. FILE is a
     recording made by `entitystream record`, Esri feature JSON lines (such as
     Esri's AIS sample file; name the track field with --track-field), a JSON
-    array of features, or a CSV of timestamped positions (with --csv); - reads
+    array of features, or a CSV of timestamped positions (with --columns); - reads
     it from stdin (then stdin carries no control commands). Filters are
     applied locally; an unusable line becomes an "error" event and the replay
     goes on.
@@ -40,18 +42,23 @@ struct ReplayCommand {
                                     (queries, analyses) until stdin ends or Ctrl-C; they are read
                                     once the whole file has played, so queries see all of it
       CSV tracks:
-        --csv id=COL,time=COL,x=COL,y=COL
+        --columns track=COL,time=COL,x=COL,y=COL
                                     read FILE as CSV: the track-id, time (ISO-8601 or epoch
-                                    seconds/milliseconds), longitude and latitude columns
+                                    seconds/milliseconds), longitude and latitude (WGS84) columns
+                                    (track= may be left to --track-field)
     \(StreamOptions.help)
       -h, --help                  show this help
     """
+
+    /// Deprecated spellings still read.
+    static let aliases = ["--csv": "--columns"]
 
     /// `extra` sees each flag first (`serve` takes its own flags so).
     init(arguments: inout ArgumentList, extra: ExtraFlags? = nil) throws {
         var sawInterval = false
         var sawSpeed = false
-        while let word = try arguments.next() {
+        arguments.aliases = Self.aliases
+        while let word = try arguments.nextFlag() {
             if let extra, try extra(word, &arguments) { continue }
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
@@ -67,10 +74,8 @@ struct ReplayCommand {
                 loop = true
             case "--hold":
                 hold = true
-            case "--csv":
-                do { csv = try CSVColumnMapping(parsing: try arguments.value(for: word)) } catch let error as CSVError {
-                    throw UsageError("--csv: \(error)")
-                }
+            case "--columns":
+                columns = try arguments.columnMapping(for: word)
             default:
                 if try stream.parse(word, from: &arguments) { continue }
                 if word.hasPrefix("-") && word != "-" { throw UsageError("replay: unknown option '\(word)' (see entitystream replay --help)") }
@@ -85,6 +90,10 @@ struct ReplayCommand {
         }
         if hold && path == "-" {
             throw UsageError("replay: --hold answers control commands from stdin, which 'replay -' reads the file from")
+        }
+        if let columns {
+            do { _ = try CSVColumnMapping(columns: columns, trackField: stream.trackIDField) } catch { throw UsageError("--columns: \(error)") }
+            if columns.wkid != nil { throw UsageError("--columns: a CSV of tracks holds WGS84 longitude/latitude; wkid= does not apply") }
         }
         try stream.validate()
     }
@@ -122,17 +131,18 @@ extension ReplayCommand {
     /// CSV tracks are read whole into memory (see ``ReplaySource``).
     func prepare() throws(ReplayError) -> ReplaySource {
         let name = path == "-" ? "stdin" : path
-        if csv == nil && path != "-" {
+        if columns == nil && path != "-" {
             return try ReplaySource.prepare(path: path, trackIDField: stream.trackIDField, filter: stream.filter, pacing: pacing, loop: loop)
         }
         let bytes = path == "-" ? Self.readStandardInput() : try ReplaySource.readFile(path)
-        guard let csv else {
+        guard let columns else {
             return try ReplaySource.prepare(bytes: bytes, path: name, trackIDField: stream.trackIDField, filter: stream.filter,
                                             pacing: pacing, loop: loop)
         }
         let recorded: RecordedStream
         do {
-            let track = try CSVTrackRecording(csv: String(decoding: bytes, as: UTF8.self), mapping: csv)
+            let mapping = try CSVColumnMapping(columns: columns, trackField: stream.trackIDField)
+            let track = try CSVTrackRecording(csv: String(decoding: bytes, as: UTF8.self), mapping: mapping)
             recorded = try track.recordedStream(trackIDField: stream.trackIDField)
         } catch {
             throw ReplayError("'\(name)': \(error)")

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Statistics
@@ -15,7 +16,6 @@ struct StatisticsCommand {
     var orderBy: [String] = []
     var having: String?
     var query = FeatureQuery()
-    var csv = false
     var request = StatisticsRequest(statistics: [])
 
     static let help = """
@@ -28,7 +28,8 @@ struct StatisticsCommand {
     requested order — "group":{field: value, …} then "statistics":{name: value, …}
     (counts as integers, dates as epoch milliseconds) — then a summary line;
     with --format csv, a CSV table instead (header: the group-by fields,
-    then the statistic names).
+    then the statistic names; dates as ISO-8601), with --format geojson one
+    Feature per record (no geometry); the other lines go to stderr.
 
     Semantics (ArcGIS / SQL): count counts non-null values (count:* counts
     rows); sum, avg, min and max ignore nulls; stddev and var are the sample
@@ -55,15 +56,14 @@ struct StatisticsCommand {
       Rows:
         --where SQL                 where clause applied before grouping
         --time START,END            time extent (either end may be empty)
-        --geometry xmin,ymin,xmax,ymax[,wkid]
-                                    only features inside this envelope
+        --geometry xmin,ymin,xmax,ymax[,SR]
+                                    only features inside this envelope (SR: its spatial reference)
     \(AnalysisSourceOptions.help)
-        --format csv                a CSV table (RFC 4180) instead of JSON lines
       -h, --help                  show this help
     """
 
     init(arguments: inout ArgumentList) throws {
-        while let word = try arguments.next() {
+        while let word = try arguments.nextFlag() {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--stat": specs.append(try arguments.value(for: word))
@@ -72,26 +72,9 @@ struct StatisticsCommand {
             case "--having":
                 guard having == nil else { throw UsageError("--having is given twice; combine the conditions with AND") }
                 having = try arguments.value(for: word)
-            case "--where":
-                let text = try arguments.value(for: word)
-                do { try WhereClause.checkSyntax(text) } catch { throw UsageError("--where: \(error)") }
-                query.whereClause = text
-            case "--time":
-                let text = try arguments.value(for: word)
-                do { query.time = try TimeExtent.parseArgument(text) } catch { throw UsageError("--time: \(error)") }
-            case "--geometry":
-                let text = try arguments.value(for: word)
-                do { query.geometry = try StreamFilter.parseEnvelope(text) } catch { throw UsageError("--\(error)") }
-            case "--format":
-                let text = try arguments.value(for: word)
-                if text == "csv" {
-                    csv = true
-                } else if let format = OutputFormat(rawValue: text) {
-                    csv = false
-                    source.format = format
-                } else {
-                    throw UsageError("--format expects esri, geojson or csv, not '\(text)'")
-                }
+            case "--where": query.whereClause = try arguments.whereClause(for: word)
+            case "--time": query.time = try arguments.timeExtent(for: word)
+            case "--geometry": query.geometry = try arguments.envelope(for: word)
             default:
                 if try source.parse(word, from: &arguments) { continue }
                 if word.hasPrefix("-") && word != "-" { throw UsageError("statistics: unknown option '\(word)' (see entitystream statistics --help)") }
@@ -99,6 +82,7 @@ struct StatisticsCommand {
             }
         }
         guard !source.source.isEmpty else { throw UsageError("statistics: missing the layer URL or file") }
+        try source.checkRemote(command: "statistics")
         guard !specs.isEmpty else {
             throw UsageError("statistics: give at least one --stat TYPE:FIELD[:ALIAS] (for example --stat avg:Diabetes_Percent)")
         }
@@ -114,8 +98,6 @@ struct StatisticsCommand {
         let job: any AnalysisJob = source.isRemote
             ? LayerStatisticsJob(layerURL: source.source, request: request, query: query)
             : FileStatisticsJob(path: source.source, load: source.load, request: request, query: query)
-        var analysis = OneShotAnalysis(format: source.format, remote: source.remote)
-        analysis.csvRecords = csv
-        return await analysis.run("statistics", job: job)
+        return await OneShotAnalysis(format: source.format, remote: source.remote).run("statistics", job: job)
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import EntityStream
 import EntityStreamCore
 import Foundation
@@ -294,3 +295,7 @@ extension ReplayCommand: ServedSourceCommand {
         try await prepareSession()
     }
 }
+
+/// A parser that sees each flag before a command's own: true when it took
+/// the flag (and its value) from the list.
+typealias ExtraFlags = (String, inout ArgumentList) throws -> Bool

@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Locking
+import Projection
 
 /// Runs one analysis from the command line (`entitystream query`,
 /// `statistics`, `hotspots`, `identify`) through the same runtime, bus and
@@ -9,24 +10,20 @@ import Locking
 /// remote service, then the summary (or `failed`, or `cancelled` on Ctrl-C).
 /// `progress` goes to stderr, and only when stderr is a terminal — except
 /// the lines ``keepsProgress`` picks (a job's status lines), which are
-/// printed on stdout too. With ``csv`` the result features are a CSV table
-/// on stdout and every other line goes to stderr (``AnalysisCSVWriter``).
+/// printed too. In a feature format (``format`` GeoJSON or CSV) stdout
+/// carries only the results, as features (``FeatureFormatter``), and every
+/// other line goes to stderr as a JSON line.
 ///
 /// Returns the exit status: 0 when the job completed (or was interrupted),
 /// 1 when it failed or stdout could not be written.
-///
-/// With ``csvRecords`` stdout is instead a CSV table of the statistics
-/// records (``CSVRecordWriter``); failures still go to stderr.
 struct OneShotAnalysis {
     var format: OutputFormat = .esri
-    /// Write the records as a CSV table rather than JSON lines.
-    var csvRecords = false
+    /// Where a CSV writes x and y (WGS84 unless the user chose another; nil: as the results carry them).
+    var coordinates: SpatialReference? = .wgs84
     var remote = RemoteServiceOptions()
     var clock: any EntityClock = SystemClock()
-    /// Progress lines to print on stdout as well (the others only on a terminal's stderr).
+    /// Progress lines to print as well (the others only on a terminal's stderr).
     var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
-    /// Result features as a CSV table instead of JSON lines.
-    var csv = false
     /// A failure a completed job's summary reports (the job ran to its end, but
     /// part of its input could not be read): exit status 1 with this reason.
     var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
@@ -42,8 +39,7 @@ struct OneShotAnalysis {
         let pipeline = StreamPipeline(purgeOptions: PurgeOptions(), clock: clock)
         let subscriber = Subscriber(name: "stdout", clock: clock)
         await pipeline.bus.subscribe(subscriber)
-        let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: format)
-        let table = csv ? AnalysisCSVWriter(subscriber: subscriber, schema: pipeline.schema) : nil
+        let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: format, coordinates: coordinates)
         let keepsProgress = self.keepsProgress
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: nil, durationElapsed: .finished, clock: clock)
         let showsProgress = Stderr.isTerminal
@@ -61,9 +57,8 @@ struct OneShotAnalysis {
             await pipeline.publish(rest)
         }
         let outcome = JobOutcome()
-        let csvRecords = self.csvRecords
         let writerTask = Task {
-            let ending = if let table { await table.run() } else if csvRecords { await CSVRecordWriter(subscriber: subscriber).run() } else { await writer.run() }
+            let ending = await writer.run()
             switch ending {
             case .outputClosed: stops.stop(.outputClosed)
             case .outputFailed: stops.stop(.outputFailed)
@@ -89,6 +84,8 @@ struct OneShotAnalysis {
         if case .outputFailed = reason { subscriber.finish() }
         await pipeline.close()
         let ending = await writerTask.value
+        let dropped = writer.writtenCounters.valuesWithoutColumn
+        if dropped > 0 { Stderr.line("entitystream: \(dropped) values had no column in the CSV table (its columns are those of its first row)") }
         if case .outputFailed(let failure) = ending {
             Stderr.line("entitystream: cannot write to stdout: \(failure)")
             return 1

@@ -76,7 +76,7 @@ struct StreamSession {
                                     policy: options.dropWhenSlow ? .dropOldest : .backPressure, clock: clock)
         await pipeline.bus.subscribe(subscriber)
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: options.format,
-                                     observationLimit: options.limit, counters: writtenCounters)
+                                     coordinates: options.csvCoordinates, observationLimit: options.limit, counters: writtenCounters)
         var sides: [any RunningSessionOutput] = []
         for output in sideOutputs { sides.append(try await output.start(pipeline)) }
         for side in sides { await pipeline.bus.subscribe(side.subscriber) }
@@ -178,6 +178,8 @@ struct StreamSession {
             await pipeline.close()
         }
         ProgressReporter.clearLine()
+        let withoutColumn = writer.writtenCounters.valuesWithoutColumn
+        if withoutColumn > 0 { Stderr.line("entitystream: \(withoutColumn) values had no column in the CSV table (fields the stream added after its header)") }
         if let count = dropped.withLock({ $0 }) {
             let why = if case .durationElapsed = reason { "--duration elapsed" } else { "stopping on a signal" }
             Stderr.line("entitystream: \(why): stdout did not take the last events within \(Double(drainLimit) / 1000) s; \(count) queued events were not written")

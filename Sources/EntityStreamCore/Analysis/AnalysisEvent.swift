@@ -12,12 +12,17 @@ public struct AnalysisEvent: Sendable, Hashable {
     public var phase: AnalysisPhase
     public var members: JSONObject
     public var feature: AnalysisFeature?
+    /// The keys of a statistics record's `group` and `statistics` values that
+    /// are dates (epoch ms): numbers in Esri JSON, ISO-8601 text in GeoJSON and CSV.
+    public var dateKeys: [String]
 
-    public init(job: JSONValue, command: String, phase: AnalysisPhase, members: JSONObject = JSONObject(), feature: AnalysisFeature? = nil) {
+    public init(job: JSONValue, command: String, phase: AnalysisPhase, members: JSONObject = JSONObject(), feature: AnalysisFeature? = nil,
+                dateKeys: [String] = []) {
         self.job = job
         self.command = command
         self.phase = phase
         self.members = members
         self.feature = feature
+        self.dateKeys = dateKeys
     }
 }

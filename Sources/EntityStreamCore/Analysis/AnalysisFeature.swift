@@ -4,9 +4,13 @@
 public struct AnalysisFeature: Sendable, Hashable {
     public var geometry: AnalysisGeometry?
     public var attributes: JSONObject
+    /// The attributes whose integer values are dates (epoch ms): written as
+    /// numbers in Esri JSON, as ISO-8601 text in GeoJSON and CSV.
+    public var dateAttributes: [String]
 
-    public init(geometry: AnalysisGeometry?, attributes: JSONObject) {
+    public init(geometry: AnalysisGeometry?, attributes: JSONObject, dateAttributes: [String] = []) {
         self.geometry = geometry
         self.attributes = attributes
+        self.dateAttributes = dateAttributes
     }
 }

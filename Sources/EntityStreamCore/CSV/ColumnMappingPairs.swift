@@ -1,5 +1,5 @@
 /// The `key=column,key=column` text of a command-line column mapping
-/// (`--csv id=vehicle_id,time=timestamp,…`), split into its pairs.
+/// (`--columns track=vehicle_id,time=timestamp,…`), split into its pairs.
 ///
 /// Pairs are comma-separated; the first `=` of a pair splits it (a column
 /// name may contain `=`); spaces and tabs around keys and columns are

@@ -46,6 +46,10 @@ public struct EsriFeatureDecoder: Sendable {
     public private(set) var schema: Schema
     /// Maximum nesting of arrays/objects in a message (512 like JSONSerialization).
     public let maxDepth: Int
+    /// The spatial reference (its code) of points whose message names none:
+    /// the stream's (its description's, or the `outSR` it was asked for).
+    /// Nil leaves such points without one.
+    public var spatialReference: Int?
 
     /// Key bytes → field index, mirroring `schema`.
     var fieldTable: FieldNameTable
@@ -294,7 +298,10 @@ public struct EsriFeatureDecoder: Sendable {
             values.append(contentsOf: repeatElement(AttributeValue.null, count: schema.fields.count - values.count))
         }
         var geometry: Point?
-        if case .point(let point) = feature.geometry { geometry = point }
+        if case .point(var point) = feature.geometry {
+            if point.wkid == nil { point.wkid = spatialReference }
+            geometry = point
+        }
         let text = keptText(of: feature)
         let needed = (text?.geometry?.count ?? 0) + (text?.attributes?.count ?? 0)
         if slab == nil || slab!.remaining < needed || slab!.remainingValues < values.count {

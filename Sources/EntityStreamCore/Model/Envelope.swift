@@ -1,4 +1,7 @@
-/// An axis-aligned envelope (`xmin, ymin, xmax, ymax`) in one spatial reference.
+import Projection
+
+/// An axis-aligned envelope (`xmin, ymin, xmax, ymax`) in one spatial
+/// reference (`wkid`: its ``SpatialReference/code``; nil for unknown).
 public struct Envelope: Sendable, Hashable {
     public var xmin: Double
     public var ymin: Double
@@ -21,12 +24,15 @@ public struct Envelope: Sendable, Hashable {
     }
 
     /// ``contains(_:)`` after converting `point` into this envelope's spatial
-    /// reference (WGS84 ↔ Web Mercator; a point without a wkid is in
-    /// `assumed`). Coordinates are compared as they are when either reference
-    /// is unknown or the pair cannot be converted.
+    /// reference through PROJ (a point without one is in `assumed`). The
+    /// coordinates are compared as they are when either reference is
+    /// unknown; a point PROJ cannot bring into the envelope's reference (an
+    /// unknown reference, outside the projection's domain) is not inside.
     public func contains(_ point: Point, assuming assumed: Int?) -> Bool {
-        guard let wkid, let converted = WebMercator.convert(point, to: wkid, assuming: assumed) else { return contains(point) }
-        return contains(converted)
+        guard let target = SpatialReference(code: wkid), let source = SpatialReference(code: point.wkid ?? assumed) else { return contains(point) }
+        if source == target { return contains(point) }
+        guard let converted = try? CoordinateOperations.transform(x: point.x, y: point.y, from: source, to: target) else { return false }
+        return converted.x >= xmin && converted.x <= xmax && converted.y >= ymin && converted.y <= ymax
     }
 
     /// The smallest envelope holding `box` (nil: none yet) and the point

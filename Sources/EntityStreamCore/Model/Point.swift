@@ -1,5 +1,7 @@
 /// A point geometry as Esri JSON carries it: `x`, `y`, optional `z` and `m`,
-/// and the spatial reference's well-known id when the message gives one.
+/// and its spatial reference when known, as the reference's code
+/// (``SpatialReference/code``: the WKID, or a negative code of this process
+/// for a reference given only as WKT).
 ///
 /// Stored compactly (40 bytes): an absent `z`/`m` is kept as NaN (Esri's own
 /// "empty" value, so a NaN `z` reads back as nil) and an absent `wkid` as 0.
@@ -20,7 +22,9 @@ public struct Point: Sendable, Hashable {
         set { storedM = newValue ?? .nan }
     }
 
-    /// `spatialReference.wkid` (or `latestWkid` when only that is given).
+    /// The spatial reference's code: `spatialReference.wkid` (or `latestWkid`
+    /// when only that is given), a WKT reference's code, or the stream's own
+    /// reference when the message names none.
     public var wkid: Int? {
         get { storedWKID == 0 ? nil : Int(storedWKID) }
         set { storedWKID = newValue.flatMap { Int32(exactly: $0) } ?? 0 }

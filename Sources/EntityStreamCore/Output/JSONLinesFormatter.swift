@@ -1,5 +1,11 @@
-/// Turns bus events into JSON lines (see the README's schema): one object
-/// per line, `"event"` first, times as ISO-8601 UTC and epoch milliseconds.
+import Projection
+
+/// Turns bus events into lines (see the README's schema). In the Esri
+/// format every event is one JSON object per line, `"event"` first, times
+/// as ISO-8601 UTC and epoch milliseconds. In the feature formats (GeoJSON,
+/// CSV) the events that are features — observations and analysis results —
+/// are written by a ``FeatureFormatter``, and every other event as an Esri
+/// JSON line to a side output (the command line's stderr).
 ///
 /// Keeps the escaped field-name keys of the current schema, so writing an
 /// observation copies bytes instead of escaping names again. A value type;
@@ -8,9 +14,8 @@ public struct JSONLinesFormatter: Sendable {
     public let format: OutputFormat
     public private(set) var schema: Schema
     private var keys: [[UInt8]] = []
-    private var geoJSONKeys: [[UInt8]] = []
-    /// The GeoJSON keys beside an enrichment: an attribute named `raster` becomes `attribute_raster`.
-    private var geoJSONEnrichedKeys: [[UInt8]] = []
+    /// The feature formats' writer (nil for Esri JSON).
+    private var features: FeatureFormatter?
     /// Events of a batch mostly share a few times: keep the last ones formatted.
     private var timeCache = FormattedTimes()
     private var receivedCache = FormattedTimes()
@@ -39,12 +44,15 @@ public struct JSONLinesFormatter: Sendable {
         }
     }
 
-    /// Keys the GeoJSON properties use themselves; attributes with these names get an `attribute_` prefix.
-    static let reservedPropertyNames: Set<String> = ["event", "track", "entity", "observation", "time", "epoch", "primed"]
-
-    public init(format: OutputFormat, schema: Schema) {
+    /// `coordinates`: where CSV writes x and y (``FeatureFormatter/coordinates``).
+    public init(format: OutputFormat, schema: Schema, coordinates: SpatialReference? = .wgs84) {
         self.format = format
         self.schema = schema
+        switch format {
+        case .esri: features = nil
+        case .geojson: features = FeatureFormatter(kind: .geojson, schema: schema)
+        case .csv: features = FeatureFormatter(kind: .csv, schema: schema, coordinates: coordinates)
+        }
         rebuildKeys()
     }
 
@@ -52,8 +60,12 @@ public struct JSONLinesFormatter: Sendable {
     public mutating func updateSchema(_ schema: Schema) {
         guard schema != self.schema else { return }
         self.schema = schema
+        features?.updateSchema(schema)
         rebuildKeys()
     }
+
+    /// CSV values whose key had no column (see ``FeatureFormatter/droppedValues``).
+    public var droppedValues: Int { features?.droppedValues ?? 0 }
 
     private mutating func rebuildKeys() {
         var writer = JSONWriter(capacity: 64)
@@ -62,25 +74,35 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendKey(field.name)
             return writer.bytes
         }
-        geoJSONKeys = schema.fields.map { field in
-            writer.removeAll()
-            writer.appendKey(Self.reservedPropertyNames.contains(field.name) ? "attribute_\(field.name)" : field.name)
-            return writer.bytes
-        }
-        geoJSONEnrichedKeys = schema.fields.map { field in
-            writer.removeAll()
-            let reserved = Self.reservedPropertyNames.contains(field.name) || field.name == Self.enrichmentKey
-            writer.appendKey(reserved ? "attribute_\(field.name)" : field.name)
-            return writer.bytes
-        }
     }
 
-    /// Appends `event` as one line (with its trailing newline).
-    public mutating func append(_ event: StreamEvent, to writer: inout JSONWriter) {
-        switch format {
-        case .esri: appendEsri(event, to: &writer)
-        case .geojson: appendGeoJSON(event, to: &writer)
+    /// Appends `event`: in the Esri format one line to `output`; in a
+    /// feature format a feature to `output`, or any other event as an Esri
+    /// JSON line to `side`. Returns true when it went to `output`.
+    @discardableResult
+    public mutating func append(_ event: StreamEvent, to output: inout JSONWriter, side: inout JSONWriter) -> Bool {
+        if features != nil, FeatureFormatter.isFeature(event) {
+            features?.append(event, to: &output)
+            return true
         }
+        if features == nil {
+            appendEsri(event, to: &output)
+            output.appendRaw(UInt8(ascii: "\n"))
+            return true
+        }
+        if case .analysis(let analysis) = event.payload { features?.appendHeader(from: analysis, to: &output) }
+        appendEsri(event, to: &side)
+        side.appendRaw(UInt8(ascii: "\n"))
+        return false
+    }
+
+    /// Appends `event` to `writer`: a feature, or an Esri JSON line.
+    public mutating func append(_ event: StreamEvent, to writer: inout JSONWriter) {
+        if features != nil, FeatureFormatter.isFeature(event) {
+            features?.append(event, to: &writer)
+            return
+        }
+        appendEsri(event, to: &writer)
         writer.appendRaw(UInt8(ascii: "\n"))
     }
 
@@ -143,45 +165,6 @@ public struct JSONLinesFormatter: Sendable {
             writer.appendRaw(keys[index])
             writer.append(observation.attribute(index))
         }
-    }
-
-    // MARK: GeoJSON
-
-    private mutating func appendGeoJSON(_ event: StreamEvent, to writer: inout JSONWriter) {
-        if case .analysis(let analysis) = event.payload {
-            appendGeoJSONAnalysis(analysis, time: event.time, to: &writer)
-            return
-        }
-        writer.appendRaw("{\"type\":\"Feature\"")
-        let observation = event.observation
-        if case .store(let storeEvent) = event.payload, case .observation(_, let id, _) = storeEvent {
-            writer.appendRaw(",\"id\":")
-            writer.appendInt(id)
-        }
-        writer.appendRaw(",\"geometry\":")
-        writer.appendGeoJSONPoint(observation?.geometry)
-        writer.appendRaw(",\"properties\":{\"event\":\"")
-        writer.appendRaw(eventNameBytes(event.kind))
-        writer.appendRaw("\"")
-        switch event.payload {
-        case .store(let storeEvent):
-            appendStoreFields(storeEvent, to: &writer)
-            if event.primed { writer.appendRaw(",\"primed\":true") }
-        default: appendOtherFields(event.payload, to: &writer)
-        }
-        appendTimes(event.time, to: &writer)
-        if let observation {
-            if let m = observation.geometry?.m {
-                writer.appendRaw(",\"m\":")
-                writer.appendDouble(m)
-            }
-            if observation.attributeCount > 0 {
-                writer.appendRaw(",")
-                appendAttributes(observation, keys: event.enrichment == nil ? geoJSONKeys : geoJSONEnrichedKeys, to: &writer)
-            }
-        }
-        if let enrichment = event.enrichment { Self.appendEnrichment(enrichment, to: &writer) }
-        writer.appendRaw("}}")
     }
 
     // MARK: Shared members
@@ -304,27 +287,6 @@ public struct JSONLinesFormatter: Sendable {
         }
     }
 
-    /// An analysis line as a GeoJSON Feature: its geometry (WGS84 when it was
-    /// Web Mercator), the line's own members and the feature's attributes as
-    /// properties (attributes named like a member get an `attribute_` prefix).
-    private mutating func appendGeoJSONAnalysis(_ analysis: AnalysisEvent, time: Int64, to writer: inout JSONWriter) {
-        writer.appendRaw("{\"type\":\"Feature\",\"geometry\":")
-        if let geometry = analysis.feature?.geometry { Self.appendGeoJSONGeometry(geometry, to: &writer) } else { writer.appendNull() }
-        writer.appendRaw(",\"properties\":{\"event\":\"analysis\"")
-        appendAnalysisFields(analysis, to: &writer)
-        appendTimes(time, to: &writer)
-        if let attributes = analysis.feature?.attributes {
-            var taken = Self.reservedPropertyNames.union(["id", "command", "phase"])
-            for member in analysis.members { taken.insert(member.key) }
-            for member in attributes {
-                writer.appendRaw(",")
-                writer.appendKey(taken.contains(member.key) ? "attribute_\(member.key)" : member.key)
-                writer.append(member.value)
-            }
-        }
-        writer.appendRaw("}}")
-    }
-
     /// Esri JSON: `{"x":…,"y":…,"spatialReference":{"wkid":…}}` or `{"rings":[[[x,y],…]],…}`.
     static func appendEsriGeometry(_ geometry: AnalysisGeometry, to writer: inout JSONWriter) {
         switch geometry {
@@ -338,21 +300,26 @@ public struct JSONLinesFormatter: Sendable {
                 writer.appendDouble(coordinate.y)
             }
             if let wkid {
-                writer.appendRaw(",\"spatialReference\":{\"wkid\":")
-                writer.appendInt(Int64(wkid))
-                writer.appendRaw("}")
+                writer.appendRaw(",\"spatialReference\":")
+                writer.appendSpatialReference(code: wkid)
             }
             writer.appendRaw("}")
         }
     }
 
-    /// RFC 7946 geometry; Web Mercator coordinates are converted to WGS84,
-    /// others are written as they are (see README).
+    /// RFC 7946 geometry: coordinates in any other spatial reference are
+    /// converted to WGS84 longitude/latitude through PROJ (a polygon's
+    /// corners in one batch); a geometry PROJ cannot convert is `null`.
     static func appendGeoJSONGeometry(_ geometry: AnalysisGeometry, to writer: inout JSONWriter) {
         switch geometry {
         case .point(let point):
             writer.appendGeoJSONPoint(point)
-        case .polygon(let rings, let wkid):
+        case .polygon(var rings, let wkid):
+            if let source = SpatialReference(code: wkid), source != .wgs84 {
+                for index in rings.indices {
+                    guard (try? AnalysisGeometry.convert(&rings[index], from: source, to: .wgs84)) == 0 else { return writer.appendNull() }
+                }
+            }
             writer.appendRaw("{\"type\":\"Polygon\",\"coordinates\":[")
             for (ringIndex, ring) in rings.enumerated() {
                 if ringIndex > 0 { writer.appendRaw(",") }
@@ -360,12 +327,10 @@ public struct JSONLinesFormatter: Sendable {
                 // GeoJSON exterior rings are counter-clockwise: Esri's clockwise rings reversed.
                 for (index, coordinate) in ring.reversed().enumerated() {
                     if index > 0 { writer.appendRaw(",") }
-                    let point = Point(x: coordinate.x, y: coordinate.y, wkid: wkid)
-                    let wgs84 = WebMercator.convert(point, to: 4326) ?? point
                     writer.appendRaw("[")
-                    writer.appendDouble(wgs84.x)
+                    writer.appendDouble(coordinate.x)
                     writer.appendRaw(",")
-                    writer.appendDouble(wgs84.y)
+                    writer.appendDouble(coordinate.y)
                     writer.appendRaw("]")
                 }
                 writer.appendRaw("]")

@@ -77,7 +77,7 @@ public struct RecordedStream: Sendable {
             }
         }
         guard features > 0 else {
-            throw RecordingError(line: nil, "holds no Esri feature JSON in its first \(sample.count) messages (a CSV needs --csv id=…,time=…,x=…,y=…)")
+            throw RecordingError(line: nil, "holds no Esri feature JSON in its first \(sample.count) messages (a CSV needs --columns track=…,time=…,x=…,y=…)")
         }
         var schema = decoder.schema
         let seen = schema.fields.map(\.name).joined(separator: ", ")

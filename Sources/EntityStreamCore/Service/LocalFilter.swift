@@ -1,10 +1,13 @@
+import Projection
+
 /// A ``StreamFilter`` evaluated in-process, for sources that cannot filter
 /// themselves (replays) and for the simulator's per-subscriber filters.
 ///
 /// Compiling checks everything up front: the where clause against the
 /// schema (``WhereClauseError`` with its position), the `outFields` names
-/// (``FilterError`` naming an unknown field) and the `outSR` (only WGS84 and
-/// Web Mercator can be converted here). ``accepts(_:)`` applies the where
+/// (``FilterError`` naming an unknown field), and the envelope's spatial
+/// reference and the `outSR` (``FilterError`` when PROJ does not know one or
+/// cannot transform from the source's). ``accepts(_:)`` applies the where
 /// clause and the envelope (a point intersects when inside or on the
 /// boundary, converted into the envelope's spatial reference). Two shapes of
 /// result, both with the geometry in `outSR`:
@@ -22,20 +25,30 @@ public struct LocalFilter: Sendable {
     private let keptFields: [Int]?
     /// The spatial reference of points that carry none.
     private let assumedReference: Int?
-    private let outputReference: Int?
+    private let outputReference: SpatialReference?
 
     /// `spatialReference` is the source's (the service's) spatial reference,
     /// for points that do not name theirs.
     public init(_ filter: StreamFilter, schema: Schema, spatialReference: Int? = nil) throws(LocalFilterError) {
         self.filter = filter
         assumedReference = spatialReference
-        if let outSR = filter.outSpatialReference {
-            guard WebMercator.canConvert(to: outSR) else {
-                throw .filter(FilterError("outSR \(outSR) cannot be applied here (only 4326 and Web Mercator: 3857, 102100, 102113, 900913)"))
+        let source = SpatialReference(code: spatialReference)
+        if let outSR = SpatialReference(code: filter.outSpatialReference) {
+            do {
+                if let source { try CoordinateOperations.check(from: source, to: outSR) } else { try outSR.validate() }
+            } catch {
+                throw .filter(FilterError("outSR: \(error)"))
             }
-            outputReference = outSR == spatialReference ? nil : outSR
+            outputReference = outSR == source ? nil : outSR
         } else {
             outputReference = nil
+        }
+        if let envelopeReference = SpatialReference(code: filter.geometry?.wkid) {
+            do {
+                if let source { try CoordinateOperations.check(from: source, to: envelopeReference) } else { try envelopeReference.validate() }
+            } catch {
+                throw .filter(FilterError("geometry: \(error)"))
+            }
         }
         if let text = filter.effectiveWhereClause {
             do { whereClause = try WhereClause(text, schema: schema) } catch { throw .whereClause(error) }
@@ -96,10 +109,10 @@ public struct LocalFilter: Sendable {
     }
 
     private func converted(_ observation: Observation) -> Observation {
-        guard let outputReference, let point = observation.geometry,
-              let converted = WebMercator.convert(point, to: outputReference, assuming: assumedReference) else { return observation }
+        guard let outputReference, let point = observation.geometry else { return observation }
         var result = observation
-        result.geometry = converted
+        // A point PROJ cannot transform (outside the projection's domain) has no place in outSR.
+        result.geometry = try? point.converted(to: outputReference, assuming: SpatialReference(code: assumedReference))
         return result
     }
 }

@@ -1,3 +1,5 @@
+import Projection
+
 /// A stream service's description, as `…/StreamServer?f=json` answers it:
 /// the fields, the track-id field, the spatial reference and where the
 /// WebSocket is (``streamURLs``).
@@ -69,7 +71,7 @@ public struct ServiceDescription: Sendable, Hashable {
         endTimeField = object["timeInfo"]?["endTimeField"]?.stringValue
         geometryType = object["geometryType"]?.stringValue
         geometryField = object["geometryField"]?.stringValue
-        spatialReference = (object["spatialReference"]?["wkid"]?.intValue ?? object["spatialReference"]?["latestWkid"]?.intValue).map(Int.init)
+        spatialReference = SpatialReference.code(ofJSON: object["spatialReference"])
         keepLatestArchive = object["keepLatestArchive"]
         relatedFeatures = object["relatedFeatures"]
 

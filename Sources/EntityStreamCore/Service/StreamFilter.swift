@@ -1,3 +1,5 @@
+import Projection
+
 /// The stream-service filter: a where clause, an envelope, the fields to
 /// send and the output spatial reference, as ArcGIS's subscribe parameters.
 ///
@@ -13,7 +15,7 @@ public struct StreamFilter: Sendable, Hashable {
     public var geometry: Envelope?
     /// Field names to send; nil means all (`*`).
     public var outFields: [String]?
-    /// WKID of the output spatial reference; nil keeps the service's.
+    /// The output spatial reference's code (``SpatialReference/code``); nil keeps the service's.
     public var outSpatialReference: Int?
 
     public init(whereClause: String? = nil, geometry: Envelope? = nil, outFields: [String]? = nil, outSpatialReference: Int? = nil) {
@@ -35,7 +37,7 @@ public struct StreamFilter: Sendable, Hashable {
     /// `where`, `geometry`, `outFields`, `outSR` for the subscribe URL (unencoded).
     public func subscribeQueryItems() -> [(String, String)] {
         var items: [(String, String)] = []
-        if let outSpatialReference { items.append(("outSR", String(outSpatialReference))) }
+        if let outSR = SpatialReference(code: outSpatialReference) { items.append(("outSR", outSR.parameterText)) }
         if let whereClause = effectiveWhereClause { items.append(("where", whereClause)) }
         if let geometry { items.append(("geometry", Self.envelopeJSON(geometry))) }
         if let outFields { items.append(("outFields", outFields.joined(separator: ","))) }
@@ -74,7 +76,7 @@ public struct StreamFilter: Sendable, Hashable {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// `{"xmin":…,"ymin":…,"xmax":…,"ymax":…,"spatialReference":{"wkid":…}}`.
+    /// `{"xmin":…,"ymin":…,"xmax":…,"ymax":…,"spatialReference":{"wkid":…}}` (`{"wkt":…}` for a WKT reference).
     public static func envelopeJSON(_ envelope: Envelope) -> String {
         var writer = JSONWriter(capacity: 128)
         appendEnvelope(envelope, to: &writer)
@@ -92,14 +94,14 @@ public struct StreamFilter: Sendable, Hashable {
         writer.appendRaw(",\"ymax\":")
         writer.appendDouble(envelope.ymax)
         if let wkid = envelope.wkid {
-            writer.appendRaw(",\"spatialReference\":{\"wkid\":")
-            writer.appendInt(Int64(wkid))
-            writer.appendRaw("}")
+            writer.appendRaw(",\"spatialReference\":")
+            writer.appendSpatialReference(code: wkid)
         }
         writer.appendRaw("}")
     }
 
-    /// Parses `xmin,ymin,xmax,ymax[,wkid]` or an Esri envelope JSON object.
+    /// Parses `xmin,ymin,xmax,ymax[,SR]` (SR a WKID, `EPSG:n` or `ESRI:n`)
+    /// or an Esri envelope JSON object; the spatial reference is checked with PROJ.
     public static func parseEnvelope(_ text: String) throws(FilterError) -> Envelope {
         let trimmed = text.trimmingSpaces
         if trimmed.hasPrefix("{") {
@@ -120,8 +122,7 @@ public struct StreamFilter: Sendable, Hashable {
         }
         var wkid: Int?
         if parts.count == 5 {
-            guard let parsed = Int(parts[4]), parsed > 0 else { throw FilterError("geometry '\(text)': wkid '\(parts[4])' is not a positive integer") }
-            wkid = parsed
+            do { wkid = try SpatialReference.parse(parts[4]).code } catch { throw FilterError("geometry '\(text)': \(error)") }
         }
         return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid), text: text)
     }
@@ -136,9 +137,11 @@ public struct StreamFilter: Sendable, Hashable {
             }
             numbers.append(number)
         }
-        let wkid = object["spatialReference"]?["wkid"]?.intValue ?? object["spatialReference"]?["latestWkid"]?.intValue
-        return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid.map { Int($0) }),
-                             text: "envelope")
+        var wkid: Int?
+        if let reference = object["spatialReference"] {
+            do { wkid = try SpatialReference.parse(json: reference)?.code } catch { throw FilterError("geometry: spatialReference: \(error)") }
+        }
+        return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid), text: "envelope")
     }
 
     private static func validated(_ envelope: Envelope, text: String) throws(FilterError) -> Envelope {
@@ -195,10 +198,9 @@ public struct StreamFilter: Sendable, Hashable {
                     throw FilterError("filter 'outFields' must be a comma-separated string or an array")
                 }
             case "outSR":
-                guard let wkid = member.value.intValue ?? member.value.stringValue.flatMap({ Int64($0) }), wkid > 0 else {
-                    throw FilterError("filter 'outSR' must be a WKID number, not \(member.value)")
+                do { filter.outSpatialReference = try SpatialReference.parse(json: member.value)?.code } catch {
+                    throw FilterError("filter 'outSR': \(error)")
                 }
-                filter.outSpatialReference = Int(wkid)
             case "spatialRel":
                 // Only "intersects" can be evaluated; anything else would be silently widened.
                 guard member.value.isNull || member.value.stringValue == "esriSpatialRelIntersects" else {
@@ -209,18 +211,16 @@ public struct StreamFilter: Sendable, Hashable {
                     throw FilterError("filter 'geometryType' \(member.value) is not supported (only esriGeometryEnvelope)")
                 }
             case "inSR":
-                if member.value.isNull { continue }
-                guard let wkid = member.value.intValue ?? member.value.stringValue.flatMap({ Int64($0) }), wkid > 0 else {
-                    throw FilterError("filter 'inSR' must be a WKID number, not \(member.value)")
+                do { inputReference = try SpatialReference.parse(json: member.value)?.code } catch {
+                    throw FilterError("filter 'inSR': \(error)")
                 }
-                inputReference = Int(wkid)
             default:
                 throw FilterError("unknown filter member '\(member.key)' (expected where, geometry, outFields, outSR, inSR, spatialRel, geometryType)")
             }
         }
         if let inputReference, filter.geometry != nil {
             if let wkid = filter.geometry?.wkid, wkid != inputReference {
-                throw FilterError("filter 'inSR' \(inputReference) contradicts the geometry's spatial reference \(wkid)")
+                throw FilterError("filter 'inSR' \(SpatialReference(code: inputReference).map(String.init(describing:)) ?? "?") contradicts the geometry's spatial reference \(SpatialReference(code: wkid).map(String.init(describing:)) ?? "?")")
             }
             filter.geometry?.wkid = inputReference
         }

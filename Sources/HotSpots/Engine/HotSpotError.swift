@@ -37,7 +37,7 @@ public enum HotSpotError: Error, Sendable, Hashable, CustomStringConvertible {
         case .coordinatesOutsideWGS84(let kept, let minimum, let excluded, let example, let swapped):
             let cause = swapped
                 ? "latitude and longitude look swapped: x must be the longitude (give the columns the other way round: --x LONGITUDE --y LATITUDE)"
-                : "they look projected: give the data's spatial reference (--wkid, e.g. 2913 for Oregon North State Plane in feet, 3857 for Web Mercator)"
+                : "they look projected: give the data's spatial reference (--in-sr, e.g. 2913 for Oregon North State Plane in feet, 3857 for Web Mercator)"
             return "\(excluded) records were excluded because their coordinates are outside WGS84's range (longitude −180…180, latitude −90…90; the first is x \(example.x), y \(example.y)), leaving \(kept) of the \(minimum) needed: \(cause)"
         case .zeroVariance(let variance):
             return "the analysed values do not vary (variance \(variance) ≤ 1e-12): Gi* is undefined"

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 
 /// A hot-spot result as the features every front end writes — the `result`
 /// lines of the `hotspots` command, the simulator's `Output_Features`, the
@@ -11,9 +12,11 @@ import EntityStreamCore
 /// double), `GiZScore`, `GiPValue` (null when undefined), `NNeighbors`,
 /// `Gi_Bin`; geometry the point or the fishnet cell polygon.
 ///
-/// Coordinates are the engine's (``HotSpotPointReading/outputWKID``), or
-/// Web Mercator when asked for and the results are in WGS84
-/// (``init(result:valueField:sourceID:wkid:outSR:)`` says whether it can).
+/// The engine's coordinates are in the processing reference
+/// (``HotSpotPointReading/processingWKID``); the features are written in
+/// the output reference asked for (`outSR`, ArcGIS's `env:outSR`), through
+/// PROJ: a point, or a fishnet cell's corners in one batch. A feature whose
+/// geometry PROJ cannot bring into the output reference has none.
 /// A value; building a feature is pure.
 public struct HotSpotOutput: Sendable {
     public let result: HotSpotResult
@@ -22,30 +25,29 @@ public struct HotSpotOutput: Sendable {
     /// The spatial reference of the written geometries.
     public let wkid: Int?
     private let sourceID: @Sendable (Int32) -> Int64
-    private let toWebMercator: Bool
+    /// The engine's reference and the output's, when they differ.
+    private let conversion: (source: SpatialReference, target: SpatialReference)?
 
     /// - Parameters:
     ///   - valueField: the name of the analysed field of weighted input (ignored for counts).
     ///   - sourceID: the source id of a record number.
-    ///   - wkid: the spatial reference of the result's coordinates.
-    ///   - outSR: write in this spatial reference instead; nil when it cannot
-    ///     be honoured (see ``canConvert(from:to:)``) — the caller says so.
-    public init(result: HotSpotResult, valueField: String?, sourceID: @escaping @Sendable (Int32) -> Int64, wkid: Int?, outSR: Int? = nil) {
+    ///   - wkid: the spatial reference of the result's coordinates (the processing reference).
+    ///   - outSR: write in this spatial reference instead (nil: `wkid`).
+    /// - Throws: ``ProjectionError`` when PROJ does not know `outSR` or cannot
+    ///   transform into it.
+    public init(result: HotSpotResult, valueField: String?, sourceID: @escaping @Sendable (Int32) -> Int64, wkid: Int?,
+                outSR: Int? = nil) throws(ProjectionError) {
         self.result = result
         valueFieldName = result.valueField ?? valueField ?? "VALUE"
         self.sourceID = sourceID
-        if let outSR, wkid == 4326, WebMercator.isWebMercator(outSR) {
-            toWebMercator = true
-            self.wkid = outSR
+        if let target = SpatialReference(code: outSR), let source = SpatialReference(code: wkid), source != target {
+            try CoordinateOperations.check(from: source, to: target)
+            conversion = (source, target)
+            self.wkid = target.code
         } else {
-            toWebMercator = false
-            self.wkid = wkid
+            conversion = nil
+            self.wkid = SpatialReference(code: outSR)?.code ?? wkid
         }
-    }
-
-    /// True when results in `wkid` can be written in `outSR` (the same, or WGS84 to Web Mercator).
-    public static func canConvert(from wkid: Int?, to outSR: Int) -> Bool {
-        outSR == wkid || (wkid == 4326 && WebMercator.isWebMercator(outSR)) || (WebMercator.isWebMercator(wkid) && WebMercator.isWebMercator(outSR))
     }
 
     public var count: Int { result.features.count }
@@ -74,31 +76,25 @@ public struct HotSpotOutput: Sendable {
         return AnalysisFeature(geometry: geometry(of: feature), attributes: attributes)
     }
 
-    /// The feature's point (a fishnet cell's centre) in the output spatial reference.
-    public func point(_ index: Int) -> Point {
+    /// The feature's point (a fishnet cell's centre) in the output spatial
+    /// reference; nil when PROJ cannot bring it there.
+    public func point(_ index: Int) -> Point? {
         let feature = result.features[index]
-        return convert(feature.x, feature.y)
+        let point = Point(x: feature.x, y: feature.y, wkid: conversion?.source.code ?? wkid)
+        guard let conversion else { return point }
+        return try? point.converted(to: conversion.target)
     }
 
-    private func geometry(of feature: HotSpotFeature) -> AnalysisGeometry {
+    private func geometry(of feature: HotSpotFeature) -> AnalysisGeometry? {
+        let geometry: AnalysisGeometry
         switch result.geometry(of: feature) {
         case .point(let x, let y):
-            return .point(convert(x, y))
+            geometry = .point(Point(x: x, y: y, wkid: conversion?.source.code ?? wkid))
         case .polygon(let ring):
-            let corners = ring.map { corner -> AnalysisGeometry.Coordinate in
-                let p = convert(corner[0], corner[1])
-                return AnalysisGeometry.Coordinate(x: p.x, y: p.y)
-            }
-            return .polygon(rings: [corners], wkid: wkid)
+            geometry = .polygon(rings: [ring.map { AnalysisGeometry.Coordinate(x: $0[0], y: $0[1]) }], wkid: conversion?.source.code ?? wkid)
         }
-    }
-
-    private func convert(_ x: Double, _ y: Double) -> Point {
-        let point = Point(x: x, y: y, wkid: wkid)
-        guard toWebMercator else { return point }
-        var projected = WebMercator.project(point)
-        projected.wkid = wkid
-        return projected
+        guard let conversion else { return geometry }
+        return try? geometry.converted(to: conversion.target)
     }
 
     /// The whole result as an Esri JSON feature set, `{"geometryType",
@@ -109,9 +105,8 @@ public struct HotSpotOutput: Sendable {
         writer.appendRaw("{\"geometryType\":")
         writer.appendString(geometryType)
         if let wkid {
-            writer.appendRaw(",\"spatialReference\":{\"wkid\":")
-            writer.appendInt(Int64(wkid))
-            writer.appendRaw("}")
+            writer.appendRaw(",\"spatialReference\":")
+            writer.appendSpatialReference(code: wkid)
         }
         writer.appendRaw(",\"fields\":")
         writer.append(fields)

@@ -1,3 +1,4 @@
+import Projection
 import EntityStreamCore
 
 /// The value of a `GPFeatureRecordSetLayer` result (`Output_Features`): an
@@ -24,7 +25,7 @@ public struct GPFeatureRecordSet: Sendable, Hashable {
         let reader = try GPJSONReader(json, name: "feature set")
         geometryType = try reader.optionalString("geometryType")
         if let reference = try reader.optionalObject("spatialReference") {
-            wkid = (reference["wkid"]?.intValue ?? reference["latestWkid"]?.intValue).flatMap { Int(exactly: $0) }
+            wkid = SpatialReference.code(ofJSON: .object(reference))
         }
         guard let list = try reader.optionalArray("features") else { throw .missingMember("features", in: "feature set") }
         features = []

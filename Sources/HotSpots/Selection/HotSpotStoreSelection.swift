@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 
 /// The stored observations a hot-spot analysis of a live stream reads: every
 /// observation of a store snapshot matching an ``ObservationScan`` (time
@@ -6,10 +7,9 @@ import EntityStreamCore
 /// position), as incidents (no value field) or weighted points (a numeric
 /// field of the stream's schema).
 ///
-/// Points are read as ``HotSpotPointReading`` says: WGS84 (or no spatial
-/// reference, a stream's default) and Web Mercator are analysed as
-/// geographic, in metres, and reported in WGS84; any other wkid as planar
-/// coordinates. Observations in both a geographic and another spatial
+/// Points are read as ``HotSpotPointReading`` says for the first point's
+/// spatial reference and the processing reference, if any (converted
+/// through PROJ in one batch). Observations in more than one spatial
 /// reference cannot be analysed together (thrown as
 /// ``HotSpotSelectionError``). ``sourceIDs`` maps each record number to the
 /// store's observation id. Linear in the observations visited; polls
@@ -25,7 +25,7 @@ public struct HotSpotStoreSelection: Sendable {
     /// The value field's name as the schema spells it (nil for incidents).
     public let valueField: String?
 
-    public static func select(from contents: StoreContents, scan: ObservationScan, valueField: String? = nil,
+    public static func select(from contents: StoreContents, scan: ObservationScan, valueField: String? = nil, processing: Int? = nil,
                               maximumCount: Int = 50_000_000, shouldStop: () -> Bool = { false }) throws -> HotSpotStoreSelection {
         let schema = contents.schema
         let valueIndex = try valueField.map { (name) throws(HotSpotSelectionError) in try HotSpotValueField.resolve(name, in: schema) }
@@ -36,10 +36,15 @@ public struct HotSpotStoreSelection: Sendable {
             firstWKID = .some(point.wkid)
             return false
         }
-        let reading = HotSpotPointReading(wkid: firstWKID ?? nil)
+        let reading: HotSpotPointReading
+        do { reading = try HotSpotPointReading(wkid: firstWKID ?? nil, processing: processing) } catch {
+            throw HotSpotSelectionError(error.description)
+        }
+        let inputReference = SpatialReference(code: reading.inputWKID) ?? .wgs84
         var input = HotSpotInput(kind: valueIndex == nil ? .incidents : .weighted, coordinates: reading.coordinates,
                                  maximumCount: maximumCount)
         var sourceIDs: [Int64] = []
+        var records = SelectedRecords()
         var matched = 0
         var mixed: Int??
         var stopped = false
@@ -49,32 +54,15 @@ public struct HotSpotStoreSelection: Sendable {
                 return false
             }
             matched += 1
-            var x: Double?, y: Double?
-            if let point = row.point {
-                switch reading.coordinates {
-                case .geographic:
-                    if WebMercator.isWebMercator(point.wkid) {
-                        let converted = WebMercator.unproject(point)
-                        (x, y) = (converted.x, converted.y)
-                    } else if point.wkid == nil || point.wkid == 4326 {
-                        (x, y) = (point.x, point.y)
-                    } else {
-                        mixed = .some(point.wkid)
-                        return false
-                    }
-                case .projected:
-                    guard point.wkid == reading.inputWKID else {
-                        mixed = .some(point.wkid)
-                        return false
-                    }
-                    (x, y) = (point.x, point.y)
-                }
+            if let point = row.point, (SpatialReference(code: point.wkid) ?? .wgs84) != inputReference {
+                mixed = .some(point.wkid)
+                return false
             }
-            let value = valueIndex.flatMap { HotSpotValueField.number(row.value(at: $0)) }
+            records.append(row.point, value: valueIndex.flatMap { HotSpotValueField.number(row.value(at: $0)) })
             sourceIDs.append(row.id)
-            input.append(x: x, y: y, value: value)
             return true
         }
+        records.offer(to: &input, reading: reading)
         if stopped { throw CancellationError() }
         if let mixed {
             let other = mixed.map { String($0) } ?? "none"

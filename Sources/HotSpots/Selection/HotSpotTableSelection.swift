@@ -13,11 +13,12 @@ import EntityStreamCore
 /// - The time extent is inclusive at both ends and overlaps interval rows,
 ///   as a layer query's `time`; it needs a time-aware table.
 /// - Points are read as ``HotSpotPointReading`` says for the table's
-///   spatial reference (Web Mercator converted to WGS84).
+///   spatial reference and the processing reference, if any (converted
+///   through PROJ in one batch).
 /// - ``sourceIDs`` maps each record number of the input (the position among
 ///   the matching rows) to the row's object id, for `SOURCE_ID`.
 ///
-/// ``select(from:whereClause:timeExtent:valueField:maximumCount:)`` is linear
+/// ``select(from:whereClause:timeExtent:valueField:processing:maximumCount:)`` is linear
 /// in the table's rows and throws ``HotSpotSelectionError`` naming what is
 /// wrong; rows without a point, value or valid coordinate are counted by
 /// the input, never dropped silently. A value type.
@@ -37,7 +38,8 @@ public struct HotSpotTableSelection: Sendable {
     public static let dateAlias = "DATE"
 
     public static func select(from table: FeatureTable, whereClause: String? = nil, timeExtent: TimeExtent? = nil,
-                              valueField: String? = nil, maximumCount: Int = 50_000_000) throws(HotSpotSelectionError) -> HotSpotTableSelection {
+                              valueField: String? = nil, processing: Int? = nil,
+                              maximumCount: Int = 50_000_000) throws(HotSpotSelectionError) -> HotSpotTableSelection {
         guard table.geometryType == .point else {
             throw HotSpotSelectionError("'\(table.name)' is a table without geometry: hot spots need points (map the x and y columns)")
         }
@@ -59,11 +61,15 @@ public struct HotSpotTableSelection: Sendable {
             throw HotSpotSelectionError("a time extent needs a time field, and '\(table.name)' has none (map one: time=COLUMN)")
         }
         let valueIndex = try valueField.map { (name) throws(HotSpotSelectionError) in try HotSpotValueField.resolve(name, in: schema) }
-        let reading = HotSpotPointReading(wkid: table.spatialReference)
+        let reading: HotSpotPointReading
+        do { reading = try HotSpotPointReading(wkid: table.spatialReference, processing: processing) } catch {
+            throw HotSpotSelectionError(error.description)
+        }
         var input = HotSpotInput(kind: valueIndex == nil ? .incidents : .weighted, coordinates: reading.coordinates,
                                  maximumCount: maximumCount)
         var sourceIDs: [Int64] = []
         var matched = 0
+        var records = SelectedRecords()
         table.withRowValues { values, width in
             guard let base = values.baseAddress else { return }
             for row in 0..<table.count {
@@ -76,12 +82,11 @@ public struct HotSpotTableSelection: Sendable {
                     guard keep else { continue }
                 }
                 matched += 1
-                let point = table.geometry(at: row).map { reading.read(x: $0.x, y: $0.y) }
-                let value = valueIndex.flatMap { HotSpotValueField.number(base[row &* width &+ $0]) }
+                records.append(table.geometry(at: row), value: valueIndex.flatMap { HotSpotValueField.number(base[row &* width &+ $0]) })
                 sourceIDs.append(table.objectID(at: row))
-                input.append(x: point?.x, y: point?.y, value: value)
             }
         }
+        records.offer(to: &input, reading: reading)
         return HotSpotTableSelection(input: input, reading: reading, sourceIDs: sourceIDs, rowCount: table.count,
                                      matchedCount: matched, valueField: valueIndex.map { schema.fields[$0].name })
     }
@@ -100,5 +105,29 @@ private struct AliasedRow: AttributeRow {
 
     func value(at fieldIndex: Int) -> AttributeValue {
         row.value(at: fieldIndex == aliasIndex ? target : fieldIndex)
+    }
+}
+
+/// The selected records' points and values, gathered so that their
+/// coordinates go through PROJ in one batch before the input takes them.
+struct SelectedRecords {
+    private var x: [Double] = []
+    private var y: [Double] = []
+    private var hasPoint: [Bool] = []
+    private var values: [Double?] = []
+
+    mutating func append(_ point: Point?, value: Double?) {
+        x.append(point?.x ?? .nan)
+        y.append(point?.y ?? .nan)
+        hasPoint.append(point != nil)
+        values.append(value)
+    }
+
+    /// Converts the points as `reading` says, then offers every record to `input`, in order.
+    mutating func offer(to input: inout HotSpotInput, reading: HotSpotPointReading) {
+        reading.read(x: &x, y: &y)
+        for index in x.indices {
+            input.append(x: hasPoint[index] ? x[index] : nil, y: hasPoint[index] ? y[index] : nil, value: values[index])
+        }
     }
 }

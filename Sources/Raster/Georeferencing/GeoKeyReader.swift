@@ -1,6 +1,6 @@
 import CLibGeoTIFF
-import CPROJ
 import Foundation
+import Projection
 
 /// Reads a GeoTIFF's GeoKeys with libgeotiff: the raster type
 /// (`GTRasterTypeGeoKey`) and the CRS (``RasterCRS``).
@@ -92,11 +92,9 @@ enum GeoKeyReader {
     /// with a PROJ context of our own attached (network off, PROJ's messages
     /// kept off stderr) rather than the one libgeotiff would create.
     private static func userDefinedCRS(_ gtif: OpaquePointer) -> RasterCRS {
-        let messages = UnsafeMutablePointer<es_proj_messages>.allocate(capacity: 1)
-        defer { messages.deallocate() }
-        guard let context = es_proj_context_create(messages) else { return .unknown(reason: "PROJ could not create a context") }
-        defer { proj_context_destroy(context) }
-        GTIFAttachPROJContext(gtif, UnsafeMutableRawPointer(context))
+        guard let context = try? ProjectionContext() else { return .unknown(reason: "PROJ could not create a context") }
+        defer { withExtendedLifetime(context) {} }
+        GTIFAttachPROJContext(gtif, UnsafeMutableRawPointer(context.pointer))
         guard let definition = GTIFAllocDefn() else { return .unknown(reason: "out of memory") }
         defer { GTIFFreeDefn(definition) }
         guard GTIFGetDefn(gtif, definition) != 0 else {

@@ -1,5 +1,6 @@
 import CLibTIFF
 import EntityStreamCore
+import Projection
 
 /// An open GeoTIFF that identifies the cell under a point.
 ///
@@ -36,10 +37,13 @@ public final class GeoTIFFRaster {
     private let noData: NoDataMatcher?
     private let options: RasterOpenOptions
     private let geoTransform: GeoTransform?
-    private var transformers: [Int: CoordinateTransformer] = [:]
+    /// Operations from a spatial reference (by code) into the raster's CRS.
+    private var transformers: [Int: CoordinateOperation] = [:]
     private var transformerOrder: [Int] = []
-    private var lastTransformerWKID = -1
-    private var lastTransformer: CoordinateTransformer?
+    private var lastTransformerCode = 0
+    private var lastTransformer: CoordinateOperation?
+    /// The raster's CRS as a spatial reference, once asked for.
+    private var rasterReference: Result<SpatialReference, RasterError>?
 
     /// Opens the GeoTIFF at `path`. Throws ``RasterError``: ``RasterError/cannotOpen(path:reason:)``,
     /// ``RasterError/notTIFF(path:detail:)``, ``RasterError/unreadableTIFF(path:detail:)`` (truncated
@@ -86,8 +90,107 @@ public final class GeoTIFFRaster {
         guard let located else { return nil }
         let sample = try readSample(column: located.column, row: located.row)
         let extent = try cellExtent(column: located.column, row: located.row, transformer: located.transformer,
-                                    wkid: spatialReference?.wkid ?? info.crs.epsgCode)
+                                    wkid: spatialReference?.code ?? info.crs.epsgCode)
         return RasterCell(sample: sample, extent: extent)
+    }
+
+    /// The cells under many points given in `spatialReference` (nil: the
+    /// raster's own CRS), in order: each point's cell with its extent (nil
+    /// when the point has none), or the error for that point — the answers
+    /// ``identify(x:y:in:)`` gives point by point. The points go into the
+    /// raster's CRS in one PROJ batch, and the cells' corners back into the
+    /// points' reference in another (each split across the cores when large:
+    /// ``CoordinateOperations``), which is where identify from another
+    /// reference spends its time.
+    /// - Throws: what concerns every point: no georeferencing, an unknown
+    ///   raster CRS or spatial reference, no transformation between them.
+    public func identify(xs: [Double], ys: [Double], in spatialReference: SpatialReference? = nil) throws(RasterError) -> [Result<RasterCell?, RasterError>] {
+        guard let geoTransform else {
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
+        }
+        let count = min(xs.count, ys.count)
+        let transformer = try transformer(for: spatialReference)
+        var rasterX = Array(xs.prefix(count)), rasterY = Array(ys.prefix(count))
+        let conversion = try transformer.map { _ throws(RasterError) in (source: spatialReference ?? .wgs84, target: try targetReference()) }
+        if let conversion {
+            do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: conversion.source, to: conversion.target) } catch { throw RasterError(error) }
+        }
+        var results = [Result<RasterCell?, RasterError>](repeating: .success(nil), count: count)
+        var samples: [(index: Int, sample: RasterSample)] = []
+        samples.reserveCapacity(count)
+        var cornerX: [Double] = [], cornerY: [Double] = []
+        cornerX.reserveCapacity(4 * count)
+        cornerY.reserveCapacity(4 * count)
+        for index in 0..<count {
+            guard xs[index].isFinite && ys[index].isFinite else {
+                results[index] = .failure(.invalidPoint(x: xs[index], y: ys[index]))
+                continue
+            }
+            guard rasterX[index].isFinite && rasterY[index].isFinite else {
+                // PROJ's reason for this point, asked again one point at a time.
+                results[index] = .failure(pointFailure(x: xs[index], y: ys[index], transformer))
+                continue
+            }
+            let pixel = geoTransform.pixel(x: rasterX[index], y: rasterY[index])
+            guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { continue }
+            let column = Int(pixel.column), row = Int(pixel.row)
+            do {
+                samples.append((index, try readSample(column: column, row: row)))
+            } catch {
+                results[index] = .failure(error)
+                continue
+            }
+            let corners = Self.corners(column: column, row: row, of: geoTransform)
+            for corner in [corners.0, corners.1, corners.2, corners.3] {
+                cornerX.append(corner.x)
+                cornerY.append(corner.y)
+            }
+        }
+        if let conversion {
+            do { try CoordinateOperations.transform(x: &cornerX, y: &cornerY, from: conversion.source, to: conversion.target, .inverse) } catch {
+                throw RasterError(error)
+            }
+        }
+        let wkid = spatialReference?.code ?? info.crs.epsgCode
+        for (position, (index, sample)) in samples.enumerated() {
+            let first = position * 4
+            var xmin = cornerX[first], xmax = xmin, ymin = cornerY[first], ymax = ymin
+            for corner in (first + 1)..<(first + 4) {
+                xmin = min(xmin, cornerX[corner]); xmax = max(xmax, cornerX[corner])
+                ymin = min(ymin, cornerY[corner]); ymax = max(ymax, cornerY[corner])
+            }
+            guard xmin.isFinite && xmax.isFinite && ymin.isFinite && ymax.isFinite else {
+                results[index] = .failure(.cannotTransform(x: xs[index], y: ys[index], from: conversion?.target.label ?? "?",
+                                                           to: conversion?.source.label ?? "?", detail: "a corner of the cell is outside the projection's domain"))
+                continue
+            }
+            results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
+        }
+        return results
+    }
+
+    /// The four corners of cell (`column`, `row`) in the raster's CRS: top-left,
+    /// top-right, bottom-right, bottom-left. Axis-aligned: the edges exactly
+    /// as identify assigns points, so the extent agrees with the answer.
+    @inline(__always)
+    private static func corners(column: Int, row: Int, of geoTransform: GeoTransform)
+        -> ((x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double)) {
+        if let bounds = geoTransform.cellBounds(column: column, row: row) {
+            return ((bounds.xmin, bounds.ymax), (bounds.xmax, bounds.ymax), (bounds.xmax, bounds.ymin), (bounds.xmin, bounds.ymin))
+        }
+        let left = Double(column), top = Double(row)
+        return (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
+                geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
+    }
+
+    /// The error of one point PROJ could not bring into the raster's CRS.
+    private func pointFailure(x: Double, y: Double, _ transformer: CoordinateOperation?) -> RasterError {
+        do {
+            _ = try transformer?.forward(x: x, y: y)
+        } catch {
+            return RasterError(error)
+        }
+        return .cannotTransform(x: x, y: y, from: transformer?.source.label ?? "?", to: transformer?.target.label ?? "?", detail: "outside the projection's domain")
     }
 
     /// The values of the cell under (`x`, `y`) without its extent (the
@@ -115,7 +218,7 @@ public final class GeoTIFFRaster {
     /// raster's CRS): the envelope of its four transformed corners.
     public func extent(column: Int, row: Int, in spatialReference: SpatialReference? = nil) throws(RasterError) -> Envelope {
         let transformer = try transformer(for: spatialReference)
-        return try cellExtent(column: column, row: row, transformer: transformer, wkid: spatialReference?.wkid ?? info.crs.epsgCode)
+        return try cellExtent(column: column, row: row, transformer: transformer, wkid: spatialReference?.code ?? info.crs.epsgCode)
     }
 
     /// The grids PROJ's most accurate transformation from `spatialReference`
@@ -123,7 +226,7 @@ public final class GeoTIFFRaster {
     /// best transformation is available, or when none is needed). Throws as
     /// identify would for that spatial reference.
     public func missingGrids(for spatialReference: SpatialReference) throws(RasterError) -> [String] {
-        try transformer(for: spatialReference)?.missingGrids ?? []
+        try transformer(for: spatialReference)?.missingGrids() ?? []
     }
 
     /// Cache counters, for tests and benchmarks.
@@ -137,7 +240,7 @@ public final class GeoTIFFRaster {
     private struct Located {
         var column: Int
         var row: Int
-        var transformer: CoordinateTransformer?
+        var transformer: CoordinateOperation?
     }
 
     /// The point's cell in pixel coordinates, or nil when it has none.
@@ -148,52 +251,65 @@ public final class GeoTIFFRaster {
         }
         let transformer = try transformer(for: spatialReference)
         var point = (x: x, y: y)
-        if let transformer { point = try transformer.forward(x: x, y: y) }
+        if let transformer {
+            do { point = try transformer.forward(x: x, y: y) } catch { throw RasterError(error) }
+        }
         let pixel = geoTransform.pixel(x: point.x, y: point.y)
         // Written so that NaN fails every comparison: no cell.
         guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { return nil }
         return Located(column: Int(pixel.column), row: Int(pixel.row), transformer: transformer)
     }
 
-    /// The transformer from `spatialReference` into the raster's CRS, or nil
+    /// The operation from `spatialReference` into the raster's CRS, or nil
     /// when the point is already in it.
-    @inline(__always) private func transformer(for spatialReference: SpatialReference?) throws(RasterError) -> CoordinateTransformer? {
+    @inline(__always) private func transformer(for spatialReference: SpatialReference?) throws(RasterError) -> CoordinateOperation? {
         guard let spatialReference else { return nil }
-        if spatialReference.wkid == lastTransformerWKID { return lastTransformer }
+        if spatialReference.code == lastTransformerCode { return lastTransformer }
         return try makeTransformer(for: spatialReference)
     }
 
-    private func makeTransformer(for spatialReference: SpatialReference) throws(RasterError) -> CoordinateTransformer? {
-        let wkid = spatialReference.wkid
-        let found: CoordinateTransformer?
-        if case .epsg(wkid) = info.crs {
+    /// The raster's CRS as a spatial reference PROJ knows.
+    private func targetReference() throws(RasterError) -> SpatialReference {
+        if let rasterReference { return try rasterReference.get() }
+        let made: Result<SpatialReference, RasterError>
+        switch info.crs {
+        case .epsg(let code):
+            let reference = SpatialReference(wkid: code)
+            // PROJ not knowing the raster's own CRS is the raster's problem, not the point's spatial reference.
+            do { try reference.validate(); made = .success(reference) } catch {
+                made = .failure(.unknownRasterCRS(path: info.path, reason: "EPSG:\(code) is unknown to PROJ: \(error)"))
+            }
+        case .userDefined(let definition), .esriWKT(let definition):
+            do { made = .success(try SpatialReference(wkt: definition)) } catch {
+                made = .failure(.unknownRasterCRS(path: info.path, reason: "its WKT is unknown to PROJ: \(error)"))
+            }
+        case .unknown(let reason):
+            made = .failure(.unknownRasterCRS(path: info.path, reason: reason))
+        }
+        rasterReference = made
+        return try made.get()
+    }
+
+    private func makeTransformer(for spatialReference: SpatialReference) throws(RasterError) -> CoordinateOperation? {
+        let code = spatialReference.code
+        let found: CoordinateOperation?
+        if case .epsg(let own) = info.crs, SpatialReference(wkid: own) == spatialReference {
             found = nil
-        } else if let cached = transformers[wkid] {
+        } else if let cached = transformers[code] {
             found = cached
         } else {
-            guard let target = info.crs.projDefinition else {
-                if case .unknown(let reason) = info.crs { throw RasterError.unknownRasterCRS(path: info.path, reason: reason) }
-                throw RasterError.unknownRasterCRS(path: info.path, reason: "no definition")
-            }
-            let created: CoordinateTransformer
-            do {
-                created = try CoordinateTransformer(sourceCandidates: spatialReference.projCandidates, target: target)
-            } catch {
-                // PROJ not knowing the raster's own CRS is the raster's problem, not the point's spatial reference.
-                if case .unknownSpatialReference(target, let detail) = error {
-                    throw RasterError.unknownRasterCRS(path: info.path, reason: "\(target) is unknown to PROJ: \(detail)")
-                }
-                throw error
-            }
+            let target = try targetReference()
+            let created: CoordinateOperation
+            do { created = try CoordinateOperation(from: spatialReference, to: target) } catch { throw RasterError(error) }
             if transformerOrder.count >= options.maximumTransformers {
                 let dropped = transformerOrder.removeFirst()
                 transformers[dropped] = nil
             }
-            transformers[wkid] = created
-            transformerOrder.append(wkid)
-            found = created
+            transformers[code] = created
+            transformerOrder.append(code)
+            found = created.isIdentity ? nil : created
         }
-        lastTransformerWKID = wkid
+        lastTransformerCode = code
         lastTransformer = found
         return found
     }
@@ -278,22 +394,20 @@ public final class GeoTIFFRaster {
 
     /// The envelope of the cell's four corners, transformed back into the
     /// point's spatial reference when a transformer is given.
-    private func cellExtent(column: Int, row: Int, transformer: CoordinateTransformer?, wkid: Int?) throws(RasterError) -> Envelope {
+    private func cellExtent(column: Int, row: Int, transformer: CoordinateOperation?, wkid: Int?) throws(RasterError) -> Envelope {
         guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
-        let left = Double(column), top = Double(row)
-        var corners = (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
-                       geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
-        // Axis-aligned: the edges exactly as identify assigns points, so the extent agrees with the answer.
-        if let bounds = geoTransform.cellBounds(column: column, row: row) {
-            corners = ((bounds.xmin, bounds.ymax), (bounds.xmax, bounds.ymax), (bounds.xmax, bounds.ymin), (bounds.xmin, bounds.ymin))
-        }
+        var corners = Self.corners(column: column, row: row, of: geoTransform)
         if let transformer {
-            corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
-            corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
-            corners.2 = try transformer.inverse(x: corners.2.x, y: corners.2.y)
-            corners.3 = try transformer.inverse(x: corners.3.x, y: corners.3.y)
+            do {
+                corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
+                corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
+                corners.2 = try transformer.inverse(x: corners.2.x, y: corners.2.y)
+                corners.3 = try transformer.inverse(x: corners.3.x, y: corners.3.y)
+            } catch {
+                throw RasterError(error)
+            }
         }
         return Envelope(xmin: min(min(corners.0.x, corners.1.x), min(corners.2.x, corners.3.x)),
                         ymin: min(min(corners.0.y, corners.1.y), min(corners.2.y, corners.3.y)),

@@ -3,7 +3,7 @@ import EntityStreamCore
 /// One hot-spot geoprocessing service the simulator serves
 /// (`--hotspots NAME=FILE`): the incidents file (any format ``FeatureFile``
 /// reads) with its load options (the column mapping for x, y, the date and
-/// the wkid: `--hotspots-columns NAME=x=C,y=C,time=C,wkid=N`).
+/// the reference: `--columns NAME=x=C,y=C,time=C --in-sr NAME=N`).
 public struct HotSpotServiceSpecification: Sendable, Hashable {
     public var name: String
     public var path: String

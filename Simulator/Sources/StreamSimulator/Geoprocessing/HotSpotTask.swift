@@ -1,5 +1,6 @@
 import EntityStreamCore
 import HotSpots
+import Projection
 
 /// The work of the simulator's hot-spot task: the incidents it was loaded
 /// with, its REST description, and one analysis per job — the rows its
@@ -10,10 +11,13 @@ import HotSpots
 /// Parameters (all optional): `Query` (GPString, a where clause; empty:
 /// every incident), `Aggregation` (`fishnet`, the default, or `collect`),
 /// `Cell_Size` and `Distance_Band` (GPDouble, the data's linear unit;
-/// metres for WGS84 data), `env:outSR` (honoured when the results can be
-/// converted: WGS84 ↔ Web Mercator; otherwise a warning says the results
-/// stay in the data's spatial reference), `env:processSR` (noted: the engine
-/// measures in the data's own unit). Output: `Output_Features`
+/// metres for geographic processing), `env:processSR` (the spatial
+/// reference distances are measured in, as ArcGIS does: the incidents are
+/// brought into it through PROJ; default the data's own, Web Mercator data
+/// measured in metres on the ellipsoid) and `env:outSR` (the results are
+/// projected into it; default the data's own). Either may be a WKID,
+/// `{"wkid":…}` or `{"wkt":…}`; one PROJ does not know is a 400 naming it.
+/// Output: `Output_Features`
 /// (GPFeatureRecordSetLayer: fishnet cells as polygons, or points). Immutable; Sendable.
 struct HotSpotTask: Sendable {
     /// Where a job's incidents come from.
@@ -107,11 +111,7 @@ struct HotSpotTask: Sendable {
         }
         func wkid(_ name: String) throws(GPServiceError) -> Int? {
             guard let text = value(name), !text.isEmpty else { return nil }
-            if let number = Int(text), number > 0 { return number }
-            if let json = try? JSONParser.parse(Array(text.utf8)), let id = (json["wkid"]?.intValue ?? json["latestWkid"]?.intValue).flatMap({ Int(exactly: $0) }), id > 0 {
-                return id
-            }
-            throw invalid(name, "'\(text.prefix(40))' is not a spatial reference (a wkid or {\"wkid\":N})")
+            do { return try SpatialReference.parse(text: text).code } catch { throw invalid(name, error.description) }
         }
         var request = Request()
         request.query = value("Query").flatMap { $0.isEmpty ? nil : $0 }
@@ -135,28 +135,19 @@ struct HotSpotTask: Sendable {
     /// Runs one job's analysis. Throws ``HotSpotSelectionError`` or
     /// ``HotSpotError`` (the job fails with its message), or `CancellationError`.
     func run(_ request: Request, on table: FeatureTable, maxRecordCount: Int, shouldStop: @escaping @Sendable () -> Bool) throws -> Outcome {
-        let selection = try HotSpotTableSelection.select(from: table, whereClause: request.query)
+        let selection = try HotSpotTableSelection.select(from: table, whereClause: request.query, processing: request.processSR)
         if shouldStop() { throw CancellationError() }
         var options = HotSpotOptions(aggregation: request.aggregation, distanceBand: request.distanceBand)
         options.fdr = true
         let result = try HotSpotAnalysis(options: options).run(selection.input, monitor: HotSpotMonitor(shouldStop: shouldStop))
         var messages: [GPJobMessage] = []
-        let wkid = selection.reading.outputWKID
-        let unit = selection.reading.coordinates == .geographic ? "metres" : "units of wkid \(wkid.map(String.init) ?? "unknown")"
+        let reading = selection.reading
+        let processing = SpatialReference(code: reading.processingWKID).map(String.init(describing:)) ?? "unknown"
         messages.append(GPJobMessage(.informative, "Query selected \(selection.matchedCount) of \(table.count) incidents."))
-        for line in HotSpotSummaryJSON.messages(result, unit: unit) { messages.append(GPJobMessage(.informative, line)) }
-        var outSR: Int?
-        if let requested = request.outSR {
-            if HotSpotOutput.canConvert(from: wkid, to: requested) {
-                outSR = requested
-            } else {
-                messages.append(GPJobMessage(.warning, "WARNING: env:outSR \(requested) cannot be applied to data in wkid \(wkid.map(String.init) ?? "unknown"); the results are in the data's spatial reference."))
-            }
-        }
-        if let process = request.processSR, process != wkid, !(WebMercator.isWebMercator(process) && wkid == 4326) {
-            messages.append(GPJobMessage(.warning, "WARNING: env:processSR \(process) is not used; distances are measured in \(unit)."))
-        }
-        let output = HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) }, wkid: wkid, outSR: outSR)
+        messages.append(GPJobMessage(.informative, "Distances are measured in \(reading.distanceUnit) (processing spatial reference \(processing))."))
+        for line in HotSpotSummaryJSON.messages(result, unit: reading.distanceUnit) { messages.append(GPJobMessage(.informative, line)) }
+        let output = try HotSpotOutput(result: result, valueField: nil, sourceID: { [selection] in selection.sourceID($0) },
+                                       wkid: reading.processingWKID, outSR: request.outSR ?? reading.outputWKID)
         var body = JSONWriter(capacity: 256 + output.count * 200)
         body.appendRaw("{\"paramName\":")
         body.appendString(Self.resultName)

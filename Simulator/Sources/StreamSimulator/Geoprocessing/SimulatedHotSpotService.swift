@@ -17,7 +17,7 @@ struct SimulatedHotSpotService: Sendable {
             throw SimulatorError("hotspots \(specification.name): \(error)")
         }
         guard table.geometryType == .point else {
-            throw SimulatorError("hotspots \(specification.name): \(specification.path) has no points (map the coordinate columns: --hotspots-columns \(specification.name)=x=C,y=C,…)")
+            throw SimulatorError("hotspots \(specification.name): \(specification.path) has no points (map the coordinate columns: --columns \(specification.name)=x=C,y=C,…)")
         }
         let task = HotSpotTask(serviceName: specification.name, table: table)
         return SimulatedHotSpotService(name: specification.name, task: task,

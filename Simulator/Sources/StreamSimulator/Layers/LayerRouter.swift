@@ -105,14 +105,9 @@ enum LayerRouter {
         switch result {
         case .features(var selection):
             let target = selection.spatialReference
+            // The engine checked that the table's points convert to the output reference; corners through PROJ too.
             let converted = polygons.rings.map { rings in
-                rings.map { ring in
-                    ring.map { corner -> AnalysisGeometry.Coordinate in
-                        guard let target, target != table.spatialReference,
-                              let point = WebMercator.convert(Point(x: corner.x, y: corner.y), to: target, assuming: table.spatialReference) else { return corner }
-                        return AnalysisGeometry.Coordinate(x: point.x, y: point.y)
-                    }
-                }
+                (try? FeatureQueryEngine.rings(rings, from: table.spatialReference, into: target)) ?? rings
             }
             let shapes = RowPolygons(rings: converted)
             selection.polygons = shapes
@@ -133,9 +128,7 @@ enum LayerRouter {
             }
             var box = polygons.bounds(ofRows: matched, wkid: table.spatialReference)
             if let wkid, let current = box, wkid != table.spatialReference {
-                let low = WebMercator.convert(Point(x: current.xmin, y: current.ymin), to: wkid, assuming: table.spatialReference)
-                let high = WebMercator.convert(Point(x: current.xmax, y: current.ymax), to: wkid, assuming: table.spatialReference)
-                if let low, let high { box = Envelope(xmin: low.x, ymin: low.y, xmax: high.x, ymax: high.y, wkid: wkid) }
+                box = try? FeatureQueryEngine.envelope(current, into: wkid)
             }
             result = .extent(box, spatialReference: wkid, count: count)
         default:

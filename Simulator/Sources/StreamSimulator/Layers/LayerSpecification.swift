@@ -21,7 +21,7 @@ public struct LayerSpecification: Sendable, Hashable {
     }
 
     /// Splits `NAME=VALUE` (the first `=`), checking the name: letters,
-    /// digits, `_` or `-`. Used by `--layer`, `--layer-columns`, `--layer-format`.
+    /// digits, `_` or `-`. Used by `--layer`, `--hotspots`, `--columns`, `--in-sr`, `--file-format`.
     public static func split(_ text: String, flag: String, what: String) throws(SimulatorError) -> (name: String, value: String) {
         guard let equals = text.firstIndex(of: "=") else {
             throw SimulatorError("\(flag) expects NAME=\(what), not '\(text)'")

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 
 /// Read access to a live entity store: the consistent snapshots (see
 /// `EntityStore.snapshot()`) a relay's layers and hot-spot task answer from,
@@ -93,8 +94,8 @@ struct StoreLayerColumns: Sendable {
         for index in 0..<storeFieldCount { values.append(row.value(at: index)) }
         values.append(.date(milliseconds: receivedAt))
         var point = geometry
-        if let given = point, let from = given.wkid, from != wkid {
-            point = WebMercator.convert(given, to: wkid, assuming: from) ?? given
+        if let given = point, let from = given.wkid, from != wkid, let target = SpatialReference(code: wkid) {
+            point = (try? given.converted(to: target)) ?? given
         }
         if (try? builder.append(geometry: point, values: values)) == nil {
             // A time field holding something other than a date: kept with the time null.

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 
 /// What the store layers share: where the store is, the service they belong
 /// to (its spatial reference) and how their queries are answered.
@@ -72,7 +73,7 @@ struct StoreTracksLayer: LayerSource {
         var latest = Int64.min
         contents.scan(ObservationScan()) { observation in
             if var point = observation.point {
-                if let from = point.wkid, from != wkid { point = WebMercator.convert(point, to: wkid, assuming: from) ?? point }
+                if let from = point.wkid, from != wkid, let target = SpatialReference(code: wkid) { point = (try? point.converted(to: target)) ?? point }
                 if point.x.isFinite, point.y.isFinite { box = Envelope.including(box, x: point.x, y: point.y) }
             }
             for time in Self.times(of: observation, key: columns.timeKey) {

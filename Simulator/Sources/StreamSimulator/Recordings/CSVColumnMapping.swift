@@ -1,7 +1,7 @@
 import EntityStreamCore
 
 /// Which CSV columns hold a track's id, time and position, as given on the
-/// command line: `--csv id=vehicle_id,time=timestamp,x=longitude,y=latitude`.
+/// command line: `--columns track=vehicle_id,time=timestamp,x=longitude,y=latitude`.
 ///
 /// A plain value. ``init(parsing:)`` accepts the four keys `id`, `time`, `x`,
 /// `y` (ASCII case-insensitive) in any order, each exactly once, as

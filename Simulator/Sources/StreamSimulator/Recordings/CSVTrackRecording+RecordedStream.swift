@@ -1,7 +1,7 @@
 import EntityStreamCore
 
 extension CSVTrackRecording {
-    /// The track as a timed stream for `entitystream replay --csv`: one Esri
+    /// The track as a timed stream for `entitystream replay --columns`: one Esri
     /// point feature per row, in time order, each offset by its time from the
     /// first row's (so `--speed` plays the recorded pace), with the schema
     /// (track id from the mapping, or `trackIDField` when given) and WGS84.

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 
 /// One subscriber's filter as the server applies it: where clause,
 /// envelope and `outFields` (a ``LocalFilter``) plus the output spatial
@@ -51,8 +52,8 @@ struct SubscriberFilter: Sendable {
             case "outFields":
                 filter.outFields = StreamFilter.parseOutFields(value.split(separator: ",").map(String.init))
             case "outSR":
-                guard let wkid = Int(value), wkid > 0 else { throw SimulatorError("outSR '\(value)' is not a WKID") }
-                filter.outSpatialReference = wkid
+                guard !value.isEmpty else { continue }
+                do { filter.outSpatialReference = try SpatialReference.parse(text: value).code } catch { throw SimulatorError("outSR: \(error)") }
             default:
                 continue
             }

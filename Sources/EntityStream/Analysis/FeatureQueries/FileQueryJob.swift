@@ -30,9 +30,9 @@ public struct FileQueryJob: AnalysisJob {
             while start < selection.rows.count {
                 try context.checkCancellation()
                 let end = min(start + 1024, selection.rows.count)
-                await context.emit(selection.rows[start..<end].map { row in
-                    AnalysisFeature(table: table, row: row, fields: selection.fieldIndices,
-                                    geometry: selection.returnGeometry ? selection.geometry(ofRow: row) : nil)
+                await context.emit((start..<end).map { position in
+                    AnalysisFeature(table: table, row: selection.rows[position], fields: selection.fieldIndices,
+                                    geometry: selection.returnGeometry ? selection.geometry(at: position) : nil)
                 })
                 start = end
             }

@@ -1,5 +1,6 @@
 import EntityStreamCore
 import HotSpots
+import Projection
 
 /// Where a local hot-spot analysis reads its points from.
 ///
@@ -30,7 +31,7 @@ public enum HotSpotSource: Sendable {
 
     /// Reads the points; throws ``AnalysisFailure`` naming what is wrong, or
     /// `CancellationError`.
-    func prepare(valueField: String?, in context: AnalysisContext) async throws -> Prepared {
+    func prepare(valueField: String?, processing: Int? = nil, in context: AnalysisContext) async throws -> Prepared {
         switch self {
         case .store(let request):
             let snapshot = try await context.snapshot()
@@ -39,7 +40,7 @@ public enum HotSpotSource: Sendable {
             let selection: HotSpotStoreSelection
             do {
                 selection = try HotSpotStoreSelection.select(from: snapshot.contents, scan: scan, valueField: valueField,
-                                                             shouldStop: { Task.isCancelled })
+                                                             processing: processing, shouldStop: { Task.isCancelled })
             } catch let error as HotSpotSelectionError {
                 throw AnalysisFailure(error.description)
             }
@@ -56,12 +57,16 @@ public enum HotSpotSource: Sendable {
             try Task.checkCancellation()
             let selection: HotSpotTableSelection
             do {
-                selection = try HotSpotTableSelection.select(from: table, whereClause: whereClause, timeExtent: timeExtent, valueField: valueField)
+                selection = try HotSpotTableSelection.select(from: table, whereClause: whereClause, timeExtent: timeExtent, valueField: valueField,
+                                                             processing: processing)
             } catch {
                 throw AnalysisFailure(error.description)
             }
             var facts = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
-            if let wkid = table.spatialReference { facts.append(key: "wkid", value: .int(Int64(wkid))) }
+            if let reference = SpatialReference(code: table.spatialReference) {
+                if let wkid = reference.wkid { facts.append(key: "wkid", value: .int(Int64(wkid))) }
+                facts.append(key: "spatialReference", value: reference.json)
+            }
             if let time = table.startTimeFieldIndex { facts.append(key: "timeField", value: .string(table.schema.fields[time].name)) }
             if let timeExtent, !timeExtent.isUnbounded { facts.append(key: "timeExtent", value: timeExtent.summaryJSON) }
             if let whereClause { facts.append(key: "where", value: .string(whereClause)) }

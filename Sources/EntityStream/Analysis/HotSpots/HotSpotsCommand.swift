@@ -1,5 +1,6 @@
 import EntityStreamCore
 import HotSpots
+import Projection
 
 /// `hotspots`: where do the retained observations cluster? A Getis-Ord Gi*
 /// hot-spot analysis of the store, run as a geoprocessing job.
@@ -20,20 +21,23 @@ import HotSpots
 /// weighted point. `distanceBand` null chooses the band as Optimized Hot
 /// Spot Analysis does; `fdr` (default true) corrects the bins for the False
 /// Discovery Rate; `force` analyses below ArcGIS's minimums (30 features,
-/// 60 incidents). Geographic input (WGS84, the live fleet) is measured in
-/// metres: `cellSize` and `distanceBand` are metres then. The answer is the
-/// job's status lines (``GPJobReporter``), one `result` line per feature,
-/// then a summary (``LocalHotSpotJob``).
+/// 60 incidents). Distances are measured in `processSR` (as ArcGIS's
+/// processing spatial reference; default the data's own, geographic data —
+/// WGS84, the live fleet — in metres): `cellSize` and `distanceBand` are in
+/// its unit. Results are written in `outSR` (default the data's own). Both
+/// take a WKID, `{"wkid":…}` or `{"wkt":…}`. The answer is the job's status
+/// lines (``GPJobReporter``), one `result` line per feature, then a summary
+/// (``LocalHotSpotJob``).
 ///
 /// With `"task":"https://…/GPServer/<task>"` a remote geoprocessing service
 /// runs it instead (``RemoteHotSpotJob``): `query` is sent as its `Query`
 /// parameter, or built from `timeExtent` (both ends, strict, UTC) as the
-/// sample builds it; `outSR` (default 102100) goes as `env:outSR` and
-/// `env:processSR`. The local members do not apply to it.
+/// sample builds it; `outSR` (default 102100) goes as `env:outSR`,
+/// `processSR` as `env:processSR`. The local members do not apply to it.
 public struct HotSpotsCommand: ControlCommand {
     public static let name = "hotspots"
     public static let members: Set<String> = ["where", "timeExtent", "timeField", "geometry", "trackIds", "valueField", "aggregation",
-                                              "cellSize", "distanceBand", "fdr", "force", "task", "query", "outSR"]
+                                              "cellSize", "distanceBand", "fdr", "force", "task", "query", "outSR", "processSR"]
     /// The largest cell size or band accepted (in the data's units).
     public static let maximumDistance = 1e12
 
@@ -42,6 +46,8 @@ public struct HotSpotsCommand: ControlCommand {
 
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
+        let outSR = try Self.spatialReference("outSR", in: members)
+        let processSR = try Self.spatialReference("processSR", in: members)
         if let task = try members.string("task") {
             let local = ["where", "timeField", "geometry", "trackIds", "valueField", "aggregation", "cellSize", "distanceBand", "fdr", "force"]
             if let used = local.first(where: { members.value($0) != nil }) {
@@ -55,11 +61,10 @@ public struct HotSpotsCommand: ControlCommand {
                 }
                 do { query = try GPDateRangeQuery.make(from: start, to: end) } catch { throw members.error("timeExtent: \(error.description)") }
             }
-            let outSR = try members.integer("outSR", in: 1...999_999) ?? 102100
-            job = RemoteHotSpotJob(taskURL: task, query: query, outSR: outSR)
+            job = RemoteHotSpotJob(taskURL: task, query: query, outSR: outSR?.code ?? 102100, processSR: processSR?.code)
             return
         }
-        for remote in ["query", "outSR"] where members.value(remote) != nil {
+        for remote in ["query"] where members.value(remote) != nil {
             throw members.error("\"\(remote)\" applies to a geoprocessing task: give \"task\" too")
         }
         var request = QueryObservationsRequest()
@@ -91,7 +96,12 @@ public struct HotSpotsCommand: ControlCommand {
         if options.distanceBand == 0 { throw members.error("\"distanceBand\" must be a positive distance") }
         options.fdr = try members.bool("fdr") ?? true
         options.force = try members.bool("force") ?? false
-        job = LocalHotSpotJob(source: .store(request), valueField: valueField, options: options)
+        job = LocalHotSpotJob(source: .store(request), valueField: valueField, options: options, processSR: processSR?.code, outSR: outSR?.code)
+    }
+
+    /// Member `name` as a spatial reference PROJ knows (nil when absent or null).
+    private static func spatialReference(_ name: String, in members: CommandMembers) throws(ControlCommandError) -> SpatialReference? {
+        do { return try SpatialReference.parse(json: members.value(name) ?? .null) } catch { throw members.error("\"\(name)\": \(error)") }
     }
 
     public func start(in session: ControlSession) async -> ControlCommandOutcome {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import HotSpots
 import Locking
+import Projection
 
 /// A hot-spot analysis run here, on the store or a file, as a geoprocessing
 /// job with ArcGIS's statuses — the same lines a remote GP service's job
@@ -26,13 +27,20 @@ public struct LocalHotSpotJob: AnalysisJob {
     /// The numeric field of weighted points; nil for incidents (counted by the aggregation).
     public var valueField: String?
     public var options: HotSpotOptions
+    /// The spatial reference distances are measured in (nil: the data's own; see ``HotSpotPointReading``).
+    public var processSR: Int?
+    /// The spatial reference results are written in (nil: the data's own).
+    public var outSR: Int?
     /// Result lines per batch.
     static let batchSize = 1024
 
-    public init(source: HotSpotSource, valueField: String? = nil, options: HotSpotOptions = HotSpotOptions()) {
+    public init(source: HotSpotSource, valueField: String? = nil, options: HotSpotOptions = HotSpotOptions(),
+                processSR: Int? = nil, outSR: Int? = nil) {
         self.source = source
         self.valueField = valueField
         self.options = options
+        self.processSR = processSR
+        self.outSR = outSR
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
@@ -51,14 +59,21 @@ public struct LocalHotSpotJob: AnalysisJob {
         do {
             actions = try job.start(at: clock.now())
             await carryOut(actions)
-            let prepared = try await source.prepare(valueField: valueField, in: context)
+            let prepared = try await source.prepare(valueField: valueField, processing: processSR, in: context)
             let result = try await analyse(prepared.input, reporter: reporter)
-            let unit = prepared.reading.coordinates == .geographic ? "metres" : "units of wkid \(prepared.reading.inputWKID.map(String.init) ?? "unknown")"
-            for line in HotSpotSummaryJSON.messages(result, unit: unit) { try job.note(line) }
+            let reading = prepared.reading
+            let output: HotSpotOutput
+            do {
+                output = try HotSpotOutput(result: result, valueField: prepared.valueField, sourceID: { [prepared] in prepared.sourceID($0) },
+                                           wkid: reading.processingWKID, outSR: outSR ?? reading.outputWKID)
+            } catch {
+                throw AnalysisFailure("outSR: \(error)")
+            }
+            let processing = SpatialReference(code: reading.processingWKID)
+            try job.note("Distances are measured in \(reading.distanceUnit) (processing spatial reference \(processing.map(String.init(describing:)) ?? "unknown")).")
+            for line in HotSpotSummaryJSON.messages(result, unit: reading.distanceUnit) { try job.note(line) }
             actions = try job.succeed(results: ["Output_Features"], at: clock.now())
             await carryOut(actions)
-            let output = HotSpotOutput(result: result, valueField: prepared.valueField, sourceID: { [prepared] in prepared.sourceID($0) },
-                                       wkid: prepared.reading.outputWKID)
             var start = 0
             while start < output.count {
                 try context.checkCancellation()
@@ -69,7 +84,11 @@ public struct LocalHotSpotJob: AnalysisJob {
             var summary = JSONObject([("jobId", .string(job.id)), ("jobStatus", .string(job.status.rawValue)),
                                       ("features", .int(Int64(output.count)))])
             for member in prepared.facts { summary.append(key: member.key, value: member.value) }
-            if let wkid = output.wkid { summary.append(key: "outputWKID", value: .int(Int64(wkid))) }
+            if let processing { summary.append(key: "processingSpatialReference", value: processing.json) }
+            if let reference = SpatialReference(code: output.wkid) {
+                if let wkid = reference.wkid { summary.append(key: "outputWKID", value: .int(Int64(wkid))) }
+                summary.append(key: "outputSpatialReference", value: reference.json)
+            }
             for member in HotSpotSummaryJSON.members(result) { summary.append(key: member.key, value: member.value) }
             return summary
         } catch let error where error is CancellationError || Task.isCancelled {

@@ -1,14 +1,17 @@
 import EntityStreamCore
 import HotSpots
 import Locking
+import Projection
 
 /// A hot-spot analysis run by a remote ArcGIS geoprocessing service, as the
 /// "Analyze hotspots" sample runs `911 Calls Hotspot`: the same lines as
 /// ``LocalHotSpotJob`` (``GPJobReporter``), with the server's job id,
 /// statuses and messages.
 ///
-/// 1. `submitJob` (a POST form) with `Query` (when given), `env:outSR` and
-///    `env:processSR` (``outSR``), `returnZ`/`returnM` false;
+/// 1. `submitJob` (a POST form) with `Query` (when given), `env:outSR`
+///    (``outSR``: the results' spatial reference) and `env:processSR`
+///    (``processSR``: the one distances are measured in) when given,
+///    `returnZ`/`returnM` false;
 /// 2. polls `jobs/<id>` with back-off (``GPJobPoller``, ``policy``), one
 ///    status line per change (with the new messages);
 /// 3. on `esriJobSucceeded` fetches `results/Output_Features` (or the job's
@@ -27,16 +30,19 @@ public struct RemoteHotSpotJob: AnalysisJob {
     public var taskURL: String
     /// The `Query` parameter (nil: not sent).
     public var query: String?
-    /// `env:outSR` and `env:processSR` (nil: not sent).
+    /// `env:outSR`, the results' spatial reference code (nil: not sent, the service's default).
     public var outSR: Int?
+    /// `env:processSR`, the spatial reference distances are measured in (nil: not sent, the data's own).
+    public var processSR: Int?
     public var policy: GPJobPollPolicy
     /// The result parameter to print.
     public var resultName = "Output_Features"
 
-    public init(taskURL: String, query: String?, outSR: Int? = 102100, policy: GPJobPollPolicy = GPJobPollPolicy()) {
+    public init(taskURL: String, query: String?, outSR: Int? = 102100, processSR: Int? = nil, policy: GPJobPollPolicy = GPJobPollPolicy()) {
         self.taskURL = taskURL
         self.query = query
         self.outSR = outSR
+        self.processSR = processSR
         self.policy = policy
     }
 
@@ -44,10 +50,8 @@ public struct RemoteHotSpotJob: AnalysisJob {
     public var submitParameters: [(String, String)] {
         var parameters: [(String, String)] = []
         if let query { parameters.append(("Query", query)) }
-        if let outSR {
-            parameters.append(("env:outSR", String(outSR)))
-            parameters.append(("env:processSR", String(outSR)))
-        }
+        if let outSR = SpatialReference(code: outSR) { parameters.append(("env:outSR", outSR.parameterText)) }
+        if let processSR = SpatialReference(code: processSR) { parameters.append(("env:processSR", processSR.parameterText)) }
         parameters.append(("returnZ", "false"))
         parameters.append(("returnM", "false"))
         return parameters

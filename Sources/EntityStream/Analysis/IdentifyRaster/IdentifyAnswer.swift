@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// What identify answered for one point: the cell under it, no cell (the
@@ -33,7 +34,7 @@ public enum IdentifyAnswer: Sendable, Hashable {
         var echoed = JSONObject()
         echoed.append(key: "x", value: .double(point.x))
         echoed.append(key: "y", value: .double(point.y))
-        echoed.append(key: "sr", value: wkid.map { .int(Int64($0)) } ?? .null)
+        echoed.append(key: "sr", value: SpatialReference(code: wkid).map { reference in reference.wkid.map { .int(Int64($0)) } ?? reference.json } ?? .null)
         if let id = point.id { echoed.append(key: "id", value: id) }
         members.append(key: "point", value: .object(echoed))
         switch self {

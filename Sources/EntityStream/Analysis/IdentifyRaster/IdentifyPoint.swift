@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// One point to identify: x and y in a spatial reference (nil: the
@@ -8,10 +9,11 @@ import Raster
 ///
 /// Parsed from `{"x":…,"y":…,"sr":…,"id":…}` (stdin lines of `entitystream
 /// identify`, the `points` of the `identify` control command): `x` and `y`
-/// finite numbers, `sr` a WKID (a whole number, or `{"wkid":n}` /
-/// `{"latestWkid":n}` as Esri JSON spells it; null or absent: the default),
-/// `id` any string or number; any other member is refused by name. A value
-/// type; `Sendable`.
+/// finite numbers, `sr` (or `inSR`, ArcGIS's name) a spatial reference (a
+/// WKID, or `{"wkid":n}` / `{"latestWkid":n}` / `{"wkt":"…"}` as Esri JSON
+/// spells it; null or absent: the default), checked with PROJ; `id` any
+/// string or number; any other member is refused by name. A value type;
+/// `Sendable`.
 public struct IdentifyPoint: Sendable, Hashable {
     public var x: Double
     public var y: Double
@@ -22,7 +24,7 @@ public struct IdentifyPoint: Sendable, Hashable {
     public var id: JSONValue?
 
     /// The members a point object may have.
-    public static let members: Set<String> = ["x", "y", "sr", "id"]
+    public static let members: Set<String> = ["x", "y", "sr", "inSR", "id"]
     /// The largest WKID accepted (WKIDs are 32-bit, Esri's own ids are 6 digits).
     public static let maximumWKID = 999_999
 
@@ -50,13 +52,14 @@ public struct IdentifyPoint: Sendable, Hashable {
     /// Parses a point object; the error names the member at fault.
     public init(object: JSONObject) throws(IdentifyPointError) {
         if let unknown = object.keys.first(where: { !Self.members.contains($0) }) {
-            throw IdentifyPointError("unknown member '\(unknown)' (expected x, y, sr, id)")
+            throw IdentifyPointError("unknown member '\(unknown)' (expected x, y, inSR, id)")
         }
         guard let x = object["x"], !x.isNull else { throw IdentifyPointError("missing \"x\"") }
         guard let y = object["y"], !y.isNull else { throw IdentifyPointError("missing \"y\"") }
         self.x = try Self.coordinate(x, "x")
         self.y = try Self.coordinate(y, "y")
-        self.spatialReference = try Self.spatialReference(object["sr"], "sr")
+        if object["sr"] != nil, object["inSR"] != nil { throw IdentifyPointError("give \"inSR\" or \"sr\", not both") }
+        self.spatialReference = object["inSR"] != nil ? try Self.spatialReference(object["inSR"], "inSR") : try Self.spatialReference(object["sr"], "sr")
         self.line = nil
         switch object["id"] {
         case nil, .null?: self.id = nil
@@ -72,26 +75,11 @@ public struct IdentifyPoint: Sendable, Hashable {
         return number
     }
 
-    /// A WKID given as a number or an Esri spatial reference object; nil for absent or null.
+    /// A spatial reference given as a WKID or an Esri spatial reference
+    /// object, checked with PROJ; nil for absent or null.
     public static func spatialReference(_ value: JSONValue?, _ name: String) throws(IdentifyPointError) -> SpatialReference? {
-        guard let value, !value.isNull else { return nil }
-        var number = value
-        if let object = value.objectValue {
-            guard let wkid = object["latestWkid"] ?? object["wkid"] else {
-                throw IdentifyPointError("\"\(name)\" as an object must have \"wkid\"")
-            }
-            number = wkid
-        }
-        let whole: Int64?
-        switch number {
-        case .int(let integer): whole = integer
-        case .double(let real) where real == real.rounded() && abs(real) < 1e15: whole = Int64(real)
-        default: whole = nil
-        }
-        guard let whole, whole >= 1, whole <= Int64(maximumWKID) else {
-            throw IdentifyPointError("\"\(name)\" must be a WKID (a whole number from 1 to \(maximumWKID)), not \(value)")
-        }
-        return SpatialReference(wkid: Int(whole))
+        guard let value else { return nil }
+        do { return try SpatialReference.parse(json: value) } catch { throw IdentifyPointError("\"\(name)\": \(error)") }
     }
 }
 

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// `identify`: the cell of a session raster (`--raster NAME=FILE.tif`)
@@ -6,28 +7,38 @@ import Raster
 /// (``IdentifyRasterJob``).
 ///
 /// ```json
-/// {"id":5,"command":"identify","raster":"dem","x":-111.9,"y":40.6,"sr":4326}
-/// {"id":6,"command":"identify","raster":"dem","points":[{"x":-111.9,"y":40.6},{"x":425000,"y":4496000,"sr":32612}],"sr":4326}
+/// {"id":5,"command":"identify","raster":"dem","x":-111.9,"y":40.6,"inSR":4326}
+/// {"id":6,"command":"identify","raster":"dem","points":[{"x":-111.9,"y":40.6},{"x":425000,"y":4496000,"inSR":32612}],"inSR":4326,"outSR":3857}
 /// ```
 ///
 /// `raster` names an open raster (it may be left out when the session has
 /// exactly one); `x` and `y` give one point, or `points` (up to
-/// ``maximumPoints``) several, each `{"x","y"[,"sr"][,"id"]}`; `sr` is the
-/// WKID of points that give none (default: the raster's own CRS).
+/// ``maximumPoints``) several, each `{"x","y"[,"inSR"][,"id"]}`; `inSR` is
+/// the spatial reference of points that give none (default: the raster's
+/// own CRS), `outSR` the one answers are written in (default: each point's).
+/// `sr` is still read for `inSR`.
 public struct IdentifyRasterCommand: ControlCommand {
     public static let name = "identify"
-    public static let members: Set<String> = ["raster", "x", "y", "sr", "points"]
+    public static let members: Set<String> = ["raster", "x", "y", "sr", "inSR", "outSR", "points"]
     public static let maximumPoints = 1_000_000
 
     public let id: JSONValue
     public let raster: String?
     public let points: [IdentifyPoint]
     public let spatialReference: SpatialReference?
+    public let outSpatialReference: SpatialReference?
 
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
         raster = try members.string("raster")
-        do { spatialReference = try IdentifyPoint.spatialReference(members.value("sr"), "sr") } catch { throw members.error(error.description) }
+        if members.value("sr") != nil, members.value("inSR") != nil { throw members.error("give \"inSR\" or \"sr\", not both") }
+        do {
+            spatialReference = members.value("inSR") != nil ? try IdentifyPoint.spatialReference(members.value("inSR"), "inSR")
+                : try IdentifyPoint.spatialReference(members.value("sr"), "sr")
+            outSpatialReference = try IdentifyPoint.spatialReference(members.value("outSR"), "outSR")
+        } catch {
+            throw members.error(error.description)
+        }
         let x = members.value("x"), y = members.value("y")
         if let list = members.value("points") {
             guard x == nil && y == nil else { throw members.error("give either \"x\" and \"y\" or \"points\", not both") }
@@ -67,6 +78,7 @@ public struct IdentifyRasterCommand: ControlCommand {
             let open = rasters.names.joined(separator: ", ")
             return response(ok: false, error: raster.map { "no raster is named '\($0)' (open: \(open))" } ?? "name the raster with \"raster\" (open: \(open))")
         }
-        return .job(IdentifyRasterJob(raster: chosen, input: .points(points), defaultSpatialReference: spatialReference))
+        return .job(IdentifyRasterJob(raster: chosen, input: .points(points), defaultSpatialReference: spatialReference,
+                                      outSpatialReference: outSpatialReference))
     }
 }

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// Identify raster cell (the Esri sample): the cell of `raster` under each
@@ -8,8 +9,9 @@ import Raster
 /// whose cells lie in a tile or strip that could not be read, when there are any).
 ///
 /// Input: a list of points (`--at`, the control command's `x`/`y` or
-/// `points`), answered in chunks of ``chunkSize`` (the raster actor is
-/// free between chunks for the stream's enrichment), or JSON lines (stdin
+/// `points`), answered in chunks of ``chunkSize`` (each a PROJ batch each
+/// way, about 16 ms; the raster actor is free between chunks for the
+/// stream's enrichment), or JSON lines (stdin
 /// of `entitystream identify`), each answered as it arrives; a line that is
 /// not a point is answered with an `error` naming its line number, and the
 /// rest go on. A raster without georeferencing fails the job at once (only
@@ -23,17 +25,45 @@ public struct IdentifyRasterJob: AnalysisJob {
         case jsonLines(AsyncStream<[UInt8]>)
     }
 
-    public static let chunkSize = 1024
+    public static let chunkSize = 16_384
 
     public let raster: SessionRaster
     public let input: Input
     /// The spatial reference of points that give none (nil: the raster's CRS).
     public let defaultSpatialReference: SpatialReference?
+    /// The spatial reference answers are written in (nil: each point's own).
+    public let outSpatialReference: SpatialReference?
 
-    public init(raster: SessionRaster, input: Input, defaultSpatialReference: SpatialReference? = nil) {
+    public init(raster: SessionRaster, input: Input, defaultSpatialReference: SpatialReference? = nil,
+                outSpatialReference: SpatialReference? = nil) {
         self.raster = raster
         self.input = input
         self.defaultSpatialReference = defaultSpatialReference
+        self.outSpatialReference = outSpatialReference
+    }
+
+    /// `result` as written: a point without a cell carries the raster's
+    /// attributes, null (so that every answer has the same attributes, one
+    /// set of columns in a table), and the geometry is in
+    /// ``outSpatialReference``, converted through PROJ (an answer whose
+    /// geometry cannot be converted says why instead).
+    private func output(_ result: (members: JSONObject, feature: AnalysisFeature?)) -> (members: JSONObject, feature: AnalysisFeature?) {
+        var result = result
+        if result.members["cell"]?.isNull == true, result.feature?.attributes.isEmpty == true {
+            var attributes = JSONObject()
+            for band in 0..<raster.info.bandCount { attributes.append(key: "Band_\(band)", value: .null) }
+            for key in ["Pixel.Type", "column", "row", "xmin", "ymin", "xmax", "ymax"] { attributes.append(key: key, value: .null) }
+            result.feature?.attributes = attributes
+        }
+        guard let target = outSpatialReference, var feature = result.feature, let geometry = feature.geometry else { return result }
+        do {
+            feature.geometry = try geometry.converted(to: target)
+            return (result.members, feature)
+        } catch {
+            var members = result.members
+            members.append(key: "error", value: .string("outSR: \(error)"))
+            return (members, nil)
+        }
     }
 
     private struct Counts {
@@ -72,7 +102,7 @@ public struct IdentifyRasterJob: AnalysisJob {
                 results.reserveCapacity(answers.count)
                 for (point, answer) in zip(chunk, answers) {
                     counts.count(answer)
-                    results.append(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference)))
+                    results.append(output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference))))
                 }
                 await context.emit(results: results)
                 start = end
@@ -93,7 +123,7 @@ public struct IdentifyRasterJob: AnalysisJob {
                 let answers = await raster.identify([point][...], defaultSpatialReference: defaultSpatialReference)
                 let answer = answers.first ?? .failed("no answer")
                 counts.count(answer)
-                await context.emit(results: [answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference))])
+                await context.emit(results: [output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference)))])
             }
             try context.checkCancellation()
         }

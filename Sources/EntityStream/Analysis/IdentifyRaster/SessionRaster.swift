@@ -1,4 +1,5 @@
 import EntityStreamCore
+import Projection
 import Raster
 
 /// One GeoTIFF opened for a session (`--raster NAME=FILE.tif`) or for a
@@ -44,7 +45,7 @@ public actor SessionRaster {
 
     /// The WKID a point's answer is given in: its own, else `defaultSpatialReference`'s, else the raster's EPSG code.
     public nonisolated func answerWKID(_ point: IdentifyPoint, defaultSpatialReference: SpatialReference?) -> Int? {
-        (point.spatialReference ?? defaultSpatialReference)?.wkid ?? info.crs.epsgCode
+        (point.spatialReference ?? defaultSpatialReference)?.code ?? info.crs.epsgCode
     }
 
     /// Throws what identify would throw for every point in `spatialReference`
@@ -55,7 +56,7 @@ public actor SessionRaster {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
         guard let spatialReference else { return }
-        if let known = unusable[spatialReference.wkid] { throw known }
+        if let known = unusable[spatialReference.code] { throw known }
         do { _ = try raster.missingGrids(for: spatialReference) } catch {
             remember(error, for: spatialReference)
             throw error
@@ -64,24 +65,42 @@ public actor SessionRaster {
 
     /// The answer for each point, in order; a point without its own spatial
     /// reference is in `defaultSpatialReference` (nil: the raster's CRS).
+    /// Consecutive points in one spatial reference are answered as one batch
+    /// (``GeoTIFFRaster/identify(xs:ys:in:)``: their transformations in one
+    /// PROJ call each way).
     public func identify(_ points: ArraySlice<IdentifyPoint>, defaultSpatialReference: SpatialReference?) -> [IdentifyAnswer] {
         var answers: [IdentifyAnswer] = []
         answers.reserveCapacity(points.count)
-        for point in points {
-            let spatialReference = point.spatialReference ?? defaultSpatialReference
-            if let spatialReference, let known = unusable[spatialReference.wkid] {
-                answers.append(.failed(known.description))
+        var start = points.startIndex
+        while start < points.endIndex {
+            let spatialReference = points[start].spatialReference ?? defaultSpatialReference
+            var end = start + 1
+            while end < points.endIndex, (points[end].spatialReference ?? defaultSpatialReference) == spatialReference { end += 1 }
+            let run = points[start..<end]
+            start = end
+            if let spatialReference, let known = unusable[spatialReference.code] {
+                answers.append(contentsOf: repeatElement(.failed(known.description), count: run.count))
                 continue
             }
             do {
-                if let cell = try raster.identify(x: point.x, y: point.y, in: spatialReference) {
-                    answers.append(.cell(cell))
-                } else {
-                    answers.append(.noCell(hint: offRasterHint(point, spatialReference: spatialReference)))
+                for (point, cell) in zip(run, try raster.identify(xs: run.map(\.x), ys: run.map(\.y), in: spatialReference)) {
+                    switch cell {
+                    case .success(let found?): answers.append(.cell(found))
+                    case .success(nil): answers.append(.noCell(hint: offRasterHint(point, spatialReference: spatialReference)))
+                    case .failure(.readFailed(let path, let block, let detail)):
+                        answers.append(.unreadable(RasterError.readFailed(path: path, block: block, detail: detail).description))
+                    case .failure(let error):
+                        if let spatialReference { remember(error, for: spatialReference) }
+                        answers.append(.failed(error.description))
+                    }
                 }
             } catch {
                 if let spatialReference { remember(error, for: spatialReference) }
-                if case .readFailed = error { answers.append(.unreadable(error.description)) } else { answers.append(.failed(error.description)) }
+                if case .readFailed = error {
+                    answers.append(contentsOf: repeatElement(.unreadable(error.description), count: run.count))
+                } else {
+                    answers.append(contentsOf: repeatElement(.failed(error.description), count: run.count))
+                }
             }
         }
         return answers
@@ -96,7 +115,7 @@ public actor SessionRaster {
         let looksGeographic = abs(point.x) <= 180 && abs(point.y) <= 90
         if spatialReference == nil, looksGeographic, let extent = info.extent,
            extent.xmin > 180 || extent.xmax < -180 || extent.ymin > 90 || extent.ymax < -90 {
-            return "(\(point.x), \(point.y)) looks like longitude/latitude, far outside the raster's extent in its CRS (\(info.crs)): give the point's spatial reference (--sr 4326, or \"sr\":4326)"
+            return "(\(point.x), \(point.y)) looks like longitude/latitude, far outside the raster's extent in its CRS (\(info.crs)): give the point's spatial reference (--in-sr 4326, or \"inSR\":4326)"
         }
         if (try? raster.cell(x: point.y, y: point.x, in: spatialReference)) != nil {
             return "(\(point.x), \(point.y)) is off the raster, but (\(point.y), \(point.x)) is on it: x and y look swapped (x is the longitude or easting)"
@@ -123,11 +142,11 @@ public actor SessionRaster {
             }
             let wkid = point.wkid ?? 4326
             if wkid != lastWKID {
-                spatialReference = SpatialReference(wkid: wkid)
+                spatialReference = SpatialReference(code: wkid) ?? .wgs84
                 lastWKID = wkid
             }
             do throws(RasterError) {
-                if !unusable.isEmpty, let known = unusable[spatialReference.wkid] { throw known }
+                if !unusable.isEmpty, let known = unusable[spatialReference.code] { throw known }
                 guard let located = try raster.cell(x: point.x, y: point.y, in: spatialReference) else {
                     cells.append(nil)
                     continue
@@ -165,7 +184,7 @@ public actor SessionRaster {
     private func remember(_ error: RasterError, for spatialReference: SpatialReference) {
         switch error {
         case .unknownSpatialReference, .noTransformation, .unknownRasterCRS, .notGeoreferenced, .projDatabaseMissing:
-            if unusable.count < 64 { unusable[spatialReference.wkid] = error }
+            if unusable.count < 64 { unusable[spatialReference.code] = error }
         default:
             break
         }

@@ -31,8 +31,7 @@ struct QueryObservationsJob: AnalysisJob {
             members.append(key: "observation", value: .int(row.id))
             members.append(key: "received", value: .string(ISO8601Text.string(milliseconds: row.observation.receivedAt)))
             members.append(key: "receivedEpoch", value: .int(row.observation.receivedAt))
-            let feature = AnalysisFeature(geometry: row.observation.geometry.map { .point($0) },
-                                          attributes: AttributeJSON.attributes(row.observation, fields: fields))
+            let feature = AnalysisFeature(row.observation, fields: fields)
             batch.append((members, feature))
             if batch.count == Self.batchSize {
                 try context.checkCancellation()

@@ -9,7 +9,8 @@ import Statistics
 ///   value as null (``AttributeJSON``);
 /// - the names: `"groupFields":[…]`, `"statisticNames":[…]` (what a
 ///   table's header needs, even with no record).
-/// Stateless.
+/// The keys whose values are dates are handed along (``dateKeys(_:)``), for
+/// the feature formats to write them as ISO-8601 text. Stateless.
 public enum StatisticsRecordJSON {
     /// The members of one `result` line.
     public static func members(_ record: StatisticsRecord) -> JSONObject {
@@ -18,6 +19,14 @@ public enum StatisticsRecordJSON {
         var statistics = JSONObject()
         for item in record.statistics { statistics.append(key: item.name, value: AttributeJSON.value(item.value)) }
         return JSONObject([("group", .object(group)), ("statistics", .object(statistics))])
+    }
+
+    /// The group fields and statistics of `record` whose values are dates.
+    public static func dateKeys(_ record: StatisticsRecord) -> [String] {
+        (record.group + record.statistics).compactMap { item in
+            if case .date = item.value { return item.name }
+            return nil
+        }
     }
 
     /// `"groupFields"` and `"statisticNames"` of `plan`, for a summary.
@@ -32,7 +41,7 @@ public enum StatisticsRecordJSON {
         while start < records.count {
             try context.checkCancellation()
             let end = min(start + 1024, records.count)
-            await context.emit(records: records[start..<end].map(members))
+            await context.emit(records: records[start..<end].map { (members($0), dateKeys($0)) })
             start = end
         }
     }

@@ -86,7 +86,7 @@ enum CSVFeatureLoader {
         } else if let x = folded.firstIndex(where: { xNames.contains($0) }), let y = folded.firstIndex(where: { yNames.contains($0) }) {
             xColumn = x
             yColumn = y
-            notes.append("coordinates from columns '\(names[x])' and '\(names[y])' (choose others with x=COLUMN,y=COLUMN)")
+            notes.append("coordinates from columns '\(names[x])' and '\(names[y])' (choose others with --columns x=COLUMN,y=COLUMN)")
         } else {
             notes.append("no coordinate columns (x/lon/longitude, y/lat/latitude): the CSV is a table")
         }

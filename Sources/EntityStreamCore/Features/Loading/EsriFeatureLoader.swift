@@ -1,3 +1,5 @@
+import Projection
+
 /// Loads Esri JSON features into a ``FeatureTable``: feature lines, a JSON
 /// array of features, a FeatureSet (`{"fields":…,"features":[…]}`), and
 /// the messages of an `entitystream record` recording.
@@ -72,7 +74,7 @@ enum EsriFeatureLoader {
             declared.geometryType = .point
         }
         if let reference = try member("spatialReference") {
-            declared.wkid = (reference["wkid"]?.intValue ?? reference["latestWkid"]?.intValue).flatMap { Int(exactly: $0) }
+            declared.wkid = SpatialReference.code(ofJSON: reference)
         }
         guard let features = members.last(where: { $0.key == "features" })?.value else {
             throw FeatureLoadError(file: file, "the FeatureSet has no 'features' array")
@@ -103,7 +105,7 @@ enum EsriFeatureLoader {
                                                        endTimeField: timeInfo?["endTimeField"]?.stringValue,
                                                        trackIDField: timeInfo?["trackIdField"]?.stringValue)
             let reference = description["spatialReference"]
-            declared.wkid = (reference?["wkid"]?.intValue ?? reference?["latestWkid"]?.intValue).flatMap { Int(exactly: $0) }
+            declared.wkid = SpatialReference.code(ofJSON: reference)
             declared.geometryType = .point
         }
         let messages = recording.entries.map { Message(line: $0.line, bytes: $0.message[...], malformed: $0.problem != nil) }
@@ -182,7 +184,7 @@ enum EsriFeatureLoader {
         let geometryType: FeatureGeometryType = declared.geometryType == .point || sawGeometry ? .point : .none
         let wkid = mapping.wkid ?? declared.wkid ?? firstWKID ?? 4326
         if geometryType == .point, mapping.wkid == nil, declared.wkid == nil, firstWKID == nil {
-            plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with wkid=N)")
+            plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with --in-sr)")
         }
         report.notes = plan.notes
         var builder: FeatureTableBuilder
@@ -231,13 +233,12 @@ enum EsriFeatureLoader {
         return builder.build()
     }
 
-    /// `point` in the layer's spatial reference `wkid`.
+    /// `point` in the layer's spatial reference `wkid` (through PROJ).
     static func convert(_ point: Point, to wkid: Int, file: String, line: Int) throws(FeatureLoadError) -> Point {
-        guard let own = point.wkid, own != wkid else { return point }
-        guard let converted = WebMercator.convert(point, to: wkid) else {
-            throw FeatureLoadError(file: file, line: line, "the point is in spatial reference \(own), which cannot be converted to the layer's \(wkid) (only WGS84 ↔ Web Mercator)")
+        guard let own = SpatialReference(code: point.wkid), let target = SpatialReference(code: wkid), own != target else { return point }
+        do { return try point.converted(to: target) } catch {
+            throw FeatureLoadError(file: file, line: line, "the point cannot be brought into the layer's spatial reference: \(error)")
         }
-        return converted
     }
 
     // MARK: Splitting

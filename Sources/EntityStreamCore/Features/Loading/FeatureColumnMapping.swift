@@ -1,5 +1,5 @@
 /// Which columns (or attributes) of a feature file play which part, as a
-/// command line gives it: `x=lon,y=lat,time=datetime_utc,end=…,track=storm_id,oid=…,wkid=4326`.
+/// command line gives it (`--columns`): `x=lon,y=lat,time=datetime_utc,end=…,track=storm_id,oid=…`.
 ///
 /// Every key is optional:
 /// - `x`, `y`: the coordinate columns of a CSV (both or neither). Without
@@ -14,8 +14,10 @@
 /// - `oid`: an integer field whose unique values are the object ids; without
 ///   it a field declared `esriFieldTypeOID` is used, or `OBJECTID` is added
 ///   with 1, 2, 3… in file order.
-/// - `wkid`: the spatial reference of coordinates that name none (default:
-///   the file's own, else 4326).
+/// - `wkid`: the spatial reference (its code) of coordinates that name none
+///   (default: the file's own, else 4326); set by `--in-sr`. The key
+///   `wkid=N` is still read, deprecated, as is `id=` for `track=`
+///   (``deprecatedKeys(in:)``).
 /// ``init(parsing:)`` throws ``CSVError`` naming the bad pair, key or value. A plain value.
 public struct FeatureColumnMapping: Sendable, Hashable {
     public var x: String?
@@ -28,8 +30,9 @@ public struct FeatureColumnMapping: Sendable, Hashable {
     public var objectID: String?
     public var wkid: Int?
 
-    /// The keys ``init(parsing:)`` accepts, in the order messages list them.
-    public static let keys = ["x", "y", "time", "end", "track", "oid", "wkid"]
+    /// The keys ``init(parsing:)`` accepts, in the order messages list them
+    /// (the last two deprecated: `id` for `track`, `wkid` for `--in-sr`).
+    public static let keys = ["x", "y", "time", "end", "track", "oid", "id", "wkid"]
 
     public init(x: String? = nil, y: String? = nil, time: String? = nil, noTime: Bool = false, end: String? = nil,
                 track: String? = nil, objectID: String? = nil, wkid: Int? = nil) {
@@ -46,7 +49,8 @@ public struct FeatureColumnMapping: Sendable, Hashable {
     /// Parses `key=column,…` (see the type's contract).
     public init(parsing text: String) throws(CSVError) {
         let values = try ColumnMappingPairs.parse(text, keys: Self.keys)
-        self.init(x: values["x"], y: values["y"], end: values["end"], track: values["track"], objectID: values["oid"])
+        if values["id"] != nil, values["track"] != nil { throw CSVError("column mapping gives both track= and id= (the same key; use track=)") }
+        self.init(x: values["x"], y: values["y"], end: values["end"], track: values["track"] ?? values["id"], objectID: values["oid"])
         if let time = values["time"] {
             if Schema.fold(time) == "none" { noTime = true } else { self.time = time }
         }
@@ -60,6 +64,12 @@ public struct FeatureColumnMapping: Sendable, Hashable {
             throw CSVError("column mapping names \(x == nil ? "y" : "x") without \(x == nil ? "x" : "y"); give both coordinate columns or neither")
         }
         if noTime, end != nil { throw CSVError("column mapping has time=none and an end time field") }
+    }
+
+    /// The deprecated keys `text` uses (`id`, `wkid`), for a warning.
+    public static func deprecatedKeys(in text: String) -> [String] {
+        guard let values = try? ColumnMappingPairs.parse(text, keys: keys) else { return [] }
+        return ["id", "wkid"].filter { values[$0] != nil }
     }
 
     /// True when nothing is mapped.

@@ -60,7 +60,7 @@ struct FeatureSchemaPlan {
             start = declared
         } else if let firstDate = fields.firstIndex(where: { $0.type == .date }) {
             start = firstDate
-            notes.append("time field '\(fields[firstDate].name)' (the first date field; choose another with time=FIELD or none with time=none)")
+            notes.append("time field '\(fields[firstDate].name)' (the first date field; choose another with --columns time=FIELD, or none with time=none)")
         }
         var end: Int?
         if let name = mapping.end {
@@ -112,7 +112,7 @@ struct FeatureSchemaPlan {
             shift = 1
             objectIDFieldIndex = 0
             assignsObjectIDs = true
-            notes.append("object ids assigned in file order as '\(name)' (the file has no object-id field; name one with oid=FIELD)")
+            notes.append("object ids assigned in file order as '\(name)' (the file has no object-id field; name one with --columns oid=FIELD)")
         }
         var schema = Schema(fields: fields)
         schema.trackIDIndex = track.map { $0 + shift }

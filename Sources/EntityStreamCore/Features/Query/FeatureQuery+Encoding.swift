@@ -1,3 +1,5 @@
+import Projection
+
 extension FeatureQuery {
     /// The query as REST parameters (unencoded name/value pairs, in a fixed
     /// order), for a GET query string or a POST form: `f` always, `where`
@@ -14,7 +16,7 @@ extension FeatureQuery {
             let (text, type) = geometryParameter(geometry)
             items.append(("geometry", text))
             items.append(("geometryType", type))
-            if let wkid = geometry.wkid { items.append(("inSR", String(wkid))) }
+            if let inSR = SpatialReference(code: geometry.wkid) { items.append(("inSR", inSR.parameterText)) }
             items.append(("spatialRel", spatialRelationship.rawValue))
         }
         if let outFields {
@@ -23,7 +25,7 @@ extension FeatureQuery {
             items.append(("outFields", "*"))
         }
         if !returnGeometry { items.append(("returnGeometry", "false")) }
-        if let outSpatialReference { items.append(("outSR", String(outSpatialReference))) }
+        if let outSR = SpatialReference(code: outSpatialReference) { items.append(("outSR", outSR.parameterText)) }
         if !orderBy.isEmpty { items.append(("orderByFields", orderBy.map(\.description).joined(separator: ","))) }
         if let resultOffset { items.append(("resultOffset", String(resultOffset))) }
         if let resultRecordCount { items.append(("resultRecordCount", String(resultRecordCount))) }
@@ -64,7 +66,7 @@ extension FeatureQuery {
             return (StreamFilter.envelopeJSON(geometry), "esriGeometryEnvelope")
         }
         var withReference = object
-        if let wkid = geometry.wkid { withReference.append(key: "spatialReference", value: .object(JSONObject([("wkid", .int(Int64(wkid)))]))) }
+        if let reference = SpatialReference(code: geometry.wkid) { withReference.append(key: "spatialReference", value: reference.json) }
         var writer = JSONWriter(capacity: 128)
         writer.append(.object(withReference))
         return (String(decoding: writer.bytes, as: UTF8.self), type)

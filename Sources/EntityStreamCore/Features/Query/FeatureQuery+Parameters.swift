@@ -1,3 +1,5 @@
+import Projection
+
 extension FeatureQuery {
     /// Parameters of ArcGIS's Query (Feature Service/Layer) operation that
     /// do not change a point layer's answer here, accepted and ignored as
@@ -194,8 +196,8 @@ extension FeatureQuery {
             }
         }
         if let inSR {
-            if let own = geometry?.wkid, own != inSR, !(WebMercator.isWebMercator(own) && WebMercator.isWebMercator(inSR)) {
-                throw FeatureQueryError("inSR", "\(inSR) contradicts the geometry's spatial reference \(own)")
+            if let own = geometry?.wkid, own != inSR {
+                throw FeatureQueryError("inSR", "\(SpatialReference(code: inSR).map(String.init(describing:)) ?? "?") contradicts the geometry's spatial reference \(SpatialReference(code: own).map(String.init(describing:)) ?? "?")")
             }
             if var envelope = geometry {
                 envelope.wkid = envelope.wkid ?? inSR
@@ -284,19 +286,10 @@ extension FeatureQuery {
         return value
     }
 
-    /// A spatial reference given as a wkid (`4326`) or JSON (`{"wkid":4326}`, `{"latestWkid":3857}`).
+    /// A spatial reference given as a WKID (`4326`) or JSON (`{"wkid":4326}`,
+    /// `{"latestWkid":3857}`, `{"wkt":"…"}`), checked with PROJ: its code.
     static func spatialReference(_ text: String, parameter: String) throws(FeatureQueryError) -> Int? {
         guard !text.isEmpty else { return nil }
-        if text.hasPrefix("{") {
-            guard let value = try? JSONParser.parse(text),
-                  let wkid = (value["wkid"]?.intValue ?? value["latestWkid"]?.intValue).flatMap({ Int(exactly: $0) }), wkid > 0 else {
-                throw FeatureQueryError(parameter, "'\(text)' is not a spatial reference ({\"wkid\":N} or N)")
-            }
-            return wkid
-        }
-        guard let wkid = Int(text), wkid > 0, wkid <= Int(Int32.max) else {
-            throw FeatureQueryError(parameter, "'\(text)' is not a spatial reference id (a positive whole number)")
-        }
-        return wkid
+        do { return try SpatialReference.parse(text: text).code } catch { throw FeatureQueryError(parameter, error.description) }
     }
 }

@@ -1,3 +1,5 @@
+import Projection
+
 /// Runs a ``FeatureQuery`` over a ``FeatureTable`` exactly as an ArcGIS
 /// feature layer answers it — the engine behind the simulator's layers.
 ///
@@ -11,8 +13,11 @@
 ///   time never match a time filter; a table that is not time-aware refuses
 ///   `time` (400);
 /// - the envelope (`intersects` and `envelope-intersects` agree for points:
-///   inside or on the boundary), converted into the table's spatial reference
-///   (WGS84 ↔ Web Mercator; other pairs → 400 `inSR`); rows with a null
+///   inside or on the boundary) in its own spatial reference (`inSR`): rows
+///   are first narrowed by the envelope's outline brought into the table's
+///   spatial reference through PROJ, then each candidate point is brought
+///   into the envelope's reference and tested exactly (a reference PROJ does
+///   not know, or no transformation → 400 `inSR`); rows with a null
 ///   geometry never match.
 /// Then: statistics queries go to the ``statistics`` engine (400 without
 /// one), which checks their `orderByFields` (group fields and statistic
@@ -26,7 +31,9 @@
 /// rows, `exceededTransferLimit` when more rows matched than offset + page.
 /// `outFields` (`*`, a list, or empty meaning the object id) are resolved
 /// case-insensitively (unknown → 400) and always include the object id.
-/// `outSR` must be convertible (400 otherwise); `f=geojson` answers in WGS84.
+/// `outSR` is any spatial reference PROJ can transform the table's into (400
+/// otherwise), the page's points converted in one batch; `f=geojson` answers
+/// in WGS84 (RFC 7946) whatever the table's reference.
 /// Time is linear in the table's rows, plus n log n to order the matches.
 /// A value type; `run` is pure and safe from any number of tasks.
 public struct FeatureQueryEngine: Sendable {
@@ -87,28 +94,40 @@ public struct FeatureQueryEngine: Sendable {
         if query.time != nil && !table.isTimeAware {
             throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
         }
+        var envelope: EnvelopeTest?
         var area: SearchArea?
         if let geometry = query.geometry {
             guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
-            area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
-                                  unit: query.distanceUnit, layerReference: table.spatialReference,
-                                  rings: query.polygonRings.map { Self.rings($0, from: geometry.wkid, into: table.spatialReference) })
+            if query.polygonRings == nil, (query.distance ?? 0) <= 0 {
+                envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
+            } else {
+                area = try SearchArea(envelope: try Self.envelope(geometry, into: table.spatialReference), distance: query.distance,
+                                      unit: query.distanceUnit, layerReference: table.spatialReference,
+                                      rings: try query.polygonRings.map { (rings) throws(FeatureQueryError) in
+                                          try Self.rings(rings, from: geometry.wkid, into: table.spatialReference)
+                                      })
+            }
         }
         var outputReference = table.spatialReference
         if table.geometryType == .point {
+            var requested: SpatialReference?
             if query.format == .geojson {
-                guard let own = table.spatialReference, WebMercator.canConvert(to: own) else {
-                    throw FeatureQueryError("f", "geojson is WGS84, and the layer's spatial reference \(table.spatialReference.map(String.init) ?? "(unknown)") cannot be converted to it")
+                if let outSR = SpatialReference(code: query.outSpatialReference), outSR != .wgs84 {
+                    throw FeatureQueryError("outSR", "f=geojson is always WGS84 (RFC 7946), not \(outSR)")
                 }
-                if let outSR = query.outSpatialReference, outSR != 4326 {
-                    throw FeatureQueryError("outSR", "f=geojson is always WGS84 (4326), not \(outSR)")
+                requested = .wgs84
+            } else {
+                requested = SpatialReference(code: query.outSpatialReference)
+            }
+            if let requested, requested.code != table.spatialReference {
+                guard let own = SpatialReference(code: table.spatialReference) else {
+                    throw FeatureQueryError(query.format == .geojson ? "f" : "outSR",
+                                            "the layer's spatial reference is unknown, so its points cannot be converted to \(requested)")
                 }
-                outputReference = 4326
-            } else if let outSR = query.outSpatialReference, outSR != table.spatialReference {
-                guard let own = table.spatialReference, WebMercator.canConvert(to: own), WebMercator.canConvert(to: outSR) else {
-                    throw FeatureQueryError("outSR", "cannot convert from the layer's \(table.spatialReference.map(String.init) ?? "unknown") to \(outSR) (only WGS84 4326 ↔ Web Mercator 3857/102100)")
+                do { try CoordinateOperations.check(from: own, to: requested) } catch {
+                    throw FeatureQueryError(query.format == .geojson ? "f" : "outSR", error.description)
                 }
-                outputReference = outSR
+                outputReference = requested.code
             }
         }
         if query.isStatisticsQuery && statistics == nil {
@@ -117,12 +136,13 @@ public struct FeatureQueryEngine: Sendable {
         }
 
         if let quantization = query.quantization, let wkid = quantization.extent.wkid, let output = outputReference,
-           wkid != output, !(WebMercator.isWebMercator(wkid) && WebMercator.isWebMercator(output)) {
+           SpatialReference(code: wkid) != SpatialReference(code: output) {
             throw FeatureQueryError("quantizationParameters", "the extent's spatial reference \(wkid) is not the output's \(output)")
         }
 
         // Selection.
-        let rows = select(table, whereClause: whereClause, textClause: textClause, objectIDs: query.objectIDs, time: query.time, area: area)
+        let rows = select(table, whereClause: whereClause, textClause: textClause, objectIDs: query.objectIDs, time: query.time,
+                          envelope: envelope, area: area)
         let limit: Int
         switch query.resultType {
         case .standard: limit = standardMaxRecordCount
@@ -166,15 +186,15 @@ public struct FeatureQueryEngine: Sendable {
         return .features(selection)
     }
 
-    /// The bounding box of `rows`' points in `reference` (nil when none has a point).
+    /// The bounding box of `rows`' points in `reference` (nil when none has a
+    /// point), converted through PROJ in one batch when it is not the table's.
     static func extent(of rows: [Int], in table: FeatureTable, reference: Int?) -> Envelope? {
+        var points = rows.compactMap { table.geometry(at: $0) }
+        if let target = SpatialReference(code: reference), SpatialReference(code: table.spatialReference) != target {
+            _ = try? Point.convert(&points, to: target, assuming: SpatialReference(code: table.spatialReference))
+        }
         var box: Envelope?
-        for row in rows {
-            guard var point = table.geometry(at: row) else { continue }
-            if let reference, reference != table.spatialReference {
-                point = WebMercator.convert(point, to: reference, assuming: table.spatialReference) ?? point
-            }
-            guard point.x.isFinite, point.y.isFinite else { continue }
+        for point in points where point.x.isFinite && point.y.isFinite {
             box = Envelope.including(box, x: point.x, y: point.y)
         }
         box?.wkid = reference
@@ -183,7 +203,7 @@ public struct FeatureQueryEngine: Sendable {
 
     /// The rows passing every filter, in row order.
     func select(_ table: FeatureTable, whereClause: WhereClause?, textClause: WhereClause? = nil, objectIDs: [Int64]?, time: TimeExtent?,
-                area: SearchArea?) -> [Int] {
+                envelope: EnvelopeTest? = nil, area: SearchArea? = nil) -> [Int] {
         let candidates: [Int]?
         if let objectIDs {
             candidates = Set(objectIDs.compactMap { table.row(withObjectID: $0) }).sorted()
@@ -195,6 +215,9 @@ public struct FeatureQueryEngine: Sendable {
             func passes(_ row: Int) -> Bool {
                 if checksTime, let time {
                     guard let span = table.timeSpan(at: row), time.overlaps(from: span.start, to: span.end) else { return false }
+                }
+                if let envelope {
+                    guard let point = table.geometry(at: row), envelope.contains(point) else { return false }
                 }
                 if let area {
                     guard let point = table.geometry(at: row), area.contains(point) else { return false }
@@ -246,26 +269,52 @@ public struct FeatureQueryEngine: Sendable {
         return kept.sorted()
     }
 
-    /// Polygon rings from `source` into `target` (WGS84 ↔ Web Mercator, vertex by
-    /// vertex; as they are otherwise: ``envelope(_:into:)`` has refused other pairs).
-    static func rings(_ rings: [[AnalysisGeometry.Coordinate]], from source: Int?, into target: Int?) -> [[AnalysisGeometry.Coordinate]] {
-        guard let source, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else { return rings }
-        return rings.map { ring in
-            ring.map { corner in
-                guard let point = WebMercator.convert(Point(x: corner.x, y: corner.y), to: target, assuming: source) else { return corner }
-                return AnalysisGeometry.Coordinate(x: point.x, y: point.y)
+    /// Polygon rings from `source` into `target`, vertex by vertex through PROJ.
+    /// - Throws: ``FeatureQueryError`` (`inSR`) when PROJ cannot.
+    public static func rings(_ rings: [[AnalysisGeometry.Coordinate]], from source: Int?, into target: Int?) throws(FeatureQueryError)
+        -> [[AnalysisGeometry.Coordinate]] {
+        guard let source = SpatialReference(code: source), let target = SpatialReference(code: target), source != target else { return rings }
+        var converted = rings
+        for index in converted.indices {
+            do {
+                if try AnalysisGeometry.convert(&converted[index], from: source, to: target) > 0 {
+                    throw FeatureQueryError("inSR", "a vertex of the polygon has no place in the layer's spatial reference \(target)")
+                }
+            } catch let error as FeatureQueryError {
+                throw error
+            } catch {
+                throw FeatureQueryError("inSR", "\(error)")
             }
         }
+        return converted
     }
 
-    /// `geometry` in spatial reference `target` (its own wkid nil meaning `target`).
+    /// `geometry` in spatial reference `target` (its own wkid nil meaning
+    /// `target`): the bounding box of its outline brought there through PROJ
+    /// (64 points an edge; exact for the monotone WGS84 ↔ Web Mercator).
+    /// - Throws: ``FeatureQueryError`` (`inSR`) when PROJ cannot.
     public static func envelope(_ geometry: Envelope, into target: Int?) throws(FeatureQueryError) -> Envelope {
-        guard let source = geometry.wkid, let target, source != target, !(WebMercator.isWebMercator(source) && WebMercator.isWebMercator(target)) else {
+        guard let source = SpatialReference(code: geometry.wkid), let target = SpatialReference(code: target), source != target else {
             return geometry
         }
-        if source == 4326 && WebMercator.isWebMercator(target) { return WebMercator.project(geometry) }
-        if WebMercator.isWebMercator(source) && target == 4326 { return WebMercator.unproject(geometry) }
-        throw FeatureQueryError("inSR", "cannot convert the geometry from \(source) to the layer's \(target) (only WGS84 4326 ↔ Web Mercator 3857/102100)")
+        var xs: [Double] = [], ys: [Double] = []
+        let steps = geometry.xmin == geometry.xmax && geometry.ymin == geometry.ymax ? 1 : 64
+        for step in 0..<steps {
+            let t = Double(step) / Double(steps)
+            xs += [geometry.xmin + t * (geometry.xmax - geometry.xmin), geometry.xmax, geometry.xmax - t * (geometry.xmax - geometry.xmin), geometry.xmin]
+            ys += [geometry.ymin, geometry.ymin + t * (geometry.ymax - geometry.ymin), geometry.ymax, geometry.ymax - t * (geometry.ymax - geometry.ymin)]
+        }
+        do {
+            guard try CoordinateOperations.transform(x: &xs, y: &ys, from: source, to: target) == 0,
+                  let xmin = xs.min(), let xmax = xs.max(), let ymin = ys.min(), let ymax = ys.max() else {
+                throw FeatureQueryError("inSR", "the geometry has no place in the layer's spatial reference \(target)")
+            }
+            return Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: target.code)
+        } catch let error as FeatureQueryError {
+            throw error
+        } catch {
+            throw FeatureQueryError("inSR", "\(error)")
+        }
     }
 
     static func fieldList(_ schema: Schema) -> String {

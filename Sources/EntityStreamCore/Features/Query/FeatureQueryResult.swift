@@ -1,3 +1,5 @@
+import Projection
+
 /// What a ``FeatureQueryEngine`` answers, ready for ``FeatureSetWriter``.
 public enum FeatureQueryResult: Sendable {
     /// A page of features.
@@ -16,7 +18,9 @@ public enum FeatureQueryResult: Sendable {
 
 /// One page of a query's features: which rows of the table, which fields,
 /// geometry or not and in which spatial reference, and whether more rows
-/// matched than the page holds. A value referencing the table (no copy).
+/// matched than the page holds. A value referencing the table; when the
+/// output reference differs from the table's, the page's points are
+/// converted once, in one PROJ batch, when the selection is made.
 public struct FeatureSelection: Sendable {
     public let table: FeatureTable
     /// Row indices of the page, in the order to send.
@@ -30,6 +34,9 @@ public struct FeatureSelection: Sendable {
     public let exceededTransferLimit: Bool
     /// How many rows matched the query in all.
     public let matchCount: Int
+    /// The page's points in ``spatialReference``, by position, when that
+    /// differs from the table's (nil: the table's points as they are).
+    private let converted: [Point?]?
     /// `geometryPrecision`: output coordinates rounded to this many decimals.
     public var geometryPrecision: Int?
     /// `quantizationParameters`: output coordinates on this integer grid.
@@ -52,12 +59,20 @@ public struct FeatureSelection: Sendable {
         self.spatialReference = spatialReference
         self.exceededTransferLimit = exceededTransferLimit
         self.matchCount = matchCount
+        converted = returnGeometry ? Self.convert(rows, of: table, to: spatialReference) : nil
     }
 
-    /// Row `row`'s point as written: in ``spatialReference``, rounded to
-    /// ``geometryPrecision`` decimals (nil for a null geometry).
-    public func outputGeometry(ofRow row: Int) -> Point? {
-        guard var point = geometry(ofRow: row) else { return nil }
+    /// The point of the page's `position`-th row in ``spatialReference``
+    /// (nil for a null geometry, or one PROJ cannot transform).
+    public func geometry(at position: Int) -> Point? {
+        if let converted { return converted[position] }
+        return table.geometry(at: rows[position])
+    }
+
+    /// The page's `position`-th point as written: in ``spatialReference``,
+    /// rounded to ``geometryPrecision`` decimals (nil for a null geometry).
+    public func outputGeometry(at position: Int) -> Point? {
+        guard var point = geometry(at: position) else { return nil }
         if let digits = geometryPrecision {
             point.x = Self.round(point.x, digits: digits)
             point.y = Self.round(point.y, digits: digits)
@@ -74,11 +89,23 @@ public struct FeatureSelection: Sendable {
         return scaled.rounded(.toNearestOrAwayFromZero) / scale
     }
 
-    /// Row `row`'s point in ``spatialReference`` (nil for a null geometry).
-    public func geometry(ofRow row: Int) -> Point? {
-        guard let point = table.geometry(at: row) else { return nil }
-        guard let target = spatialReference, target != table.spatialReference else { return point }
-        return WebMercator.convert(point, to: target, assuming: table.spatialReference) ?? point
+    /// The points of `rows` in `target`, or nil when no conversion is needed.
+    private static func convert(_ rows: [Int], of table: FeatureTable, to target: Int?) -> [Point?]? {
+        guard let target = SpatialReference(code: target), let source = SpatialReference(code: table.spatialReference), source != target else {
+            return nil
+        }
+        var points: [Point] = []
+        var present: [Bool] = []
+        points.reserveCapacity(rows.count)
+        present.reserveCapacity(rows.count)
+        for row in rows {
+            let point = table.geometry(at: row)
+            present.append(point != nil)
+            points.append(point ?? Point(x: .nan, y: .nan, wkid: source.code))
+        }
+        // The engine checked the pair; a point PROJ cannot transform becomes NaN, written as no geometry.
+        _ = try? Point.convert(&points, to: target, assuming: source)
+        return points.indices.map { index in present[index] && points[index].x.isFinite && points[index].y.isFinite ? points[index] : nil }
     }
 }
 

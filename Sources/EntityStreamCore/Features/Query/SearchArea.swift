@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Projection
 
 /// Where a query's geometry lets features match: an envelope (a point is an
 /// envelope of no size) in the layer's spatial reference, grown by
@@ -41,7 +42,7 @@ public struct SearchArea: Sendable {
         }
         if layerReference == 4326 {
             measure = .geodesic(metres: distance * unit.metres)
-        } else if let layerReference, WebMercator.isWebMercator(layerReference) {
+        } else if SpatialReference(code: layerReference)?.isWebMercator == true {
             measure = .planar(distance * unit.metres)
         } else {
             throw FeatureQueryError("units", "the layer's spatial reference \(layerReference.map(String.init) ?? "(unknown)") has a linear unit this server does not convert \(unit.rawValue) into; give the distance in the layer's own units (without units)")

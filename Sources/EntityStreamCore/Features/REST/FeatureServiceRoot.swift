@@ -1,3 +1,5 @@
+import Projection
+
 /// A MapServer or FeatureServer root (`…/NAME/MapServer?f=json`): the
 /// service's layers and tables, as ArcGIS lists them.
 ///
@@ -64,7 +66,7 @@ public struct FeatureServiceRoot: Sendable, Hashable {
         layers = entries("layers")
         tables = entries("tables")
         let reference = value["spatialReference"]
-        spatialReference = (reference?["latestWkid"]?.intValue ?? reference?["wkid"]?.intValue).flatMap { Int(exactly: $0) }
+        spatialReference = SpatialReference.code(ofJSON: reference)
         maxRecordCount = value["maxRecordCount"]?.intValue.flatMap { Int(exactly: $0) }
     }
 

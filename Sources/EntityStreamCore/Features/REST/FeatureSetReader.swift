@@ -1,3 +1,5 @@
+import Projection
+
 /// One page of a query's answer as a client reads it: the FeatureSet's
 /// fields and spatial reference, its features as ``Observation``s (geometry
 /// and attributes aligned to ``schema``), and whether the server holds more.
@@ -63,7 +65,7 @@ public enum FeatureSetReader {
         let fieldsValue = try value("fields")
         do throws(FeatureFormatError) { fields = try Field.esriFields(fieldsValue) } catch { throw .invalid(error.description) }
         let reference = try value("spatialReference")
-        let wkid = (reference?["latestWkid"]?.intValue ?? reference?["wkid"]?.intValue).flatMap { Int(exactly: $0) }
+        let wkid = SpatialReference.code(ofJSON: reference)
         let ranges: [Range<Int>]
         do throws(JSONError) { ranges = try EsriFeatureLoader.elementRanges(bytes, in: featuresRange) } catch {
             throw .invalid("'features' must be an array: \(error.message)")

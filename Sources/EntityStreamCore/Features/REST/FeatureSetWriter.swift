@@ -1,3 +1,5 @@
+import Projection
+
 /// Writes a ``FeatureQueryResult`` as a query response body, and single
 /// features as Esri JSON or GeoJSON (for JSON-lines output of query results).
 ///
@@ -64,9 +66,9 @@ public enum FeatureSetWriter {
         if let geometryType = table.geometryType.esriName {
             writer.appendRaw(",\"geometryType\":")
             writer.appendString(selection.polygons == nil ? geometryType : "esriGeometryPolygon")
-            if let wkid = selection.spatialReference {
+            if let reference = SpatialReference(code: selection.spatialReference) {
                 writer.appendRaw(",\"spatialReference\":")
-                writer.append(LayerDescription.spatialReferenceJSON(wkid))
+                writer.append(reference.json)
             }
         }
         if let quantization = selection.quantization {
@@ -88,9 +90,9 @@ public enum FeatureSetWriter {
         writer.appendRaw(",\"exceededTransferLimit\":")
         writer.appendBool(selection.exceededTransferLimit)
         writer.appendRaw(",\"features\":[")
-        for (index, row) in selection.rows.enumerated() {
+        for index in selection.rows.indices {
             if index > 0 { writer.appendRaw(",") }
-            appendEsriFeature(row: row, of: selection, to: &writer)
+            appendEsriFeature(at: index, of: selection, to: &writer)
         }
         writer.appendRaw("]}")
     }
@@ -108,10 +110,11 @@ public enum FeatureSetWriter {
         writer.append(.object(box))
     }
 
-    /// One feature: `{"attributes":{…}[,"geometry":{"x":…,"y":…}]}` (the
-    /// geometry without its own spatial reference: the FeatureSet names it;
-    /// rounded to `geometryPrecision`, or integers on the quantization grid).
-    public static func appendEsriFeature(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+    /// The page's `position`-th feature: `{"attributes":{…}[,"geometry":{"x":…,"y":…}]}`
+    /// (the geometry without its own spatial reference: the FeatureSet names
+    /// it; rounded to `geometryPrecision`, or integers on the quantization grid).
+    public static func appendEsriFeature(at position: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+        let row = selection.rows[position]
         writer.appendRaw("{\"attributes\":")
         appendAttributes(row: row, of: selection, to: &writer)
         if selection.returnGeometry, let polygons = selection.polygons {
@@ -119,7 +122,7 @@ public enum FeatureSetWriter {
             writer.appendRaw(",\"geometry\":{\"rings\":")
             appendRings(polygons.rings[row], of: selection, reversed: false, to: &writer)
             writer.appendRaw("}")
-        } else if selection.returnGeometry, var point = selection.outputGeometry(ofRow: row) {
+        } else if selection.returnGeometry, var point = selection.outputGeometry(at: position) {
             writer.appendRaw(",\"geometry\":")
             if let quantization = selection.quantization {
                 let (x, y) = quantization.quantize(point)
@@ -170,17 +173,19 @@ public enum FeatureSetWriter {
 
     public static func appendGeoJSONCollection(_ selection: FeatureSelection, to writer: inout JSONWriter) {
         writer.appendRaw("{\"type\":\"FeatureCollection\",\"features\":[")
-        for (index, row) in selection.rows.enumerated() {
+        for index in selection.rows.indices {
             if index > 0 { writer.appendRaw(",") }
-            appendGeoJSONFeature(row: row, of: selection, to: &writer)
+            appendGeoJSONFeature(at: index, of: selection, to: &writer)
         }
         writer.appendRaw("],\"properties\":{\"exceededTransferLimit\":")
         writer.appendBool(selection.exceededTransferLimit)
         writer.appendRaw("}}")
     }
 
-    /// One GeoJSON Feature with the object id as `id` (coordinates in the selection's spatial reference).
-    public static func appendGeoJSONFeature(row: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+    /// The page's `position`-th feature as a GeoJSON Feature with the object
+    /// id as `id` (coordinates in the selection's spatial reference, WGS84 for `f=geojson`).
+    public static func appendGeoJSONFeature(at position: Int, of selection: FeatureSelection, to writer: inout JSONWriter) {
+        let row = selection.rows[position]
         writer.appendRaw("{\"type\":\"Feature\",\"id\":")
         writer.appendInt(selection.table.objectID(at: row))
         writer.appendRaw(",\"geometry\":")
@@ -189,7 +194,7 @@ public enum FeatureSetWriter {
             appendRings(polygons.rings[row], of: selection, reversed: true, to: &writer)
             writer.appendRaw("}")
         } else {
-            writer.appendGeoJSONPoint(selection.returnGeometry && selection.polygons == nil ? selection.outputGeometry(ofRow: row) : nil, wgs84: false)
+            writer.appendGeoJSONPoint(selection.returnGeometry && selection.polygons == nil ? selection.outputGeometry(at: position) : nil, wgs84: false)
         }
         writer.appendRaw(",\"properties\":")
         appendAttributes(row: row, of: selection, to: &writer)

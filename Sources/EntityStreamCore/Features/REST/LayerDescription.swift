@@ -1,3 +1,5 @@
+import Projection
+
 /// A feature layer's or table's description, `…/MapServer/0?f=json` or
 /// `…/FeatureServer/0?f=json`: what a query client needs to know and what
 /// the simulator's layers answer.
@@ -150,7 +152,7 @@ public struct LayerDescription: Sendable, Hashable {
         do { fields = try Field.esriFields(object["fields"]) } catch { throw .invalid(error.description) }
         let extent: Envelope? = object["extent"].flatMap { try? StreamFilter.parseEnvelope(json: $0) }
         let reference = object["sourceSpatialReference"] ?? object["extent"]?["spatialReference"] ?? object["spatialReference"]
-        let wkid = (reference?["latestWkid"]?.intValue ?? reference?["wkid"]?.intValue).flatMap { Int(exactly: $0) }
+        let wkid = SpatialReference.code(ofJSON: reference)
         func integer(_ key: String) -> Int? { object[key]?.intValue.flatMap { Int(exactly: $0) } }
         let geometryType = object["geometryType"]?.stringValue
         self.init(id: integer("id") ?? 0, name: object["name"]?.stringValue ?? "", type: object["type"]?.stringValue ?? (geometryType == nil ? "Table" : "Feature Layer"),
@@ -246,9 +248,10 @@ public struct LayerDescription: Sendable, Hashable {
         return writer.bytes
     }
 
-    /// `{"wkid":…,"latestWkid":…}` (102100 gets latestWkid 3857).
-    public static func spatialReferenceJSON(_ wkid: Int) -> JSONValue {
-        .object(JSONObject([("wkid", .int(Int64(wkid))), ("latestWkid", .int(Int64(wkid == 102100 ? 3857 : wkid)))]))
+    /// The spatial reference with code `code` as ArcGIS writes it
+    /// (``SpatialReference/json``: `{"wkid":…,"latestWkid":…}` or `{"wkt":…}`).
+    public static func spatialReferenceJSON(_ code: Int) -> JSONValue {
+        SpatialReference(code: code)?.json ?? .object(JSONObject([("wkid", .int(Int64(code)))]))
     }
 }
 

@@ -1,0 +1,17 @@
+import EntityStreamCore
+
+extension CSVColumnMapping {
+    /// The track CSV mapping of a `--columns` mapping: its `track`, `time`,
+    /// `x` and `y` columns, all required (`track` defaults to `trackField`).
+    /// - Throws: ``CSVError`` naming the missing keys, or columns named twice.
+    public init(columns mapping: FeatureColumnMapping, trackField: String? = nil) throws(CSVError) {
+        let track = mapping.track ?? trackField
+        let named: [(String, String?)] = [("track", track), ("time", mapping.time), ("x", mapping.x), ("y", mapping.y)]
+        let missing = named.filter { $0.1 == nil }.map(\.0)
+        if !missing.isEmpty {
+            throw CSVError("a CSV of tracks needs the columns track, time, x and y; missing \(ColumnMappingPairs.list(missing.map { "\($0)=" }))")
+        }
+        self.init(id: track ?? "", time: mapping.time ?? "", x: mapping.x ?? "", y: mapping.y ?? "")
+        try validate()
+    }
+}
