@@ -28,7 +28,7 @@ struct ServeCommand {
     port (loopback by default), with a live map page. SOURCE comes first: a
     stream service's REST URL (https://…/StreamServer, as connect takes) or a
     file (as replay takes: a recording, Esri feature JSON lines, a JSON array,
-    a CSV with --csv; - for stdin). One upstream connection, any number of
+    a CSV with --columns; - for stdin). One upstream connection, any number of
     local clients, each speaking the protocol its tools speak:
 
       GET  /                                             the live map page
@@ -69,7 +69,7 @@ struct ServeCommand {
     Source (connect):
       --upstream-token T          the upstream service's token (never forwarded, printed or stored)
     \(ConnectionOptions.help)
-    Source (replay): --interval MS, --speed X, --loop, --csv MAPPING (see entitystream replay --help)
+    Source (replay): --interval MS, --speed X, --loop, --columns MAPPING (see entitystream replay --help)
     \(StreamOptions.help)
       -h, --help                  show this help
 
