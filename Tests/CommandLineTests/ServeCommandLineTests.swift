@@ -350,6 +350,8 @@ struct ServeCommandLineTests {
             (["serve", "nats://127.0.0.1:4222/plows"], "JetStream stream is not a serve source"),
             (["serve", "consume", "nats://127.0.0.1:4222/plows"], "JetStream stream is not a serve source"),
         ]
+        let version = try CommandLineTool.run("entitystream", ["serve", "--version"])
+        #expect(version.status == 0 && version.standardOutput.hasPrefix("entitystream "), "\(version.standardOutput) \(version.standardError)")
         for (arguments, message) in cases {
             let result = try CommandLineTool.run("entitystream", arguments)
             #expect(result.status == 2 && result.standardError.contains(message), "\(arguments): \(result.status) \(result.standardError)")

@@ -82,6 +82,7 @@ struct ServeCommand {
     init(arguments: inout ArgumentList) throws {
         guard var first = try arguments.next() else { throw UsageError("serve: missing the SOURCE (a …/StreamServer URL or a file)") }
         if first == "-h" || first == "--help" { throw HelpRequested(text: Self.help) }
+        if first == "--version" { throw VersionRequested() }
         var kind = Self.sourceKinds.first { $0.commandName == first }
         if kind != nil {
             guard let next = try arguments.next() else { throw UsageError("serve \(first): missing the SOURCE") }
