@@ -14,7 +14,7 @@ public struct AnalysisHarness: Sendable {
             FilterOutcome(result: .rejected, requested: filter, error: "not in this harness")
         }
         func statusFacts() async -> JSONObject { JSONObject() }
-        func streamStatus() async -> String { "connected" }
+        func streamStatus() async -> StreamStatus { .connection(.connected) }
     }
 
     public let clock: ManualClock
@@ -32,7 +32,7 @@ public struct AnalysisHarness: Sendable {
         pipeline = StreamPipeline(purgeOptions: options, clock: clock)
         subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.analysis, .response]), clock: clock)
         await pipeline.bus.subscribe(subscriber)
-        let environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { "connected" }, clock: clock, remote: remote)
+        let environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { .connection(.connected) }, clock: clock, remote: remote)
         runtime = AnalysisRuntime(environment: environment) { [pipeline] in await pipeline.publish($0) }
         let runtime = self.runtime
         running = Task { await runtime.run() }

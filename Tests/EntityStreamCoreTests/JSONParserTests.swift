@@ -77,13 +77,13 @@ struct JSONParserTests {
         #expect(parseError(#""\U0041""#)?.offset == 1)
         #expect(parseError(#""ab\u12xyz""#) == JSONError(offset: 3, message: "invalid \\u escape (expected 4 hex digits)"))
         #expect(parseError(#""ab\u12G4""#)?.offset == 3)
-        #expect(parseError("\"ab\\u12") == JSONError(offset: 3, message: "unterminated \\u escape (expected 4 hex digits)"))
+        #expect(parseError("\"ab\\u12") == JSONError(offset: 3, message: "unterminated \\u escape (expected 4 hex digits)", kind: .endedEarly))
         #expect(parseError("\"a\u{01}b\"") == JSONError(offset: 2, message: "unescaped control character U+0001 in string"))
         #expect(parseError("\"a\tb\"") == JSONError(offset: 2, message: "unescaped control character U+0009 in string"))
         #expect(parseError("\"0123456789abcdef\nxyz\"")?.offset == 17)   // found by the 8-byte scan
-        #expect(parseError("\"abc") == JSONError(offset: 0, message: "unterminated string"))
-        #expect(parseError("[\"abc\\") == JSONError(offset: 1, message: "unterminated string"))
-        #expect(parseError("\"\\") == JSONError(offset: 0, message: "unterminated string"))
+        #expect(parseError("\"abc") == JSONError(offset: 0, message: "unterminated string", kind: .endedEarly))
+        #expect(parseError("[\"abc\\") == JSONError(offset: 1, message: "unterminated string", kind: .endedEarly))
+        #expect(parseError("\"\\") == JSONError(offset: 0, message: "unterminated string", kind: .endedEarly))
     }
 
     /// Invalid UTF-8 (stray continuation, overlong, encoded surrogate, > U+10FFFF, truncated) is rejected at the lead byte.
@@ -158,12 +158,12 @@ struct JSONParserTests {
         #expect(parseError("[00]")?.offset == 1)
         #expect(parseError("+1") == JSONError(offset: 0, message: "expected a JSON value"))
         #expect(parseError(".5") == JSONError(offset: 0, message: "expected a JSON value"))
-        #expect(parseError("1.") == JSONError(offset: 2, message: "unexpected end of input; expected a digit after the decimal point"))
+        #expect(parseError("1.") == JSONError(offset: 2, message: "unexpected end of input; expected a digit after the decimal point", kind: .endedEarly))
         #expect(parseError("1.e5") == JSONError(offset: 2, message: "expected a digit after the decimal point"))
-        #expect(parseError("1e") == JSONError(offset: 2, message: "unexpected end of input; expected a digit in the exponent"))
-        #expect(parseError("1e+") == JSONError(offset: 3, message: "unexpected end of input; expected a digit in the exponent"))
+        #expect(parseError("1e") == JSONError(offset: 2, message: "unexpected end of input; expected a digit in the exponent", kind: .endedEarly))
+        #expect(parseError("1e+") == JSONError(offset: 3, message: "unexpected end of input; expected a digit in the exponent", kind: .endedEarly))
         #expect(parseError("[1E-]") == JSONError(offset: 4, message: "expected a digit in the exponent"))
-        #expect(parseError("-") == JSONError(offset: 1, message: "unexpected end of input; expected a digit after '-'"))
+        #expect(parseError("-") == JSONError(offset: 1, message: "unexpected end of input; expected a digit after '-'", kind: .endedEarly))
         #expect(parseError("-x") == JSONError(offset: 1, message: "expected a digit after '-'"))
         #expect(parseError("--1")?.offset == 1)
         #expect(parseError("0x10") == JSONError(offset: 1, message: "unexpected data after the JSON value"))
@@ -175,9 +175,9 @@ struct JSONParserTests {
 
     /// Structural errors name what was expected, at the exact byte.
     @Test func structuralErrorsHaveExactOffsets() {
-        #expect(parseError("") == JSONError(offset: 0, message: "unexpected end of input; expected a JSON value"))
-        #expect(parseError("  \n") == JSONError(offset: 3, message: "unexpected end of input; expected a JSON value"))
-        #expect(parseError("[1,2") == JSONError(offset: 4, message: "unexpected end of input; expected ',' or ']' after array element"))
+        #expect(parseError("") == JSONError(offset: 0, message: "unexpected end of input; expected a JSON value", kind: .endedEarly))
+        #expect(parseError("  \n") == JSONError(offset: 3, message: "unexpected end of input; expected a JSON value", kind: .endedEarly))
+        #expect(parseError("[1,2") == JSONError(offset: 4, message: "unexpected end of input; expected ',' or ']' after array element", kind: .endedEarly))
         #expect(parseError("[1 2]") == JSONError(offset: 3, message: "expected ',' or ']' after array element"))
         #expect(parseError(#"{"a" 1}"#) == JSONError(offset: 5, message: "expected ':' after object key"))
         #expect(parseError(#"{"a":1 "b":2}"#) == JSONError(offset: 7, message: "expected ',' or '}' after object member"))

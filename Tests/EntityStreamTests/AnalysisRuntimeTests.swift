@@ -37,9 +37,9 @@ private struct FailingJob: AnalysisJob {
     func run(in context: AnalysisContext) async throws -> JSONObject { throw AnalysisFailure("unknown field 'x'") }
 }
 
-private func makeRuntime(_ published: PublishedEvents, status: String? = "connected",
+private func makeRuntime(_ published: PublishedEvents, status: StreamStatus? = .connection(.connected),
                          limits: AnalysisRuntime.Limits = .standard) -> AnalysisRuntime {
-    var streamStatus: (@Sendable () async -> String)?
+    var streamStatus: (@Sendable () async -> StreamStatus)?
     if let status { streamStatus = { @Sendable in status } }
     let environment = AnalysisEnvironment(streamStatus: streamStatus, clock: ManualClock())
     return AnalysisRuntime(environment: environment, limits: limits) { published.append($0) }

@@ -132,7 +132,7 @@ private final class RecordingTarget: ControlTarget, Sendable {
                              error: filter.whereClause == "reject" ? "refused by the test" : nil)
     }
     func statusFacts() async -> JSONObject { JSONObject([("status", .string("testing"))]) }
-    func streamStatus() async -> String { "testing" }
+    func streamStatus() async -> StreamStatus { .replaying }
 }
 
 @Suite("Control command handler", .bounded)
@@ -144,7 +144,7 @@ struct ControlCommandHandlerTests {
         let subscriber = Subscriber(name: "responses", filter: EventFilter(kinds: [.response]))
         await pipeline.bus.subscribe(subscriber)
         let target = RecordingTarget()
-        let runtime = AnalysisRuntime(environment: AnalysisEnvironment(store: pipeline.store, streamStatus: { "testing" }, clock: clock)) {
+        let runtime = AnalysisRuntime(environment: AnalysisEnvironment(store: pipeline.store, streamStatus: { .replaying }, clock: clock)) {
             await pipeline.publish($0)
         }
         let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))

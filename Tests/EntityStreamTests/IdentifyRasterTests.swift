@@ -45,7 +45,7 @@ private final class Scratch {
 private struct FixedTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
     func statusFacts() async -> JSONObject { JSONObject() }
-    func streamStatus() async -> String { "connected" }
+    func streamStatus() async -> StreamStatus { .connection(.connected) }
 }
 
 private let schema = Schema(fields: [Field(name: "id", type: .string)], trackIDField: "id")
@@ -64,7 +64,7 @@ private struct Harness {
         await pipeline.store.enrich(with: try await rasters.enricher(names: enrich))
         subscriber = Subscriber(name: "test", filter: EventFilter(kinds: [.analysis, .response, .observation, .entityReceived, .error]), clock: clock)
         await pipeline.bus.subscribe(subscriber)
-        var environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { "connected" }, clock: clock)
+        var environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { .connection(.connected) }, clock: clock)
         environment[SessionRasters.self] = rasters
         runtime = AnalysisRuntime(environment: environment) { [pipeline] in await pipeline.publish($0) }
         let runtime = self.runtime

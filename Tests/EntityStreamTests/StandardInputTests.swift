@@ -7,7 +7,7 @@ import Testing
 private struct QuietTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
     func statusFacts() async -> JSONObject { JSONObject([("status", .string("test"))]) }
-    func streamStatus() async -> String { "test" }
+    func streamStatus() async -> StreamStatus { .connection(.connected) }
 }
 
 @Suite("Standard input: one line is one command", .bounded(.io))

@@ -223,7 +223,7 @@ struct FeatureLayerClientErrorTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = try await startLayers([LayerSpecification(name: "L", path: path)])
         let client = try FeatureLayerClient(layerURL: server.layerURL("L"))
-        let updates = await client.statusUpdates()
+        let updates = client.statusUpdates()
         var iterator = updates.makeAsyncIterator()
         #expect(try await client.count(FeatureQuery()) == 2)
         #expect(await iterator.next()?.status == .connecting)

@@ -46,6 +46,18 @@ public struct AnalysisContext: Sendable {
         await runtime.publishStatus(change, for: job)
     }
 
+    /// The relay for a remote client's status changes
+    /// (``FeatureLayerClientOptions/onStatus``, ``GeoprocessingClientOptions/onStatus``):
+    /// each becomes a `status` event with `source` `<service> <url>` (the
+    /// client's URL, no token), published before the client goes on.
+    public func statusRelay(service: String) -> ConnectionStatusBroadcaster.Relay {
+        { change in
+            var change = change
+            change.source = "\(service) \(change.url ?? "")"
+            await self.status(change)
+        }
+    }
+
     /// A consistent copy of the entity store as of now (the stream goes on
     /// while the job reads it); its stream status and as-of time go into the
     /// job's summary. Throws ``AnalysisFailure`` when the session has no store.

@@ -9,13 +9,13 @@ import Transport
 public struct AnalysisEnvironment: Sendable {
     public var store: EntityStore?
     /// The stream's status now (`connected`, `replaying`, …); nil without a stream.
-    public var streamStatus: (@Sendable () async -> String)?
+    public var streamStatus: (@Sendable () async -> StreamStatus)?
     public var clock: any EntityClock
     /// Options for requests to remote ArcGIS REST services.
     public var remote: RemoteServiceOptions
     private var resources: [ObjectIdentifier: any Sendable] = [:]
 
-    public init(store: EntityStore? = nil, streamStatus: (@Sendable () async -> String)? = nil, clock: any EntityClock = SystemClock(),
+    public init(store: EntityStore? = nil, streamStatus: (@Sendable () async -> StreamStatus)? = nil, clock: any EntityClock = SystemClock(),
                 remote: RemoteServiceOptions = RemoteServiceOptions()) {
         self.store = store
         self.streamStatus = streamStatus

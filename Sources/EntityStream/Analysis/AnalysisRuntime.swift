@@ -146,7 +146,7 @@ public actor AnalysisRuntime {
         jobs[id] = Running(lifecycle: lifecycle, command: command, cancel: cancel, snapshot: nil)
         var members = JSONObject()
         if let status = await environment.streamStatus?() {
-            members.append(key: "stream", value: .object(JSONObject([("status", .string(status))])))
+            members.append(key: "stream", value: .object(JSONObject([("status", .string(status.description))])))
         }
         await publish([event(AnalysisEvent(job: id, command: command, phase: .accepted, members: members))])
         submit.yield(Submission(id: id, command: command, job: job, cancelSignal: signal))
@@ -222,7 +222,7 @@ public actor AnalysisRuntime {
         if phase == .summary {
             var stream = running.snapshot ?? JSONObject()
             if running.snapshot == nil, let status = await environment.streamStatus?() {
-                stream.append(key: "status", value: .string(status))
+                stream.append(key: "status", value: .string(status.description))
             }
             if !stream.isEmpty { members.append(key: "stream", value: .object(stream)) }
         }

@@ -10,11 +10,15 @@ import EntityStreamCore
 /// ``OverflowPolicy/dropOldest`` drops the oldest queued events instead and
 /// reports how many in a `dropped` event at the head of the next batch.
 /// Read with ``next()`` from one task.
-public actor Subscriber {
-    public nonisolated let name: String
-    public nonisolated let filter: EventFilter
-    private nonisolated let queue: BatchQueue<StreamEvent>
-    private nonisolated let clock: any EntityClock
+///
+/// A final class, not an actor: its state is the ``BatchQueue``'s (which
+/// locks), so delivering and reading never hop to an executor of its own.
+/// Sendable.
+public final class Subscriber: Sendable {
+    public let name: String
+    public let filter: EventFilter
+    private let queue: BatchQueue<StreamEvent>
+    private let clock: any EntityClock
 
     /// - Parameters:
     ///   - capacity: events queued before the policy applies.
@@ -28,13 +32,13 @@ public actor Subscriber {
     }
 
     /// Queues the accepted part of `events` (may wait under back-pressure).
-    public nonisolated func deliver(_ events: [StreamEvent]) async {
+    public func deliver(_ events: [StreamEvent]) async {
         await deliver(events, retainedBytes: StreamEvent.retainedBytes(of: events))
     }
 
     /// Queues the accepted part of `events`, whose ``StreamEvent/retainedBytes``
     /// sum to `retainedBytes` (the part kept is charged its share).
-    public nonisolated func deliver(_ events: [StreamEvent], retainedBytes: Int) async {
+    public func deliver(_ events: [StreamEvent], retainedBytes: Int) async {
         if filter.acceptsEverything {
             await queue.send(events, cost: retainedBytes)
             return
@@ -61,7 +65,7 @@ public actor Subscriber {
 
     /// Queues a `dropped` event for `missed` events published before this
     /// subscriber joined (when its filter takes `dropped` events), then `events`.
-    nonisolated func deliver(missed: Int, total: Int, then events: [StreamEvent]) async {
+    func deliver(missed: Int, total: Int, then events: [StreamEvent]) async {
         if filter.kinds.contains(.dropped) {
             let notice = StreamEvent(time: clock.now(), payload: .dropped(count: missed, total: total))
             await queue.send([notice], cost: notice.retainedBytes)
@@ -72,7 +76,7 @@ public actor Subscriber {
     /// The next batch of events, everything queued so far; nil after
     /// ``finish()`` once drained. A `dropped` event leads the batch when
     /// events were dropped since the previous call.
-    public nonisolated func next() async -> [StreamEvent]? {
+    public func next() async -> [StreamEvent]? {
         guard var batch = await queue.next() else { return nil }
         let dropped = queue.takeDroppedCount()
         if dropped.sinceLast > 0 && filter.kinds.contains(.dropped) {
@@ -82,14 +86,14 @@ public actor Subscriber {
     }
 
     /// Events dropped so far by ``OverflowPolicy/dropOldest``.
-    public nonisolated var droppedTotal: Int { queue.droppedTotalSoFar }
+    public var droppedTotal: Int { queue.droppedTotalSoFar }
 
     /// Ends the subscription; ``next()`` drains, then returns nil.
-    public nonisolated func finish() { queue.finish() }
+    public func finish() { queue.finish() }
 
     /// Ends the subscription and drops what is queued (``next()`` returns
     /// nil); returns how many events were dropped.
     @discardableResult
-    public nonisolated func discard() -> Int { queue.discard() }
+    public func discard() -> Int { queue.discard() }
 }
 

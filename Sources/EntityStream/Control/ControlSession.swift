@@ -23,5 +23,5 @@ public protocol ControlTarget: Sendable {
     func statusFacts() async -> JSONObject
     /// The stream's status in one word (`connected`, `replaying`, …), which
     /// every analysis result carries.
-    func streamStatus() async -> String
+    func streamStatus() async -> StreamStatus
 }

@@ -43,7 +43,7 @@ public struct ReplaySource: Sendable {
                                loop: Bool) throws(ReplayError) -> ReplaySource {
         let summary: RecordingSummary
         do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: true, readWholeFile: false) } catch {
-            if error.message.hasPrefix("cannot read") { throw ReplayError(error.message) }
+            if error.kind == .unreadable { throw ReplayError(error.message) }
             throw ReplayError("'\(path)' \(error)")
         }
         return try prepare(summary: summary, path: path, entries: nil, filter: filter, pacing: pacing, loop: loop)

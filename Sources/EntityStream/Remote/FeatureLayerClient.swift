@@ -23,8 +23,9 @@ import Transport
 /// - Status: `connecting` before the first request (and after a failure),
 ///   `connected` once the server answered as ArcGIS (errors about the query
 ///   included), `failed` when it is unreachable, not ArcGIS, truncated its
-///   answer or refused the token — through ``statusUpdates()`` and
-///   ``FeatureLayerClientOptions/onStatus``, with ``displayURL`` (no token).
+///   answer or refused the token — through one ``ConnectionStatusBroadcaster``:
+///   ``FeatureLayerClientOptions/onStatus`` (awaited before the request goes
+///   on), then ``statusUpdates()``, with ``displayURL`` (no token).
 /// Every error is a ``FeatureLayerError`` that never contains the token.
 public actor FeatureLayerClient {
     /// The layer URL as shown to users: no query, no token.
@@ -36,8 +37,7 @@ public actor FeatureLayerClient {
     /// The last error that made the status `failed`.
     public private(set) var lastError: FeatureLayerError?
     private var cachedDescription: LayerDescription?
-    private var listeners: [Int: AsyncStream<ConnectionStatusChange>.Continuation] = [:]
-    private var nextListenerID = 0
+    private nonisolated let statuses: ConnectionStatusBroadcaster
 
     /// `layerURL` is the layer's REST URL; a query string in it is kept for
     /// every request (except `f`; a `token` there is used when the options
@@ -51,36 +51,26 @@ public actor FeatureLayerClient {
         self.requester = ArcGISRequester(endpoint: endpoint, keepingQueryItems: true, tokenSource: options.tokenSource,
                                          http: HTTPClient(configuration: options.http, eventLoop: options.eventLoop),
                                          maximumGETLength: options.maximumGETLength)
+        self.statuses = ConnectionStatusBroadcaster(relay: options.onStatus)
     }
 
     // MARK: Status
 
-    /// Every status change from now on.
-    public func statusUpdates() -> AsyncStream<ConnectionStatusChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionStatusChange.self)
-        let id = nextListenerID
-        nextListenerID += 1
-        listeners[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeListener(id) }
-        }
-        return stream
+    /// Every status change from now on (after ``FeatureLayerClientOptions/onStatus`` has had it).
+    public nonisolated func statusUpdates() -> AsyncStream<ConnectionStatusChange> {
+        statuses.updates()
     }
 
-    private func removeListener(_ id: Int) { listeners[id] = nil }
-
-    private func setStatus(_ newStatus: ConnectionStatus, error: String?) {
+    private func setStatus(_ newStatus: ConnectionStatus, error: String?) async {
         guard newStatus != status else { return }
         status = newStatus
-        let change = ConnectionStatusChange(status: newStatus, attempt: 0, url: displayURL, error: error, time: options.clock.now())
-        options.onStatus?(change)
-        for listener in listeners.values { listener.yield(change) }
+        await statuses.publish(ConnectionStatusChange(status: newStatus, attempt: 0, url: displayURL, error: error, time: options.clock.now()))
     }
 
-    private func failed(_ error: FeatureLayerError) -> FeatureLayerError {
+    private func failed(_ error: FeatureLayerError) async -> FeatureLayerError {
         if error.isReachabilityFailure {
             lastError = error
-            setStatus(.failed, error: error.description)
+            await setStatus(.failed, error: error.description)
         }
         return error
     }
@@ -103,13 +93,13 @@ public actor FeatureLayerClient {
         } catch {
             switch error {
             case .arcGIS(let arcGIS):
-                setStatus(.connected, error: nil)
+                await setStatus(.connected, error: nil)
                 throw .arcGIS(arcGIS, operation: "layer description request")
-            case .notJSON: throw failed(.request(answer.notJSON()))
-            case .notALayer(let detail), .invalid(let detail): throw failed(.notALayer(url: displayURL, detail: detail))
+            case .notJSON: throw await failed(.request(answer.notJSON()))
+            case .notALayer(let detail), .invalid(let detail): throw await failed(.notALayer(url: displayURL, detail: detail))
             }
         }
-        setStatus(.connected, error: nil)
+        await setStatus(.connected, error: nil)
         cachedDescription = description
         return description
     }
@@ -141,7 +131,7 @@ public actor FeatureLayerClient {
         request.orderBy = []
         request.format = .json
         let answer = try await send(path: "query", parameters: request.parameters)
-        return try read(answer, operation: "count query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.count(bytes) }
+        return try await read(answer, operation: "count query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.count(bytes) }
     }
 
     /// The object ids of the features matching `query` (`returnIdsOnly`), in the server's order.
@@ -158,7 +148,7 @@ public actor FeatureLayerClient {
         var request = request
         request.format = .json
         let answer = try await send(path: "query", parameters: request.parameters)
-        return try read(answer, operation: "object-id query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.objectIDs(bytes).ids }
+        return try await read(answer, operation: "object-id query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.objectIDs(bytes).ids }
     }
 
     func fetchPage(_ request: FeatureQuery, index: Int) async throws(FeatureLayerError) -> FeatureSetPage {
@@ -166,7 +156,7 @@ public actor FeatureLayerClient {
         request.format = .json
         let answer = try await send(path: "query", parameters: request.parameters)
         let now = options.clock.now()
-        return try read(answer, operation: "query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.page(bytes, index: index, receivedAt: now) }
+        return try await read(answer, operation: "query") { (bytes) throws(FeatureSetReadError) in try FeatureSetReader.page(bytes, index: index, receivedAt: now) }
     }
 
     // MARK: HTTP
@@ -175,33 +165,33 @@ public actor FeatureLayerClient {
     /// would be too long). Status: connecting before, failed on a transport
     /// failure, a truncated body or a refused token.
     private func send(path: String?, parameters: [(String, String)]) async throws(FeatureLayerError) -> ArcGISAnswer {
-        if status != .connected { setStatus(.connecting, error: nil) }
+        if status != .connected { await setStatus(.connecting, error: nil) }
         do {
             return try await requester.send(.get, path: path, parameters: parameters)
         } catch {
-            throw failed(.request(error))
+            throw await failed(.request(error))
         }
     }
 
     /// Reads an answer's body with `parse`, turning every failure into a
     /// ``FeatureLayerError``; `connected` on an ArcGIS answer.
     private func read<T>(_ answer: ArcGISAnswer, operation: String,
-                         _ parse: ([UInt8]) throws(FeatureSetReadError) -> T) throws(FeatureLayerError) -> T {
+                         _ parse: ([UInt8]) throws(FeatureSetReadError) -> T) async throws(FeatureLayerError) -> T {
         do {
             let value = try parse(answer.body)
-            setStatus(.connected, error: nil)
+            await setStatus(.connected, error: nil)
             return value
         } catch {
             switch error {
             case .arcGIS(let arcGIS):
-                setStatus(.connected, error: nil)
+                await setStatus(.connected, error: nil)
                 throw .arcGIS(arcGIS, operation: operation)
             case .notJSON:
-                throw failed(.request(answer.notJSON()))
+                throw await failed(.request(answer.notJSON()))
             case .truncated(let bytes):
-                throw failed(.request(answer.cutShort(after: bytes)))
+                throw await failed(.request(answer.cutShort(after: bytes)))
             case .invalid(let detail):
-                throw failed(.request(answer.unexpected(detail)))
+                throw await failed(.request(answer.unexpected(detail)))
             }
         }
     }

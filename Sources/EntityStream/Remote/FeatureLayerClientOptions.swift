@@ -13,8 +13,10 @@ public struct FeatureLayerClientOptions: Sendable {
     public var clock: any EntityClock = SystemClock()
     /// Requests whose URL would be longer are sent as POST forms.
     public var maximumGETLength = 2000
-    /// Called with every status change, in order, besides ``FeatureLayerClient/statusUpdates()``.
-    public var onStatus: (@Sendable (ConnectionStatusChange) -> Void)?
+    /// Awaited with every status change, in order, before the request goes on
+    /// and before ``FeatureLayerClient/statusUpdates()`` sees it: the relay of
+    /// an analysis's `status` lines to the bus.
+    public var onStatus: ConnectionStatusBroadcaster.Relay?
 
     public init() {}
 }

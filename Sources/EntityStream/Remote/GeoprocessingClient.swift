@@ -18,7 +18,8 @@ import Transport
 /// - Status: `connecting` before the first request (and after a failure),
 ///   `connected` once the server answered as ArcGIS, `failed` when it is
 ///   unreachable, not ArcGIS, truncated an answer or refused the token —
-///   through ``GeoprocessingClientOptions/onStatus`` with ``displayURL``.
+///   through one ``ConnectionStatusBroadcaster``: ``GeoprocessingClientOptions/onStatus``
+///   (awaited before the request goes on), then ``statusUpdates()``, with ``displayURL``.
 /// - Cancelling the calling task aborts the request in flight
 ///   (``GeoprocessingError/request(_:)`` with ``ArcGISRequestError/cancelled``).
 /// Every error is a ``GeoprocessingError`` that never contains the token.
@@ -28,6 +29,7 @@ public actor GeoprocessingClient {
     private let options: GeoprocessingClientOptions
     private let requester: ArcGISRequester
     public private(set) var status: ConnectionStatus = .disconnected
+    private nonisolated let statuses: ConnectionStatusBroadcaster
 
     /// `taskURL` is the task's REST URL (spaces in it are encoded); a `token`
     /// in its query string is used when the options give no token source,
@@ -45,6 +47,12 @@ public actor GeoprocessingClient {
         self.options = options
         requester = ArcGISRequester(endpoint: endpoint, keepingQueryItems: false, tokenSource: options.tokenSource,
                                     http: HTTPClient(configuration: options.http, eventLoop: options.eventLoop), maximumGETLength: nil)
+        statuses = ConnectionStatusBroadcaster(relay: options.onStatus)
+    }
+
+    /// Every status change from now on (after ``GeoprocessingClientOptions/onStatus`` has had it).
+    public nonisolated func statusUpdates() -> AsyncStream<ConnectionStatusChange> {
+        statuses.updates()
     }
 
     // MARK: Operations
@@ -85,15 +93,15 @@ public actor GeoprocessingClient {
 
     // MARK: HTTP
 
-    private func setStatus(_ newStatus: ConnectionStatus, error: String?) {
+    private func setStatus(_ newStatus: ConnectionStatus, error: String?) async {
         guard newStatus != status else { return }
         status = newStatus
-        options.onStatus?(ConnectionStatusChange(status: newStatus, attempt: 0, url: displayURL, error: error, time: options.clock.now()))
+        await statuses.publish(ConnectionStatusChange(status: newStatus, attempt: 0, url: displayURL, error: error, time: options.clock.now()))
     }
 
     /// The request failure as the client's error; the status becomes `failed` when the service is unusable.
-    private func failed(_ error: ArcGISRequestError) -> GeoprocessingError {
-        if error.isReachabilityFailure { setStatus(.failed, error: error.description) }
+    private func failed(_ error: ArcGISRequestError) async -> GeoprocessingError {
+        if error.isReachabilityFailure { await setStatus(.failed, error: error.description) }
         return .request(error)
     }
 
@@ -101,26 +109,26 @@ public actor GeoprocessingClient {
     /// Status: connecting before, connected on an ArcGIS answer, failed when the service is unusable.
     private func call<T>(_ method: HTTPMethod, path: String?, parameters: [(String, String)], operation: String,
                          _ parse: ([UInt8]) throws(GPRESTError) -> T) async throws(GeoprocessingError) -> T {
-        if status != .connected { setStatus(.connecting, error: nil) }
+        if status != .connected { await setStatus(.connecting, error: nil) }
         let answer: ArcGISAnswer
         do {
             answer = try await requester.send(method, path: path, parameters: parameters)
         } catch {
-            throw failed(error)
+            throw await failed(error)
         }
         do {
             let value = try parse(answer.body)
-            setStatus(.connected, error: nil)
+            await setStatus(.connected, error: nil)
             return value
         } catch {
             switch error {
             case .service(let service):
-                setStatus(.connected, error: nil)
+                await setStatus(.connected, error: nil)
                 throw .arcGIS(ArcGISError(code: service.code, message: service.message, details: service.details), operation: operation)
             case .invalidJSON:
-                throw failed(answer.notJSON())
+                throw await failed(answer.notJSON())
             default:
-                throw failed(answer.unexpected(error.description))
+                throw await failed(answer.unexpected(error.description))
             }
         }
     }

@@ -10,8 +10,10 @@ public struct GeoprocessingClientOptions: Sendable {
     public var eventLoop: TransportEventLoop = .shared
     /// Stamps status changes.
     public var clock: any EntityClock = SystemClock()
-    /// Called with every status change, in order.
-    public var onStatus: (@Sendable (ConnectionStatusChange) -> Void)?
+    /// Awaited with every status change, in order, before the request goes on
+    /// and before ``GeoprocessingClient/statusUpdates()`` sees it: the relay of
+    /// an analysis's `status` lines to the bus.
+    public var onStatus: ConnectionStatusBroadcaster.Relay?
 
     public init() {
         http.maximumBodySize = 256 * 1024 * 1024

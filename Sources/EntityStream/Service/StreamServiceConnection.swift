@@ -76,7 +76,8 @@ public actor StreamServiceConnection {
     private var descriptionCameOverTLS = false
     private var outcomeWaiters: [(episode: Int, continuation: CheckedContinuation<ConnectionStatus, Never>)] = []
     private var teardownWaiters: [CheckedContinuation<Void, Never>] = []
-    private nonisolated let listeners = StatusListeners()
+    /// Every status change goes to the sink's bus, then to ``statusUpdates()``.
+    private nonisolated let statuses: ConnectionStatusBroadcaster
     private var pendingFilters: [PendingFilter] = []
     private var nextFilterID = 0
     /// The related rows, once fetched (kept for the connection's life).
@@ -106,22 +107,23 @@ public actor StreamServiceConnection {
         self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy, seed: options.reconnectSeed)
         self.restTokens = options.tokenSource ?? StaticTokenSource(options.token)
         self.socketTokens = StreamSocketTokenSource(fallback: restTokens)
+        self.statuses = ConnectionStatusBroadcaster { change in
+            await sink.publish(StreamEvent(time: change.time, payload: .status(change)))
+        }
     }
 
     // MARK: Status
 
     /// A sequence of every status change from now on.
     public nonisolated func statusUpdates() -> AsyncStream<ConnectionStatusChange> {
-        listeners.makeStream()
+        statuses.updates()
     }
 
     private func publishStatus(error: String?) async {
         let error = error.map(redacted)
         let change = ConnectionStatusChange(status: machine.status, attempt: machine.attempt,
                                             url: currentURL.map(ServiceURLs.redacted), error: error, time: clock.now())
-        // On the bus first, so whoever reacts to the change finds the event already queued.
-        await sink.publish(StreamEvent(time: change.time, payload: .status(change)))
-        listeners.yield(change)
+        await statuses.publish(change)
     }
 
     /// Resumes whoever waits for the outcome of `episode` (or of any older one).
@@ -650,34 +652,5 @@ public actor StreamServiceConnection {
             }
             index += 1
         }
-    }
-}
-
-/// The listeners of a connection's status changes; thread-safe, so a
-/// listener that stops listening is removed at once (no task needed).
-final class StatusListeners: Sendable {
-    private struct State {
-        var next = 0
-        var continuations: [Int: AsyncStream<ConnectionStatusChange>.Continuation] = [:]
-    }
-
-    private let state = LockedState(State())
-
-    func makeStream() -> AsyncStream<ConnectionStatusChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionStatusChange.self)
-        let id = state.withLock { state -> Int in
-            defer { state.next += 1 }
-            state.continuations[state.next] = continuation
-            return state.next
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    func yield(_ change: ConnectionStatusChange) {
-        let continuations = state.withLock { Array($0.continuations.values) }
-        for continuation in continuations { continuation.yield(change) }
     }
 }

@@ -9,9 +9,9 @@ public struct StoreSnapshot: Sendable {
     /// When it was taken, epoch ms (the store's clock).
     public let asOf: Int64
     /// The stream's status when it was taken, when the session has a stream.
-    public var streamStatus: String?
+    public var streamStatus: StreamStatus?
 
-    public init(contents: StoreContents, asOf: Int64, streamStatus: String? = nil) {
+    public init(contents: StoreContents, asOf: Int64, streamStatus: StreamStatus? = nil) {
         self.contents = contents
         self.asOf = asOf
         self.streamStatus = streamStatus
@@ -20,7 +20,7 @@ public struct StoreSnapshot: Sendable {
     /// `{"status":…,"asOf":…,"asOfEpoch":…,"entities":…,"observations":…}` for summaries.
     public var streamMembers: JSONObject {
         var members = JSONObject()
-        if let streamStatus { members.append(key: "status", value: .string(streamStatus)) }
+        if let streamStatus { members.append(key: "status", value: .string(streamStatus.description)) }
         members.append(key: "asOf", value: .string(ISO8601Text.string(milliseconds: asOf)))
         members.append(key: "asOfEpoch", value: .int(asOf))
         members.append(key: "entities", value: .int(Int64(contents.entityCount)))

@@ -168,7 +168,7 @@ struct ConsumeRun: SessionSource, ControlTarget {
         return outcome
     }
 
-    func streamStatus() async -> String { "consuming" }
+    func streamStatus() async -> StreamStatus { .consuming }
 
     func statusFacts() async -> JSONObject {
         let counts = consumer.currentCounts

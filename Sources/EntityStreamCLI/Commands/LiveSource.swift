@@ -33,8 +33,8 @@ struct LiveSource: SessionSource, ControlTarget {
         await connection.setFilter(filter)
     }
 
-    func streamStatus() async -> String {
-        await connection.status.rawValue
+    func streamStatus() async -> StreamStatus {
+        .connection(await connection.status)
     }
 
     func statusFacts() async -> JSONObject {

@@ -200,9 +200,9 @@ struct ReplayRun: SessionSource, ControlTarget {
         return outcome
     }
 
-    func streamStatus() async -> String { ended.isSet ? "ended" : "replaying" }
+    func streamStatus() async -> StreamStatus { ended.isSet ? .ended : .replaying }
 
     func statusFacts() async -> JSONObject {
-        JSONObject([("status", .string(await streamStatus())), ("file", .string(source.path)), ("layout", .string(source.layout.rawValue))])
+        JSONObject([("status", .string(await streamStatus().description)), ("file", .string(source.path)), ("layout", .string(source.layout.rawValue))])
     }
 }

@@ -40,8 +40,10 @@ import Glibc
 /// particular one invalid element makes a whole array message throw and
 /// nothing of it is appended.
 ///
-/// A value type (`Sendable`); use one decoder per stream, mutated by one task.
-public struct EsriFeatureDecoder: Sendable {
+/// A value type, deliberately not `Sendable`: its copies share the slab
+/// that decoded values are copied to, so the compiler keeps every copy in
+/// the task (or actor) that made it. Use one decoder per stream.
+public struct EsriFeatureDecoder {
     /// The fields attribute values align to; grows as names are learned.
     public private(set) var schema: Schema
     /// Maximum nesting of arrays/objects in a message (512 like JSONSerialization).
@@ -60,8 +62,8 @@ public struct EsriFeatureDecoder: Sendable {
     /// observations' source texts are copied from.
     private nonisolated(unsafe) var currentMessage: UnsafeRawBufferPointer?
     /// Where decoded observations' attribute values and source texts are
-    /// copied to (a new slab when either part is full). Not shared between
-    /// decoders: a copy of a decoder must not decode while the original does.
+    /// copied to (a new slab when either part is full). Shared by a copy of
+    /// the decoder, which is why the decoder is not `Sendable`.
     private var slab: ObservationSlab?
     /// The array a message's attribute values are read into, reused message
     /// after message (its values are moved to the slab).

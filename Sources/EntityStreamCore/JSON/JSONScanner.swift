@@ -14,7 +14,7 @@ struct JSONScanner {
     @inline(__always)
     init(_ buffer: UnsafeRawBufferPointer) throws(JSONError) {
         guard let start = buffer.baseAddress, buffer.count > 0 else {
-            throw JSONError(offset: 0, message: "unexpected end of input; expected a JSON value")
+            throw JSONError(offset: 0, message: "unexpected end of input; expected a JSON value", kind: .endedEarly)
         }
         base = start.assumingMemoryBound(to: UInt8.self)
         count = buffer.count
@@ -42,14 +42,14 @@ struct JSONScanner {
 
     // MARK: Errors
 
-    func error(_ message: String, at offset: Int) -> JSONError {
-        JSONError(offset: offset, message: message)
+    func error(_ message: String, at offset: Int, kind: JSONError.Kind = .invalid) -> JSONError {
+        JSONError(offset: offset, message: message, kind: kind)
     }
 
     /// "expected …" at the current position, or "unexpected end of input; expected …" there.
     func expected(_ what: String) -> JSONError {
         if position >= count {
-            return JSONError(offset: count, message: "unexpected end of input; expected \(what)")
+            return JSONError(offset: count, message: "unexpected end of input; expected \(what)", kind: .endedEarly)
         }
         return JSONError(offset: position, message: "expected \(what)")
     }

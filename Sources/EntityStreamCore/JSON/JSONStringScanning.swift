@@ -36,7 +36,7 @@ extension JSONScanner {
                 }
             }
             guard i < count else {
-                throw error("unterminated string", at: start - 1)
+                throw error("unterminated string", at: start - 1, kind: .endedEarly)
             }
             let b = base[i]
             if b == ASCII.quote {
@@ -44,7 +44,7 @@ extension JSONScanner {
                 return JSONStringToken(start: start, end: i, hasEscapes: hasEscapes)
             } else if b == ASCII.backslash {
                 hasEscapes = true
-                guard i + 1 < count else { throw error("unterminated string", at: start - 1) }
+                guard i + 1 < count else { throw error("unterminated string", at: start - 1, kind: .endedEarly) }
                 i = try scanEscape(at: i)
             } else if b < ASCII.space {
                 throw error("unescaped control character U+00\(JSONScanner.hexByte(b)) in string", at: i)
@@ -97,7 +97,7 @@ extension JSONScanner {
     @inline(__always)
     func hexEscapeValue(at index: Int) throws(JSONError) -> UInt32 {
         guard index + 6 <= count else {
-            throw error("unterminated \\u escape (expected 4 hex digits)", at: index)
+            throw error("unterminated \\u escape (expected 4 hex digits)", at: index, kind: .endedEarly)
         }
         var value: UInt32 = 0
         for k in 2..<6 {

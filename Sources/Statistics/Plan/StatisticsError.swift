@@ -23,7 +23,7 @@ public enum StatisticsError: Error, Sendable, Hashable, CustomStringConvertible 
     /// REST `outStatistics` JSON that is not what the protocol describes.
     case malformedOutStatistics(reason: String)
     /// More items, or longer text, than ``StatisticsLimits`` allows.
-    case limitExceeded(what: String, limit: Int)
+    case limitExceeded(what: StatisticsLimit, limit: Int)
     /// A statistic names a field the schema does not have.
     case unknownStatisticField(field: String, type: StatisticType)
     /// A group-by field the schema does not have.

@@ -44,10 +44,10 @@ public struct StatisticsPlan: Sendable, Hashable {
         self.request = request
         guard !request.statistics.isEmpty else { throw .noStatistics }
         guard request.statistics.count <= StatisticsLimits.maximumStatistics else {
-            throw .limitExceeded(what: "statistics", limit: StatisticsLimits.maximumStatistics)
+            throw .limitExceeded(what: .statistics, limit: StatisticsLimits.maximumStatistics)
         }
         guard request.groupBy.count <= StatisticsLimits.maximumGroupByFields else {
-            throw .limitExceeded(what: "group-by fields", limit: StatisticsLimits.maximumGroupByFields)
+            throw .limitExceeded(what: .groupByFields, limit: StatisticsLimits.maximumGroupByFields)
         }
 
         // Group-by fields.

@@ -16,10 +16,12 @@ extension StatisticsError {
         case .having:
             return "having"
         case .limitExceeded(let what, _):
-            if what.contains("group-by") { return "groupByFieldsForStatistics" }
-            if what.contains("order-by") { return "orderByFields" }
-            if what.contains("having") { return "having" }
-            return "outStatistics"
+            switch what {
+            case .statistics, .outStatisticsBytes: return "outStatistics"
+            case .groupByFields: return "groupByFieldsForStatistics"
+            case .orderByTerms: return "orderByFields"
+            case .havingBytes: return "having"
+            }
         }
     }
 

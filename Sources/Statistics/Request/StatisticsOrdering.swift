@@ -49,7 +49,7 @@ public struct StatisticsOrdering: Sendable, Hashable {
         if text.trimmingSpaces.isEmpty { return [] }
         let terms = text.split(separator: ",", omittingEmptySubsequences: false)
         guard terms.count <= StatisticsLimits.maximumOrderTerms else {
-            throw .limitExceeded(what: "order-by terms", limit: StatisticsLimits.maximumOrderTerms)
+            throw .limitExceeded(what: .orderByTerms, limit: StatisticsLimits.maximumOrderTerms)
         }
         var result: [StatisticsOrdering] = []
         for term in terms {

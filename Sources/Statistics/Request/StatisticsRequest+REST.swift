@@ -14,7 +14,7 @@ extension StatisticsRequest {
     public init(outStatistics: String, groupByFieldsForStatistics: String? = nil,
                 orderByFields: String? = nil, havingClause: String? = nil) throws(StatisticsError) {
         guard outStatistics.utf8.count <= StatisticsLimits.maximumTextLength else {
-            throw .limitExceeded(what: "bytes of outStatistics", limit: StatisticsLimits.maximumTextLength)
+            throw .limitExceeded(what: .outStatisticsBytes, limit: StatisticsLimits.maximumTextLength)
         }
         let json: JSONValue
         do {
@@ -26,7 +26,7 @@ extension StatisticsRequest {
             throw .malformedOutStatistics(reason: "expected a JSON array of statistic definitions")
         }
         guard items.count <= StatisticsLimits.maximumStatistics else {
-            throw .limitExceeded(what: "statistics", limit: StatisticsLimits.maximumStatistics)
+            throw .limitExceeded(what: .statistics, limit: StatisticsLimits.maximumStatistics)
         }
         var statistics: [StatisticDefinition] = []
         for (index, item) in items.enumerated() {

@@ -32,7 +32,7 @@ public struct StatisticsRequest: Sendable, Hashable {
     public init(statisticSpecs: [String], groupBy: [String] = [], orderBy: [String] = [],
                 having: String? = nil) throws(StatisticsError) {
         guard statisticSpecs.count <= StatisticsLimits.maximumStatistics else {
-            throw .limitExceeded(what: "statistics", limit: StatisticsLimits.maximumStatistics)
+            throw .limitExceeded(what: .statistics, limit: StatisticsLimits.maximumStatistics)
         }
         var statistics: [StatisticDefinition] = []
         for spec in statisticSpecs { statistics.append(try StatisticDefinition(parsing: spec)) }
@@ -47,16 +47,16 @@ public struct StatisticsRequest: Sendable, Hashable {
     init(checking statistics: [StatisticDefinition], groupBy: [String], orderBy: [StatisticsOrdering],
          having: String?) throws(StatisticsError) {
         guard statistics.count <= StatisticsLimits.maximumStatistics else {
-            throw .limitExceeded(what: "statistics", limit: StatisticsLimits.maximumStatistics)
+            throw .limitExceeded(what: .statistics, limit: StatisticsLimits.maximumStatistics)
         }
         guard groupBy.count <= StatisticsLimits.maximumGroupByFields else {
-            throw .limitExceeded(what: "group-by fields", limit: StatisticsLimits.maximumGroupByFields)
+            throw .limitExceeded(what: .groupByFields, limit: StatisticsLimits.maximumGroupByFields)
         }
         guard orderBy.count <= StatisticsLimits.maximumOrderTerms else {
-            throw .limitExceeded(what: "order-by terms", limit: StatisticsLimits.maximumOrderTerms)
+            throw .limitExceeded(what: .orderByTerms, limit: StatisticsLimits.maximumOrderTerms)
         }
         if let having, having.utf8.count > StatisticsLimits.maximumTextLength {
-            throw .limitExceeded(what: "bytes in the having clause", limit: StatisticsLimits.maximumTextLength)
+            throw .limitExceeded(what: .havingBytes, limit: StatisticsLimits.maximumTextLength)
         }
         let blank = having.map { $0.trimmingSpaces.isEmpty } ?? true
         self.init(statistics: statistics, groupBy: groupBy, orderBy: orderBy, having: blank ? nil : having)
@@ -71,7 +71,7 @@ public struct StatisticsRequest: Sendable, Hashable {
         if text.trimmingSpaces.isEmpty { return [] }
         let items = text.split(separator: ",", omittingEmptySubsequences: false)
         guard items.count <= StatisticsLimits.maximumGroupByFields else {
-            throw .limitExceeded(what: "group-by fields", limit: StatisticsLimits.maximumGroupByFields)
+            throw .limitExceeded(what: .groupByFields, limit: StatisticsLimits.maximumGroupByFields)
         }
         var fields: [String] = []
         for item in items {

@@ -63,7 +63,7 @@ public struct SimulatedService: Sendable {
             // never held in memory: each subscriber streams it from disk.
             let summary: RecordingSummary
             do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: false, readWholeFile: true) } catch {
-                if error.message.hasPrefix("cannot read") { throw SimulatorError(error.message) }
+                if error.kind == .unreadable { throw SimulatorError(error.message) }
                 throw SimulatorError("'\(path)' \(error)")
             }
             let title = summary.description?.serviceDescription ?? summary.header.map { "Replay of \($0.service)" }

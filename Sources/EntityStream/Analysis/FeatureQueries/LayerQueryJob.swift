@@ -18,36 +18,29 @@ public struct LayerQueryJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
-        let connection = try LayerConnection(layerURL: layerURL, environment: context.environment)
+        let connection = try LayerConnection(layerURL: layerURL, context: context)
         let client = connection.client
         var summary = JSONObject([("layer", .string(client.displayURL))])
         do {
             if query.returnCountOnly {
                 let count = try await client.count(query)
-                await connection.flushStatuses(to: context)
                 summary.append(key: "count", value: .int(Int64(count)))
                 return summary
             }
             let result = try await client.query(query) { page in
-                await connection.flushStatuses(to: context)
                 if page.index > 0 {
                     await context.progress(JSONObject([("pages", .int(Int64(page.index + 1))), ("features", .int(Int64(page.features.count)))]))
                 }
                 let fields = page.schema.fields
                 await context.emit(page.features.map { AnalysisFeature($0, fields: fields) })
             }
-            await connection.flushStatuses(to: context)
             summary.append(key: "count", value: .int(Int64(result.featureCount)))
             for member in LayerConnection.pagingMembers(result) { summary.append(key: member.key, value: member.value) }
             if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
             return summary
         } catch let error as FeatureLayerError {
-            await connection.flushStatuses(to: context)
             if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)
-        } catch {
-            await connection.flushStatuses(to: context)
-            throw error
         }
     }
 }

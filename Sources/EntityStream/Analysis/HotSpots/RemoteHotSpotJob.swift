@@ -1,6 +1,5 @@
 import EntityStreamCore
 import HotSpots
-import Locking
 import Projection
 
 /// A hot-spot analysis run by a remote ArcGIS geoprocessing service, as the
@@ -58,16 +57,15 @@ public struct RemoteHotSpotJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
-        let statuses = LockedState<[ConnectionStatusChange]>([])
         var options = GeoprocessingClientOptions()
         options.http = context.environment.remote.http
         options.http.maximumBodySize = max(options.http.maximumBodySize, 256 * 1024 * 1024)
         options.clock = context.environment.clock
         if let token = context.environment.remote.token { options.tokenSource = StaticTokenSource(token) }
-        options.onStatus = { change in statuses.withLock { $0.append(change) } }
+        options.onStatus = context.statusRelay(service: "gp")
         let client: GeoprocessingClient
         do { client = try GeoprocessingClient(taskURL: taskURL, options: options) } catch { throw AnalysisFailure(error.description) }
-        let conversation = Conversation(job: self, client: client, context: context, statuses: statuses)
+        let conversation = Conversation(job: self, client: client, context: context)
         let request = CancelRequest()
         // The conversation must outlive a cancel of this task: it sends the cancel and awaits its confirmation.
         let driver = Task { try await conversation.run(cancel: request) }
@@ -83,162 +81,95 @@ public struct RemoteHotSpotJob: AnalysisJob {
         let job: RemoteHotSpotJob
         let client: GeoprocessingClient
         let context: AnalysisContext
-        let statuses: LockedState<[ConnectionStatusChange]>
 
         var clock: any EntityClock { context.environment.clock }
 
-        /// Publishes the service's status changes so far, in order with the other lines.
-        func flushStatuses() async {
-            let source = "gp \(client.displayURL)"
-            for var change in statuses.withLock({ changes in defer { changes.removeAll() }; return changes }) {
-                change.source = source
-                await context.status(change)
-            }
-        }
-
+        /// The shell of a ``GPJobConversation``: submits the job, then carries out each action the machine returns.
         func run(cancel: CancelRequest) async throws -> JSONObject {
             let submitted: GPSubmitJobResponse
             do {
                 submitted = try await client.submitJob(job.submitParameters)
             } catch {
-                await flushStatuses()
                 if cancel.isFired { throw CancellationError() }
                 throw AnalysisFailure(error.description)
             }
-            await flushStatuses()
             let reporter = GPJobReporter(context: context, jobID: submitted.jobID)
-            var poller = GPJobPoller(policy: job.policy)
-            var pending = poller.submitted(submitted, at: clock.now())
-            var status = submitted.status
-            var unpublished = false
-            var newMessages: [GPJobMessage] = []
-            var allMessages: [GPJobMessage] = []
-            var cancelSent = false
-            var ending: (status: GPJobStatus?, reason: String?) = (nil, nil)
-            var delivered = 0
-            var bins = HotSpotBinCounts()
-            var resultWKID: Int?
-            var resultName: String?
-
-            func add(_ actions: [GPJobPollAction]) {
-                if actions.contains(where: { if case .waitUntil = $0 { return true }; return false }) {
-                    pending.removeAll { if case .waitUntil = $0 { return true }; return false }
-                }
-                pending += actions
-            }
-            func publish() async {
-                guard unpublished || !newMessages.isEmpty else { return }
-                await reporter.status(status, messages: newMessages)
-                unpublished = false
-                newMessages.removeAll()
-            }
-
-            while !pending.isEmpty || (cancel.isFired && !cancelSent && ending.status == nil && ending.reason == nil) {
-                if cancel.isFired, !cancelSent {
-                    cancelSent = true
-                    add(poller.cancel(at: clock.now()))
-                }
-                guard !pending.isEmpty else { break }
-                let action = pending.removeFirst()
+            var machine = GPJobConversation(submitted: submitted, policy: job.policy, resultName: job.resultName, at: clock.now())
+            var action = machine.start(at: clock.now(), cancelRequested: cancel.isFired)
+            while true {
                 switch action {
-                case .statusChanged(_, let to):
-                    status = to
-                    unpublished = true
-                    continue
-                case .newMessages(let messages):
-                    newMessages += messages
-                    allMessages += messages
-                    continue
-                default:
-                    await publish()
-                }
-                switch action {
-                case .waitUntil(let deadline):
+                case .report(let status, let messages):
+                    await reporter.status(status, messages: messages)
+                    action = machine.reported(at: clock.now(), cancelRequested: cancel.isFired)
+                case .wait(let deadline):
                     await cancel.sleep(until: deadline, clock: clock)
-                    if cancel.isFired, !cancelSent { continue }
-                    add(poller.tick(at: clock.now()))
+                    action = machine.woke(at: clock.now(), cancelRequested: cancel.isFired)
                 case .poll(let id):
                     do {
                         let info = try await client.job(id)
-                        add(poller.received(info, at: clock.now()))
+                        action = machine.received(info, at: clock.now(), cancelRequested: cancel.isFired)
                     } catch {
-                        add(poller.requestFailed(error.description, at: clock.now()))
+                        action = machine.requestFailed(error.description, at: clock.now(), cancelRequested: cancel.isFired)
                     }
-                    await flushStatuses()
                 case .sendCancel(let id):
-                    // The cancel answers the job's status (esriJobCancelling, or already final): reported as a poll's.
+                    // The cancel answers the job's status (esriJobCancelling, or already final): handled as a poll's.
                     do {
                         let answer = try await client.cancelJob(id)
-                        add(poller.received(answer, at: clock.now()))
+                        action = machine.received(answer, at: clock.now(), cancelRequested: cancel.isFired)
                     } catch {
-                        add(poller.requestFailed("cancel: \(error.description)", at: clock.now()))
+                        action = machine.requestFailed("cancel: \(error.description)", at: clock.now(), cancelRequested: cancel.isFired)
                     }
-                    await flushStatuses()
-                case .fetchResults(let id, let names):
-                    guard !cancel.isFired else { continue }
-                    let name = names.contains(job.resultName) ? job.resultName : names.first
-                    guard let name else { continue }
-                    resultName = name
-                    let set: GPFeatureRecordSet
-                    do {
-                        let parameter = try await client.result(id, parameter: name)
-                        set = try GPFeatureRecordSet(json: parameter.value)
-                    } catch let error as GPRESTError {
-                        await flushStatuses()
-                        throw AnalysisFailure("result \(name) from \(client.displayURL): \(error.description)")
-                    } catch {
-                        await flushStatuses()
-                        throw AnalysisFailure(String(describing: error))
-                    }
-                    await flushStatuses()
-                    resultWKID = set.wkid
+                case .fetchResult(let id, let name):
+                    let set = try await fetch(id, name: name)
                     var start = 0
                     while start < set.features.count {
                         let end = min(start + 1024, set.features.count)
-                        let batch = Array(set.features[start..<end])
-                        for feature in batch {
-                            if let bin = feature.attributes["Gi_Bin"]?.intValue { bins[Int(bin)] += 1 }
-                        }
-                        await context.emit(batch)
+                        await context.emit(Array(set.features[start..<end]))
                         start = end
                     }
-                    delivered = set.features.count
-                case .finished(let final):
-                    ending.status = final
-                case .giveUp(let reason):
-                    ending.reason = reason
-                case .statusChanged, .newMessages:
-                    break
+                    action = machine.fetched(set, name: name, at: clock.now(), cancelRequested: cancel.isFired)
+                case .end(let ending):
+                    return try summary(ending, jobID: machine.jobID)
                 }
             }
-            await publish()
-            await flushStatuses()
-            if let reason = ending.reason {
-                throw AnalysisFailure("job \(submitted.jobID) at \(client.displayURL): \(reason)")
+        }
+
+        private func fetch(_ id: String, name: String) async throws -> GPFeatureRecordSet {
+            do {
+                let parameter = try await client.result(id, parameter: name)
+                return try GPFeatureRecordSet(json: parameter.value)
+            } catch let error as GPRESTError {
+                throw AnalysisFailure("result \(name) from \(client.displayURL): \(error.description)")
+            } catch {
+                throw AnalysisFailure(String(describing: error))
             }
-            switch ending.status {
-            case .succeeded?:
-                var summary = JSONObject([("jobId", .string(submitted.jobID)), ("jobStatus", .string(GPJobStatus.succeeded.rawValue)),
-                                          ("task", .string(client.displayURL)), ("features", .int(Int64(delivered)))])
+        }
+
+        /// The summary of a succeeded job; the error that ends any other.
+        private func summary(_ ending: GPJobConversation.Ending, jobID: String) throws -> JSONObject {
+            switch ending {
+            case .succeeded(let result):
+                var summary = JSONObject([("jobId", .string(result.jobID)), ("jobStatus", .string(GPJobStatus.succeeded.rawValue)),
+                                          ("task", .string(client.displayURL)), ("features", .int(Int64(result.features)))])
                 if let query = job.query { summary.append(key: "query", value: .string(query)) }
-                if let resultName { summary.append(key: "result", value: .string(resultName)) }
-                if let resultWKID { summary.append(key: "outputWKID", value: .int(Int64(resultWKID))) }
-                summary.append(key: "messages", value: .int(Int64(allMessages.count)))
+                if let name = result.resultName { summary.append(key: "result", value: .string(name)) }
+                if let wkid = result.outputWKID { summary.append(key: "outputWKID", value: .int(Int64(wkid))) }
+                summary.append(key: "messages", value: .int(Int64(result.messages)))
                 var binMembers = JSONObject()
-                for bin in -3...3 { binMembers.append(key: String(bin), value: .int(Int64(bins[bin]))) }
+                for bin in -3...3 { binMembers.append(key: String(bin), value: .int(Int64(result.bins[bin]))) }
                 summary.append(key: "bins", value: .object(binMembers))
-                summary.append(key: "hotSpots", value: .int(Int64(bins.hot)))
-                summary.append(key: "coldSpots", value: .int(Int64(bins.cold)))
+                summary.append(key: "hotSpots", value: .int(Int64(result.bins.hot)))
+                summary.append(key: "coldSpots", value: .int(Int64(result.bins.cold)))
                 return summary
-            case .cancelled? where cancelSent:
+            case .gaveUp(let reason):
+                throw AnalysisFailure("job \(jobID) at \(client.displayURL): \(reason)")
+            case .cancelled:
                 throw CancellationError()
-            case let final?:
-                let errors = allMessages.filter { $0.kind == .error }.map(\.description)
+            case .ended(let final, let errors):
                 let detail = errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")
-                throw AnalysisFailure("job \(submitted.jobID) ended \(final.rawValue)\(detail)")
-            case nil:
-                if cancel.isFired { throw CancellationError() }
-                throw AnalysisFailure("job \(submitted.jobID): the conversation ended without a final status")
+                throw AnalysisFailure("job \(jobID) ended \(final.rawValue)\(detail)")
+            case .noFinalStatus:
+                throw AnalysisFailure("job \(jobID): the conversation ended without a final status")
             }
         }
     }

@@ -36,12 +36,11 @@ public struct LayerStatisticsJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
-        let connection = try LayerConnection(layerURL: layerURL, environment: context.environment)
+        let connection = try LayerConnection(layerURL: layerURL, context: context)
         let client = connection.client
         var summary = JSONObject([("layer", .string(client.displayURL))])
         do {
             let description = try await client.description()
-            await connection.flushStatuses(to: context)
             let advanced = description.advancedQueryCapabilities
             guard description.supportsStatistics || advanced?.supportsStatistics == true else {
                 throw AnalysisFailure("the layer \(client.displayURL) does not support statistics queries (supportsStatistics is false)")
@@ -61,7 +60,6 @@ public struct LayerStatisticsJob: AnalysisJob {
             }
             let dropped = LockedState<Int>(0)
             let result = try await client.query(statisticsQuery) { page in
-                await connection.flushStatuses(to: context)
                 if page.index > 0 {
                     await context.progress(JSONObject([("pages", .int(Int64(page.index + 1))), ("records", .int(Int64(page.features.count)))]))
                 }
@@ -75,7 +73,6 @@ public struct LayerStatisticsJob: AnalysisJob {
                 }
                 try await StatisticsRecordJSON.emit(records, in: context)
             }
-            await connection.flushStatuses(to: context)
             summary.append(key: "records", value: .int(Int64(result.featureCount - dropped.withLock { $0 })))
             if havingHere {
                 summary.append(key: "havingAppliedLocally", value: .bool(true))
@@ -86,12 +83,8 @@ public struct LayerStatisticsJob: AnalysisJob {
             if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
             return summary
         } catch let error as FeatureLayerError {
-            await connection.flushStatuses(to: context)
             if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)
-        } catch {
-            await connection.flushStatuses(to: context)
-            throw error
         }
     }
 }

@@ -155,7 +155,7 @@ public enum FeatureSetReader {
         while first < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[first]) { first += 1 }
         let looksLikeJSON = first < bytes.count && (bytes[first] == UInt8(ascii: "{") || bytes[first] == UInt8(ascii: "["))
         // Only the end of the text can leave a value unfinished or a string unterminated.
-        if looksLikeJSON && (error.offset >= bytes.count || error.message.hasPrefix("unterminated")) { return .truncated(bytes: bytes.count) }
+        if looksLikeJSON && (error.offset >= bytes.count || error.kind == .endedEarly) { return .truncated(bytes: bytes.count) }
         return .notJSON(detail: error.description, excerpt: excerpt(bytes))
     }
 

@@ -1,0 +1,42 @@
+import EntityStreamCore
+import EntityStreamTestSupport
+import Foundation
+import Testing
+
+@Suite("Errors classified by kind, not by message text", .bounded)
+struct ErrorKindTests {
+    static func jsonError(_ text: String) -> JSONError? {
+        do { _ = try JSONParser.parse(Array(text.utf8)); return nil } catch { return error }
+    }
+
+    /// A text cut inside a string, an escape or before a value ends early; a wrong byte is invalid.
+    @Test func jsonErrorKinds() {
+        let cuts = [#"{"a":"abc"#, #"{"a":"ab\"#, #"{"a":"\u00"#, #"{"a":1"#, #"{"a":"#, ""]
+        for text in cuts {
+            #expect(Self.jsonError(text)?.kind == .endedEarly, "\(text)")
+        }
+        for text in [#"{"a":x}"#, #"{"a":1]"#, #"["a" "b"]"#, "{\"a\":\"\u{01}\"}"] {
+            #expect(Self.jsonError(text)?.kind == .invalid, "\(text)")
+        }
+    }
+
+    /// A REST body cut inside a string (not at its last byte) is a truncated answer, not an answer that is not JSON.
+    @Test func bodyCutInsideAStringIsTruncated() {
+        let text = #"{"objectIdFieldName":"OBJECTID","features":[{"attributes":{"NAME":"Isaac is a long na"#
+        do {
+            _ = try FeatureSetReader.page(Array(text.utf8))
+            Issue.record("a cut body was read")
+        } catch {
+            #expect(error == .truncated(bytes: text.utf8.count))
+        }
+    }
+
+    /// A missing file and a directory are unreadable recordings; a bad line is an invalid one.
+    @Test func recordingErrorKinds() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).jsonl").path
+        #expect(throws: RecordingError.self) { _ = try RecordingFileReader(path: missing) }
+        do { _ = try RecordingFileReader(path: missing) } catch { #expect(error.kind == .unreadable && error.message.contains(missing)) }
+        do { _ = try RecordingFileReader(path: FileManager.default.temporaryDirectory.path) } catch { #expect(error.kind == .unreadable) }
+        #expect(RecordingError(line: 3, "not JSON").kind == .invalid)
+    }
+}
