@@ -4,7 +4,8 @@
 # Also: make setup, make build, make bench (release build + benchmarks),
 #   make fuzz (the fuzz tests with fresh seeds for FUZZ_SECONDS, default 60),
 #   make soak (release build; memory stays flat for SOAK_SECONDS, default 150, per run),
-#   make interop (real ArcGIS clients against the simulator; see .ci/interop).
+#   make interop (real ArcGIS clients against the simulator and the relay; see .ci/interop),
+#   make e2e (the relay's live map page in headless chromium; make setup E2E=1 installs chromium).
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -15,7 +16,7 @@ FUZZ_SECONDS ?= 60
 # How long each `make soak` run lasts (seconds).
 SOAK_SECONDS ?= 150
 
-.PHONY: setup build test fuzz demo bench soak interop clean
+.PHONY: setup build test fuzz demo bench soak interop e2e clean
 
 ## setup: install the Debian packages the build and tests need, only if missing
 setup:
@@ -37,6 +38,15 @@ setup:
 	  echo "make setup: libwebsockets-dev, libtiff-dev, libgeotiff-dev, libproj-dev (with proj-data), libnats-dev, nats-server, pkg-config and openssl are installed" >&2; \
 	fi
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "make setup: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
+	@if [ -n "$(E2E)" ]; then \
+	  missing=""; \
+	  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$$missing chromium"; \
+	  command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
+	  if [ -n "$$missing" ]; then \
+	    echo "make setup E2E=1: running: $(SUDO) apt-get install -y$$missing" >&2; \
+	    { $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; } 1>&2; \
+	  else echo "make setup E2E=1: chromium and curl are installed" >&2; fi; \
+	fi
 
 ## build: debug build of the library, entitystream and stream-simulator
 ## (make's own messages and the build log go to stderr: `make demo`'s stdout is only JSON lines)
@@ -74,6 +84,11 @@ soak: setup
 ## installed (setup steps at the top of .ci/interop). Not part of `make test`.
 interop: setup
 	bash .ci/interop
+
+## e2e: the relay's live map page in Debian's headless chromium (see .ci/e2e); skipped with a message when
+## chromium is absent (make setup E2E=1 installs it). Not part of `make test`.
+e2e: setup
+	bash .ci/e2e
 
 clean:
 	rm -rf .build

@@ -29,6 +29,9 @@ public struct ArgumentList {
 
     public var isEmpty: Bool { index >= words.count && attached == nil }
 
+    /// The words not read yet (a command that hands the rest to another parser).
+    public var remainingWords: [String] { Array(words[min(index, words.count)...]) }
+
     /// The next flag or operand, or nil at the end. Throws when the previous
     /// flag was given a value (`--flag=value`) it does not take.
     public mutating func next() throws(UsageError) -> String? {

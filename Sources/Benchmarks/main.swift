@@ -31,6 +31,8 @@ Benchmarks (default all):
                  (threads = 2) and SQLite; peak RSS over 1 M, 10 M and 30 M rows
                  (--rows N, --sizes N,N,…, --dir DIR, default bench-output)
   jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
+  relay          the fleet through entitystream serve to 1, 10 and 100 WebSocket clients: bursts and
+                 10,000 observations/s (latency); --runs N (default 3), --window S (default 5)
   soak           make soak: the demo and a looped replay, RSS sampled; exit status 1 when memory
                  grew once the store was full (--seconds N, default 60)
 
@@ -154,6 +156,8 @@ do {
         } else {
             skip("compare")
         }
+    case "relay":
+        for line in try await RelayBenchmark.run(runs: option("--runs", default: 3), window: Double(option("--window", default: 5))) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "identify":
@@ -214,6 +218,7 @@ do {
             skip("jetstream")
         }
         _ = try runFiles()
+        for line in try await RelayBenchmark.run(runs: 3) { report(line) }
     default:
         FileHandle.standardError.write(Data("unknown benchmark '\(selected)' (see entitystream-bench --help)\n".utf8))
         exit(2)

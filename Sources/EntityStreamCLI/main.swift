@@ -23,6 +23,8 @@ Usage:
   entitystream connect URL [opts]   stream a live service (…/StreamServer)
   entitystream replay FILE [opts]   replay a recording, with no network
   entitystream record URL -o FILE   record a live stream for exact replays
+  entitystream serve SOURCE [opts]  re-serve a stream (URL or file) and its live store as ArcGIS
+                                    services on one port, with a live map page
   entitystream consume nats://HOST:PORT/STREAM
                                     a NATS JetStream stream (filled by --publish) as the source
   entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N
@@ -39,11 +41,11 @@ Exit status: 0 success, 2 usage error, 1 runtime failure.
 
 /// The commands, by name: each one's help, and how it runs from the words after its name.
 enum Commands {
-    static let names = ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"]
+    static let names = ["demo", "connect", "replay", "consume", "fleet", "record", "serve", "query", "statistics", "hotspots", "identify"]
 
     /// The commands with a live stream to protect: their analyses run at a lower priority
     /// (``AnalysisExecutor/yieldToLiveStream(nice:)``); one-shot analyses run at the process's own.
-    static let streaming: Set<String> = ["demo", "connect", "replay", "consume"]
+    static let streaming: Set<String> = ["demo", "connect", "replay", "consume", "serve"]
 
     static func help(_ name: String) -> String? {
         switch name {
@@ -53,6 +55,7 @@ enum Commands {
         case "consume": ConsumeCommand.help
         case "fleet": FleetCommand.help
         case "record": RecordCommand.help
+        case "serve": ServeCommand.help
         case "query": QueryCommand.help
         case "statistics": StatisticsCommand.help
         case "hotspots": HotSpotsSubcommand.help
@@ -70,6 +73,7 @@ enum Commands {
         case "consume": try await ConsumeCommand(arguments: &arguments).run()
         case "fleet": try await FleetCommand(arguments: &arguments).run()
         case "record": try await RecordCommand(arguments: &arguments).run()
+        case "serve": try await ServeCommand(arguments: &arguments).run()
         case "query": try await QueryCommand(arguments: &arguments).run()
         case "statistics": try await StatisticsCommand(arguments: &arguments).run()
         case "hotspots": try await HotSpotsSubcommand(arguments: &arguments).run()

@@ -196,6 +196,16 @@ public final class ChildProcess: @unchecked Sendable {
     /// read together with `poll` so neither pipe can fill and block it.
     public func readToEnd() -> (output: [UInt8], error: [UInt8]) {
         var output: [UInt8] = [], error: [UInt8] = []
+        drain { fromStandardError, chunk in
+            if fromStandardError { error += chunk } else { output += chunk }
+        }
+        return (output, error)
+    }
+
+    /// Reads stdout and stderr together with `poll` until both close, handing
+    /// each chunk read to `take` (true: from stderr); an empty chunk says that
+    /// pipe closed. Blocks the calling thread.
+    public func drain(_ take: (_ fromStandardError: Bool, _ chunk: [UInt8]) -> Void) {
         var open = [standardOutput, standardError]
         while open.contains(where: { $0 >= 0 }) {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -204,10 +214,10 @@ public final class ChildProcess: @unchecked Sendable {
             guard ready > 0 else { break }
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let chunk = Self.read(fds[index].fd)
-                if chunk.isEmpty { open[index] = -1 } else if index == 0 { output += chunk } else { error += chunk }
+                if chunk.isEmpty { open[index] = -1 }
+                take(index == 1, chunk)
             }
         }
-        return (output, error)
     }
 }
 

@@ -132,6 +132,29 @@ struct SimulatorServerTests {
         await server.shutdown()
     }
 
+    /// Over TLS the server negotiates HTTP/1.1 even with a client offering h2 first (as curl and GDAL do):
+    /// libwebsockets 4.1 drops the headers it does not know from h2 requests, so such a client's
+    /// `X-Esri-Authorization` token was ignored (499). openssl (which `make setup` installs) checks the ALPN;
+    /// curl, when present, the token header itself.
+    @Test func tlsNegotiatesHTTP1SoTokenHeadersArrive() async throws {
+        let certificate = try TestCertificate.make()
+        defer { certificate.remove() }
+        let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 2)))]) {
+            $0.tls = certificate.tlsFiles
+            $0.token = "alpn-secret"
+        }
+        let handshake = try ProcessRunner.run("/usr/bin/env", ["openssl", "s_client", "-connect", "127.0.0.1:\(server.port)",
+                                                               "-alpn", "h2,http/1.1"], input: "")
+        #expect(handshake.standardOutput.contains("ALPN protocol: http/1.1"), "\(handshake.standardOutput.suffix(600))")
+        if let curl = ["/usr/bin/curl", "/bin/curl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+            let answer = try ProcessRunner.run(curl, ["-k", "-s", "--http2", "-H", "X-Esri-Authorization: Bearer alpn-secret",
+                                                      server.serviceURL("SandyVehicles") + "?f=json"])
+            let description = try JSONParser.parse(Array(answer.standardOutput.utf8))
+            #expect(description["error"] == nil && description["streamUrls"] != nil, "\(answer.standardOutput.prefix(300))")
+        }
+        await server.shutdown()
+    }
+
     /// 20 subscribers with different filters each get exactly their subset, in order.
     @Test func twentySubscribersGetTheirSubsets() async throws {
         let path = try writeFeatureLines(count: 400)

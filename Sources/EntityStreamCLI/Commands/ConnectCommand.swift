@@ -26,8 +26,10 @@ struct ConnectCommand {
       -h, --help                  show this help
     """
 
-    init(arguments: inout ArgumentList) throws {
+    /// `extra` sees each flag first (`serve` takes its own flags so).
+    init(arguments: inout ArgumentList, extra: ExtraFlags? = nil) throws {
         while let word = try arguments.nextFlag() {
+            if let extra, try extra(word, &arguments) { continue }
             if word == "-h" || word == "--help" { throw HelpRequested(text: Self.help) }
             if try stream.parse(word, from: &arguments) { continue }
             if try connection.parse(word, from: &arguments) { continue }
@@ -52,6 +54,12 @@ struct ConnectCommand {
     }
 
     func run() async throws -> Int32 {
+        let (session, makeSource) = try await prepareSession()
+        return try await session.run(makeSource: makeSource)
+    }
+
+    /// The session and how it makes its source (`serve` adds its server to them).
+    func prepareSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource) {
         var options = connection.connectionOptions(filter: stream.filter, trackIDField: stream.trackIDField)
         var session = StreamSession(options: stream)
         (session.rasters, session.enricher) = try await stream.rasters.open()
@@ -60,9 +68,9 @@ struct ConnectCommand {
             session.sideOutputs = [output]
         }
         let url = serviceURL
-        return try await session.run { pipeline in
+        return (session, { [options] pipeline in
             LiveSource(connection: StreamServiceConnection(serviceURL: url, options: options, sink: pipeline))
-        }
+        })
     }
 }
 

@@ -53,11 +53,13 @@ struct ReplayCommand {
     /// Deprecated spellings still read.
     static let aliases = ["--csv": "--columns"]
 
-    init(arguments: inout ArgumentList) throws {
+    /// `extra` sees each flag first (`serve` takes its own flags so).
+    init(arguments: inout ArgumentList, extra: ExtraFlags? = nil) throws {
         var sawInterval = false
         var sawSpeed = false
         arguments.aliases = Self.aliases
         while let word = try arguments.nextFlag() {
+            if let extra, try extra(word, &arguments) { continue }
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--interval":
@@ -97,6 +99,13 @@ struct ReplayCommand {
     }
 
     func run() async throws -> Int32 {
+        guard let (session, makeSource) = try await prepareSession() else { return 1 }
+        return try await session.run(makeSource: makeSource)
+    }
+
+    /// The session and how it makes its source (`serve` adds its server to
+    /// them); nil when the file cannot be read (said on stderr).
+    func prepareSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {
         let source: ReplaySource
         do {
             source = try prepare()
@@ -104,7 +113,7 @@ struct ReplayCommand {
             throw UsageError("replay: \(error)")
         } catch {
             Stderr.line("entitystream: replay: \(error)")
-            return 1
+            return nil
         }
         var session = StreamSession(options: stream)
         session.holdAfterSourceEnds = hold
@@ -112,9 +121,7 @@ struct ReplayCommand {
         session.readsControlCommands = path != "-"
         let service = path == "-" ? "stdin" : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         if let output = stream.publish.output(defaultService: service, kinds: stream.events) { session.sideOutputs = [output] }
-        return try await session.run { pipeline in
-            ReplayRun(source: source, pipeline: pipeline)
-        }
+        return (session, { pipeline in ReplayRun(source: source, pipeline: pipeline) })
     }
 }
 

@@ -10,4 +10,18 @@ protocol SessionSource: Sendable {
     func stop() async
     /// What control commands act on.
     var controlTarget: any ControlTarget { get }
+    /// What the source says about its stream (description text, spatial
+    /// reference), for `serve` to describe it; none by default.
+    func streamFacts() async -> SourceStreamFacts
+}
+
+extension SessionSource {
+    func streamFacts() async -> SourceStreamFacts { SourceStreamFacts() }
+}
+
+/// What a source knows about its stream beyond the schema: what `serve`
+/// says in the stream service it serves. Never a credential.
+struct SourceStreamFacts: Sendable, Hashable {
+    var description: String?
+    var spatialReference: Int?
 }

@@ -51,6 +51,14 @@ struct StreamSession {
     var enricher: (any ObservationEnricher)?
     /// Read control commands from stdin (not when stdin carries the replayed file).
     var readsControlCommands = true
+    /// Keep going when the source ends or fails for good, until stopped
+    /// (Ctrl-C, SIGTERM, `--duration`, `--limit`): `serve` keeps serving the
+    /// store. The end or failure is reported on stderr.
+    var runsUntilStopped = false
+    /// What runs beside the source on the same pipeline (`serve`'s server):
+    /// started before the source (a failure ends the session, status 1),
+    /// stopped after it.
+    var companion: (any SessionCompanion)?
     /// After `--duration` or a signal, how long the events already published
     /// may take to reach stdout; what is still queued then is dropped, and
     /// stderr says how much (a slow reader does not hold the end for ever).
@@ -83,6 +91,15 @@ struct StreamSession {
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
         let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
         let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: target)
+        if let companion {
+            do { try await companion.start(pipeline: pipeline, source: source) } catch {
+                await pipeline.close()
+                Stderr.line("entitystream: \(error)")
+                return 1
+            }
+        }
+        let keepsGoing = runsUntilStopped
+        let stopping = LockedState(false)
         let ending = WriterEnding()
         var reason = StopReason.interrupted
         let (writerEnded, writerEnds) = AsyncStream.makeStream(of: Void.self)
@@ -109,10 +126,14 @@ struct StreamSession {
                 }
             }
             await withDiscardingTaskGroup { sourcing in
+                if let companion { sourcing.addTask { await companion.run() } }
                 sourcing.addTask {
                     let failure = await source.run()
                     sourceEnding.finish()
-                    if let failure { stops.stop(.sourceFailed(failure)) } else if !hold { stops.stop(.sourceEnded) }
+                    if keepsGoing {
+                        guard !stopping.withLock({ $0 }) else { return }
+                        Stderr.line("entitystream: \(failure.map { "the source failed: \($0)" } ?? "the source ended"); still serving what the store holds until stopped")
+                    } else if let failure { stops.stop(.sourceFailed(failure)) } else if !hold { stops.stop(.sourceEnded) }
                 }
                 await withDiscardingTaskGroup { analysing in
                     analysing.addTask { await runtime.run() }
@@ -131,6 +152,7 @@ struct StreamSession {
                         if let progress { watching.addTask { await progress.run() } }
                         watching.addTask { await stops.watchDuration() }
                         reason = await stops.firstReason()
+                        stopping.withLock { $0 = true }
                         watching.cancelAll()
                     }
                     if reason.boundsTheDrain {
@@ -149,6 +171,7 @@ struct StreamSession {
                     }
                 }
                 await source.stop()
+                await companion?.stop()
                 sourcing.cancelAll()
             }
             // Everything published so far reaches the writer, which then ends.
@@ -177,6 +200,19 @@ struct StreamSession {
         }
         return status
     }
+}
+
+/// Something that runs beside a session's source on the same pipeline
+/// (`serve`'s server): ``start(pipeline:source:)`` before the source runs,
+/// ``run()`` in the session's task group until ``stop()`` (after the source
+/// stopped) makes it return.
+protocol SessionCompanion: Sendable {
+    /// Gets ready (subscribes, listens); throws what keeps it from starting.
+    func start(pipeline: StreamPipeline, source: any SessionSource) async throws
+    /// Works until ``stop()``.
+    func run() async
+    /// Ends ``run()`` and releases what ``start(pipeline:source:)`` took. Idempotent.
+    func stop() async
 }
 
 extension StreamSession {

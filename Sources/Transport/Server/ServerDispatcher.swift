@@ -16,6 +16,8 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
     private var socketsByID: [Int: ServerWebSocketSession] = [:]
     private var exchangesByID: [Int: (OpaquePointer, ServerHTTPExchange)] = [:]
     private var dirty: [ServerWebSocketSession] = []
+    /// Who waits for the end of the next service turn (``TransportServer/nextServiceTurn()``).
+    private var turnWaiters: [CheckedContinuation<Void, Never>] = []
     private var nextID = 1
     private var shuttingDown = false
     private let handlers: HandlerTasks
@@ -189,7 +191,18 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
         session.closed()
     }
 
+    /// Resumes `waiter` at the end of the next service turn, which starts at once.
+    func resumeAfterNextTurn(_ waiter: CheckedContinuation<Void, Never>) {
+        turnWaiters.append(waiter)
+        if let context = loop?.context { lws_cancel_service(context) }
+    }
+
     func serviceTurnEnded() {
+        if !turnWaiters.isEmpty {
+            let waiters = turnWaiters
+            turnWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
         guard !dirty.isEmpty else { return }
         let sessions = dirty
         dirty = []
@@ -206,6 +219,8 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     func contextWillBeDestroyed() {
         serviceTurnEnded()
+        for waiter in turnWaiters { waiter.resume() }
+        turnWaiters = []
         for (wsi, session) in sockets {
             socketsByID[session.id] = nil
             session.closed(contextDestroyed: true)

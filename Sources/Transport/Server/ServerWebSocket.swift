@@ -67,6 +67,46 @@ public final class ServerWebSocket: Sendable {
         }
     }
 
+    /// Queues a batch of framed messages without suspending, by the
+    /// server's ``SlowClientPolicy``: all of them when the client's queue
+    /// has room; under ``SlowClientPolicy/dropOldest`` all of them, then the
+    /// oldest queued messages are dropped (and counted) until the queue is
+    /// back to half its limit; under ``SlowClientPolicy/waitForSpace``
+    /// nothing when the queue is full (``FramedSendOutcome/full``); under
+    /// ``SlowClientPolicy/disconnect`` nothing when the batch would overflow
+    /// it: the queued messages are dropped (counted) and the client is
+    /// closed with 1008. One lock and one copy per run of messages, so a
+    /// broadcast to many clients never waits for any of them.
+    public func trySend(_ messages: FramedTextMessages) -> FramedSendOutcome {
+        guard !messages.isEmpty else { return .queued }
+        let configuration = session.configuration
+        let limit = configuration.outboundQueueLimit
+        let (outcome, wake) = session.shared.withLock { state -> (FramedSendOutcome, Bool) in
+            guard !state.closed, state.closeRequest == nil, !state.abortRequested else { return (.closed, false) }
+            if state.queue.queuedBytes + messages.byteCount > limit {
+                switch configuration.slowClientPolicy {
+                case .waitForSpace:
+                    if state.queue.queuedBytes >= limit { return (.full, false) }
+                case .dropOldest:
+                    break
+                case .disconnect:
+                    state.queue.dropAll()
+                    state.closeRequest = (1008, "client too slow: outbound queue full")
+                    defer { state.writeRequested = true }
+                    return (.disconnected, !state.writeRequested)
+                }
+            }
+            state.queue.append(messages)
+            if configuration.slowClientPolicy == .dropOldest, state.queue.queuedBytes > limit {
+                state.queue.dropOldest(toFit: limit / 2)
+            }
+            defer { state.writeRequested = true }
+            return (.queued, !state.writeRequested)
+        }
+        if wake { requestWritable() }
+        return outcome
+    }
+
     private enum EnqueueStep { case queued(wake: Bool), full, disconnect }
 
     /// Returns true when the message is queued; waits for space when full.
@@ -123,12 +163,24 @@ public final class ServerWebSocket: Sendable {
     /// Messages dropped by ``SlowClientPolicy/dropOldest`` so far.
     public var droppedMessageCount: Int { session.shared.withLock { $0.queue.droppedMessages } }
 
+    /// Messages handed to the socket so far (written, or buffered by
+    /// libwebsockets for the next write).
+    public var sentMessageCount: Int { session.shared.withLock { $0.queue.sentMessages } }
+
     /// Bytes queued and not yet written to the socket.
     public var queuedBytes: Int { session.shared.withLock { $0.queue.queuedBytes } }
 
     /// Closes after the queued messages with `code` and `reason`, and waits
     /// until the connection has ended. Idempotent.
     public func close(code: UInt16 = 1000, reason: String = "") async {
+        beginClose(code: code, reason: reason)
+        _ = await closed()
+    }
+
+    /// Asks to close after the queued messages with `code` and `reason`,
+    /// without waiting for the connection to end (``closed()`` tells when).
+    /// Idempotent.
+    public func beginClose(code: UInt16 = 1000, reason: String = "") {
         let wake = session.shared.withLock { state -> Bool in
             guard !state.closed, state.closeRequest == nil else { return false }
             state.closeRequest = (code, reason)
@@ -136,7 +188,6 @@ public final class ServerWebSocket: Sendable {
             return !state.writeRequested
         }
         if wake { requestWritable() }
-        _ = await closed()
     }
 
     /// Waits until everything queued so far has been written to the socket

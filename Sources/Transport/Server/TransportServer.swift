@@ -19,13 +19,15 @@ public final class TransportServer: Sendable {
     public let usesTLS: Bool
     private let loop: ServiceLoop
     private let handlers: HandlerTasks
+    private let dispatcher: ServerDispatcher
 
-    private init(port: Int, listenAddress: ListenAddress, usesTLS: Bool, loop: ServiceLoop, handlers: HandlerTasks) {
+    private init(port: Int, listenAddress: ListenAddress, usesTLS: Bool, loop: ServiceLoop, handlers: HandlerTasks, dispatcher: ServerDispatcher) {
         self.port = port
         self.listenAddress = listenAddress
         self.usesTLS = usesTLS
         self.loop = loop
         self.handlers = handlers
+        self.dispatcher = dispatcher
     }
 
     /// Starts listening on exactly the configured address (see
@@ -59,6 +61,10 @@ public final class TransportServer: Sendable {
                 info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
                 info.ssl_cert_filepath = keep(tls.certificatePath)
                 info.ssl_private_key_filepath = keep(tls.privateKeyPath)
+                // HTTP/1.1 only: libwebsockets 4.1 keeps the headers it does not know (X-Esri-Authorization,
+                // the ArcGIS token header) for HTTP/1 requests only, so a client that negotiated h2 (curl,
+                // GDAL) had its token ignored and got 499. ArcGIS clients all speak HTTP/1.1.
+                info.alpn = keep("http/1.1")
             }
         }
         dispatcher.loop = loop
@@ -75,7 +81,8 @@ public final class TransportServer: Sendable {
             await loop.shutdown()
             throw .serverStartFailed(detail: "could not listen on port \(configuration.port)")
         }
-        return TransportServer(port: port, listenAddress: listenAddress, usesTLS: configuration.tls != nil, loop: loop, handlers: handlers)
+        return TransportServer(port: port, listenAddress: listenAddress, usesTLS: configuration.tls != nil, loop: loop, handlers: handlers,
+                               dispatcher: dispatcher)
     }
 
     /// `ws://host:port` or `wss://host:port` reaching this server (its
@@ -89,6 +96,24 @@ public final class TransportServer: Sendable {
     public func shutdown() async {
         await loop.shutdown()
         await handlers.cancelAndWait()
+    }
+
+    /// Returns after the service thread's next turn, which starts at once: by
+    /// then every client whose socket could take data has been written to
+    /// (one chunk each). A producer that queued a burst for many clients
+    /// waits for this to let the fast ones drain, whatever a slow one does
+    /// (its socket, being full, is simply skipped). Returns at once when the
+    /// server has stopped.
+    public func nextServiceTurn() async {
+        let dispatcher = self.dispatcher
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let accepted = loop.execute { [weak dispatcher] in
+                guard let dispatcher else { return continuation.resume() }
+                if dispatcher.loop?.context == nil { return continuation.resume() }
+                dispatcher.resumeAfterNextTurn(continuation)
+            }
+            if !accepted { continuation.resume() }
+        }
     }
 
     /// Handler tasks (HTTP responders, WebSocket handlers) still running.

@@ -125,6 +125,11 @@ actor GPJobBoard {
     /// The result map service layer of a succeeded job.
     func layer(_ id: String) -> SimulatedLayer? { entries[id]?.outcome?.layer }
 
+    /// The most recently submitted job that has succeeded, if any (what a map shows).
+    func latestSucceededJob() -> String? {
+        order.last { entries[$0]?.job.status == .succeeded }
+    }
+
     /// True when `id` names a job (for 404s).
     func knows(_ id: String) -> Bool { entries[id] != nil }
 
@@ -179,9 +184,15 @@ actor GPJobBoard {
         let started = clock.now()
         let stop = entry.stop
         let (task, request, limit) = (self.task, entry.request, maxRecordCount)
-        let outcome = await Task.detached(priority: .low) {
-            Result { try task.run(request, maxRecordCount: limit, shouldStop: { stop.withLock { $0 } }) }
-        }.value
+        let outcome: Result<HotSpotTask.Outcome, any Error>
+        do {
+            let table = try await task.incidentTable()
+            outcome = await Task.detached(priority: .low) {
+                Result { try task.run(request, on: table, maxRecordCount: limit, shouldStop: { stop.withLock { $0 } }) }
+            }.value
+        } catch {
+            outcome = .failure(error)
+        }
         let rest = started + execution - clock.now()
         if rest > 0, status(id) == .executing { await hold(id, for: rest) }
         guard var current = entries[id] else { return }
@@ -200,7 +211,8 @@ actor GPJobBoard {
                 _ = try? current.job.succeed(results: [HotSpotTask.resultName], at: now)
                 current.outcome = produced
             case .failure(let error):
-                let message = (error as? HotSpotError)?.description ?? (error as? HotSpotSelectionError)?.description ?? String(describing: error)
+                let message = (error as? HotSpotError)?.description ?? (error as? HotSpotSelectionError)?.description
+                    ?? (error as? SimulatorError)?.description ?? String(describing: error)
                 _ = try? current.job.fail("ERROR: \(message)", at: now)
             }
             entries[id] = current

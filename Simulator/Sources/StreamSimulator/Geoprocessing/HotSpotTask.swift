@@ -20,9 +20,32 @@ import Projection
 /// Output: `Output_Features`
 /// (GPFeatureRecordSetLayer: fishnet cells as polygons, or points). Immutable; Sendable.
 struct HotSpotTask: Sendable {
+    /// Where a job's incidents come from.
+    enum Incidents: Sendable {
+        /// Loaded once (`--hotspots NAME=FILE`).
+        case table(FeatureTable)
+        /// Read afresh when each job starts (a relay's live store); throws
+        /// the message the job fails with when they cannot be read.
+        case live(@Sendable () async throws(SimulatorError) -> FeatureTable)
+    }
+
     let serviceName: String
-    let table: FeatureTable
+    let incidents: Incidents
     let description: GPTaskDescription
+
+    /// The loaded incidents of a fixed task (nil for a live one).
+    var table: FeatureTable? {
+        if case .table(let table) = incidents { return table }
+        return nil
+    }
+
+    /// The incidents a job starting now analyses.
+    func incidentTable() async throws(SimulatorError) -> FeatureTable {
+        switch incidents {
+        case .table(let table): return table
+        case .live(let read): return try await read()
+        }
+    }
 
     /// A job's parameters, checked at `submitJob`.
     struct Request: Sendable {
@@ -47,11 +70,17 @@ struct HotSpotTask: Sendable {
     static let resultName = "Output_Features"
 
     init(serviceName: String, table: FeatureTable) {
+        self.init(serviceName: serviceName, incidents: .table(table),
+                  describing: "Hot spots (Getis-Ord Gi*) of the \(table.count) incidents of \(table.name) selected by Query.")
+    }
+
+    /// A task over `incidents`, described by `text`.
+    init(serviceName: String, incidents: Incidents, describing text: String) {
         self.serviceName = serviceName
-        self.table = table
+        self.incidents = incidents
         description = GPTaskDescription(
             name: HotSpotServiceSpecification.taskName,
-            description: "Hot spots (Getis-Ord Gi*) of the \(table.count) incidents of \(table.name) selected by Query.",
+            description: text,
             category: "Spatial Statistics",
             parameters: [
                 GPParameterInfo(name: "Query", dataType: "GPString", description: "A where clause selecting the incidents; \"DATE\" is their date.",
@@ -105,7 +134,7 @@ struct HotSpotTask: Sendable {
 
     /// Runs one job's analysis. Throws ``HotSpotSelectionError`` or
     /// ``HotSpotError`` (the job fails with its message), or `CancellationError`.
-    func run(_ request: Request, maxRecordCount: Int, shouldStop: @escaping @Sendable () -> Bool) throws -> Outcome {
+    func run(_ request: Request, on table: FeatureTable, maxRecordCount: Int, shouldStop: @escaping @Sendable () -> Bool) throws -> Outcome {
         let selection = try HotSpotTableSelection.select(from: table, whereClause: request.query, processing: request.processSR)
         if shouldStop() { throw CancellationError() }
         var options = HotSpotOptions(aggregation: request.aggregation, distanceBand: request.distanceBand)

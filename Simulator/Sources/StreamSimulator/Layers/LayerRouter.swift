@@ -13,11 +13,11 @@ import Transport
 /// layer id or path 404 with error JSON. Stateless.
 enum LayerRouter {
     /// The response for `request` when its path is a layer path, else nil.
-    static func respond(to request: HTTPServerRequest, parts: [String], layers: [String: SimulatedLayer],
-                        tokens: TokenAuthority) -> HTTPServerResponse? {
+    static func respond(to request: HTTPServerRequest, parts: [String], layer: (any LayerSource)?,
+                        tokens: TokenAuthority) async -> HTTPServerResponse? {
         guard parts.count >= 5, parts[0] == "arcgis", parts[1] == "rest", parts[2] == "services",
               let kind = FeatureServiceRoot.Kind(rawValue: parts[4]) else { return nil }
-        guard let layer = layers[parts[3]] else { return nil }
+        guard let layer else { return nil }
 
         var parameters = request.query
         if request.method == .post, !request.body.isEmpty {
@@ -34,24 +34,38 @@ enum LayerRouter {
         let pretty = parameters.contains { Schema.fold($0.name) == "f" && Schema.fold($0.value) == "pjson" }
         switch parts.count {
         case 5:
-            return json(FeatureServiceRoot(kind: kind, name: layer.name, layers: [layer.description]).json(), pretty: pretty)
+            let description = await layer.currentDescription()
+            return json(FeatureServiceRoot(kind: kind, name: description.name, layers: [description]).json(), pretty: pretty)
         case 6 where parts[5] == "layers":
-            return json(FeatureServiceRoot.layersResource([layer.description]), pretty: pretty)
+            return json(FeatureServiceRoot.layersResource([await layer.currentDescription()]), pretty: pretty)
         case 6 where parts[5] == "0":
-            return json(layer.description.json(), pretty: pretty)
+            return json(await layer.currentDescription().json(), pretty: pretty)
         case 7 where parts[5] == "0" && parts[6] == "query":
-            return query(layer, parameters: parameters)
+            return await query(source: layer, parameters: parameters)
         default:
             let detail = parts.count > 5 && parts[5] != "0" ? "layer or table \(parts[5]) does not exist (the service has layer 0)" : "no such resource"
             return error(ArcGISError(code: 404, message: "Requested operation is not supported or resource not found.", details: [detail]), status: 404)
         }
     }
 
-    static func query(_ layer: SimulatedLayer, parameters: [(name: String, value: String)]) -> HTTPServerResponse {
+    /// A query of `source`: the layer to answer from is the source's as of this request.
+    static func query(source: any LayerSource, parameters: [(name: String, value: String)]) async -> HTTPServerResponse {
+        let query: FeatureQuery
+        let layer: SimulatedLayer
+        do throws(FeatureQueryError) {
+            query = try FeatureQuery(parameters: parameters)
+            layer = try await source.layer(answering: query)
+        } catch {
+            return self.error(error.arcGISError, status: 400)
+        }
+        return self.query(layer, parameters: parameters, parsed: query)
+    }
+
+    static func query(_ layer: SimulatedLayer, parameters: [(name: String, value: String)], parsed: FeatureQuery? = nil) -> HTTPServerResponse {
         let query: FeatureQuery
         var result: FeatureQueryResult
         do throws(FeatureQueryError) {
-            query = try FeatureQuery(parameters: parameters)
+            if let parsed { query = parsed } else { query = try FeatureQuery(parameters: parameters) }
             if let polygons = layer.polygons {
                 result = try polygonQuery(query, layer: layer, polygons: polygons)
             } else {

@@ -13,6 +13,23 @@ public struct SimulatorConfiguration: Sendable {
     public var services: [ServiceSpecification] = []
     /// Feature layers served as `…/NAME/MapServer/0` and `…/NAME/FeatureServer/0`.
     public var layers: [LayerSpecification] = []
+    /// Live services relayed from a source (`entitystream serve`), with
+    /// their store's layers and hot-spot task (see ``LiveServiceSpecification``).
+    public var liveServices: [LiveServiceSpecification] = []
+    /// Serve `GET /` as a live map page of the first live service.
+    public var servesMapPage = false
+    /// What happens to a WebSocket subscriber whose queue (``clientQueueBytes``)
+    /// is full: the simulator waits for it (each subscriber plays its own
+    /// feed, so waiting slows only itself); a relay drops its oldest queued
+    /// messages and counts them, or closes it with 1008 — it never waits,
+    /// so that one slow subscriber slows neither the others nor the store.
+    public var slowClientPolicy = SlowClientPolicy.waitForSpace
+    /// Bytes queued per WebSocket subscriber before ``slowClientPolicy`` applies.
+    public var clientQueueBytes = 1 << 20
+    /// The most WebSocket subscribers at once (nil: no limit); an upgrade
+    /// beyond it is refused with 503. With ``clientQueueBytes`` it bounds
+    /// the memory the queues can take.
+    public var maximumClients: Int?
     /// Hot-spot geoprocessing services served as `…/NAME/GPServer/911 Calls Hotspot`
     /// (with their result map services `…/NAME/MapServer/jobs/<id>`).
     public var hotSpotServices: [HotSpotServiceSpecification] = []
@@ -70,6 +87,10 @@ public struct SimulatorConfiguration: Sendable {
         if let stall = faults.stallMilliseconds, let problem = TimeBounds.problem(milliseconds: stall) {
             throw SimulatorError("stall \(stall) \(problem)")
         }
+        if clientQueueBytes < 1024 || clientQueueBytes > 1 << 30 {
+            throw SimulatorError("client queue of \(clientQueueBytes) bytes: must be 1 KiB to 1 GiB")
+        }
+        if let maximumClients, maximumClients < 1 { throw SimulatorError("maximum clients \(maximumClients): must be at least 1") }
         if let seconds = faults.expireTokenAfterSeconds, seconds <= 0 || TimeBounds.problem(seconds: seconds) != nil {
             throw SimulatorError("token expiry after \(seconds) s: \(TimeBounds.problem(seconds: seconds) ?? "must be above 0 seconds")")
         }

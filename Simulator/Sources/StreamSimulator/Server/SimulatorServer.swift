@@ -33,6 +33,10 @@ public final class SimulatorServer: Sendable {
         let archives: [String: FleetLatestArchive]
         /// Per fleet service name: its archive and vehicle-table layer names, when served.
         let buddies: [String: (archive: String?, related: String?)]
+        /// Live services (a relay's), by name.
+        let live: [String: LiveServiceSpecification]
+        /// Their store layers (`NAME_Latest`, `NAME_Tracks`), by layer name.
+        let liveLayers: [String: any LayerSource]
         let tokens: TokenAuthority
         let configuration: SimulatorConfiguration
         let serverStart: Int64
@@ -47,6 +51,9 @@ public final class SimulatorServer: Sendable {
              configuration: SimulatorConfiguration) throws(SimulatorError) {
             let serverStart = configuration.clock.now()
             var layers = layers
+            var hotSpots = hotSpots
+            (live, liveLayers) = try Self.liveServices(configuration, taken: Set(services.keys).union(layers.keys).union(hotSpots.keys),
+                                                       hotSpots: &hotSpots)
             var archives: [String: FleetLatestArchive] = [:]
             var buddies: [String: (archive: String?, related: String?)] = [:]
             for (name, service) in services {
@@ -83,10 +90,14 @@ public final class SimulatorServer: Sendable {
             self.serverStart = serverStart
         }
 
-        /// The layers a request for `name` may address (an archive's as of now).
-        func layers(named name: String) -> [String: SimulatedLayer] {
-            if let archive = archives[name] { return [name: archive.layer()] }
-            return layers
+        /// The layer a request for `name` addresses (an archive's and a live store's as of the request).
+        func layerSource(named name: String) -> (any LayerSource)? {
+            archives[name] ?? liveLayers[name] ?? layers[name]
+        }
+
+        /// The stream service `name`: a simulated one, or a live one as of now.
+        func service(named name: String) -> SimulatedService? {
+            services[name] ?? live[name].map { SimulatedService.live($0.stream) }
         }
     }
 
@@ -103,7 +114,8 @@ public final class SimulatorServer: Sendable {
     }
 
     public static func start(_ configuration: SimulatorConfiguration) async throws(SimulatorError) -> SimulatorServer {
-        guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty else {
+        guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty
+                || !configuration.liveServices.isEmpty else {
             throw SimulatorError("no service to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
         }
         try configuration.validate()
@@ -135,7 +147,7 @@ public final class SimulatorServer: Sendable {
             }
             let service = try SimulatedHotSpotService.load(specification, configuration: configuration)
             hotSpots[specification.name] = service
-            let table = service.task.table
+            guard let table = service.task.table else { continue }
             configuration.log("hotspots \(specification.name): \(table.count) incidents from \(specification.path) (\(table.report.format?.name ?? "?"), wkid \(table.spatialReference.map(String.init) ?? "none"), time field \(table.startTimeFieldIndex.map { table.schema.fields[$0].name } ?? "none"))")
             for line in table.report.summary { configuration.log("hotspots \(specification.name): \(line)") }
         }
@@ -148,14 +160,17 @@ public final class SimulatorServer: Sendable {
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.tls = configuration.tls
-        serverConfiguration.slowClientPolicy = .waitForSpace
-        serverConfiguration.outboundQueueLimit = 1 << 20
+        serverConfiguration.slowClientPolicy = configuration.slowClientPolicy
+        serverConfiguration.outboundQueueLimit = configuration.clientQueueBytes
         serverConfiguration.customRequestHeaders = CORSPolicy.requestHeaders
         serverConfiguration.httpResponder = { request in await Self.respond(to: request, state: state) }
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
         let server: TransportServer
         do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
         state.webSocketBase.withLock { $0 = server.webSocketBase }
+        for live in configuration.liveServices {
+            live.stream.attach(queueLimit: configuration.clientQueueBytes) { await server.nextServiceTurn() }
+        }
         var rotation: Task<Void, Never>?
         if let seconds = configuration.faults.expireTokenAfterSeconds {
             rotation = Task { await Self.rotateTokens(every: seconds, state: state) }
@@ -217,14 +232,15 @@ public final class SimulatorServer: Sendable {
 
     private static func route(_ request: HTTPServerRequest, state: SharedState) async -> HTTPServerResponse {
         let parts = request.path.split(separator: "/").map(String.init)
+        if let response = await liveRoute(request, parts: parts, state: state) { return response }
         if parts == ["arcgis", "rest", "info"] {
             return HTTPServerResponse(body: DescriptionBuilder.restInfo(tokenRequired: state.configuration.token != nil))
         }
         if parts == ["arcgis", "rest", "services"] {
             if let refusal = tokenRefusal(request, state: state) { return refusal }
-            var entries: [(String, String)] = state.services.keys.map { ($0, "StreamServer") }
+            var entries: [(String, String)] = (Array(state.services.keys) + Array(state.live.keys)).map { ($0, "StreamServer") }
             for name in state.hotSpots.keys { entries.append((name, "GPServer")) }
-            for name in Array(state.layers.keys) + Array(state.archives.keys) {
+            for name in Array(state.layers.keys) + Array(state.archives.keys) + Array(state.liveLayers.keys) {
                 entries.append((name, FeatureServiceRoot.Kind.mapServer.rawValue))
                 entries.append((name, FeatureServiceRoot.Kind.featureServer.rawValue))
             }
@@ -238,19 +254,21 @@ public final class SimulatorServer: Sendable {
         if let response = await GPRouter.respond(to: request, parts: parts, services: state.hotSpots, tokens: state.tokens) {
             return response
         }
-        if parts.count >= 5, let response = LayerRouter.respond(to: request, parts: parts, layers: state.layers(named: parts[3]), tokens: state.tokens) {
+        if parts.count >= 5, let response = await LayerRouter.respond(to: request, parts: parts, layer: state.layerSource(named: parts[3]),
+                                                                      tokens: state.tokens) {
             return response
         }
         guard parts.count == 5, parts[0] == "arcgis", parts[1] == "rest", parts[2] == "services", parts[4] == "StreamServer",
-              let service = state.services[parts[3]] else {
+              let service = state.service(named: parts[3]) else {
             return HTTPServerResponse(status: 404, body: DescriptionBuilder.error(code: 404, message: "Service not found: \(request.path)"))
         }
         if let refusal = tokenRefusal(request, state: state) { return refusal }
+        if case .live(let stream) = service.feed, !stream.info.isKnown { return notYetKnown(stream) }
         // URLs name the listening address, never the request's Host header.
         let base = state.webSocketBase.withLock { $0 }
         let socketBase = "\(base)/arcgis/ws/services/\(service.name)/StreamServer"
         let restBase = (base.hasPrefix("wss:") ? "https:" : "http:") + base.drop { $0 != ":" }.dropFirst() + "/arcgis/rest/services"
-        let buddies = state.buddies[service.name]
+        let buddies = state.buddies[service.name] ?? state.live[service.name].flatMap { $0.store == nil ? nil : (archive: $0.latestLayerName, related: nil) }
         return HTTPServerResponse(body: DescriptionBuilder.json(
             for: service, socketBase: socketBase, token: state.tokens.socketToken,
             archiveURL: buddies?.archive.map { "\(restBase)/\($0)/FeatureServer/0" },
@@ -259,7 +277,7 @@ public final class SimulatorServer: Sendable {
 
     /// ArcGIS's answer to a REST request without the required token (499) or
     /// with a wrong one (498); nil when the token is fine or none is required.
-    private static func tokenRefusal(_ request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse? {
+    static func tokenRefusal(_ request: HTTPServerRequest, state: SharedState) -> HTTPServerResponse? {
         switch state.tokens.checkREST(parameters: request.query + request.formFields.map { (name: $0.0, value: $0.1) }, headers: request.headers) {
         case .missing: return HTTPServerResponse(body: DescriptionBuilder.error(code: 499, message: "Token Required"))
         case .invalid: return HTTPServerResponse(body: DescriptionBuilder.error(code: 498, message: "Invalid Token"))
@@ -272,9 +290,10 @@ public final class SimulatorServer: Sendable {
     private static func upgrade(_ request: WebSocketUpgradeRequest, state: SharedState) -> WebSocketUpgradeDecision {
         let parts = request.path.split(separator: "/").map(String.init)
         guard parts.count == 6, parts[0] == "arcgis", parts[1] == "ws", parts[2] == "services", parts[4] == "StreamServer",
-              parts[5] == "subscribe", let service = state.services[parts[3]] else {
+              parts[5] == "subscribe", let service = state.service(named: parts[3]) else {
             return .reject(status: 404, body: "no such stream service")
         }
+        if let refusal = liveUpgradeRefusal(service, state: state) { return refusal }
         if let origin = request.headers["Origin"], !state.configuration.cors.allows(origin) {
             return .reject(status: 403, body: "origin not allowed")
         }
@@ -295,8 +314,8 @@ public final class SimulatorServer: Sendable {
         }
         let filter: SubscriberFilter
         do {
-            filter = try SubscriberFilter(try SubscriberFilter.parse(query: request.query), schema: service.schema,
-                                          serviceReference: service.spatialReference)
+            let (schema, reference) = service.current
+            filter = try SubscriberFilter(try SubscriberFilter.parse(query: request.query), schema: schema, serviceReference: reference)
         } catch {
             let reason = String(error.description.utf8.prefix(120)) ?? "invalid filter"
             return .accept { socket in await socket.close(code: 4400, reason: reason) }

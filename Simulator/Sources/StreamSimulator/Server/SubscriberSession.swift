@@ -34,8 +34,22 @@ final class SubscriberSession: Sendable {
         await socket.close(code: 4401, reason: "token expired")
     }
 
-    /// Plays the feed until the subscriber leaves, the feed ends, or a fault ends it.
+    /// The filter in effect, as the subscriber asked for it.
+    var currentStreamFilter: StreamFilter { filter.withLock { $0.value.filter } }
+
+    /// Plays the feed until the subscriber leaves, the feed ends, or a fault
+    /// ends it; a live service's subscriber is registered with its stream,
+    /// which sends to it, until it leaves.
     func run() async {
+        if case .live(let stream) = service.feed {
+            let subscriber = stream.register(session: self, socket: socket)
+            configuration.log("\(service.name): subscriber \(id) joined (\(stream.clients.count) connected)")
+            await readFilterMessages()
+            _ = await socket.closed()
+            let stats = stream.unregister(subscriber)
+            configuration.log("\(service.name): subscriber \(id) left: \(stats.offered) offered, \(stats.sent) sent, \(stats.dropped) dropped by the slow-client policy")
+            return
+        }
         let faults = configuration.faults
         if let closeCode = faults.closeCode, faults.dropAfter == nil {
             configuration.log("fault: closing subscriber \(id) of \(service.name) with \(closeCode.code) \(closeCode.reason)")
@@ -170,7 +184,8 @@ final class SubscriberSession: Sendable {
         do {
             var parsed = try StreamFilter.parse(json: filterValue)
             parsed.outSpatialReference = current.filter.outSpatialReference
-            let applied = try SubscriberFilter(parsed, schema: service.schema, serviceReference: service.spatialReference)
+            let (schema, reference) = service.current
+            let applied = try SubscriberFilter(parsed, schema: schema, serviceReference: reference)
             filter.withLock { state in
                 state = (state.version + 1, applied)
                 filterVersion.store(state.version, ordering: .releasing)

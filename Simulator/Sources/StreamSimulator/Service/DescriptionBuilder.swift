@@ -16,7 +16,11 @@ enum DescriptionBuilder {
         if let track = service.schema.trackIDField { object.append(key: "displayField", value: .string(track.name)) }
         var timeInfo = JSONObject()
         if let track = service.schema.trackIDField { timeInfo.append(key: "trackIdField", value: .string(track.name)) }
-        if let start = service.schema.fields.first(where: { $0.type == .date }) { timeInfo.append(key: "startTimeField", value: .string(start.name)) }
+        // The schema's own time fields (a relayed stream's), else its first date field (a recording's, the fleet's).
+        if let start = service.schema.startTimeField ?? service.schema.fields.first(where: { $0.type == .date }) {
+            timeInfo.append(key: "startTimeField", value: .string(start.name))
+        }
+        if let end = service.schema.endTimeField { timeInfo.append(key: "endTimeField", value: .string(end.name)) }
         object.append(key: "timeInfo", value: .object(timeInfo))
         object.append(key: "geometryType", value: .string("esriGeometryPoint"))
         object.append(key: "geometryField", value: .string("Geometry"))

@@ -64,6 +64,9 @@ struct FeedCursor {
             let first = observations.first?.receivedAt ?? 0
             let span = Double(observations.last?.receivedAt ?? first) - Double(first) + 1000
             return (due(offset: observation.receivedAt &- first, span: span), .observation(observation))
+        case .live:
+            // A live service's subscribers are sent to by its stream, not by a cursor.
+            return nil
         }
     }
 

@@ -15,6 +15,9 @@ public struct SimulatedService: Sendable {
         case file(path: String, timed: Bool, span: Int64)
         /// Timestamped observations (CSV).
         case observations([Observation])
+        /// A relayed live stream: every subscriber gets what its source
+        /// publishes from the moment it joins (see ``LiveStream``).
+        case live(LiveStream)
     }
 
     public let name: String
@@ -29,6 +32,23 @@ public struct SimulatedService: Sendable {
     /// ``RecordingSummary/keptProblems``).
     public var skippedLineCount = 0
     let feed: Feed
+
+    /// The schema and spatial reference filters are checked against now (a
+    /// live service's change as its source learns fields).
+    var current: (schema: Schema, spatialReference: Int) {
+        if case .live(let stream) = feed {
+            let info = stream.info
+            return (info.schema, info.spatialReference)
+        }
+        return (schema, spatialReference)
+    }
+
+    /// A live service as of now (its schema and spatial reference are the stream's current ones).
+    static func live(_ stream: LiveStream) -> SimulatedService {
+        let info = stream.info
+        return SimulatedService(name: stream.name, schema: info.schema, spatialReference: info.spatialReference,
+                                description: info.description, feed: .live(stream))
+    }
 
     /// Loads `specification`. `trackIDField` names the track field when the
     /// source has none (plain feature files). Throws ``SimulatorError``.

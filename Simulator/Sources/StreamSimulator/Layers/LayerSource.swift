@@ -1,0 +1,27 @@
+import EntityStreamCore
+
+/// A feature layer as the server answers it: a fixed one (a loaded file),
+/// or one whose rows change while the server runs (a fleet's latest
+/// reports, a relay's live store), answered as of each request.
+///
+/// ``layer(answering:)`` returns the layer to run one query on: the whole
+/// layer, or — for a large live layer — a table holding at least every row
+/// the query can select, with the same object ids, so that the query
+/// engine's answer on it (selection, order, paging, statistics, extents)
+/// is its answer on the whole layer.
+protocol LayerSource: Sendable {
+    /// The layer's description (`…/FeatureServer/0?f=json`) as of now.
+    func currentDescription() async -> LayerDescription
+    /// The table to answer `query` from, as of now; throws the query's error when it cannot be answered.
+    func layer(answering query: FeatureQuery) async throws(FeatureQueryError) -> SimulatedLayer
+}
+
+extension SimulatedLayer: LayerSource {
+    func currentDescription() async -> LayerDescription { description }
+    func layer(answering query: FeatureQuery) async throws(FeatureQueryError) -> SimulatedLayer { self }
+}
+
+extension FleetLatestArchive: LayerSource {
+    func currentDescription() async -> LayerDescription { layer().description }
+    func layer(answering query: FeatureQuery) async throws(FeatureQueryError) -> SimulatedLayer { layer() }
+}
