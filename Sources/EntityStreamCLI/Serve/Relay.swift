@@ -71,7 +71,9 @@ final class Relay: SessionCompanion {
         guard let running = state.withLock({ $0 }) else { return }
         var publisher = stream.makePublisher()
         publisher.log = configuration.log
-        var schema = running.pipeline.schema.schema
+        // What the stream was last told, not the pipeline's schema now: a source that described itself between
+        // start()'s refresh and here (a replay does at once) must still be refreshed, with no status event to say so.
+        var schema = stream.info.schema
         var observations: [Observation] = []
         while let batch = await running.subscriber.next() {
             var refreshes = false
