@@ -71,6 +71,8 @@ struct CSVFileScanTests {
         let streamed = try await scanned(path, chunkSize: chunkSize, options: options)
         #expect(streamed.outcome == .finished(rows: 7))
         #expect(streamed.schema == whole.schema)
+        // The header as the test wrote it: the BOM is dropped whole, not one byte of it kept on the first name.
+        for name in ["name", "when", "n", "note"] { #expect(streamed.schema.index(ofField: name) != nil, "no field \(name)") }
         #expect(streamed.rows == plainRows(whole))
         if chunkSize <= 16 { #expect(streamed.chunks > 3) }
     }
@@ -159,6 +161,29 @@ struct CSVFileScanTests {
         await #expect(throws: expected) {
             _ = try await scan.scan(process: { $0.count }) { _ in }
         }
+    }
+
+    /// CRLF files read in chunks that can end between a CR and its LF (one
+    /// byte at a time: every such split happens): a CRLF is one line end, so
+    /// an error far into the file names the line the test counted itself.
+    @Test("a CRLF split between reads is one line end: errors name the counted line", arguments: [1, 2, 3, 50])
+    func crlfSplitKeepsLines(chunkSize: Int) async throws {
+        var text = "a,b\r\n"
+        var line = 1
+        for i in 0..<120 {
+            text += i % 9 == 0 ? "\(i),\"two\r\nlines\"\r\n" : "\(i),\(i)\r\n"
+            line += i % 9 == 0 ? 2 : 1
+        }
+        text += "1,2,3\r\n9,9\r\n"
+        let badLine = line + 1
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try CSVFileScan.open(path: path, chunkSize: chunkSize))
+        var thrown: FeatureLoadError?
+        do { _ = try await scan.scan(process: { $0.count }) { _ in } } catch { thrown = error as? FeatureLoadError }
+        let error = try #require(thrown)
+        #expect(error.line == badLine)
+        #expect(error.message.contains("expected 2 fields"))
     }
 
     /// JSON files are not streamed here (nil), and binary ones are refused by name.
