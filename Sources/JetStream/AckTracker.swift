@@ -1,3 +1,5 @@
+import EntityStreamCore
+
 /// Which consumed messages may be acknowledged: the pure half of
 /// ``JetStreamConsumer`` (a value type tests drive directly).
 ///
@@ -36,13 +38,7 @@ public struct AckTracker<Message>: Sendable where Message: Sendable {
         guard end > head else { return nil }
         let covered = entries[head..<end].map(\.message)
         head = end
-        if head == entries.count {
-            entries.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 4096 && head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
+        entries.releaseConsumed(head: &head)
         return (covered[covered.count - 1], covered)
     }
 }

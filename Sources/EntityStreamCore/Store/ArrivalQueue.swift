@@ -30,13 +30,7 @@ struct ArrivalQueue {
 
     mutating func popFront() {
         head += 1
-        if head == entries.count {
-            entries.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 4096 && head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
+        entries.releaseConsumed(head: &head)
     }
 
     /// Notes that `count` entries went stale; true when more than half are
