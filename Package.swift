@@ -1,10 +1,22 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The module graph, bottom to top (ARCHITECTURE.md draws it). Every module is named
+// EntityStream… so that none clashes with a module of the same name in a user's build.
+// Pure modules do no file or network I/O: Model, Where, Core, Features; files are read in
+// EntityStreamFiles, sockets in EntityStreamTransport.
 let package = Package(
     name: "EntityStream",
     products: [
-        .library(name: "EntityStream", targets: ["EntityStreamCore", "EntityStream", "Transport", "Projection"]),
+        // The stream library: connect, replay, the store, the bus, control commands.
+        .library(name: "EntityStream", targets: [
+            "EntityStream", "EntityStreamModel", "EntityStreamWhere", "EntityStreamCore", "EntityStreamFeatures",
+            "EntityStreamFiles", "EntityStreamTransport", "EntityStreamProjection",
+        ]),
+        // The analyses above it (statistics, hot spots, identify, time-extent queries) and their engines.
+        .library(name: "EntityStreamAnalyses", targets: [
+            "EntityStreamAnalyses", "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamRaster", "EntityStreamCommandLine",
+        ]),
         .executable(name: "entitystream", targets: ["EntityStreamCLI"]),
         .executable(name: "stream-simulator", targets: ["StreamSimulatorCLI"]),
         .executable(name: "entitystream-bench", targets: ["Benchmarks"]),
@@ -19,33 +31,100 @@ let package = Package(
         .systemLibrary(name: "CLibGeoTIFF", providers: [.apt(["libgeotiff-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CLibNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
-        .target(name: "Locking"),
-        .target(name: "Projection", dependencies: ["CPROJ", "Locking"]),
-        .target(name: "Transport", dependencies: ["CLibWebSockets", "Locking"]),
-        .target(name: "EntityStreamCore", dependencies: ["Locking", "Projection"]),
-        .target(name: "Raster", dependencies: ["CLibTIFF", "CLibGeoTIFF", "Projection", "EntityStreamCore"]),
-        .target(name: "EntityStream", dependencies: ["EntityStreamCore", "Transport", "Locking", "Statistics", "HotSpots", "Raster", "Projection"]),
-        .target(name: "HotSpots", dependencies: ["EntityStreamCore", "Projection"]),
-        .target(name: "StreamSimulator", dependencies: ["EntityStreamCore", "Transport", "Locking", "Statistics", "HotSpots", "Projection"], path: "Simulator/Sources/StreamSimulator"),
-        .executableTarget(name: "EntityStreamCLI", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "StreamSimulator", "Locking", "Statistics", "HotSpots", "Raster", "Projection", "ArgumentParsing", "JetStream"]),
-        .executableTarget(name: "StreamSimulatorCLI", dependencies: ["StreamSimulator", "EntityStreamCore", "Transport", "Locking", "ArgumentParsing", "Projection"],
-                          path: "Simulator/Sources/stream-simulator"),
-        .executableTarget(name: "Benchmarks", dependencies: ["Transport", "JetStream", "EntityStreamCore", "EntityStream", "Statistics", "HotSpots", "Raster", "Projection"], exclude: ["Peers"]),
-        .target(name: "Statistics", dependencies: ["EntityStreamCore"]),
-        .target(name: "ArgumentParsing", dependencies: ["EntityStreamCore", "Projection", "Locking"]),
-        .target(name: "JetStream", dependencies: ["CLibNATS", "EntityStream", "EntityStreamCore", "Statistics", "Locking"]),
-        .target(name: "EntityStreamTestSupport", dependencies: ["EntityStreamCore", "EntityStream", "Transport", "Locking"]),
-        .testTarget(name: "ProjectionTests", dependencies: ["Projection", "EntityStreamCore", "EntityStreamTestSupport"]),
-        .testTarget(name: "RasterTests", dependencies: ["Raster", "EntityStreamCore", "EntityStreamTestSupport", "Projection"]),
-        .testTarget(name: "EntityStreamCoreTests", dependencies: ["EntityStreamCore", "EntityStreamTestSupport", "Projection"]),
-        .testTarget(name: "StatisticsTests", dependencies: ["Statistics", "EntityStreamCore", "EntityStreamTestSupport", "Projection"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "EntityStreamTestSupport"]),
-        .testTarget(name: "StreamSimulatorTests", dependencies: ["StreamSimulator", "EntityStreamCore", "EntityStream", "Transport", "EntityStreamTestSupport", "Locking", "Statistics", "HotSpots", "Projection"]),
-        .testTarget(name: "CommandLineTests", dependencies: ["EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCore", "EntityStreamTestSupport", "Raster", "Projection", "ArgumentParsing"]),
-        .testTarget(name: "HotSpotsTests", dependencies: ["HotSpots", "EntityStreamCore", "EntityStreamTestSupport", "Projection"]),
-        .testTarget(name: "JetStreamTests", dependencies: ["JetStream", "EntityStream", "EntityStreamCore", "Statistics", "EntityStreamTestSupport"]),
-        .testTarget(name: "EntityStreamTests", dependencies: ["EntityStream", "EntityStreamCore", "Transport", "EntityStreamTestSupport", "Statistics", "HotSpots", "Raster", "Projection"],
-                    exclude: ["Fixtures"]),
+
+        // Foundations: locks and signals, coordinates (PROJ), sockets (libwebsockets).
+        .target(name: "EntityStreamLocking"),
+        .target(name: "EntityStreamProjection", dependencies: ["CPROJ", "EntityStreamLocking"]),
+        .target(name: "EntityStreamTransport", dependencies: ["CLibWebSockets", "EntityStreamLocking"]),
+
+        // Pure values and logic.
+        .target(name: "EntityStreamModel", dependencies: ["EntityStreamLocking", "EntityStreamProjection"]),
+        .target(name: "EntityStreamWhere", dependencies: ["EntityStreamModel"]),
+        .target(name: "EntityStreamCore", dependencies: ["EntityStreamModel", "EntityStreamWhere", "EntityStreamProjection", "EntityStreamLocking"]),
+        .target(name: "EntityStreamFeatures", dependencies: ["EntityStreamCore", "EntityStreamWhere", "EntityStreamModel", "EntityStreamProjection"]),
+        // File I/O: feature files, chunked scans, recordings, file descriptors.
+        .target(name: "EntityStreamFiles", dependencies: ["EntityStreamFeatures", "EntityStreamCore", "EntityStreamModel", "EntityStreamLocking"]),
+
+        // The stream library: actors and shells.
+        .target(name: "EntityStream", dependencies: [
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamTransport", "EntityStreamLocking", "EntityStreamProjection",
+        ]),
+
+        // Analysis engines (pure) and the analyses above the stream library.
+        .target(name: "EntityStreamStatistics", dependencies: ["EntityStreamFeatures", "EntityStreamWhere", "EntityStreamModel"]),
+        .target(name: "EntityStreamHotSpots", dependencies: ["EntityStreamFeatures", "EntityStreamCore", "EntityStreamWhere", "EntityStreamModel", "EntityStreamProjection"]),
+        .target(name: "EntityStreamRaster", dependencies: ["CLibTIFF", "CLibGeoTIFF", "EntityStreamProjection", "EntityStreamModel"]),
+        .target(name: "EntityStreamCommandLine", dependencies: [
+            "EntityStreamFiles", "EntityStreamFeatures", "EntityStreamCore", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamProjection", "EntityStreamLocking",
+        ]),
+        .target(name: "EntityStreamAnalyses", dependencies: [
+            "EntityStream", "EntityStreamCommandLine", "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamRaster",
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamProjection", "EntityStreamTransport", "EntityStreamLocking",
+        ]),
+        .target(name: "EntityStreamJetStream", dependencies: [
+            "CLibNATS", "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamModel", "EntityStreamStatistics", "EntityStreamLocking",
+        ]),
+
+        // Programs.
+        .target(name: "StreamSimulator", dependencies: [
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamTransport", "EntityStreamLocking", "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamProjection",
+        ], path: "Simulator/Sources/StreamSimulator"),
+        .executableTarget(name: "EntityStreamCLI", dependencies: [
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCommandLine", "EntityStreamJetStream", "StreamSimulator",
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamTransport", "EntityStreamLocking", "EntityStreamStatistics", "EntityStreamProjection",
+        ]),
+        .executableTarget(name: "StreamSimulatorCLI", dependencies: [
+            "StreamSimulator", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamFiles", "EntityStreamModel",
+            "EntityStreamTransport", "EntityStreamLocking", "EntityStreamProjection",
+        ], path: "Simulator/Sources/stream-simulator"),
+        .executableTarget(name: "Benchmarks", dependencies: [
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamJetStream", "EntityStreamTransport",
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamRaster", "EntityStreamProjection", "EntityStreamLocking",
+        ], exclude: ["Peers"]),
+
+        // Tests.
+        .target(name: "EntityStreamTestSupport", dependencies: [
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamModel", "EntityStreamTransport", "EntityStreamLocking",
+        ]),
+        .testTarget(name: "ProjectionTests", dependencies: ["EntityStreamProjection", "EntityStreamModel", "EntityStreamTestSupport"]),
+        .testTarget(name: "RasterTests", dependencies: ["EntityStreamRaster", "EntityStreamModel", "EntityStreamTestSupport", "EntityStreamProjection"]),
+        .testTarget(name: "EntityStreamCoreTests", dependencies: [
+            "EntityStreamCore", "EntityStreamModel", "EntityStreamWhere", "EntityStreamFeatures", "EntityStreamFiles",
+            "EntityStreamTestSupport", "EntityStreamProjection",
+        ]),
+        .testTarget(name: "StatisticsTests", dependencies: [
+            "EntityStreamStatistics", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamTestSupport", "EntityStreamProjection",
+        ]),
+        .testTarget(name: "TransportTests", dependencies: ["EntityStreamTransport", "EntityStreamTestSupport"]),
+        .testTarget(name: "StreamSimulatorTests", dependencies: [
+            "StreamSimulator", "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
+            "EntityStreamWhere", "EntityStreamModel", "EntityStreamTransport", "EntityStreamTestSupport", "EntityStreamLocking",
+            "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamProjection",
+        ]),
+        .testTarget(name: "CommandLineTests", dependencies: [
+            "EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamFiles", "EntityStreamModel",
+            "EntityStreamTestSupport", "EntityStreamRaster", "EntityStreamProjection",
+        ]),
+        .testTarget(name: "HotSpotsTests", dependencies: [
+            "EntityStreamHotSpots", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamTestSupport", "EntityStreamProjection",
+        ]),
+        .testTarget(name: "JetStreamTests", dependencies: [
+            "EntityStreamJetStream", "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamModel", "EntityStreamStatistics",
+            "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamTests", dependencies: [
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere",
+            "EntityStreamModel", "EntityStreamTransport", "EntityStreamTestSupport", "EntityStreamStatistics", "EntityStreamHotSpots",
+            "EntityStreamRaster", "EntityStreamProjection",
+        ], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

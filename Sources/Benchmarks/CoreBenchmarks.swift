@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// In-process benchmarks of the JSON reader and of the store's memory.
 enum CoreBenchmarks {

@@ -1,6 +1,8 @@
 import EntityStream
+import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// `entitystream-bench enrich`: what `--enrich` costs ingestion (target:
 /// at most 15% slower), on the AIS recording with the shared world raster

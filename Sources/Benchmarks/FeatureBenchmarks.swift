@@ -1,5 +1,8 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// The feature-layer model: loading a CSV into a ``FeatureTable`` (what
 /// `stream-simulator --layer` and the statistics/hot-spot commands do), the

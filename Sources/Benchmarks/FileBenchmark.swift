@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// `entitystream-bench files`: statistics and a query over CSV files larger
 /// than the engines' working memory, ours (`entitystream`, streamed) against

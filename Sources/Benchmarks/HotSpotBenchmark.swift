@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
-import HotSpots
+import EntityStreamHotSpots
+import EntityStreamModel
 
 /// `entitystream-bench hotspots`: Gi* with a fixed distance band on seeded
 /// random weighted points, against PySAL esda (`G_Local(y, w, transform='B',

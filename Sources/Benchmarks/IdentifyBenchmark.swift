@@ -1,7 +1,9 @@
+import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
-import Projection
-import Raster
+import EntityStreamProjection
+import EntityStreamRaster
+import EntityStreamModel
 
 /// `entitystream-bench identify`: identify random points inside a tiled COG
 /// on a warm cache, in the raster's CRS and in WGS84 (through PROJ), against

@@ -1,6 +1,8 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
+import EntityStreamWhere
 
 /// Time-extent queries over the retained history (issue "On-demand analyses"):
 /// an extent query returning 10,000 of 1,000,000 observations, a where +

@@ -1,5 +1,5 @@
 import Foundation
-import Transport
+import EntityStreamTransport
 
 /// `entitystream-bench relay`: `stream-simulator`'s fleet through
 /// `entitystream serve` to 1, 10 and 100 WebSocket clients (``RelayReaders``).

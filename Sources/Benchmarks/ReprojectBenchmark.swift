@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// `entitystream-bench reproject`: points transformed between spatial
 /// references through PROJ, EPSG:2913 → EPSG:4326 (the Portland incidents'

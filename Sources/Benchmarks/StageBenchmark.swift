@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// Single-threaded cost of each pipeline stage on the AIS lines, to see
 /// where time goes (decode, store, format) without concurrency effects.

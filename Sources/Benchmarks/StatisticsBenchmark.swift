@@ -1,7 +1,8 @@
 import EntityStream
+import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
-import Statistics
+import EntityStreamStatistics
 
 /// `entitystream-bench statistics [--count N] [--runs R] [--no-peers]`: a grouped
 /// statistics query over N retained observations (default 1,000,000; 5

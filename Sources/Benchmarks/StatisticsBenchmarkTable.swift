@@ -1,6 +1,8 @@
 import EntityStreamCore
 import Foundation
-import Statistics
+import EntityStreamStatistics
+import EntityStreamModel
+import EntityStreamWhere
 
 /// The statistics benchmark's data: `count` observations of five fields,
 /// packed the way the entity store keeps them (one 8-byte word per value;

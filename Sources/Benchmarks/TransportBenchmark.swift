@@ -1,5 +1,5 @@
 import Foundation
-import Transport
+import EntityStreamTransport
 
 /// Issue 2's benchmark: one client receiving 300-byte text messages from a
 /// server in another process over loopback, into an async consumer.

@@ -1,5 +1,6 @@
 import EntityStream
 import EntityStreamCore
+import EntityStreamModel
 
 /// A session as the command line wires one, for tests of control commands
 /// and analysis jobs: a pipeline on a ``ManualClock``, a subscriber of

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Seeded byte-level mutations of valid inputs, for the fuzz tests: bit
 /// flips, random bytes, deleted, duplicated and swapped ranges,

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import EntityStreamLocking
 
 /// A long-running child (a server under test) whose stdout and stderr are
 /// drained continuously by a thread of their own — the pipes never fill, and

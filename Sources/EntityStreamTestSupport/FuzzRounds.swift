@@ -1,5 +1,6 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// How long the fuzz tests run, and with which seeds.
 ///

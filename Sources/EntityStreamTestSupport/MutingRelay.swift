@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Locking
+import EntityStreamLocking
 
 /// A loopback TCP relay in front of a server, for tests of peers that stop
 /// listening: it passes bytes both ways until ``mute()``, after which what

@@ -1,6 +1,6 @@
 import EntityStream
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 
 /// What an ``AnalysisRuntime`` (or anything else with a publish closure)
 /// publishes, kept in order, and awaited by condition instead of sleeping.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Locking
+import EntityStreamLocking
 
 /// A loopback TCP server for tests that answers every HTTP request with
 /// bytes the test wrote itself — headers included — then closes the

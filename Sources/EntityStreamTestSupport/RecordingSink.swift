@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
+import EntityStreamModel
 
 /// A ``StreamConnectionSink`` for tests: keeps everything a connection
 /// delivers and lets a test await a condition on it instead of sleeping.

@@ -1,6 +1,6 @@
 import EntityStreamCore
-import Locking
-import Transport
+import EntityStreamLocking
+import EntityStreamTransport
 
 /// A stream service for tests, on a loopback ``TransportServer``: serves a
 /// description at `/arcgis/rest/services/Test/StreamServer` and the socket at

@@ -1,5 +1,5 @@
 import Foundation
-import Transport
+import EntityStreamTransport
 
 /// A throwaway self-signed certificate and key for TLS tests, made with the
 /// `openssl` command line tool (which `make setup` installs).

@@ -1,4 +1,4 @@
-import Locking
+import EntityStreamLocking
 
 /// A counting gate for tests: at most `width` bodies run inside it at once,
 /// and the others wait in arrival order, suspended (no thread blocked).

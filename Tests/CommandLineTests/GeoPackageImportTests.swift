@@ -1,8 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Raster
+import EntityStreamRaster
 import Testing
+import EntityStreamModel
 
 /// Where GDAL's command-line tools are installed (nil: the tests that need them skip).
 private let ogr2ogr = ["/usr/bin/ogr2ogr", "/usr/local/bin/ogr2ogr"].first { FileManager.default.isExecutableFile(atPath: $0) }

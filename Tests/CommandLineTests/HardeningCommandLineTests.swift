@@ -2,7 +2,8 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// Writes `text` to a temporary file and returns its path.
 private func temporaryFile(_ text: String, extension suffix: String = "json") throws -> String {

@@ -1,7 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Raster
+import EntityStreamRaster
 import Testing
 
 /// An 8×6 float32 raster in WGS84 over lon −112…−111, lat 40…40.75 (cells of

@@ -2,8 +2,9 @@ import EntityStreamCore
 import EntityStreamTestSupport
 @testable import EntityStreamCLI
 import Foundation
-import Raster
+import EntityStreamRaster
 import Testing
+import EntityStreamModel
 
 /// Writes `bytes` to a fresh temporary file named `…name` and returns its path.
 func oracleFile(_ bytes: [UInt8], name: String) throws -> String {

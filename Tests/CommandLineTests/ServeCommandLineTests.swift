@@ -2,7 +2,8 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// The fleet's service envelope (Sandy, Utah).
 private let sandy = (xmin: -112.110052, ymin: 40.535247, xmax: -111.814782, ymax: 40.718083)

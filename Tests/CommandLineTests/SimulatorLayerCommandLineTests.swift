@@ -2,7 +2,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
-import Transport
+import EntityStreamTransport
 
 /// Writes `lines` to a temporary CSV and returns its path.
 private func temporaryCSV(_ lines: [String]) throws -> String {

@@ -1,8 +1,8 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Projection
+import EntityStreamProjection
 import Testing
 
 /// Writes `lines` to a temporary file with extension `suffix`.

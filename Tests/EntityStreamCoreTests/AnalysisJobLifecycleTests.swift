@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("Analysis job lifecycle", .bounded(.io))
 struct AnalysisJobLifecycleTests {

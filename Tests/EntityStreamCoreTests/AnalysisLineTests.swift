@@ -2,6 +2,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Formats one analysis event and parses the line back with Foundation.
 private func line(_ analysis: AnalysisEvent, format: OutputFormat) throws -> [String: Any] {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private func json(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
 

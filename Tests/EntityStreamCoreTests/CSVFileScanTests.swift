@@ -2,6 +2,9 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// Writes `bytes` to a fresh temporary file and returns its path.
 private func temporaryCSV(_ bytes: [UInt8]) throws -> String {

@@ -2,6 +2,9 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 @Suite("Errors classified by kind, not by message text", .bounded)
 struct ErrorKindTests {

@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// EsriFeatureDecoder: message forms, typing, field learning, errors and atomicity.
 @Suite(.bounded)

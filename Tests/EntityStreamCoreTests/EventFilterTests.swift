@@ -1,6 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamWhere
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
 

@@ -1,6 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamWhere
 
 /// "é" as one scalar (U+00E9) and as "e" + U+0301: canonically equivalent
 /// (Swift's `String ==` says equal), different stored text for SQL engines

@@ -1,7 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
-import Projection
+import EntityStreamProjection
 import Testing
+import EntityStreamModel
 
 @Suite("Features for a GIS: GeoJSON and CSV", .bounded)
 struct FeatureFormatterTests {

@@ -2,6 +2,9 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// Loads `text` as a file named `name`.
 private func load(_ text: String, name: String = "layer.txt", mapping: String? = nil, format: FeatureFileFormat? = nil) throws -> FeatureTable {

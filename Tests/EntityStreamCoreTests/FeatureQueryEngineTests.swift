@@ -1,6 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// One synthetic row, as the test knows it (the oracle's side).
 private struct Row {

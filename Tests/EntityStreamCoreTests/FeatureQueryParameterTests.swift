@@ -1,6 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Parses `pairs` as REST parameters.
 private func parse(_ pairs: [(String, String)]) throws -> FeatureQuery {

@@ -1,6 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// CSV headers become field names a REST client can name (outFields, where clauses), the header kept as the alias.
 @Suite("Field names made from CSV headers", .bounded)

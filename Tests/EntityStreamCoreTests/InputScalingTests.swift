@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
+@testable import EntityStreamWhere
 
 /// Inputs an attacker or a careless script controls in size: each is
 /// beyond what a quadratic reader could finish within the time limit

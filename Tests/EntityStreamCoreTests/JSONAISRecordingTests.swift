@@ -2,6 +2,7 @@ import Foundation
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// The real AIS recording (8,400 Esri JSON lines) through the decoder, checked against JSONSerialization.
 /// Skipped, with a message, when the shared data folder is absent.

@@ -2,6 +2,7 @@ import Foundation
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// Differential tests: JSONParser against Foundation's JSONSerialization.
 ///

@@ -1,4 +1,5 @@
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// Generates random, valid JSON texts (as bytes) with varied formatting, string
 /// escapes, Unicode and number spellings, plus invalid variants of them.

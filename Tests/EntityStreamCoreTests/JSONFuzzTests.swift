@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// Random bytes never make the readers trap, and validate/parse/decode agree on validity.
 @Suite(.bounded(.compute, limit: FuzzRounds.timeLimit))

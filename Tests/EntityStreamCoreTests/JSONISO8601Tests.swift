@@ -2,6 +2,7 @@ import Foundation
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// appendISO8601(milliseconds:) against Foundation and known proleptic-Gregorian dates.
 @Suite(.bounded)

@@ -2,6 +2,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Formats one event and parses the line back with Foundation.
 private func line(_ event: StreamEvent, format: OutputFormat = .esri, schema: Schema) throws -> [String: Any] {

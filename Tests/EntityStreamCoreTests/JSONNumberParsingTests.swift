@@ -2,6 +2,7 @@ import Foundation
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// Correct rounding of the number reader, checked over many random values.
 @Suite(.bounded)

@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// Hand-written edge cases for JSONParser: grammar, escapes, errors and offsets.
 @Suite(.bounded)

@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Foundation
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 enum JSONTestData {
     static var aisRecording: URL { URL(fileURLWithPath: SharedData.path(SharedData.ais)) }

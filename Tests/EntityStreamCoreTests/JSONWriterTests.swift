@@ -2,6 +2,7 @@ import Foundation
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
 
 /// JSONWriter: escaping, number forms, round-trips through the parser.
 @Suite(.bounded)

@@ -1,6 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 @Suite("Layer description and paging plan", .bounded)
 struct LayerDescriptionTests {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double),
                                      Field(name: "heading", type: .double)], trackIDField: "id")

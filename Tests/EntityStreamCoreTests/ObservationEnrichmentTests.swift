@@ -2,6 +2,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private let schema = Schema(fields: [Field(name: "name", type: .string), Field(name: "raster", type: .string)], trackIDField: "name")
 private let entity = EntityReference(entityID: 3, trackID: .string("V"))

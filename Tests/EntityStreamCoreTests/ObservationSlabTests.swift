@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Decoded observations keep their values in their decoder's slab, not in an
 /// array each. What users rely on: every way of reading the values gives what

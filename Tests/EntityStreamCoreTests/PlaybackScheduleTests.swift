@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("Playback schedule: due times never overflow", .bounded)
 struct PlaybackScheduleTests {

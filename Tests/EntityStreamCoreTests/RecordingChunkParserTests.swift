@@ -2,6 +2,8 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFiles
 
 /// Parses `bytes` fed in chunks of the given sizes (cycled), returning (message, offset, line, problem) entries.
 private func parseInChunks(_ bytes: [UInt8], sizes: [Int]) throws -> (entries: [(String, Int64?, Int, String?)], layout: RecordingFile.Layout?) {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 

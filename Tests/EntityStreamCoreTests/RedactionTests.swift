@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("Redaction: credentials never reach a printed or stored text", .bounded)
 struct RedactionTests {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("SplitMix64", .bounded)
 struct SplitMix64Tests {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("The store's latest observation per entity", .bounded)
 struct StoreLatestObservationTests {

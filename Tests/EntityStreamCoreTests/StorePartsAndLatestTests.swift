@@ -1,6 +1,10 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamWhere
+import EntityStreamFeatures
+import EntityStreamFiles
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double)],
                             trackIDField: "id", startTimeField: "t")

@@ -1,6 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamWhere
 
 /// Tracks with a data time (`t`, a date) and an interval end (`t2`), a speed and a name.
 private let schema = Schema(

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private let limit: Int64 = 1 << 47   // values in -2^47 ..< 2^47 are packed inline
 

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private func parse(_ json: String) throws -> StreamFilter {
     try StreamFilter.parse(json: JSONParser.parse(json))

@@ -1,6 +1,7 @@
 @testable import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+@testable import EntityStreamModel
 
 @Suite("The store's string table", .bounded)
 struct StringTableTests {

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("Track ids keep the service's precision", .bounded)
 struct TrackIDPrecisionTests {

@@ -1,6 +1,7 @@
 @testable import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+@testable import EntityStreamModel
 
 @Suite("The store's index of entities by track id", .bounded)
 struct TrackIndexTests {

@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamCore
+@testable import EntityStreamModel
+@testable import EntityStreamWhere
 
 @Suite("Where: aggregate calls read as synthetic fields (the HAVING hook)", .bounded)
 struct WhereAggregateTests {

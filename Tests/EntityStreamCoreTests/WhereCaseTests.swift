@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Where case-insensitivity and quoted identifiers", .bounded)
 struct WhereCaseTests {

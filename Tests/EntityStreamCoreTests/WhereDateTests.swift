@@ -2,6 +2,8 @@ import EntityStreamTestSupport
 import Testing
 import Foundation
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Where dates: date/timestamp literals as UTC epoch milliseconds", .bounded)
 struct WhereDateTests {

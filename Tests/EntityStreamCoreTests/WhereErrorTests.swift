@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamWhere
 
 @Suite("Where errors: message and exact 1-based Unicode-scalar position", .bounded)
 struct WhereErrorTests {

@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 /// Shared fixtures for the where-clause tests: a snowplow-like schema and
 /// helpers to build rows and evaluate or reject clauses.

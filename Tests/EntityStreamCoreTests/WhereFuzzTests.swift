@@ -1,6 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Where robustness: no input crashes the engine", .bounded(.compute, limit: FuzzRounds.timeLimit))
 struct WhereFuzzTests {

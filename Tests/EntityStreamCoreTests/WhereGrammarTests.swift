@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Where grammar: every construct parses and evaluates", .bounded)
 struct WhereGrammarTests {

@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Where LIKE: %, _, ESCAPE, case-sensitive, Unicode scalars", .bounded)
 struct WhereLikeTests {

@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamWhere
 
 @Suite("Where NULL handling: SQL three-valued logic", .bounded)
 struct WhereNullLogicTests {

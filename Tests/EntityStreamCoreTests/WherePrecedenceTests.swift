@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamWhere
 
 @Suite("Where precedence: NOT > AND > OR, arithmetic and comparisons bind tighter", .bounded)
 struct WherePrecedenceTests {

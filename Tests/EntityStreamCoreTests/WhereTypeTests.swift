@@ -1,6 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Where types: static checks from the schema, dynamic rules at evaluation", .bounded)
 struct WhereTypeTests {

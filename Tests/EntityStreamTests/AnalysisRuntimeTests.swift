@@ -1,8 +1,9 @@
 import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
-import Locking
+import EntityStreamLocking
 import Testing
+import EntityStreamModel
 
 /// The analysis lines of `events` as (job, phase) pairs.
 private func phases(_ events: [StreamEvent]) -> [String] {

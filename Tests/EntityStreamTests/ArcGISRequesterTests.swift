@@ -2,7 +2,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamFeatures
 
 /// Hands out `first`, then one token of `replacements` per renewal (none left: unavailable), counting the renewals asked for.
 private actor ScriptedTokens: TokenSource {

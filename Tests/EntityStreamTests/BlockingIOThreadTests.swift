@@ -1,7 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
-import Locking
+import EntityStreamLocking
 import EntityStreamTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 @testable import EntityStreamTestSupport
-import Locking
+import EntityStreamLocking
 import Testing
 
 /// The trait every suite carries: a lane lets at most its width of tests in,

@@ -1,7 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
-import Locking
+import EntityStreamLocking
 import Testing
 
 @Suite("Connection status: one broadcaster", .bounded)

@@ -3,6 +3,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
+import EntityStreamModel
 
 /// Mutated control commands through the real command handling: every line
 /// gets exactly one answer (a response, ok or with an error naming the

@@ -2,6 +2,8 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamAnalyses
 
 private func parse(_ line: String) throws(ControlCommandError) -> any ControlCommand {
     try ControlCommandRegistry.standard.parse(line: Array(line.utf8))

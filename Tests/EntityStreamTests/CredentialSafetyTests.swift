@@ -3,7 +3,8 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// A TCP port that accepts connections (into the kernel's backlog) and never
 /// answers: every request to it times out.

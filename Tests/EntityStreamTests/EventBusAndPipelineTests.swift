@@ -1,8 +1,9 @@
 import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
-import Locking
+import EntityStreamLocking
 import Testing
+import EntityStreamModel
 
 private func errorEvent(_ number: Int, producer: Int = 0) -> StreamEvent {
     StreamEvent(time: Int64(number), payload: .error(StreamErrorReport(source: .message, message: "\(producer)", count: number)))

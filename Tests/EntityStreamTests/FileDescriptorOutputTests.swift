@@ -1,9 +1,10 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
-import Locking
+import EntityStreamLocking
 import EntityStreamTestSupport
 import Testing
+import EntityStreamFiles
 
 @Suite("File descriptor output", .bounded(.io))
 struct FileDescriptorOutputTests {

@@ -3,6 +3,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
+import EntityStreamModel
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "t", type: .date), Field(name: "speed", type: .double)],
                             trackIDField: "id", startTimeField: "t")

@@ -2,8 +2,10 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Raster
+import EntityStreamRaster
 import Testing
+import EntityStreamModel
+import EntityStreamAnalyses
 
 /// An 8×6 float32 raster in WGS84 over lon −112…−111, lat 40…40.75 (cells of
 /// 0.125°, exact in binary): cell (c, r) holds 1000 + 10·r + c + 0.5, except

@@ -3,6 +3,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("JSON lines writer", .bounded)
 struct JSONLinesWriterTests {

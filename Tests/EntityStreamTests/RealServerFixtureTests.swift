@@ -2,9 +2,11 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import HotSpots
+import EntityStreamHotSpots
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// The bytes of fixture `name` in Fixtures/RealServers (answers of real
 /// ArcGIS servers published in arcgis-rest-js, esri-leaflet and GDAL's

@@ -3,6 +3,8 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
+import EntityStreamModel
+import EntityStreamFiles
 
 /// Mutated recording files through every reader: the whole-file reader, the
 /// chunk parser (in random chunk sizes), the streaming summary and a replay.

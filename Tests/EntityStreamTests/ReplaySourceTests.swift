@@ -3,6 +3,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Writes Esri feature lines for track T1 (speed = 10·i, heading = i) to a temporary file.
 private func featureFile(count: Int) throws -> String {

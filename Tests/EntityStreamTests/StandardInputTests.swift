@@ -3,6 +3,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private struct QuietTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }

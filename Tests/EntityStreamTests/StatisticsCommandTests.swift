@@ -1,8 +1,10 @@
 import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
-import Statistics
+import EntityStreamStatistics
 import Testing
+import EntityStreamModel
+import EntityStreamAnalyses
 
 private let schema = Schema(fields: [Field(name: "vehiclename", type: .string), Field(name: "t", type: .date),
                                      Field(name: "vehicletype", type: .string), Field(name: "agency", type: .integer),

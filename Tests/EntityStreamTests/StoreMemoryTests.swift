@@ -2,6 +2,7 @@
 @testable import EntityStream
 import EntityStreamTestSupport
 import Testing
+@testable import EntityStreamModel
 
 private let schema = Schema(fields: [Field(name: "id", type: .string), Field(name: "speed", type: .double)], trackIDField: "id")
 

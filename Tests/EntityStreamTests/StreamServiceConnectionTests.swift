@@ -1,9 +1,10 @@
 import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
-import Locking
+import EntityStreamLocking
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// A description answer for `service` with an optional socket token.
 private func describe(_ socketBase: String, token: String? = nil, trackIDField: String? = "vehiclename") -> HTTPServerResponse {

@@ -3,6 +3,10 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
+import EntityStreamAnalyses
 
 /// One row the test writes: its id (also its line order), a label, a value (some null), a time.
 private struct Row {

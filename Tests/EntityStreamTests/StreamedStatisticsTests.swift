@@ -2,8 +2,12 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Statistics
+import EntityStreamStatistics
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
+import EntityStreamAnalyses
 
 /// One row the test writes.
 private struct Written {

@@ -2,6 +2,8 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamWhere
 
 /// What a subscriber queues from the batches it is handed: exactly the events
 /// its filter takes, in order, whether it takes a whole batch (queued as it

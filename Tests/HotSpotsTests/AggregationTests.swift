@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import EntityStreamCore
 import EntityStreamTestSupport
-@testable import HotSpots
+@testable import EntityStreamHotSpots
+import EntityStreamModel
 
 @Suite("Incident aggregation", .bounded)
 struct AggregationTests {

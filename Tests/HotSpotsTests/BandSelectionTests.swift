@@ -1,7 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-@testable import HotSpots
+@testable import EntityStreamHotSpots
 
 /// Band selection on constructed data whose answer follows from the rules.
 ///

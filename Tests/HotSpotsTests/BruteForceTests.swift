@@ -1,7 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-@testable import HotSpots
+@testable import EntityStreamHotSpots
 
 @Suite("Gi*: engine against brute force", .bounded)
 struct BruteForceTests {

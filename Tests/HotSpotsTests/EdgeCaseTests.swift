@@ -2,7 +2,7 @@ import Foundation
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-@testable import HotSpots
+@testable import EntityStreamHotSpots
 
 @Suite("Gi*: edge cases", .bounded)
 struct EdgeCaseTests {

@@ -1,7 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-@testable import HotSpots
+@testable import EntityStreamHotSpots
+import EntityStreamModel
 
 @Suite("Hot-spot results as Esri JSON", .bounded)
 struct EsriJSONTests {

@@ -1,7 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
-@testable import HotSpots
+@testable import EntityStreamHotSpots
+import EntityStreamModel
 
 @Suite("GP job: the remote conversation's state machine", .bounded)
 struct GPJobConversationTests {

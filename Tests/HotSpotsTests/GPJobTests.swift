@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-@testable import HotSpots
+@testable import EntityStreamHotSpots
 
 @Suite("GP job: the state machine", .bounded(.io))
 struct GPJobTests {

@@ -1,7 +1,9 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-@testable import HotSpots
+@testable import EntityStreamHotSpots
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("GP REST: JSON shapes and the sample's query", .bounded(.io))
 struct GPRESTTests {

@@ -1,7 +1,7 @@
 import Foundation
 import EntityStreamTestSupport
 import Testing
-@testable import HotSpots
+@testable import EntityStreamHotSpots
 
 /// Geographic (WGS84) input is measured in metres: chord lengths on the ellipsoid.
 @Suite("Geographic input: distances in metres", .bounded)

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-@testable import HotSpots
+@testable import EntityStreamHotSpots
 
 /// The esda `G_Local` doctest from the reference (§1.4): points
 /// (10,10),(20,10),(40,10),(15,20),(30,20),(30,30), y = 2, 3, 3.2, 5, 8, 7,

@@ -1,6 +1,7 @@
 import Foundation
 import EntityStreamCore
-@testable import HotSpots
+@testable import EntityStreamHotSpots
+import EntityStreamModel
 
 /// Independent oracles, written here from the formulas (not from the engine):
 /// brute-force O(n²) Gi*, Benjamini–Hochberg, Global Moran's I, k-th

@@ -1,9 +1,10 @@
 import EntityStreamCore
 import Foundation
-import HotSpots
-import Projection
+import EntityStreamHotSpots
+import EntityStreamProjection
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// 8×8 incidents on a 100-unit lattice, with a cluster of extra incidents in the lower-left 2×2 cells.
 private func clusteredIncidents(coordinates: HotSpotCoordinates = .projected, origin: (Double, Double) = (0, 0), spacing: Double = 100) -> HotSpotInput {

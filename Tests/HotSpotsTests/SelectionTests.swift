@@ -1,9 +1,12 @@
 import EntityStreamCore
 import Foundation
-import HotSpots
-import Projection
+import EntityStreamHotSpots
+import EntityStreamProjection
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// A table loaded from CSV text the test writes (the project's loader, whose own tests live elsewhere).
 private func table(_ lines: [String], mapping: FeatureColumnMapping) throws -> FeatureTable {

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Foundation
-import JetStream
+import EntityStreamJetStream
 import Testing
 
 /// The observation lines of a run, per track, in order: each line's attributes text.

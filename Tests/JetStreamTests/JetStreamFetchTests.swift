@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Foundation
-@testable import JetStream
+@testable import EntityStreamJetStream
 import Testing
 
 /// The fetch that corrupted `consume`'s heap: libnats 3.4.1's

@@ -1,8 +1,10 @@
 import EntityStreamTestSupport
 import EntityStreamCore
-import JetStream
-import Statistics
+import EntityStreamJetStream
+import EntityStreamStatistics
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
 
 @Suite("JetStream value types: subject tokens, partitions, the publish window, the ack tracker", .bounded)
 struct JetStreamValueTests {

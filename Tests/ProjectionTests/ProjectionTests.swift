@@ -1,8 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Projection
+import EntityStreamProjection
 import Testing
+import EntityStreamModel
 
 /// PROJ through the Projection module, checked against coordinates the test
 /// computes itself from the projections' formulas (``ProjectionOracles``),

@@ -1,6 +1,6 @@
 import Foundation
-import Projection
-import Raster
+import EntityStreamProjection
+import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
 

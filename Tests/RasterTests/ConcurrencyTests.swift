@@ -1,7 +1,8 @@
 import EntityStreamCore
-import Raster
+import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// The concurrency contract: one open raster per actor; distinct rasters
 /// (each with its own libtiff handle, cache and PROJ contexts) run in parallel.

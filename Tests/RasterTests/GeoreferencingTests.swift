@@ -1,7 +1,8 @@
 import EntityStreamCore
-import Raster
+import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// GeoTIFF georeferencing as GDAL reads it: tiepoint+scale, the
 /// transformation matrix, their precedence, PixelIsPoint, south-up.

@@ -1,4 +1,4 @@
-import Raster
+import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
 

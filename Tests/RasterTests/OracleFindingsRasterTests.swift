@@ -1,8 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Raster
+import EntityStreamRaster
 import Testing
+import EntityStreamModel
 
 /// Raster answers an independent check found wrong or refused, each against
 /// an oracle the test computes: GDAL's inverse-geotransform rule written out

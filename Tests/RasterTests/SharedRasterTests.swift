@@ -1,8 +1,9 @@
 import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
-import Raster
+import EntityStreamRaster
 import Testing
+import EntityStreamModel
 
 /// The real rasters in `../shared/data/rasters/` (skipped when absent).
 /// Oracles: published checksums (GDAL autotest, rasterio's tests), values

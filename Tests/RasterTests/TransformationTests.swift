@@ -1,9 +1,10 @@
 import EntityStreamCore
 import Foundation
-import Projection
-import Raster
+import EntityStreamProjection
+import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Points in WGS84 or Web Mercator identify the cell their raster-CRS
 /// coordinates name; the oracles for the coordinates are independent of

@@ -1,7 +1,8 @@
 import Testing
 import EntityStreamCore
 import EntityStreamTestSupport
-import Statistics
+import EntityStreamStatistics
+import EntityStreamModel
 
 @Suite("Statistics on the real county table (the sample's diabetes by state)", .bounded)
 struct CountyDataTests {

@@ -1,7 +1,9 @@
 import EntityStreamCore
 import EntityStreamTestSupport
-@testable import Statistics
+@testable import EntityStreamStatistics
 import Testing
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// A having clause applied here, for servers that do not advertise
 /// `supportsHavingClause`: the query asks for the statistics the clause needs

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// The tests' independent oracle: a naive GROUP BY written from the SQL
 /// definitions, sharing no code with the engine — groups in a dictionary,

@@ -1,7 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-import Statistics
+import EntityStreamStatistics
+import EntityStreamModel
 
 @Suite("Statistics plans: every request error is caught before any row is read", .bounded)
 struct PlanErrorTests {

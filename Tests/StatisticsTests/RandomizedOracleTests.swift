@@ -1,7 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-import Statistics
+import EntityStreamStatistics
+import EntityStreamModel
 
 @Suite("Statistics against a naive GROUP BY on random data (SplitMix64, seeded)", .bounded)
 struct RandomizedOracleTests {

@@ -1,7 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-import Statistics
+import EntityStreamStatistics
+import EntityStreamFeatures
 
 @Suite("Statistics requests: the command line's and REST's textual forms", .bounded)
 struct RequestParsingTests {

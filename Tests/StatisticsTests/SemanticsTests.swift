@@ -1,7 +1,8 @@
 import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
-import Statistics
+import EntityStreamStatistics
+import EntityStreamModel
 
 @Suite("Statistics semantics: ArcGIS/SQL rules on small hand-checked tables", .bounded)
 struct SemanticsTests {

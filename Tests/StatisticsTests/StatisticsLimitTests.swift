@@ -1,5 +1,5 @@
 import EntityStreamTestSupport
-import Statistics
+import EntityStreamStatistics
 import Testing
 
 @Suite("Statistics limits: the REST parameter named by case", .bounded)

@@ -1,5 +1,7 @@
 import EntityStreamCore
-@testable import Statistics
+@testable import EntityStreamStatistics
+import EntityStreamModel
+import EntityStreamWhere
 
 /// A plain row: the value at index i is `values[i]` (NULL beyond).
 struct TestRow: AttributeRow {

@@ -1,8 +1,10 @@
 import EntityStreamCore
 import Foundation
-import Statistics
+import EntityStreamStatistics
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// One synthetic row, as the test knows it.
 private struct Row {
@@ -142,7 +144,7 @@ struct TableStatisticsEngineTests {
     @Test func pagerPagesGroups() throws {
         let layer = try table(rows(10))
         var request = FeatureQuery(whereClause: "speed > 1")
-        request.outStatistics = [EntityStreamCore.StatisticDefinition(type: .count, field: "speed")]
+        request.outStatistics = [EntityStreamFeatures.StatisticDefinition(type: .count, field: "speed")]
         request.groupByFieldsForStatistics = ["kind", "agency"]
         request.orderBy = [OrderByField(field: "agency", descending: true)]
         var pager = FeatureQueryPager(query: request, layer: LayerDescription(table: layer, maxRecordCount: 5, supportsStatistics: true))

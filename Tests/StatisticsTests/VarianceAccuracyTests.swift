@@ -1,7 +1,8 @@
 import EntityStreamCore
 import EntityStreamTestSupport
-@testable import Statistics
+@testable import EntityStreamStatistics
 import Testing
+import EntityStreamModel
 
 /// Sample variance of ill-conditioned data, against exact integer arithmetic
 /// done in the test: values 10¹⁵ + k/4 (an ulp of 10¹⁵ is 0.125, so every

@@ -2,9 +2,12 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Locking
+import EntityStreamLocking
 import StreamSimulator
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamAnalyses
 
 /// What a job published, as `status <status>` and `<phase>` words, in order.
 private func timeline(_ events: [StreamEvent]) -> [String] {

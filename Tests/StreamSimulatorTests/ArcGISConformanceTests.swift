@@ -4,7 +4,9 @@ import EntityStreamTestSupport
 import Foundation
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// 240 points the test writes itself: `id` 1…240, `name` site0…site6, a
 /// header that is not a field name (`Population Estimate, 2013`: 1000 + id),

@@ -2,6 +2,7 @@ import EntityStreamCore
 import StreamSimulator
 import EntityStreamTestSupport
 import Testing
+import EntityStreamFeatures
 
 @Suite("CSVColumnMapping", .bounded)
 struct CSVColumnMappingTests {

@@ -3,6 +3,7 @@ import EntityStreamCore
 import Foundation
 import StreamSimulator
 import Testing
+import EntityStreamModel
 
 /// Real recordings from the shared data folder (skipped when absent).
 @Suite("CSVTrackRecording on real files", .bounded)

@@ -2,6 +2,8 @@ import EntityStreamCore
 import StreamSimulator
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
 
 private let mapping = CSVColumnMapping(id: "id", time: "t", x: "x", y: "y")
 

@@ -2,10 +2,12 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Locking
+import EntityStreamLocking
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// The error `body` throws, as a FeatureLayerError.
 private func layerError(_ body: () async throws -> Void) async -> FeatureLayerError? {

@@ -2,11 +2,13 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Locking
-import Projection
+import EntityStreamLocking
+import EntityStreamProjection
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Writes `lines` to a fresh temporary file with extension `ext`.
 func writeTemporary(_ lines: [String], ext: String = "csv") throws -> String {

@@ -3,7 +3,8 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// A fleet simulator whose archive clock stands `runFor` ms (10 s unless told)
 /// after the server's start, and the test's own expectation of the archive:

@@ -1,6 +1,7 @@
 import Foundation
 import EntityStreamCore
 import StreamSimulator
+import EntityStreamModel
 
 /// Helpers shared by the fleet tests: reading attributes by name and grouping by vehicle.
 enum FleetTestSupport {

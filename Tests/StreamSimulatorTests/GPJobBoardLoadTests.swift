@@ -1,8 +1,11 @@
 import EntityStreamCore
 import EntityStreamTestSupport
-import HotSpots
+import EntityStreamHotSpots
 @testable import StreamSimulator
 import Testing
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// The simulator's job board under load: a stated number of jobs execute at
 /// once, the rest wait as `esriJobWaiting` in order, and beyond the pending

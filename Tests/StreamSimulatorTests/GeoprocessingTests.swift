@@ -2,11 +2,15 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import HotSpots
-import Locking
+import EntityStreamHotSpots
+import EntityStreamLocking
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
+import EntityStreamAnalyses
 
 private func analyses(_ events: [StreamEvent]) -> [AnalysisEvent] {
     events.compactMap { if case .analysis(let analysis) = $0.payload { return analysis }; return nil }

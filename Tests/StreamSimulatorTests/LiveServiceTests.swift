@@ -2,11 +2,14 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import HotSpots
-import Statistics
+import EntityStreamHotSpots
+import EntityStreamStatistics
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamAnalyses
 
 /// The live stream's schema: a track id, numbers, a time field.
 private let liveSchema = Schema(fields: [Field(name: "name", type: .string), Field(name: "speed", type: .double),

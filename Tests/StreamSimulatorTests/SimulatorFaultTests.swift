@@ -2,7 +2,7 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Locking
+import EntityStreamLocking
 import StreamSimulator
 import Testing
 

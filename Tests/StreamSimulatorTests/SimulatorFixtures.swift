@@ -3,7 +3,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import StreamSimulator
-import Transport
+import EntityStreamTransport
 
 /// A feature-lines file of `count` vehicles' positions: `name` TRUCK 0…9,
 /// `speed` cycling 0…9, `agency` 3 or 4, spread over a small area.

@@ -4,7 +4,8 @@ import EntityStreamTestSupport
 import Foundation
 @testable import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// A recording file with these `"t"` offsets (a message per offset) and its path.
 private func recording(offsets: [String]) throws -> String {

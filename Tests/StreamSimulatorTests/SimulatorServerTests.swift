@@ -4,7 +4,9 @@ import EntityStreamTestSupport
 import Foundation
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamWhere
 
 @Suite("Simulator service", .bounded(.io))
 struct SimulatorServerTests {

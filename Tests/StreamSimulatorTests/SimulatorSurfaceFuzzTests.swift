@@ -3,7 +3,8 @@ import EntityStreamTestSupport
 import Foundation
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// Raw bytes at the in-process simulator's HTTP and WebSocket surface:
 /// mutated requests and mutated frames over raw TCP. The server answers with

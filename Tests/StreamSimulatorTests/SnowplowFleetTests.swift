@@ -3,6 +3,7 @@ import Foundation
 import StreamSimulator
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 private typealias S = FleetTestSupport
 

@@ -2,11 +2,15 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
-import Locking
-import Statistics
+import EntityStreamLocking
+import EntityStreamStatistics
 import StreamSimulator
 import Testing
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
+import EntityStreamAnalyses
 
 /// One synthetic row: a vehicle, its kind and agency (sometimes null), a dyadic speed (sometimes null), a date.
 private struct Sample {
@@ -130,13 +134,13 @@ struct StatisticsLayerTests {
         let server = try await startLayers([LayerSpecification(name: "S", path: path)])
         let client = try FeatureLayerClient(layerURL: server.layerURL("S"))
         var query = FeatureQuery()
-        query.outStatistics = [EntityStreamCore.StatisticDefinition(type: .avg, field: "speed")]
+        query.outStatistics = [EntityStreamFeatures.StatisticDefinition(type: .avg, field: "speed")]
         query.groupByFieldsForStatistics = ["kind"]
         let cases: [(FeatureQuery, String, String)] = [
             ({ var q = query; q.orderBy = [OrderByField(field: "agency")]; return q }(), "orderByFields", "neither a group-by field nor a statistic"),
             ({ var q = query; q.havingClause = "speed > 1"; return q }(), "having", "not inside an aggregate"),
             ({ var q = FeatureQuery(); q.havingClause = "COUNT(*) > 1"; return q }(), "having", "only with outStatistics"),
-            ({ var q = query; q.outStatistics = [EntityStreamCore.StatisticDefinition(type: .stddev, field: "kind")]; return q }(), "outStatistics", "numeric"),
+            ({ var q = query; q.outStatistics = [EntityStreamFeatures.StatisticDefinition(type: .stddev, field: "kind")]; return q }(), "outStatistics", "numeric"),
         ]
         for (bad, parameter, reason) in cases {
             var failure: FeatureLayerError?

@@ -2,6 +2,7 @@ import EntityStreamCore
 import StreamSimulator
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 @Suite("StreetGrid", .bounded)
 struct StreetGridTests {

@@ -4,7 +4,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
-import Transport
+import EntityStreamTransport
 
 @Suite("Connection outcomes", .bounded(.io))
 struct ConnectionFailureTests {

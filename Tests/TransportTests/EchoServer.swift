@@ -1,4 +1,4 @@
-import Transport
+import EntityStreamTransport
 
 /// A server for tests: WebSocket `/echo` echoes every text message back;
 /// other behaviour comes from the closures given.

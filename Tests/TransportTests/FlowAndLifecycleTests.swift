@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-import Transport
+import EntityStreamTransport
 
 @Suite("Back-pressure, keepalive and shutdown", .bounded(.io))
 struct FlowAndLifecycleTests {

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-@testable import Transport
+@testable import EntityStreamTransport
 
 /// The bytes a queue hands to the socket, chunk after chunk.
 private func drain(_ queue: inout ServerOutboundQueue) -> (bytes: [UInt8], chunks: Int) {

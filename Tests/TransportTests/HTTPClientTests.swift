@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-import Transport
+import EntityStreamTransport
 
 /// An HTTP server for tests: `/hello` 200, `/echo-form` echoes the POST form,
 /// `/hop/N` redirects N times to `/hello`, `/slow` never answers until released.

@@ -1,7 +1,7 @@
-import Locking
+import EntityStreamLocking
 import EntityStreamTestSupport
 import Testing
-@testable import Transport
+@testable import EntityStreamTransport
 
 /// A turn's worth of text messages, as the service thread hands them over.
 private func turn(_ texts: [String]) -> TurnBatch {

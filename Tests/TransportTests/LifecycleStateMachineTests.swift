@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-@testable import Transport
+@testable import EntityStreamTransport
 
 /// Instants for the state machines: a fixed origin plus seconds.
 private let origin = ContinuousClock.now

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-import Transport
+import EntityStreamTransport
 
 @Suite("Listening address", .bounded(.io))
 struct ListenAddressTests {

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-import Transport
+import EntityStreamTransport
 
 /// What the server does with frames a conforming client would never send (RFC 6455).
 @Suite("Server WebSocket conformance", .bounded(.io))

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-@testable import Transport
+@testable import EntityStreamTransport
 
 /// libwebsockets 4.1 (Debian 12's) takes fresh OpenSSL ex-data indexes each
 /// time a TLS-capable context is created; a client handshake that straddles

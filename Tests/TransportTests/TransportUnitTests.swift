@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import Testing
-@testable import Transport
+@testable import EntityStreamTransport
 
 @Suite("Message assembly", .bounded)
 struct MessageAssemblerTests {

@@ -1,5 +1,5 @@
 import Testing
-import Transport
+import EntityStreamTransport
 import EntityStreamTestSupport
 
 @Suite("WebSocket messages", .bounded(.io))

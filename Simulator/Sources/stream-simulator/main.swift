@@ -1,10 +1,13 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStreamCore
 import Foundation
-import Locking
-import Projection
+import EntityStreamLocking
+import EntityStreamProjection
 import StreamSimulator
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// `stream-simulator`: an ArcGIS stream-service emulator on loopback.
 /// See `stream-simulator --help` and README.md.

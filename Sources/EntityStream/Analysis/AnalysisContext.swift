@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// What a running ``AnalysisJob`` reports through: its results and progress
 /// (published as `analysis` events, in order with the stream), the status of

@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// What a session offers its analyses: the entity store (nil for one-shot
 /// commands that have no stream), the stream's status, options for remote

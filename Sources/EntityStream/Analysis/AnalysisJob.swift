@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// The work of one on-demand analysis, started by the ``AnalysisRuntime``.
 ///

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Runs on-demand analyses beside the stream: each job is a child task of
 /// ``run()``, reports through the bus as `analysis` events (in order with

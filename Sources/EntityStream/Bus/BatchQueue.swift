@@ -1,4 +1,4 @@
-import Locking
+import EntityStreamLocking
 
 /// What a bounded queue does when a batch arrives and it is full.
 public enum OverflowPolicy: Sendable, Hashable {

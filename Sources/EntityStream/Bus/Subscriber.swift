@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// One consumer of bus events, with its own filter and a queue bounded by
 /// count and by bytes.

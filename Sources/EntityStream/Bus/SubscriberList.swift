@@ -1,5 +1,5 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 
 /// The subscribers an ``EventBus`` delivers to, shared between the bus and
 /// its delivery task so that the task never keeps the bus alive; it also

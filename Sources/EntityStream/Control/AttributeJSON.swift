@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Attribute values and observations as JSON values, the way the JSON lines
 /// write them (dates as epoch ms, non-finite numbers as null).

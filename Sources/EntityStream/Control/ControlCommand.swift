@@ -1,9 +1,11 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// One kind of control command read from stdin while a stream runs (one JSON
 /// object per line, with an `id` its answers carry). Each kind lives in its
-/// own file and is listed once in ``ControlCommandRegistry/standard``:
-/// adding a command (or an analysis) means adding a file and that line.
+/// own file; the stream's own are listed in ``ControlCommandRegistry/streamControl``,
+/// an analysis's come with its registration (`EntityStreamAnalyses`), and a
+/// program builds its ``ControlCommandRegistry`` from both.
 ///
 /// `init(members:)` parses and checks everything it can without the
 /// session (types, ranges, syntax), throwing a ``ControlCommandError`` that

@@ -8,7 +8,7 @@ public struct ControlCommandHandler: Sendable {
     public let session: ControlSession
     public let registry: ControlCommandRegistry
 
-    public init(session: ControlSession, registry: ControlCommandRegistry = .standard) {
+    public init(session: ControlSession, registry: ControlCommandRegistry) {
         self.session = session
         self.registry = registry
     }

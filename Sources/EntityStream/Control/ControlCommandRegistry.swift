@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// The control commands a session understands, by name: parses a stdin line
 /// once into the right ``ControlCommand``.
@@ -14,14 +15,12 @@ public struct ControlCommandRegistry: Sendable {
         names = commands.map { $0.name }
     }
 
-    /// Every command EntityStream has: stream control and the analyses.
-    public static let standard = ControlCommandRegistry([
+    /// The stream library's own commands: status, the store's entities, purge,
+    /// the filter, and cancelling an analysis. A program adds the analyses it
+    /// offers (`entitystream` registers its own in `Program.analyses`).
+    public static let streamControl: [any ControlCommand.Type] = [
         StatusCommand.self, QueryEntitiesCommand.self, PurgeAllCommand.self, SetFilterCommand.self, CancelCommand.self,
-        QueryObservationsCommand.self,
-        StatisticsControlCommand.self,
-        HotSpotsCommand.self,
-        IdentifyRasterCommand.self,
-    ])
+    ]
 
     /// Parses one line. Throws ``ControlCommandError`` (with the `id` when one
     /// could be read) for anything that is not a valid command.

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// What control commands act on: the pipeline (store, bus, clock), the
 /// running source (filter changes, status facts) and the analysis runtime.

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import EntityStreamLocking
 
 /// A dedicated thread for blocking I/O — writes to stdout or a file that
 /// may wait for a slow reader or a slow disk — so that no thread of Swift's

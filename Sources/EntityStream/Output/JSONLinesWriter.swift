@@ -1,7 +1,9 @@
 import EntityStreamCore
-import Locking
-import Projection
+import EntityStreamLocking
+import EntityStreamProjection
 import Synchronization
+import EntityStreamModel
+import EntityStreamFiles
 
 /// Writes a subscriber's events as JSON lines to a file descriptor
 /// (standard output by default) — or, in a feature format (GeoJSON, CSV),

@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
+import EntityStreamModel
 
 /// The current schema, shared between the task that learns it (the
 /// connection or the replay) and the tasks that format output. Thread-safe.

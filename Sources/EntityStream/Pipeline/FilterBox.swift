@@ -1,6 +1,6 @@
 import EntityStreamCore
 import Foundation
-import Locking
+import EntityStreamLocking
 
 /// A filter handed from a control command to a running replay. Thread-safe.
 public final class FilterBox: Sendable {

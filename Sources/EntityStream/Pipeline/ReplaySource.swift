@@ -1,5 +1,7 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
+import EntityStreamFiles
 
 /// Plays a recording file into a ``StreamPipeline`` with no network, applying
 /// the stream filter locally (the role a server plays for a live stream).

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// The processing chain every source feeds: the entity store, the event
 /// bus, and the current schema. It is the ``StreamConnectionSink`` of a live

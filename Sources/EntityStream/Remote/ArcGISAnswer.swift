@@ -1,12 +1,14 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// An answer ``ArcGISRequester`` got for a request: the token was accepted
 /// and the body is as long as announced. Reading the body is the client's
 /// part; when its reader fails, these functions say why as an
 /// ``ArcGISRequestError`` naming ``url`` (the display URL), with the token
 /// the request carried scrubbed from every text. A value; `Sendable`.
-struct ArcGISAnswer: Sendable {
+package struct ArcGISAnswer: Sendable {
     let response: HTTPResponse
     /// The endpoint as shown to users: no query, no token.
     let url: String
@@ -19,11 +21,11 @@ struct ArcGISAnswer: Sendable {
         self.token = token
     }
 
-    var body: [UInt8] { response.body }
+    package var body: [UInt8] { response.body }
 
     /// A body that is not JSON: JSON cut short (``ArcGISRequestError/truncated(url:received:expected:)``),
     /// a server error status (5xx, ``ArcGISRequestError/httpStatus(url:status:excerpt:)``), or not ArcGIS at all.
-    func notJSON() -> ArcGISRequestError {
+    package func notJSON() -> ArcGISRequestError {
         do throws(JSONError) { try JSONParser.validate(body) } catch {
             if case .truncated(let count) = FeatureSetReader.classify(error, body) { return cutShort(after: count) }
         }
@@ -41,7 +43,7 @@ struct ArcGISAnswer: Sendable {
 
     /// JSON the reader could not use (`detail`): an HTTP error status when the
     /// status is not 2xx, else an unexpected answer (the token scrubbed from `detail`).
-    func unexpected(_ detail: String) -> ArcGISRequestError {
+    package func unexpected(_ detail: String) -> ArcGISRequestError {
         if !(200..<300).contains(response.status) {
             return .httpStatus(url: url, status: response.status, excerpt: ArcGISResponse.excerpt(body))
         }

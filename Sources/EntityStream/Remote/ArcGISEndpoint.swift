@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// An ArcGIS REST URL as the clients (``FeatureLayerClient``,
 /// ``GeoprocessingClient``) take it: the base URL they send requests to,
@@ -9,16 +10,16 @@ import Transport
 /// operation suffix (`/query`, `/submitJob`), requires `http(s)`, and reads
 /// the query string (a malformed one is refused). Every error text is
 /// redacted (no token). A value type; `Sendable`.
-struct ArcGISEndpoint: Sendable {
+package struct ArcGISEndpoint: Sendable {
     /// The URL without query string, suffix or trailing slashes.
-    let base: String
+    package let base: String
     /// The `token` query item, if any.
     let token: String?
     /// The other query items, in order (`f` left out: each request sets it).
     let extraParameters: [(String, String)]
 
     /// Parses `url`; throws the reason (already redacted) when it is not a usable http(s) URL.
-    init(parsing url: String, droppingSuffix suffix: String) throws(ArcGISEndpointError) {
+    package init(parsing url: String, droppingSuffix suffix: String) throws(ArcGISEndpointError) {
         let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var base = String(parts[0])
         while base.hasSuffix("/") { base.removeLast() }
@@ -50,6 +51,6 @@ struct ArcGISEndpoint: Sendable {
 }
 
 /// Why a URL cannot be an ArcGIS REST endpoint (redacted text).
-struct ArcGISEndpointError: Error, Sendable {
-    let reason: String
+package struct ArcGISEndpointError: Error, Sendable {
+    package let reason: String
 }

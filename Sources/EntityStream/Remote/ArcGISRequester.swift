@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// Sends the requests of one ArcGIS REST client (``FeatureLayerClient``,
 /// ``GeoprocessingClient``) to its endpoint, with the token, and hands back
@@ -25,7 +26,7 @@ import Transport
 /// without mutable state: the renewal state of a request lives in that one
 /// call, and the token itself in the ``TokenSource`` (an actor or a locked
 /// value), so concurrent requests are independent, each renewing at most once.
-struct ArcGISRequester: Sendable {
+package struct ArcGISRequester: Sendable {
     /// The endpoint as shown to users: no query, no token.
     let displayURL: String
     private let extraParameters: [(String, String)]
@@ -36,7 +37,7 @@ struct ArcGISRequester: Sendable {
     /// `endpoint`'s base URL and query items are used for every request;
     /// its token only when `tokenSource` is nil. `maximumGETLength` nil:
     /// a GET is never turned into a POST.
-    init(endpoint: ArcGISEndpoint, keepingQueryItems: Bool, tokenSource: (any TokenSource)?, http: HTTPClient, maximumGETLength: Int?) {
+    package init(endpoint: ArcGISEndpoint, keepingQueryItems: Bool, tokenSource: (any TokenSource)?, http: HTTPClient, maximumGETLength: Int?) {
         displayURL = endpoint.base
         extraParameters = keepingQueryItems ? endpoint.extraParameters : []
         self.tokenSource = tokenSource ?? StaticTokenSource(endpoint.token)
@@ -45,7 +46,7 @@ struct ArcGISRequester: Sendable {
     }
 
     /// Sends one request, renewing the token once on a rejection (see the type's contract).
-    func send(_ method: HTTPMethod, path: String?, parameters: [(String, String)]) async throws(ArcGISRequestError) -> ArcGISAnswer {
+    package func send(_ method: HTTPMethod, path: String?, parameters: [(String, String)]) async throws(ArcGISRequestError) -> ArcGISAnswer {
         var token = await tokenSource.token()
         var renewed = false
         while true {

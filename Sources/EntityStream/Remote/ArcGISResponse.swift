@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamFeatures
 
 /// What every ArcGIS REST client reads off a raw HTTP answer before
 /// parsing its body: a token refusal, the announced length, a printable

@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamFeatures
 
 /// A client for one ArcGIS feature layer or table (`…/MapServer/0`,
 /// `…/FeatureServer/0`): loads its description, then runs queries, paging

@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// How a ``FeatureLayerClient`` authenticates, talks HTTP and reports status.
 public struct FeatureLayerClientOptions: Sendable {

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamFeatures
 
 /// The pages of one query's features from a ``FeatureLayerClient``, as an
 /// `AsyncSequence`: each ``next()`` sends the request(s) for one page (see

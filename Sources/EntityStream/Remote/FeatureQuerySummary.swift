@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamFeatures
 
 /// What a whole paged query did: features delivered, pages, requests sent
 /// and how it paged. A plain value, for the summary line of a query.

@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Primes a stream's store from its `keepLatestArchive` layer, as the ArcGIS
 /// JS StreamLayer does before opening the socket: one paged query with the

@@ -1,5 +1,5 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 
 /// The one way a connection's status changes leave it: the stream
 /// connection (``StreamServiceConnection``) and the remote-service clients

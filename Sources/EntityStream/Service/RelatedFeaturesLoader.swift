@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Fetches a stream's `relatedFeatures` layer once, every page, into a
 /// ``RelatedTable`` keyed by the join field: `where=1=1`, the member's

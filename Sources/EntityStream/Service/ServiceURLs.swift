@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// Building the stream service's URLs: the description request and the
 /// subscribe URL, and redacting tokens for display.

@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// How a ``StreamServiceConnection`` connects, filters and retries.
 public struct StreamConnectionOptions: Sendable {

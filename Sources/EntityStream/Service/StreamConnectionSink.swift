@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// Where a ``StreamServiceConnection`` delivers what it receives, in order.
 ///

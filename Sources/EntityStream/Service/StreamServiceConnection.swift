@@ -1,6 +1,8 @@
 import EntityStreamCore
-import Locking
-import Transport
+import EntityStreamLocking
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamWhere
 
 /// The connection to one ArcGIS stream service: loads its description,
 /// subscribes over WebSocket with the filter, decodes every message, and

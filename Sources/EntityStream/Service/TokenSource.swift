@@ -1,4 +1,4 @@
-import Transport
+import EntityStreamTransport
 
 /// Where an ArcGIS client gets the token it sends, and a fresh one when the
 /// server rejects it (ArcGIS 498 invalid/expired, 499 required) — shared by

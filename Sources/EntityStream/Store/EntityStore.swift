@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// The entity store: entities keyed by track id with their track history,
 /// purged by the SDK's limits, publishing every change on the bus.

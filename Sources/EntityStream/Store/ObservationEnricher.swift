@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Adds values to observations' events on the ingest path, batch by batch,
 /// before they reach the bus (with `--enrich`, the raster cells under each

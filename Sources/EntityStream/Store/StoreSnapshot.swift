@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// A consistent copy of the entity store at one instant: what an analysis
 /// reads while the stream goes on. Copying is O(1); the store then copies

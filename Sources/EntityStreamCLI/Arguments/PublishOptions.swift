@@ -1,8 +1,8 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import Foundation
-import JetStream
+import EntityStreamJetStream
 
 /// `--publish nats://HOST:PORT/SUBJECT` and the stream flags, shared by
 /// `connect`, `replay` and the demo.

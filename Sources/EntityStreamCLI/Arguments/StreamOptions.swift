@@ -1,8 +1,9 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
+import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
-import Projection
+import EntityStreamProjection
 
 /// The options shared by `connect`, `replay` and the demo: the filter, the
 /// store's purge limits, and what is written where.
@@ -30,16 +31,9 @@ struct StreamOptions {
         if limit != nil && !events.contains(.observation) {
             throw UsageError("--limit counts printed observation events; include observation in --events")
         }
-        try Self.checkFormat(format, outSR: SpatialReference(code: filter.outSpatialReference))
+        try ArgumentList.checkFormat(format, outSR: SpatialReference(code: filter.outSpatialReference))
         try rasters.validate()
         try publish.validate()
-    }
-
-    /// GeoJSON is WGS84 (RFC 7946): an --out-sr other than 4326 is refused with it.
-    static func checkFormat(_ format: OutputFormat, outSR: SpatialReference?) throws(UsageError) {
-        if format == .geojson, let outSR, outSR != .wgs84 {
-            throw UsageError("--format geojson writes WGS84 longitude/latitude (RFC 7946), so --out-sr \(outSR.label) cannot apply; use --format csv or esri for other coordinates")
-        }
     }
 
     /// Where a CSV writes x and y: the --out-sr asked for, else WGS84.

@@ -1,7 +1,8 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamFiles
 
 /// `entitystream connect URL …`: stream a live ArcGIS stream service.
 struct ConnectCommand {

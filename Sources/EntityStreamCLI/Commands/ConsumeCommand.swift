@@ -1,8 +1,9 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import Foundation
-import JetStream
+import EntityStreamJetStream
+import EntityStreamModel
 
 /// `entitystream consume nats://HOST:PORT/STREAM …`: a JetStream stream as
 /// a session's source, with the same store, output, control commands and

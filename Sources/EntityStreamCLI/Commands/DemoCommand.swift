@@ -1,4 +1,4 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import StreamSimulator

@@ -1,9 +1,11 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
+import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
-import JetStream
-import Statistics
+import EntityStreamJetStream
+import EntityStreamStatistics
+import EntityStreamModel
 
 /// `entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N`:
 /// statistics over every consumer of a fleet group at once.

@@ -1,6 +1,7 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
+import EntityStreamModel
 
 /// A live stream service as a session's source.
 struct LiveSource: SessionSource, ControlTarget {

@@ -1,7 +1,8 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// `entitystream record URL -o FILE`: save a live stream with its service
 /// description and every message's receive time, for exact replays.

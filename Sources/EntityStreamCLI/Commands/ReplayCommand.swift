@@ -1,9 +1,12 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import Foundation
 import StreamSimulator
 import Synchronization
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// `entitystream replay FILE …`: run a recording through the same store and
 /// output, with no network.

@@ -1,6 +1,8 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
+import EntityStreamFiles
 
 /// The file `record` writes, kept whole: while recording, the bytes go to
 /// `FILE.partial` in FILE's directory, so an existing FILE stays as it was

@@ -1,7 +1,10 @@
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
-import Locking
-import Transport
+import EntityStreamLocking
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFiles
 
 /// Writes what a connection receives as a recording — the header with the
 /// service description once, then every message of each batch with its

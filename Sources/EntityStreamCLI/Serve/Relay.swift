@@ -1,8 +1,9 @@
 import EntityStream
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 import StreamSimulator
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// `serve`'s server beside a session: the simulator's server with one live
 /// service over the session's pipeline — its observations fanned out to

@@ -1,9 +1,10 @@
-import ArgumentParsing
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import Foundation
 import StreamSimulator
-import Transport
+import EntityStreamTransport
+import EntityStreamFiles
 
 /// `entitystream serve SOURCE …`: one upstream source, many local
 /// consumers. The source is what `connect` or `replay` take (chosen by

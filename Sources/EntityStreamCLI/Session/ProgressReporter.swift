@@ -1,6 +1,8 @@
+import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
 
 /// Once a second, when stderr is a terminal, shows observations/s, entities
 /// and the connection status on one rewritten stderr line; while not

@@ -1,7 +1,10 @@
+import EntityStreamCommandLine
 import EntityStream
+import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
-import Locking
+import EntityStreamLocking
+import EntityStreamModel
 
 /// Runs one streaming command: the pipeline, the stdout writer, control
 /// commands on stdin, progress on a terminal's stderr, and every way of
@@ -89,7 +92,7 @@ struct StreamSession {
                                               remote: remote)
         environment[SessionRasters.self] = rasters
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }
-        let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime))
+        let handler = ControlCommandHandler(session: ControlSession(pipeline: pipeline, target: target, runtime: runtime), registry: Program.controlCommands)
         let progress = ProgressReporter(pipeline: pipeline, counters: writer.writtenCounters, target: target)
         if let companion {
             do { try await companion.start(pipeline: pipeline, source: source) } catch {

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// What an on-demand analysis says, as one `analysis` event on the bus (one
 /// JSON line): the job (the `id` of the command that started it), the
 /// command's name, the ``AnalysisPhase``, and the phase's content.

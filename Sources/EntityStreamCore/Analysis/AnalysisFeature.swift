@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// One result of an analysis that is a feature: optional geometry and its
 /// attributes in order. Written as one `result` line, Esri JSON
 /// (`"geometry"`, `"attributes"`) or a GeoJSON Feature as `--format` says.

@@ -1,4 +1,5 @@
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// The geometry of an analysis result feature: a point, or a polygon (e.g.
 /// a fishnet cell of a hot-spot analysis) as closed rings of x/y pairs in
@@ -83,5 +84,25 @@ extension AnalysisGeometry {
             }
             return .polygon(rings: rings, wkid: target.code)
         }
+    }
+}
+
+extension JSONWriter {
+    /// Polygon rings as nested arrays, `[[[x,y],…],…]`, each vertex's two
+    /// numbers written by `coordinate` (plain, rounded or quantized).
+    package mutating func appendRings(_ rings: [[AnalysisGeometry.Coordinate]], coordinate: (inout JSONWriter, AnalysisGeometry.Coordinate) -> Void) {
+        appendRaw("[")
+        for (ringIndex, ring) in rings.enumerated() {
+            if ringIndex > 0 { appendRaw(",") }
+            appendRaw("[")
+            for (index, corner) in ring.enumerated() {
+                if index > 0 { appendRaw(",") }
+                appendRaw("[")
+                coordinate(&self, corner)
+                appendRaw("]")
+            }
+            appendRaw("]")
+        }
+        appendRaw("]")
     }
 }

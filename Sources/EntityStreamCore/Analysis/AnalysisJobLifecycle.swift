@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The life of one on-demand analysis job as a state machine: every input
 /// (start, a result, a cancel request, the work's end) returns the action
 /// the runtime's I/O shell must perform, so ordering rules live here and

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Joins a ``RelatedTable`` to a stream's observations by the join field,
 /// as the ArcGIS JS StreamLayer does with `relatedFeatures`.
 ///

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The rows of a service's `relatedFeatures` layer, indexed by the join
 /// field: what ``RelatedFeatureJoin`` joins to observations.
 ///

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Re-aligns observations decoded with one schema (a feature layer's answer)
 /// to another (the stream's), matching fields by name, ASCII
 /// case-insensitively, as ArcGIS does.

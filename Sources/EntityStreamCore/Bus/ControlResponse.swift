@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The answer to a control command, carrying the command's `id`.
 public struct ControlResponse: Sendable {
     public var id: JSONValue

@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// Which events one subscriber wants: by kind, by track id for events about
 /// an entity, and by where clause for events that carry an observation
 /// (`observation`, `entity-received`), tested on that observation.

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// How a request to change the stream filter ended.
 public struct FilterOutcome: Sendable {
     public enum Result: String, Sendable, Hashable {

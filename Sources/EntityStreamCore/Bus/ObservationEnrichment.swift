@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// What a session adds to an observation's `observation` and
 /// `entity-received` events before they reach the bus: with `--enrich NAME`,
 /// the cell of each named raster under the observation's point, written by

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Estimates of the memory an event or a decoded message keeps alive while
 /// it waits in a queue, so queues can be bounded by bytes rather than by
 /// count: an observation costs its values and its own source text (see

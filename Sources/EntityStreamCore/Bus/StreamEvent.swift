@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// One event on the bus: what the command line prints as a JSON line and
 /// what subscribers receive, in order (stream events, control responses and
 /// analysis reports interleaved as they were published).

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The members of one control command, read with the checks every command
 /// shares: an unknown member is refused by name, and each typed accessor
 /// throws a ``ControlCommandError`` naming the member and what it must be.

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// A control line that is not a valid command; answered with an error response.
 public struct ControlCommandError: Error, Sendable, Hashable, CustomStringConvertible {
     public var id: JSONValue

@@ -1,4 +1,5 @@
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// Features for a GIS, what `--format geojson` and `--format csv` print on
 /// stdout: each feature once, a stable set of properties, dates as ISO-8601

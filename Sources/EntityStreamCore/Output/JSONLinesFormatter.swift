@@ -1,4 +1,5 @@
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// Turns bus events into lines (see the README's schema). In the Esri
 /// format every event is one JSON object per line, `"event"` first, times

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EntityStreamModel
 
 /// Splits a recording file into messages as its bytes arrive, chunk by
 /// chunk, so a file of any size is played with bounded memory: what it keeps

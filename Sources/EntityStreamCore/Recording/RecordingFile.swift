@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// A recorded stream, read from bytes: what the simulator and
 /// `entitystream replay` play back.
 ///

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The first line of a recording: which service, when, and its description.
 public struct RecordingHeader: Sendable, Hashable {
     public static let formatName = "entitystream"

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Formats the lines of a recording (see ``RecordingFile``) into a caller's
 /// ``JSONWriter``: the header, then one line per received message with its
 /// offset from the start. Appending many lines to one reusable writer and

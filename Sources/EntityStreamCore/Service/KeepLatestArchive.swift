@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// A stream service's `keepLatestArchive` member: a feature layer holding the
 /// last known observation per track ("Store Latest"), which clients query
 /// before opening the socket to prime their view (ArcGIS JS 4

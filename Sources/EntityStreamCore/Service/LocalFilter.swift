@@ -1,4 +1,6 @@
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
+import EntityStreamWhere
 
 /// A ``StreamFilter`` evaluated in-process, for sources that cannot filter
 /// themselves (replays) and for the simulator's per-subscriber filters.

@@ -1,3 +1,4 @@
+import EntityStreamWhere
 /// Why a filter cannot be applied locally.
 public enum LocalFilterError: Error, Sendable, Hashable, CustomStringConvertible {
     case whereClause(WhereClauseError)

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The reconnect bookkeeping of one connection, as a value type driven by
 /// the connection actor: it says what to do after each failure.
 ///

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// A stream service's `relatedFeatures` member: a static feature layer or
 /// table whose rows are joined to observations by ``joinField`` (ArcGIS JS 4
 /// `_enrich`; Runtime's `relatedFeaturesURL` / `relatedFeaturesJoinField`).

@@ -1,4 +1,5 @@
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// A stream service's description, as `…/StreamServer?f=json` answers it:
 /// the fields, the track-id field, the spatial reference and where the

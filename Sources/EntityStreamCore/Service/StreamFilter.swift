@@ -1,4 +1,5 @@
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// The stream-service filter: a where clause, an envelope, the fields to
 /// send and the output spatial reference, as ArcGIS's subscribe parameters.

@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// Which entities a query wants, as the SDK's `DynamicEntityQueryParameters`:
 /// a where clause, an envelope and/or track ids, all evaluated against each
 /// entity's latest observation. Conditions combine with AND; nil means "any".

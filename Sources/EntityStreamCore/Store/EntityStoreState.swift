@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The entity store's logic as a value type: entities keyed by track id,
 /// each with a numeric runtime id, its latest observation and its history,
 /// and the purge limits of ``PurgeOptions``.
@@ -18,7 +19,7 @@ public struct EntityStoreState: Sendable {
     /// on demand from `latestPacked`, its attributes (exactly as many as it
     /// had), and its history record, which holds the references of their
     /// interned strings and the geometry and receive time.
-    struct Entity {
+    package struct Entity {
         var isLive: Bool
         var reference: EntityReference
         var latestID: Int64

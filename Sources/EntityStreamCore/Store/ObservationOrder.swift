@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// One term of a query's ORDER BY over stored observations: the query's
 /// time, the receive time, or a field, ascending or descending.
 public struct ObservationOrder: Sendable, Hashable {

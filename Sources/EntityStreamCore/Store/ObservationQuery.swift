@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// A query over the stored history — the engine of `query-observations`: the
 /// observations an ``ObservationScan`` selects, ordered, limited, with the
 /// chosen fields. Pure: it reads ``StoreContents`` (typically a

@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// Which stored observations a scan visits: a time extent on a time key, a
 /// where clause, an envelope and track ids — all optional, combined with
 /// AND, evaluated on each observation (not only an entity's latest).

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Which time an observation is placed at for time-extent queries.
 public enum ObservationTimeKey: Sendable, Hashable {
     /// When EntityStream received it (epoch ms, the injected clock).

@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// A where clause bound to one store's packed records and string table, for
 /// scans: the common shapes — comparisons of a field with a number, string
 /// equality and `IN` lists (as interned ids), `IS NULL`, `BETWEEN`, and
@@ -9,7 +11,7 @@
 /// Valid only while the string buffer it was built with is (one scan).
 struct PackedPredicate {
     /// Tests the attribute words of one record (`count` of them).
-    typealias Test = (UnsafePointer<UInt64>, Int) -> SQLTruth
+    package typealias Test = (UnsafePointer<UInt64>, Int) -> SQLTruth
 
     let test: Test
 

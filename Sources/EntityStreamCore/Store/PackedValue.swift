@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// One attribute value in 8 bytes, for compact observation records.
 ///
 /// Doubles are stored as their bit patterns (any NaN becomes the canonical

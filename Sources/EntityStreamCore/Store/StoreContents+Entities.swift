@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The entities' latest observations, as the SDK's dynamic entities are
 /// queried (each entity counts once, with its current state).
 extension StoreContents {

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Scans of the stored history: every observation (not only an entity's
 /// latest) matching an ``ObservationScan``, visited in place.
 extension StoreContents {

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// What the entity store holds, as a value a snapshot keeps: the entities
 /// with their latest observation and history, and the interned strings the
 /// history refers to. Scans, queries and statistics read it.

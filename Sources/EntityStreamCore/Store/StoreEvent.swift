@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Which entity an event is about: its numeric runtime id and its track id.
 public struct EntityReference: Sendable, Hashable {
     /// The runtime id (1, 2, 3, …), never reused within a store.

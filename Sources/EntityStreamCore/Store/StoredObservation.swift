@@ -1,3 +1,5 @@
+import EntityStreamModel
+import EntityStreamWhere
 /// One stored observation as a scan visits it: a view onto its packed
 /// record, read without rebuilding the observation.
 ///

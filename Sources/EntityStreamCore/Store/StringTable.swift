@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// Interned, reference-counted strings for the entity store's compact
 /// observation records: each distinct string is stored once, however many
 /// observations carry it, and freed when the last of them is purged.

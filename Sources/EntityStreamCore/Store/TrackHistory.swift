@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// One track's observations, oldest first, in compact chunks.
 ///
 /// Appending and dropping the oldest are O(1) amortized; memory is about 8

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The entity table's slots by track id: what `[AttributeValue: Int]` would
 /// hold, with the same key equality, for the store's hottest lookup (every
 /// observation finds its entity here).

@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// The ranges a ``HistoryChunk``'s records span — receive time, the
 /// observations' own start and end times, x and y — so a scan skips whole
 /// chunks that cannot match (a block-range index, like PostgreSQL's BRIN).

@@ -1,4 +1,4 @@
-import Raster
+import EntityStreamRaster
 import Testing
 
 /// GDAL's `GDALChecksumImage` for an integer band, written here from its

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// What a ``SnowplowFleet`` simulates: how many vehicles, the random seed,
 /// how often each vehicle reports, and the WGS84 area they drive in.

@@ -1,5 +1,7 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// The "Store Latest" archive of a fleet service, named in its description's
 /// `keepLatestArchive`: a point layer holding each vehicle's last report at

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// One simulated vehicle: where it is on the ``StreetGrid``, which way it
 /// faces, whether it is driving or stopped, and its own random stream.

@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// The static vehicle table a fleet service names in its description's
 /// `relatedFeatures` (joined to observations by `vehiclename`): one row per

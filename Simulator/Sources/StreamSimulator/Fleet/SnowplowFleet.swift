@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// A deterministic, live-looking snowplow fleet emulating Esri's
 /// `SandyVehicles` stream service: a value that yields one observation at a

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// A rectangular street lattice inside an envelope, Salt Lake style:
 /// north–south streets at evenly spaced longitudes and east–west streets at

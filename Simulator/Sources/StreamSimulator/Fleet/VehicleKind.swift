@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// The kinds of vehicle in the simulated snowplow fleet, with the cruising
 /// speeds (mph) each drives at while moving and how common each is.

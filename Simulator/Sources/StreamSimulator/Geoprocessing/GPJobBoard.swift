@@ -1,6 +1,7 @@
 import EntityStreamCore
-import HotSpots
-import Locking
+import EntityStreamHotSpots
+import EntityStreamLocking
+import EntityStreamModel
 
 /// The jobs of one simulated geoprocessing service: each job's ``GPJob``
 /// state machine, its parameters, and what it produced, driven in real time.

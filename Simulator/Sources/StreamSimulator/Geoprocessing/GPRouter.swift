@@ -1,6 +1,8 @@
 import EntityStreamCore
-import HotSpots
-import Transport
+import EntityStreamHotSpots
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Answers the REST requests of the simulator's hot-spot geoprocessing
 /// services (ArcGIS's GP REST protocol) and their result map services:

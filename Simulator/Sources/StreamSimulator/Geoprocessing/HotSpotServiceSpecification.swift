@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamFeatures
 
 /// One hot-spot geoprocessing service the simulator serves
 /// (`--hotspots NAME=FILE`): the incidents file (any format ``FeatureFile``

@@ -1,6 +1,8 @@
 import EntityStreamCore
-import HotSpots
-import Projection
+import EntityStreamHotSpots
+import EntityStreamProjection
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// The work of the simulator's hot-spot task: the incidents it was loaded
 /// with, its REST description, and one analysis per job — the rows its

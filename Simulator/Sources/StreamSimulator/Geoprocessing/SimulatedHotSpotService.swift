@@ -1,5 +1,7 @@
 import EntityStreamCore
-import HotSpots
+import EntityStreamHotSpots
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// A loaded hot-spot geoprocessing service: its task (the incidents and
 /// the analysis) and the board of its jobs. Sendable.

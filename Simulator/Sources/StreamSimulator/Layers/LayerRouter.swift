@@ -1,5 +1,7 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Answers the REST requests of the simulator's feature layers:
 /// - `…/services/NAME/MapServer` and `…/NAME/FeatureServer`: the service root;

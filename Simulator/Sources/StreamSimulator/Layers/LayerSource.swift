@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamFeatures
 
 /// A feature layer as the server answers it: a fixed one (a loaded file),
 /// or one whose rows change while the server runs (a fleet's latest

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamFeatures
 
 /// One feature layer the simulator serves: a name and the file it is loaded
 /// from (any format ``FeatureFile`` reads), with the load options (a forced

@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamFeatures
+import EntityStreamFiles
 
 /// A loaded feature layer: its table, its description (what `?f=json`
 /// answers) and the query engine that answers `query`. A polygon layer (a

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// A live service the server relays (`entitystream serve`), served beside
 /// or instead of simulated ones, under the stream's name `NAME`:

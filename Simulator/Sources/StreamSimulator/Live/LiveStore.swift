@@ -1,5 +1,8 @@
 import EntityStreamCore
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
+import EntityStreamWhere
+import EntityStreamFeatures
 
 /// Read access to a live entity store: the consistent snapshots (see
 /// `EntityStore.snapshot()`) a relay's layers and hot-spot task answer from,

@@ -1,7 +1,8 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 import Synchronization
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// What a live stream service is at a moment: its description text, the
 /// schema of its observations and its spatial reference. A relay learns

@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// Feeds a ``LiveStream``: each batch of observations goes to every
 /// subscriber registered before it, through its own filter, without ever

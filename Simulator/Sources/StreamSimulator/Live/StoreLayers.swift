@@ -1,5 +1,8 @@
 import EntityStreamCore
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
+import EntityStreamWhere
+import EntityStreamFeatures
 
 /// What the store layers share: where the store is, the service they belong
 /// to (its spatial reference) and how their queries are answered.

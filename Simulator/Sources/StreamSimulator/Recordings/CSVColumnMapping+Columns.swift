@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamFeatures
 
 extension CSVColumnMapping {
     /// The track CSV mapping of a `--columns` mapping: its `track`, `time`,

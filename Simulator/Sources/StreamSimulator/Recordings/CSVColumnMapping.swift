@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Which CSV columns hold a track's id, time and position, as given on the
 /// command line: `--columns track=vehicle_id,time=timestamp,x=longitude,y=latitude`.

@@ -1,4 +1,7 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFeatures
+import EntityStreamFiles
 
 extension CSVTrackRecording {
     /// The track as a timed stream for `entitystream replay --columns`: one Esri

@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// A CSV file of timestamped positions turned into a replayable stream:
 /// a schema and every fix as an observation, in time order.

@@ -1,4 +1,4 @@
-import Transport
+import EntityStreamTransport
 
 /// Cross-origin resource sharing as ArcGIS Server does it by default
 /// (`allowedOrigins` `*`): every REST answer carries

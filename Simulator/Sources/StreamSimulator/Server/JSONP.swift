@@ -1,4 +1,4 @@
-import Transport
+import EntityStreamTransport
 
 /// `callback=NAME` (JSONP, which older ArcGIS JavaScript clients use where
 /// CORS is missing): the JSON answer wrapped as `NAME(…);`, served as

@@ -1,6 +1,8 @@
 import EntityStreamCore
-import Statistics
-import Transport
+import EntityStreamStatistics
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// Everything a ``SimulatorServer`` needs: where to listen, which stream
 /// services and feature layers to serve, how to pace them, security, and faults.

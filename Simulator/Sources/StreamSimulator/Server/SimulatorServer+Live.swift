@@ -1,6 +1,8 @@
 import EntityStreamCore
-import HotSpots
-import Transport
+import EntityStreamHotSpots
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// The server's live services (a relay's): their store layers and hot-spot
 /// task, `/status`, the map page at `/`, and the checks their subscribers pass.

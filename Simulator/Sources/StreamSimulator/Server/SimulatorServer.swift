@@ -1,7 +1,9 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 import Synchronization
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
+import EntityStreamFeatures
 
 /// An ArcGIS stream-service emulator on one port: for each service,
 /// `GET /arcgis/rest/services/<Name>/StreamServer?f=json` answers a real

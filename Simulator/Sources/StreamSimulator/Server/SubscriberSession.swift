@@ -1,7 +1,8 @@
 import EntityStreamCore
-import Locking
+import EntityStreamLocking
 import Synchronization
-import Transport
+import EntityStreamTransport
+import EntityStreamModel
 
 /// One WebSocket subscriber of a simulated service: its own filter, its
 /// own position in the feed, its own pace (a slow subscriber only slows

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Writes a service's `StreamServer?f=json` answer: what ArcGIS GeoEvent
 /// answers, with `streamUrls` pointing back at this simulator.

@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamFiles
 
 /// One subscriber's position in a service's feed: yields what to send next
 /// and when it is due (epoch ms; nil = at once, in burst mode).

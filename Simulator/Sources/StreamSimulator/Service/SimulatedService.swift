@@ -1,5 +1,7 @@
 import EntityStreamCore
 import Foundation
+import EntityStreamModel
+import EntityStreamFiles
 
 /// A loaded service: its schema, spatial reference and feed, ready to serve
 /// any number of subscribers (each with its own position in the feed).

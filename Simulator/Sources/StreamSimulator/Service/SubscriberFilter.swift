@@ -1,5 +1,6 @@
 import EntityStreamCore
-import Projection
+import EntityStreamProjection
+import EntityStreamModel
 
 /// One subscriber's filter as the server applies it: where clause,
 /// envelope and `outFields` (a ``LocalFilter``) plus the output spatial

@@ -1,5 +1,5 @@
-import Locking
-import Transport
+import EntityStreamLocking
+import EntityStreamTransport
 
 /// The simulator's tokens: the one the REST description requires
 /// (`--token`), and the short-lived socket token it hands out in

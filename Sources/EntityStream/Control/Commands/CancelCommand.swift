@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// `{"id":9,"command":"cancel","job":7}`: asks the analysis started by the
 /// command with id 7 to stop. The response says whether it was running;

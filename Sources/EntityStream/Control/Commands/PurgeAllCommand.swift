@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// `{"id":3,"command":"purge-all"}`: empties the store without
 /// disconnecting (one `entity-purged` event per entity, flagged purge-all).

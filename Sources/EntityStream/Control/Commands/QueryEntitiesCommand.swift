@@ -1,4 +1,6 @@
 import EntityStreamCore
+import EntityStreamModel
+import EntityStreamWhere
 
 /// `{"id":2,"command":"query-entities","where":…,"geometry":…,"trackIds":[…],"observations":5}`:
 /// the entities whose latest observation matches (as the SDK's

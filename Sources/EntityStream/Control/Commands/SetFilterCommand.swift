@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// `{"id":3,"command":"set-filter","filter":{"where":"speed > 0"}}`: changes
 /// the filter on the open socket (or the replay's local filter) and answers

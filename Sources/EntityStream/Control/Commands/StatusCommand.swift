@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// `{"id":4,"command":"status"}`: the connection's facts, the store's
 /// counts and bytes (``EntityStoreState/storeBytes`` and its budget) and the

@@ -1,0 +1,156 @@
+import EntityStreamCore
+import EntityStreamProjection
+import EntityStreamRaster
+import EntityStreamModel
+import EntityStream
+
+/// Identify raster cell (the Esri sample): the cell of `raster` under each
+/// point, one `result` line per point in input order (see
+/// ``IdentifyAnswer/result(for:wkid:)`` for its shape), then a summary with
+/// the counts and the raster's description (and `unreadable`: the points
+/// whose cells lie in a tile or strip that could not be read, when there are any).
+///
+/// Input: a list of points (`--at`, the control command's `x`/`y` or
+/// `points`), answered in chunks of ``chunkSize`` (each a PROJ batch each
+/// way, about 16 ms; the raster actor is free between chunks for the
+/// stream's enrichment), or JSON lines (stdin
+/// of `entitystream identify`), each answered as it arrives; a line that is
+/// not a point is answered with an `error` naming its line number, and the
+/// rest go on. A raster without georeferencing fails the job at once (only
+/// pixel coordinates could be identified). Honours cancellation between
+/// chunks and lines.
+public struct IdentifyRasterJob: AnalysisJob {
+    /// Where the points come from.
+    public enum Input: Sendable {
+        case points([IdentifyPoint])
+        /// JSON lines, numbered from 1 (empty lines count but are skipped).
+        case jsonLines(AsyncStream<[UInt8]>)
+    }
+
+    public static let chunkSize = 16_384
+
+    public let raster: SessionRaster
+    public let input: Input
+    /// The spatial reference of points that give none (nil: the raster's CRS).
+    public let defaultSpatialReference: SpatialReference?
+    /// The spatial reference answers are written in (nil: each point's own).
+    public let outSpatialReference: SpatialReference?
+
+    public init(raster: SessionRaster, input: Input, defaultSpatialReference: SpatialReference? = nil,
+                outSpatialReference: SpatialReference? = nil) {
+        self.raster = raster
+        self.input = input
+        self.defaultSpatialReference = defaultSpatialReference
+        self.outSpatialReference = outSpatialReference
+    }
+
+    /// `result` as written: a point without a cell carries the raster's
+    /// attributes, null (so that every answer has the same attributes, one
+    /// set of columns in a table), and the geometry is in
+    /// ``outSpatialReference``, converted through PROJ (an answer whose
+    /// geometry cannot be converted says why instead).
+    private func output(_ result: (members: JSONObject, feature: AnalysisFeature?)) -> (members: JSONObject, feature: AnalysisFeature?) {
+        var result = result
+        if result.members["cell"]?.isNull == true, result.feature?.attributes.isEmpty == true {
+            var attributes = JSONObject()
+            for band in 0..<raster.info.bandCount { attributes.append(key: "Band_\(band)", value: .null) }
+            for key in ["Pixel.Type", "column", "row", "xmin", "ymin", "xmax", "ymax"] { attributes.append(key: key, value: .null) }
+            result.feature?.attributes = attributes
+        }
+        guard let target = outSpatialReference, var feature = result.feature, let geometry = feature.geometry else { return result }
+        do {
+            feature.geometry = try geometry.converted(to: target)
+            return (result.members, feature)
+        } catch {
+            var members = result.members
+            members.append(key: "error", value: .string("outSR: \(error)"))
+            return (members, nil)
+        }
+    }
+
+    private struct Counts {
+        var points = 0, cells = 0, noData = 0, noCell = 0, errors = 0, unreadable = 0
+
+        mutating func count(_ answer: IdentifyAnswer) {
+            points += 1
+            switch answer {
+            case .cell(let cell):
+                cells += 1
+                if cell.isNoData { noData += 1 }
+            case .noCell: noCell += 1
+            case .failed: errors += 1
+            case .unreadable:
+                errors += 1
+                unreadable += 1
+            }
+        }
+    }
+
+    public func run(in context: AnalysisContext) async throws -> JSONObject {
+        let info = raster.info
+        if info.geoTransform == nil {
+            throw AnalysisFailure(RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform").description)
+        }
+        var counts = Counts()
+        switch input {
+        case .points(let points):
+            var start = points.startIndex
+            while start < points.endIndex {
+                try context.checkCancellation()
+                let end = min(start + Self.chunkSize, points.endIndex)
+                let chunk = points[start..<end]
+                let answers = await raster.identify(chunk, defaultSpatialReference: defaultSpatialReference)
+                var results: [(members: JSONObject, feature: AnalysisFeature?)] = []
+                results.reserveCapacity(answers.count)
+                for (point, answer) in zip(chunk, answers) {
+                    counts.count(answer)
+                    results.append(output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference))))
+                }
+                await context.emit(results: results)
+                start = end
+            }
+        case .jsonLines(let lines):
+            var number = 0
+            for await line in lines {
+                try context.checkCancellation()
+                number += 1
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                let point: IdentifyPoint
+                do { point = try IdentifyPoint(jsonLine: line, line: number) } catch {
+                    counts.points += 1
+                    counts.errors += 1
+                    await context.emit(results: [IdentifyAnswer.badLine(number, error: error)])
+                    continue
+                }
+                let answers = await raster.identify([point][...], defaultSpatialReference: defaultSpatialReference)
+                let answer = answers.first ?? .failed("no answer")
+                counts.count(answer)
+                await context.emit(results: [output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference)))])
+            }
+            try context.checkCancellation()
+        }
+        var summary = JSONObject()
+        summary.append(key: "raster", value: .object(Self.describe(raster)))
+        summary.append(key: "points", value: .int(Int64(counts.points)))
+        summary.append(key: "cells", value: .int(Int64(counts.cells)))
+        summary.append(key: "noData", value: .int(Int64(counts.noData)))
+        summary.append(key: "noCell", value: .int(Int64(counts.noCell)))
+        summary.append(key: "errors", value: .int(Int64(counts.errors)))
+        if counts.unreadable > 0 { summary.append(key: "unreadable", value: .int(Int64(counts.unreadable))) }
+        return summary
+    }
+
+    /// `{"name","file","width","height","bands","pixelType","crs"}`.
+    static func describe(_ raster: SessionRaster) -> JSONObject {
+        let info = raster.info
+        var object = JSONObject()
+        object.append(key: "name", value: .string(raster.name))
+        object.append(key: "file", value: .string(info.path))
+        object.append(key: "width", value: .int(Int64(info.width)))
+        object.append(key: "height", value: .int(Int64(info.height)))
+        object.append(key: "bands", value: .int(Int64(info.bandCount)))
+        object.append(key: "pixelType", value: .string(info.pixelType.rawValue))
+        object.append(key: "crs", value: .string(info.crs.description))
+        return object
+    }
+}

@@ -1,0 +1,38 @@
+import EntityStreamCore
+import EntityStreamModel
+import EntityStream
+
+/// A ``FeatureLayerClient`` made for one analysis job from the session's
+/// remote options (token, TLS trust, HTTP limits, clock), whose status
+/// changes go out as the job's `status` events (source `layer <url>`) as
+/// they happen, awaited by the client before its request goes on, so they
+/// come out in order with the job's results. Sendable.
+struct LayerConnection: Sendable {
+    let client: FeatureLayerClient
+
+    /// - Throws: ``AnalysisFailure`` for a URL the client refuses.
+    init(layerURL: String, context: AnalysisContext) throws(AnalysisFailure) {
+        let environment = context.environment
+        var options = FeatureLayerClientOptions()
+        options.http = environment.remote.http
+        options.clock = environment.clock
+        if let token = environment.remote.token { options.tokenSource = StaticTokenSource(token) }
+        options.onStatus = context.statusRelay(service: "layer")
+        do { client = try FeatureLayerClient(layerURL: layerURL, options: options) } catch { throw AnalysisFailure(error.description) }
+    }
+
+    /// The summary members that say how a paged query was fetched.
+    static func pagingMembers(_ result: FeatureQuerySummary) -> JSONObject {
+        var members = JSONObject([("pages", .int(Int64(result.pageCount))), ("requests", .int(Int64(result.requestCount)))])
+        switch result.strategy {
+        case .single: members.append(key: "paging", value: .string("none"))
+        case .pages(let size):
+            members.append(key: "paging", value: .string("resultOffset"))
+            members.append(key: "pageSize", value: .int(Int64(size)))
+        case .objectIDBatches(let size):
+            members.append(key: "paging", value: .string("objectIds"))
+            members.append(key: "pageSize", value: .int(Int64(size)))
+        }
+        return members
+    }
+}

@@ -1,0 +1,132 @@
+import EntityStreamCore
+import EntityStreamStatistics
+import EntityStreamModel
+import EntityStreamWhere
+import EntityStreamFeatures
+import EntityStreamFiles
+import EntityStream
+
+/// Grouped statistics over a local file (CSV, Esri JSON, GeoJSON, a
+/// recording) read as a feature table, computed exactly as the simulator's
+/// layers answer the same REST query: ``FeatureQueryEngine`` applies
+/// `where`, `time` and `geometry` (``query``), then ``TableStatisticsEngine``
+/// aggregates — so a file and a layer serving it give identical records.
+///
+/// The plan is compiled against the file's schema after loading (unknown
+/// field, `avg` of a string: the job fails with the engine's message before
+/// any row is aggregated). Emits one `result` line per record, then a
+/// summary: the file, its rows (`fileRows`), the rows selected and
+/// aggregated (`rows`), the records, the names, the time extent.
+///
+/// A CSV file is streamed (``CSVFileScan``): chunks are parsed, filtered
+/// and aggregated on two threads into one accumulator per chunk, merged in
+/// file order (exact counts, integer sums and extremes; compensated sums
+/// and double-double moments), so memory stays bounded by the chunks in
+/// flight and the groups, whatever the file's size. Other formats are
+/// loaded whole.
+public struct FileStatisticsJob: AnalysisJob {
+    public let path: String
+    public let load: FeatureLoadOptions
+    public let request: StatisticsRequest
+    /// `where`, `time`, `geometry` (its other parameters are replaced).
+    public let query: FeatureQuery
+    /// The bytes per chunk a streamed CSV file is read in.
+    public var chunkSize = CSVFileScan.defaultChunkSize
+
+    public init(path: String, load: FeatureLoadOptions = FeatureLoadOptions(), request: StatisticsRequest, query: FeatureQuery = FeatureQuery()) {
+        self.path = path
+        self.load = load
+        self.request = request
+        self.query = query
+    }
+
+    public func run(in context: AnalysisContext) async throws -> JSONObject {
+        let scan: CSVFileScan?
+        do { scan = try CSVFileScan.open(path: path, options: load, chunkSize: chunkSize) } catch { throw AnalysisFailure(error.description) }
+        if let scan { return try await runStreamed(scan, in: context) }
+        let table: FeatureTable
+        do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
+        let plan: StatisticsPlan
+        do { plan = try StatisticsPlan(request, schema: table.schema) } catch { throw AnalysisFailure(error.description) }
+        var statisticsQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
+                                           spatialRelationship: query.spatialRelationship)
+        request.apply(to: &statisticsQuery, plan: plan)
+        let engine = FeatureQueryEngine(maxRecordCount: Int.max, statistics: TableStatisticsEngine())
+        let result: FeatureQueryResult
+        do { result = try engine.run(statisticsQuery, on: table) } catch { throw AnalysisFailure(error.description) }
+        try context.checkCancellation()
+        guard case .statistics(let rows) = result else { throw AnalysisFailure("the file's query engine answered no statistics") }
+        let records = plan.records(from: rows)
+        try await StatisticsRecordJSON.emit(records, in: context)
+        var countQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
+                                      spatialRelationship: query.spatialRelationship, returnCountOnly: true)
+        countQuery.outFields = []
+        var matched = table.count
+        if case .count(let count)? = try? engine.run(countQuery, on: table) { matched = count }
+        var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(table.count))), ("rows", .int(Int64(matched))),
+                                  ("records", .int(Int64(records.count)))])
+        summary.append(contentsOf: StatisticsRecordJSON.names(plan))
+        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
+        return summary
+    }
+
+    /// The statistics of a streamed CSV file (see the type's description).
+    func runStreamed(_ scan: CSVFileScan, in context: AnalysisContext) async throws -> JSONObject {
+        let filter = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
+                                  spatialRelationship: query.spatialRelationship)
+        let maximumGroups = StatisticsLimits.defaultMaximumGroups
+        for attempt in 1...2 {
+            let schema = scan.schema
+            let plan: StatisticsPlan
+            do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
+            var needed = Set(plan.referencedFieldIndices)
+            if let text = filter.whereClause, let clause = try? WhereClause(text, schema: schema) { needed.formUnion(clause.referencedFieldIndices) }
+            let engine = FeatureQueryEngine(maxRecordCount: Int.max)
+            var total = plan.makeAccumulator(maximumGroups: maximumGroups)
+            var matched = 0
+            let outcome: CSVFileScan.Outcome
+            do {
+                outcome = try await scan.scan(neededFields: needed) { table -> ChunkStatistics in
+                    let rows = try engine.matchingRows(filter, on: table)
+                    var accumulator = plan.makeAccumulator(maximumGroups: maximumGroups)
+                    table.withRowValues { values, width in
+                        guard let base = values.baseAddress else { return }
+                        for row in rows { accumulator.add(FeatureTableRowValues(base: base + row &* width, width: width)) }
+                    }
+                    return ChunkStatistics(accumulator: accumulator, matched: rows.count)
+                } consume: { chunk in
+                    try context.checkCancellation()
+                    total.merge(chunk.accumulator)
+                    matched += chunk.matched
+                }
+            } catch let error as FeatureLoadError {
+                throw AnalysisFailure(error.description)
+            } catch let error as FeatureQueryError {
+                throw AnalysisFailure(error.description)
+            }
+            guard case .finished(let fileRows) = outcome else {
+                if attempt == 2 { throw AnalysisFailure("\(path): the file changed while it was read") }
+                continue
+            }
+            let result = total.finish()
+            if result.rowsOverGroupLimit > 0 {
+                throw AnalysisFailure(FeatureQueryError("groupByFieldsForStatistics",
+                                                        "the query forms more than \(maximumGroups) groups, the most this server computes").description)
+            }
+            try await StatisticsRecordJSON.emit(result.records, in: context)
+            var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(fileRows))), ("rows", .int(Int64(matched))),
+                                      ("records", .int(Int64(result.records.count)))])
+            summary.append(contentsOf: StatisticsRecordJSON.names(plan))
+            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
+            return summary
+        }
+        throw AnalysisFailure("\(path): the file changed while it was read")
+    }
+}
+
+/// One chunk's share of a streamed statistics job.
+struct ChunkStatistics: Sendable {
+    var accumulator: StatisticsAccumulator
+    var matched: Int
+}

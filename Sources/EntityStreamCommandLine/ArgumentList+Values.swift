@@ -1,0 +1,86 @@
+import EntityStreamCore
+import EntityStreamProjection
+import EntityStreamModel
+import EntityStreamWhere
+import EntityStreamFeatures
+
+/// The values both programs' flags share, read one way everywhere: spatial
+/// references, envelopes, time extents, column mappings, output formats,
+/// where clauses. Each failure is a ``UsageError`` naming the flag.
+extension ArgumentList {
+    /// A spatial reference (`--out-sr`, `--in-sr`, `--process-sr`): a WKID
+    /// (`2913`), `EPSG:n`, `ESRI:n`, WKT, or `{"wkid":…}`/`{"wkt":…}`,
+    /// checked with PROJ (an unknown WKID is refused by name).
+    public mutating func spatialReference(for flag: String) throws(UsageError) -> SpatialReference {
+        let text = try value(for: flag)
+        do { return try SpatialReference.parse(text: text) } catch { throw UsageError("\(flag): \(error)") }
+    }
+
+    /// An envelope (`--geometry`): `xmin,ymin,xmax,ymax[,SR]` or an Esri
+    /// envelope JSON object, its spatial reference checked with PROJ.
+    public mutating func envelope(for flag: String) throws(UsageError) -> Envelope {
+        let text = try value(for: flag)
+        do { return try StreamFilter.parseEnvelope(text) } catch { throw UsageError("\(flag): \(error)") }
+    }
+
+    /// A time extent (`--time START,END`; either end may be empty).
+    public mutating func timeExtent(for flag: String) throws(UsageError) -> TimeExtent {
+        let text = try value(for: flag)
+        do { return try TimeExtent.parseArgument(text) } catch { throw UsageError("\(flag): \(error)") }
+    }
+
+    /// One instant (ISO-8601 or epoch milliseconds), as epoch milliseconds.
+    public mutating func instant(for flag: String) throws(UsageError) -> Int64 {
+        let text = try value(for: flag)
+        do { return try Instant.parse(text) } catch { throw UsageError("\(flag): \(error)") }
+    }
+
+    /// A column mapping (`--columns x=C,y=C,time=C,end=C,track=C,oid=C`);
+    /// the deprecated keys (`id=` for `track=`, `wkid=N` for `--in-sr N`)
+    /// are read with a warning.
+    public mutating func columnMapping(for flag: String) throws(UsageError) -> FeatureColumnMapping {
+        try Self.columnMapping(try value(for: flag), flag: flag, program: program)
+    }
+
+    /// `text` read as a column mapping for `flag` (see ``columnMapping(for:)``).
+    public static func columnMapping(_ text: String, flag: String, program: String) throws(UsageError) -> FeatureColumnMapping {
+        let mapping: FeatureColumnMapping
+        do { mapping = try FeatureColumnMapping(parsing: text) } catch { throw UsageError("\(flag): \(error)") }
+        for key in FeatureColumnMapping.deprecatedKeys(in: text) {
+            Deprecation.warn(program: program, "\(flag) \(key)= is deprecated; use \(key == "id" ? "track=" : "--in-sr")")
+        }
+        if let wkid = mapping.wkid {
+            do { try SpatialReference(wkid: wkid).validate() } catch { throw UsageError("\(flag): \(error)") }
+        }
+        return mapping
+    }
+
+    /// An output format among `allowed` (`--format esri|geojson|csv`).
+    /// GeoJSON is WGS84 (RFC 7946): an --out-sr other than 4326 is refused with it.
+    public static func checkFormat(_ format: OutputFormat, outSR: SpatialReference?) throws(UsageError) {
+        if format == .geojson, let outSR, outSR != .wgs84 {
+            throw UsageError("--format geojson writes WGS84 longitude/latitude (RFC 7946), so --out-sr \(outSR.label) cannot apply; use --format csv or esri for other coordinates")
+        }
+    }
+
+    public mutating func format(for flag: String, allowed: [OutputFormat] = OutputFormat.allCases) throws(UsageError) -> OutputFormat {
+        let text = try value(for: flag)
+        guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
+            throw UsageError("\(flag) expects \(ColumnMappingPairs.list(allowed.map(\.rawValue)).replacingOccurrences(of: " and ", with: " or ")), not '\(text)'")
+        }
+        return format
+    }
+
+    /// A where clause (`--where SQL`), its syntax checked.
+    public mutating func whereClause(for flag: String) throws(UsageError) -> String {
+        let text = try value(for: flag)
+        do { try WhereClause.checkSyntax(text) } catch { throw UsageError("\(flag): \(error)") }
+        return text
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,133 @@
+import EntityStreamCore
+import EntityStreamModel
+
+/// The command line's words, consumed front to back, with the value
+/// checks every flag shares — the one parser of both programs,
+/// `entitystream` and `stream-simulator`. Each failure is a ``UsageError``
+/// naming the flag and what was expected (exit status 2).
+///
+/// ``next()`` reads a word in flag (or operand) position: `--flag=value`
+/// there is the flag with its value attached. A flag's value is the
+/// attached one or else the following word, whatever it starts with
+/// (`--where "--1 = 1"`, `--token -abc`); a flag that takes no value
+/// refuses an attached one. A deprecated spelling is read as its
+/// replacement (``canonical(_:)``), with one warning on stderr.
+public struct ArgumentList {
+    private var words: [String]
+    private var index = 0
+    /// The value attached to the last flag read (`--flag=value`), until taken.
+    private var attached: (flag: String, value: String)?
+
+    /// The program's name, for deprecation warnings.
+    public let program: String
+    /// Deprecated spellings → the flag they stand for (``canonical(_:)``).
+    public var aliases: [String: String] = [:]
+
+    public init(_ words: [String], program: String = "entitystream") {
+        self.words = words
+        self.program = program
+    }
+
+    public var isEmpty: Bool { index >= words.count && attached == nil }
+
+    /// The words not read yet (a command that hands the rest to another parser).
+    public var remainingWords: [String] { Array(words[min(index, words.count)...]) }
+
+    /// The next flag or operand, or nil at the end. Throws when the previous
+    /// flag was given a value (`--flag=value`) it does not take.
+    public mutating func next() throws(UsageError) -> String? {
+        if let attached {
+            throw UsageError("\(attached.flag) takes no value (given '\(attached.value)')")
+        }
+        guard index < words.count else { return nil }
+        let word = words[index]
+        index += 1
+        if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+            let flag = String(word[..<equals])
+            attached = (flag, String(word[word.index(after: equals)...]))
+            return flag
+        }
+        return word
+    }
+
+    /// The next flag or operand with a deprecated spelling replaced by the
+    /// flag it stands for (a warning on stderr, once per spelling), or nil at the end.
+    /// `--version` in flag position is thrown as ``VersionRequested``.
+    public mutating func nextFlag() throws -> String? {
+        guard let word = try next() else { return nil }
+        if word == "--version" { throw VersionRequested() }
+        return canonical(word)
+    }
+
+    /// `word`, or the flag a deprecated spelling of it stands for (warned once on stderr).
+    public func canonical(_ word: String) -> String {
+        guard let replacement = aliases[word] else { return word }
+        Deprecation.warn(program: program, "\(word) is deprecated; use \(replacement)")
+        return replacement
+    }
+
+    /// True when the next word is an operand (not a flag), for flags with optional operands.
+    public var nextIsOperand: Bool {
+        attached == nil && index < words.count && !words[index].hasPrefix("-")
+    }
+
+    /// The value of `flag`: attached to it (`--flag=value`) or the following word, as it is.
+    public mutating func value(for flag: String) throws(UsageError) -> String {
+        if let attached {
+            self.attached = nil
+            return attached.value
+        }
+        guard index < words.count else { throw UsageError("\(flag) needs a value") }
+        defer { index += 1 }
+        return words[index]
+    }
+
+    /// The most seconds a time flag accepts (about 31 years): longer times
+    /// would overflow the millisecond clock. The simulator uses the same bound.
+    public static let maximumSeconds: Double = TimeBounds.maximumSeconds
+
+    public mutating func integer(for flag: String, minimum: Int, maximum: Int = .max) throws(UsageError) -> Int {
+        let text = try value(for: flag)
+        guard let number = Int(text), number >= minimum else {
+            throw UsageError("\(flag) expects a whole number ≥ \(minimum), not '\(text)'")
+        }
+        guard number <= maximum else { throw UsageError("\(flag) expects a whole number ≤ \(maximum), not '\(text)'") }
+        return number
+    }
+
+    public mutating func number(for flag: String, minimum: Double, inclusive: Bool = true,
+                         maximum: Double = .greatestFiniteMagnitude) throws(UsageError) -> Double {
+        let text = try value(for: flag)
+        guard let number = Double(text), number.isFinite, inclusive ? number >= minimum : number > minimum else {
+            throw UsageError("\(flag) expects a number \(inclusive ? "≥" : ">") \(Self.format(minimum)), not '\(text)'")
+        }
+        guard number <= maximum else { throw UsageError("\(flag) expects a number ≤ \(Self.format(maximum)), not '\(text)'") }
+        return number
+    }
+
+    /// Seconds for a time flag: at least `minimum`, at most ``maximumSeconds``.
+    public mutating func seconds(for flag: String, minimum: Double, inclusive: Bool = true) throws(UsageError) -> Double {
+        try number(for: flag, minimum: minimum, inclusive: inclusive, maximum: Self.maximumSeconds)
+    }
+
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+}
+
+/// A command-line mistake: printed as one line on stderr, exit status 2.
+public struct UsageError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// `--version` in flag position: print the version on stdout and exit 0.
+public struct VersionRequested: Error, Sendable {
+    public init() {}
+}
+
+/// `--help` (or `help`): print the text on stdout and exit 0.
+public struct HelpRequested: Error, Sendable {
+    public let text: String
+    public init(text: String) { self.text = text }
+}

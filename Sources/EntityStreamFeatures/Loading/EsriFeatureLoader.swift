@@ -1,0 +1,292 @@
+import EntityStreamProjection
+import EntityStreamModel
+import EntityStreamCore
+
+/// Loads Esri JSON features into a ``FeatureTable``: feature lines, a JSON
+/// array of features, a FeatureSet (`{"fields":…,"features":[…]}`), and
+/// the messages of an `entitystream record` recording.
+///
+/// Each feature is decoded with the project's ``EsriFeatureDecoder`` twice
+/// (two linear passes): first to learn the attribute names the file does
+/// not declare and infer their types (``AttributeTypeInference``), then to
+/// build the rows. Declared fields keep their declared types; a value that
+/// cannot be one (text in an integer field) is an error naming the line.
+/// Points in another spatial reference than the layer's are converted
+/// (WGS84 ↔ Web Mercator) or refused. Only point features load: another
+/// geometry is an error naming the line — except in recordings, where (as a
+/// replay would) deletes, filter replies, non-point and undecodable messages
+/// are skipped and counted in the table's ``FeatureLoadReport``.
+package enum EsriFeatureLoader {
+    /// What the file declares about its layer.
+    struct Declared {
+        var fields: [Field] = []
+        var geometryType: FeatureGeometryType?
+        var wkid: Int?
+        var time = FeatureSchemaPlan.Declared()
+    }
+
+    /// One message (feature, or recorded message) and its 1-based line.
+    package struct Message {
+        package var line: Int
+        var bytes: ArraySlice<UInt8>
+        /// Set for a malformed recording line (skipped and counted, not decoded).
+        var malformed = false
+    }
+
+    // MARK: Formats
+
+    package static func loadLines(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        try load(lineMessages(bytes), declared: Declared(), lenient: false, format: .esriFeatureLines,
+                 file: file, name: name, mapping: mapping)
+    }
+
+    package static func loadArray(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        let ranges: [Range<Int>]
+        do { ranges = try JSONParser.elementRanges(ofArray: bytes) } catch {
+            throw FeatureLoadError(file: file, line: lineNumber(of: error.offset, in: bytes), "the JSON array is invalid: \(error.message)")
+        }
+        return try load(messages(bytes, ranges), declared: Declared(), lenient: false, format: .esriFeatureArray,
+                        file: file, name: name, mapping: mapping)
+    }
+
+    package static func loadFeatureSet(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        let members: [(key: String, value: Range<Int>)]
+        do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
+            throw FeatureLoadError(file: file, line: lineNumber(of: error.offset, in: bytes), "the FeatureSet is not valid JSON: \(error.message)")
+        }
+        func member(_ key: String) throws(FeatureLoadError) -> JSONValue? {
+            guard let range = members.last(where: { $0.key == key })?.value else { return nil }
+            do { return try JSONParser.parse(Array(bytes[range])) } catch {
+                throw FeatureLoadError(file: file, line: lineNumber(of: range.lowerBound, in: bytes), "'\(key)': \(error)")
+            }
+        }
+        if let error = try member("error"), !error.isNull {
+            throw FeatureLoadError(file: file, "the file holds an ArcGIS error, not features: \(ArcGISError(json: .object(JSONObject([("error", error)])))?.description ?? "\(error)")")
+        }
+        var declared = Declared()
+        let fieldsMember = try member("fields")
+        do throws(FeatureFormatError) { declared.fields = try Field.esriFields(fieldsMember) } catch {
+            throw FeatureLoadError(file: file, error.description)
+        }
+        declared.time.objectIDField = try member("objectIdFieldName")?.stringValue
+        if let type = try member("geometryType"), !type.isNull {
+            guard type.stringValue == "esriGeometryPoint" else {
+                throw FeatureLoadError(file: file, "only point layers can be loaded; the FeatureSet's geometryType is \(type)")
+            }
+            declared.geometryType = .point
+        }
+        if let reference = try member("spatialReference") {
+            declared.wkid = SpatialReference.code(ofJSON: reference)
+        }
+        guard let features = members.last(where: { $0.key == "features" })?.value else {
+            throw FeatureLoadError(file: file, "the FeatureSet has no 'features' array")
+        }
+        let ranges: [Range<Int>]
+        do throws(JSONError) {
+            ranges = try EsriFeatureLoader.elementRanges(bytes, in: features)
+        } catch {
+            throw FeatureLoadError(file: file, line: lineNumber(of: features.lowerBound + error.offset, in: bytes), "'features' must be an array of features: \(error.message)")
+        }
+        return try load(messages(bytes, ranges), declared: declared, lenient: false, format: .esriFeatureSet,
+                        file: file, name: name, mapping: mapping)
+    }
+
+    package static func loadRecording(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        let recording: RecordingFile
+        do { recording = try RecordingFile(bytes: bytes) } catch {
+            throw FeatureLoadError(file: file, line: error.line, error.message)
+        }
+        var declared = Declared()
+        if let description = recording.header?.description {
+            do { declared.fields = try Field.esriFields(description["fields"]) } catch {
+                throw FeatureLoadError(file: file, line: 1, "the recorded service description: \(error.description)")
+            }
+            let timeInfo = description["timeInfo"]
+            declared.time = FeatureSchemaPlan.Declared(objectIDField: description["objectIdField"]?.stringValue,
+                                                       startTimeField: timeInfo?["startTimeField"]?.stringValue,
+                                                       endTimeField: timeInfo?["endTimeField"]?.stringValue,
+                                                       trackIDField: timeInfo?["trackIdField"]?.stringValue)
+            let reference = description["spatialReference"]
+            declared.wkid = SpatialReference.code(ofJSON: reference)
+            declared.geometryType = .point
+        }
+        let messages = recording.entries.map { Message(line: $0.line, bytes: $0.message[...], malformed: $0.problem != nil) }
+        return try load(messages, declared: declared, lenient: true, format: .recording, file: file, name: name, mapping: mapping)
+    }
+
+    // MARK: The two passes
+
+    static func load(_ messages: [Message], declared: Declared, lenient: Bool, format: FeatureFileFormat,
+                     file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        var report = FeatureLoadReport(format: format)
+        // Pass 1: learn fields, infer types, find the spatial reference.
+        var decoder = EsriFeatureDecoder(schema: Schema(fields: declared.fields))
+        let declaredCount = decoder.schema.fields.count
+        var inference: [AttributeTypeInference] = []
+        var decoded: [StreamMessage] = []
+        var sawGeometry = false
+        var firstWKID: Int?
+        var rows = 0
+        var keep: [Bool] = []
+        keep.reserveCapacity(messages.count)
+        var checkpoint = CancellationCheckpoint()
+        for message in messages {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
+            decoded.removeAll(keepingCapacity: true)
+            if message.malformed {
+                report.skip("malformed recording line", line: message.line)
+                keep.append(false)
+                continue
+            }
+            let result = message.bytes.withUnsafeBytes { buffer in
+                Result { () throws(JSONError) in try decoder.decode(buffer, receivedAt: 0, into: &decoded) }
+            }
+            do throws(JSONError) { try result.get() } catch {
+                guard lenient else { throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)") }
+                report.skip("undecodable message", line: message.line)
+                keep.append(false)
+                continue
+            }
+            keep.append(true)
+            for item in decoded {
+                switch item {
+                case .observation(let observation):
+                    rows += 1
+                    if inference.count < decoder.schema.fields.count {
+                        inference.append(contentsOf: repeatElement(AttributeTypeInference(), count: decoder.schema.fields.count - inference.count))
+                    }
+                    for index in declaredCount..<max(declaredCount, observation.attributeCount) {
+                        inference[index].observe(observation.attribute(index))
+                    }
+                    if let point = observation.geometry {
+                        sawGeometry = true
+                        if firstWKID == nil { firstWKID = point.wkid }
+                    }
+                case .nonPointGeometry(let kind, _):
+                    guard lenient else {
+                        throw FeatureLoadError(file: file, line: message.line, "only point features can be loaded; this feature has a \(kind) geometry")
+                    }
+                    report.skip("\(kind) geometry (only points are kept)", line: message.line)
+                case .delete:
+                    guard lenient else { throw FeatureLoadError(file: file, line: message.line, "a delete message is not a feature") }
+                    report.skip("delete message", line: message.line)
+                case .filterReply:
+                    guard lenient else { throw FeatureLoadError(file: file, line: message.line, "a filter reply is not a feature") }
+                    report.skip("filter reply", line: message.line)
+                }
+            }
+        }
+
+        // Schema.
+        let sourceSchema = decoder.schema
+        let sourceFields = sourceSchema.fields.enumerated().map { index, field in
+            index < declaredCount ? field : Field(name: field.name, type: inference.indices.contains(index) ? inference[index].fieldType : .string, alias: field.name)
+        }
+        var plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping, declared: declared.time, file: file)
+        let geometryType: FeatureGeometryType = declared.geometryType == .point || sawGeometry ? .point : .none
+        let wkid = mapping.wkid ?? declared.wkid ?? firstWKID ?? 4326
+        if geometryType == .point, mapping.wkid == nil, declared.wkid == nil, firstWKID == nil {
+            plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with --in-sr)")
+        }
+        report.notes = plan.notes
+        var builder: FeatureTableBuilder
+        do throws(FeatureTableError) {
+            builder = try FeatureTableBuilder(name: name, schema: plan.schema, objectIDFieldIndex: plan.objectIDFieldIndex,
+                                              assignsObjectIDs: plan.assignsObjectIDs, geometryType: geometryType, spatialReference: wkid,
+                                              startTimeFieldIndex: plan.startTimeFieldIndex, endTimeFieldIndex: plan.endTimeFieldIndex,
+                                              report: report)
+        } catch {
+            throw FeatureLoadError(file: file, error.description)
+        }
+        builder.reserveCapacity(rows)
+
+        // Pass 2: rows.
+        var rowDecoder = EsriFeatureDecoder(schema: sourceSchema)
+        var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
+        for (number, message) in messages.enumerated() where keep[number] {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
+            decoded.removeAll(keepingCapacity: true)
+            let result = message.bytes.withUnsafeBytes { buffer in
+                Result { () throws(JSONError) in try rowDecoder.decode(buffer, receivedAt: 0, into: &decoded) }
+            }
+            do throws(JSONError) { try result.get() } catch {
+                throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)")   // decoded in pass 1: unreachable
+            }
+            for item in decoded {
+                guard case .observation(let observation) = item else { continue }
+                for index in 0..<sourceSchema.fields.count {
+                    let target = plan.finalIndex(ofSource: index)
+                    let value = observation.attribute(index)
+                    guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
+                        let field = plan.schema.fields[target]
+                        throw FeatureLoadError(file: file, line: message.line, "field '\(field.name)' (\(field.type.esriName)) cannot hold \(value.displayText)")
+                    }
+                    values[target] = converted
+                }
+                var point: Point?
+                if geometryType == .point, let given = observation.geometry {
+                    point = try convert(given, to: wkid, file: file, line: message.line)
+                }
+                do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
+                    throw FeatureLoadError(file: file, line: message.line, error.description)
+                }
+            }
+        }
+        return builder.build()
+    }
+
+    /// `point` in the layer's spatial reference `wkid` (through PROJ).
+    static func convert(_ point: Point, to wkid: Int, file: String, line: Int) throws(FeatureLoadError) -> Point {
+        guard let own = SpatialReference(code: point.wkid), let target = SpatialReference(code: wkid), own != target else { return point }
+        do { return try point.converted(to: target) } catch {
+            throw FeatureLoadError(file: file, line: line, "the point cannot be brought into the layer's spatial reference: \(error)")
+        }
+    }
+
+    // MARK: Splitting
+
+    /// Each non-blank line (spaces, tabs and a CR trimmed) as a message.
+    static func lineMessages(_ bytes: [UInt8]) -> [Message] {
+        var messages: [Message] = []
+        var start = 0
+        var line = 1
+        func add(_ end: Int) {
+            var lower = start, upper = end
+            if lower == 0, upper >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { lower = 3 }
+            while lower < upper, [0x20, 0x09, 0x0D, 0x1E].contains(bytes[lower]) { lower += 1 }
+            while upper > lower, [0x20, 0x09, 0x0D].contains(bytes[upper - 1]) { upper -= 1 }
+            if lower < upper { messages.append(Message(line: line, bytes: bytes[lower..<upper])) }
+        }
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            add(index)
+            start = index + 1
+            line += 1
+        }
+        if start < bytes.count { add(bytes.count) }
+        return messages
+    }
+
+    /// The messages at `ranges` (ascending) with their line numbers.
+    static func messages(_ bytes: [UInt8], _ ranges: [Range<Int>]) -> [Message] {
+        var line = 1
+        var scanned = 0
+        return ranges.map { range in
+            for index in scanned..<range.lowerBound where bytes[index] == UInt8(ascii: "\n") { line += 1 }
+            scanned = range.lowerBound
+            return Message(line: line, bytes: bytes[range])
+        }
+    }
+
+    /// The ranges (in `bytes`) of the elements of the JSON array at `range`.
+    static func elementRanges(_ bytes: [UInt8], in range: Range<Int>) throws(JSONError) -> [Range<Int>] {
+        let result = bytes.withUnsafeBytes { all in
+            Result { () throws(JSONError) in try JSONParser.elementRanges(ofArray: UnsafeRawBufferPointer(rebasing: all[range])) }
+        }
+        return try result.get().map { ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound) }
+    }
+
+    /// The 1-based line of byte `offset`.
+    static func lineNumber(of offset: Int, in bytes: [UInt8]) -> Int {
+        1 + bytes[..<min(max(offset, 0), bytes.count)].count { $0 == UInt8(ascii: "\n") }
+    }
+}

@@ -1,0 +1,213 @@
+import EntityStreamModel
+/// Loads GeoJSON (RFC 7946) into a ``FeatureTable``: a FeatureCollection,
+/// one Feature, or a GeoJSON text sequence (one Feature per line, RFC 8142
+/// record separators allowed).
+///
+/// - Geometry: `Point` (`[x, y]` or `[x, y, z]`, WGS84 unless the mapping
+///   gives a wkid) or null; any other type is an error naming the line. A
+///   collection whose features all have null geometry is a table.
+/// - Properties become fields in order of first appearance, typed by
+///   ``AttributeTypeInference`` (booleans as 1/0, date texts as dates);
+///   nested objects and arrays are kept as their JSON text. Two property
+///   names that differ only in case are an error (field names are not).
+/// - A feature `id`: when every feature has a unique positive integer id
+///   (and no oid is mapped) the ids are the object ids (field `OBJECTID`);
+///   otherwise ids are kept in a field `id`.
+/// Two linear passes (each feature is parsed twice); errors are
+/// ``FeatureLoadError`` with the line.
+package enum GeoJSONFeatureLoader {
+    package static func loadDocument(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        let members: [(key: String, value: Range<Int>)]
+        do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
+            throw FeatureLoadError(file: file, line: EsriFeatureLoader.lineNumber(of: error.offset, in: bytes), "not valid GeoJSON: \(error.message)")
+        }
+        let type = members.last { $0.key == "type" }.flatMap { try? JSONParser.parse(Array(bytes[$0.value])) }?.stringValue
+        switch type {
+        case "Feature":
+            return try load([EsriFeatureLoader.Message(line: 1, bytes: bytes[...])], format: .geoJSON, file: file, name: name, mapping: mapping)
+        case "FeatureCollection":
+            break
+        default:
+            throw FeatureLoadError(file: file, "not a GeoJSON FeatureCollection or Feature (\"type\" is \(type.map { "'\($0)'" } ?? "missing"))")
+        }
+        guard let features = members.last(where: { $0.key == "features" })?.value else {
+            throw FeatureLoadError(file: file, "the FeatureCollection has no 'features' array")
+        }
+        let ranges: [Range<Int>]
+        do throws(JSONError) {
+            ranges = try EsriFeatureLoader.elementRanges(bytes, in: features)
+        } catch {
+            throw FeatureLoadError(file: file, line: EsriFeatureLoader.lineNumber(of: features.lowerBound + error.offset, in: bytes),
+                                   "'features' must be an array: \(error.message)")
+        }
+        return try load(EsriFeatureLoader.messages(bytes, ranges), format: .geoJSON, file: file, name: name, mapping: mapping)
+    }
+
+    package static func loadSequence(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        try load(EsriFeatureLoader.lineMessages(bytes), format: .geoJSONSeq, file: file, name: name, mapping: mapping)
+    }
+
+    /// One Feature, parsed.
+    package struct Parsed {
+        var point: Point?
+        var properties: [(name: String, value: AttributeValue)]
+        var id: AttributeValue
+    }
+
+    static func load(_ messages: [EsriFeatureLoader.Message], format: FeatureFileFormat,
+                     file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        // Pass 1: property names in order, their types, the ids.
+        var names: [String] = []
+        var indexByFolded: [String: Int] = [:]
+        var inference: [AttributeTypeInference] = []
+        var idInference = AttributeTypeInference()
+        var ids: Set<Int64> = []
+        var idsAreObjectIDs = true
+        var anyID = false
+        var sawGeometry = false
+        var checkpoint = CancellationCheckpoint()
+        for message in messages {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
+            let feature = try parse(message, file: file)
+            if feature.point != nil { sawGeometry = true }
+            for (property, value) in feature.properties {
+                let folded = Schema.fold(property)
+                let index: Int
+                if let known = indexByFolded[folded] {
+                    guard names[known] == property else {
+                        throw FeatureLoadError(file: file, line: message.line, "properties '\(names[known])' and '\(property)' differ only in case; field names must differ in more")
+                    }
+                    index = known
+                } else {
+                    index = names.count
+                    indexByFolded[folded] = index
+                    names.append(property)
+                    inference.append(AttributeTypeInference())
+                }
+                inference[index].observe(value)
+            }
+            if !feature.id.isNull { anyID = true }
+            idInference.observe(feature.id)
+            if case .int(let id) = feature.id, id > 0, ids.insert(id).inserted {} else { idsAreObjectIDs = false }
+        }
+
+        // Schema: the id field (if any) first, then the properties.
+        var sourceFields = names.indices.map { Field(name: names[$0], type: inference[$0].fieldType, alias: names[$0]) }
+        var idField: Int?
+        let takenNames = Schema(fields: sourceFields)
+        func freeName(_ base: String) -> String {
+            var candidate = base
+            var suffix = 0
+            while takenNames.index(ofField: candidate) != nil {
+                suffix += 1
+                candidate = "\(base)_\(suffix)"
+            }
+            return candidate
+        }
+        var declared = FeatureSchemaPlan.Declared()
+        var idNote: String?
+        if anyID {
+            if idsAreObjectIDs && mapping.objectID == nil && !messages.isEmpty {
+                let fieldName = freeName("OBJECTID")
+                sourceFields.insert(Field(name: fieldName, type: .objectID, alias: fieldName, nullable: false), at: 0)
+                declared.objectIDField = fieldName
+                idNote = "object ids from the features' ids (field '\(fieldName)')"
+            } else {
+                let fieldName = freeName("id")
+                sourceFields.insert(Field(name: fieldName, type: idInference.fieldType, alias: fieldName), at: 0)
+                idNote = "the features' ids are kept in field '\(fieldName)'"
+            }
+            idField = 0
+        }
+        let propertyOffset = idField == nil ? 0 : 1
+        var plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping, declared: declared, file: file)
+        if let idNote { plan.notes.insert(idNote, at: 0) }
+        var report = FeatureLoadReport(format: format)
+        report.notes = plan.notes
+        var builder: FeatureTableBuilder
+        do throws(FeatureTableError) {
+            builder = try FeatureTableBuilder(name: name, schema: plan.schema, objectIDFieldIndex: plan.objectIDFieldIndex,
+                                              assignsObjectIDs: plan.assignsObjectIDs, geometryType: sawGeometry ? .point : .none,
+                                              spatialReference: mapping.wkid ?? 4326, startTimeFieldIndex: plan.startTimeFieldIndex,
+                                              endTimeFieldIndex: plan.endTimeFieldIndex, report: report)
+        } catch {
+            throw FeatureLoadError(file: file, error.description)
+        }
+        builder.reserveCapacity(messages.count)
+
+        // Pass 2: rows.
+        var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
+        for message in messages {
+            if checkpoint.isCancelled() { throw .cancelled(file: file) }
+            let feature = try parse(message, file: file)
+            for index in values.indices { values[index] = .null }
+            func set(_ value: AttributeValue, source: Int) throws(FeatureLoadError) {
+                let target = plan.finalIndex(ofSource: source)
+                guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
+                    let field = plan.schema.fields[target]
+                    throw FeatureLoadError(file: file, line: message.line, "field '\(field.name)' (\(field.type.esriName)) cannot hold \(value.displayText)")
+                }
+                values[target] = converted
+            }
+            if let idField { try set(feature.id, source: idField) }
+            for (property, value) in feature.properties {
+                guard let index = indexByFolded[Schema.fold(property)] else { continue }   // learned in pass 1
+                try set(value, source: index + propertyOffset)
+            }
+            do throws(FeatureTableError) { try builder.append(geometry: sawGeometry ? feature.point : nil, values: values) } catch {
+                throw FeatureLoadError(file: file, line: message.line, error.description)
+            }
+        }
+        return builder.build()
+    }
+
+    /// Parses one Feature object.
+    static func parse(_ message: EsriFeatureLoader.Message, file: String) throws(FeatureLoadError) -> Parsed {
+        func fail(_ text: String) -> FeatureLoadError { FeatureLoadError(file: file, line: message.line, text) }
+        let value: JSONValue
+        do { value = try JSONParser.parse(Array(message.bytes)) } catch { throw fail("not valid JSON: \(error)") }
+        guard let object = value.objectValue else { throw fail("expected a GeoJSON Feature object") }
+        guard object["type"]?.stringValue == "Feature" else {
+            throw fail("expected a GeoJSON Feature, found \"type\" \(object["type"].map { $0.description } ?? "missing")")
+        }
+        var point: Point?
+        if let geometry = object["geometry"], !geometry.isNull {
+            guard let type = geometry["type"]?.stringValue else { throw fail("the geometry has no \"type\"") }
+            guard type == "Point" else { throw fail("only Point geometries can be loaded; this feature is a \(type)") }
+            guard let coordinates = geometry["coordinates"]?.arrayValue else { throw fail("the Point has no \"coordinates\" array") }
+            if !coordinates.isEmpty {
+                let numbers = coordinates.compactMap(\.doubleValue)
+                guard numbers.count == coordinates.count, (2...3).contains(numbers.count), numbers.allSatisfy(\.isFinite) else {
+                    throw fail("Point coordinates must be 2 or 3 finite numbers, not \(JSONValue.array(coordinates))")
+                }
+                point = Point(x: numbers[0], y: numbers[1], z: numbers.count > 2 ? numbers[2] : nil)
+            }
+        }
+        var properties: [(name: String, value: AttributeValue)] = []
+        if let members = object["properties"], !members.isNull {
+            guard let members = members.objectValue else { throw fail("\"properties\" must be an object or null") }
+            var seen: Set<String> = []
+            for member in members.members {
+                guard seen.insert(member.key).inserted else { throw fail("property '\(member.key)' is given twice") }
+                properties.append((member.key, attributeValue(member.value)))
+            }
+        }
+        let id = object["id"].map(attributeValue) ?? .null
+        return Parsed(point: point, properties: properties, id: id)
+    }
+
+    /// A JSON value as an attribute: scalars as they are, objects and arrays as their JSON text.
+    static func attributeValue(_ value: JSONValue) -> AttributeValue {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .array, .object:
+            var writer = JSONWriter(capacity: 64)
+            writer.append(value)
+            return .string(String(decoding: writer.bytes, as: UTF8.self))
+        }
+    }
+}

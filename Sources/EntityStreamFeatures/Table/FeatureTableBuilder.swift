@@ -1,0 +1,192 @@
+import EntityStreamModel
+/// Builds a ``FeatureTable`` one row at a time, in linear time: the loaders
+/// use it, and so can tests and other engines that make tables.
+///
+/// The schema is fixed up front. When ``assignsObjectIDs`` is true the
+/// object-id value of each row is set to 1, 2, 3… (whatever the caller
+/// passed); otherwise each row must carry an integer object id not seen
+/// before, and ``append(geometry:values:)`` throws ``FeatureTableError``
+/// naming the problem (the table is unchanged then). Dates in the time
+/// fields must be `.date` (or `.int` epoch milliseconds, stored as `.date`)
+/// or null. A value type; not shared while appending.
+public struct FeatureTableBuilder: Sendable {
+    public let name: String
+    public let schema: Schema
+    public let objectIDFieldIndex: Int
+    public let assignsObjectIDs: Bool
+    public let geometryType: FeatureGeometryType
+    public let spatialReference: Int?
+    public let startTimeFieldIndex: Int?
+    public let endTimeFieldIndex: Int?
+    public var report: FeatureLoadReport
+
+    private var objectIDs: [Int64] = []
+    private var points: [Point] = []
+    private var values: [AttributeValue] = []
+    private var seenObjectIDs: Set<Int64> = []
+    private var sequential = true
+    /// Added to the assigned object ids (``numberAssignedObjectIDs(after:)``).
+    private var assignedBase: Int64 = 0
+    private var xmin = Double.infinity, ymin = Double.infinity, xmax = -Double.infinity, ymax = -Double.infinity
+    private var earliest: Int64?
+    private var latest: Int64?
+
+    /// - Throws: ``FeatureTableError`` when an index is outside the schema,
+    ///   the object-id field is not `esriFieldTypeOID`, or a time field is not a date.
+    public init(name: String, schema: Schema, objectIDFieldIndex: Int, assignsObjectIDs: Bool,
+                geometryType: FeatureGeometryType, spatialReference: Int?,
+                startTimeFieldIndex: Int? = nil, endTimeFieldIndex: Int? = nil,
+                report: FeatureLoadReport = FeatureLoadReport()) throws(FeatureTableError) {
+        let fields = schema.fields
+        guard fields.indices.contains(objectIDFieldIndex), fields[objectIDFieldIndex].type == .objectID else {
+            throw FeatureTableError("the object-id field must be a field of type esriFieldTypeOID")
+        }
+        for (role, index) in [("start time", startTimeFieldIndex), ("end time", endTimeFieldIndex)] {
+            guard let index else { continue }
+            guard fields.indices.contains(index), fields[index].type == .date else {
+                throw FeatureTableError("the \(role) field must be a field of type esriFieldTypeDate")
+            }
+        }
+        if endTimeFieldIndex != nil && startTimeFieldIndex == nil {
+            throw FeatureTableError("an end time field needs a start time field")
+        }
+        self.name = name
+        self.schema = schema
+        self.objectIDFieldIndex = objectIDFieldIndex
+        self.assignsObjectIDs = assignsObjectIDs
+        self.geometryType = geometryType
+        self.spatialReference = geometryType == .none ? nil : spatialReference
+        self.startTimeFieldIndex = startTimeFieldIndex
+        self.endTimeFieldIndex = endTimeFieldIndex
+        self.report = report
+    }
+
+    /// Rows appended so far.
+    public var count: Int { objectIDs.count }
+
+    /// Reserves room for `rows` rows.
+    public mutating func reserveCapacity(_ rows: Int) {
+        objectIDs.reserveCapacity(rows)
+        values.reserveCapacity(rows &* schema.fields.count)
+        if geometryType == .point { points.reserveCapacity(rows) }
+    }
+
+    /// Appends a row. `values` align to the schema (missing trailing values
+    /// are null; extra ones are an error). `geometry` must be nil for a table;
+    /// its coordinates are taken as they are (in ``spatialReference``).
+    /// - Throws: ``FeatureTableError`` (nothing appended) for a missing,
+    ///   non-integer or repeated object id, a non-date time value, too many
+    ///   values, or a geometry on a table.
+    public mutating func append(geometry: Point?, values rowValues: [AttributeValue]) throws(FeatureTableError) {
+        let width = schema.fields.count
+        guard rowValues.count <= width else {
+            throw FeatureTableError("\(rowValues.count) values for \(width) fields")
+        }
+        if geometryType == .none, geometry != nil {
+            throw FeatureTableError("a table's rows have no geometry")
+        }
+        let objectID: Int64
+        if assignsObjectIDs {
+            objectID = assignedBase &+ Int64(objectIDs.count) &+ 1
+        } else {
+            let given = objectIDFieldIndex < rowValues.count ? rowValues[objectIDFieldIndex] : .null
+            guard case .int(let id) = given else {
+                let name = schema.fields[objectIDFieldIndex].name
+                throw FeatureTableError(given.isNull ? "the object id '\(name)' is missing" : "the object id '\(name)' must be an integer, not \(given.displayText)")
+            }
+            guard !seenObjectIDs.contains(id) else {
+                throw FeatureTableError("object id \(id) is repeated ('\(schema.fields[objectIDFieldIndex].name)' must be unique)")
+            }
+            objectID = id
+        }
+        var first: Int64?
+        var last: Int64?
+        // The start and end time fields, without an array per row.
+        for slot in 0..<2 {
+            guard let index = slot == 0 ? startTimeFieldIndex : endTimeFieldIndex, index < rowValues.count else { continue }
+            switch rowValues[index] {
+            case .null: break
+            case .date(let ms), .int(let ms):
+                first = Swift.min(first ?? ms, ms)
+                last = Swift.max(last ?? ms, ms)
+            case let other: throw FeatureTableError("the time field '\(schema.fields[index].name)' holds \(other.displayText), not a date")
+            }
+        }
+
+        // Nothing can fail from here on.
+        if !assignsObjectIDs { seenObjectIDs.insert(objectID) }
+        if sequential && objectID != assignedBase &+ Int64(objectIDs.count) &+ 1 { sequential = false }
+        objectIDs.append(objectID)
+        let start = values.count
+        values.append(contentsOf: rowValues)
+        if rowValues.count < width { values.append(contentsOf: repeatElement(AttributeValue.null, count: width - rowValues.count)) }
+        values[start + objectIDFieldIndex] = .int(objectID)
+        for slot in 0..<2 {
+            guard let index = slot == 0 ? startTimeFieldIndex : endTimeFieldIndex else { continue }
+            if case .int(let ms) = values[start + index] { values[start + index] = .date(milliseconds: ms) }
+        }
+        if let first, let last {
+            earliest = Swift.min(earliest ?? first, first)
+            latest = Swift.max(latest ?? last, last)
+        }
+        if geometryType == .point {
+            if let geometry, !geometry.x.isNaN, !geometry.y.isNaN {
+                var point = geometry
+                point.wkid = spatialReference
+                points.append(point)
+                xmin = Swift.min(xmin, point.x)
+                ymin = Swift.min(ymin, point.y)
+                xmax = Swift.max(xmax, point.x)
+                ymax = Swift.max(ymax, point.y)
+            } else {
+                points.append(Point(x: .nan, y: .nan))
+            }
+        }
+    }
+
+    /// Numbers the assigned object ids from `base + 1` (the rows before and
+    /// after this call alike): a chunk of a streamed file, read before the
+    /// number of rows in the chunks ahead of it is known, is numbered on as
+    /// if the file had been loaded whole. Only for ``assignsObjectIDs``.
+    public mutating func numberAssignedObjectIDs(after base: Int64) {
+        guard assignsObjectIDs, base != assignedBase else { return }
+        let delta = base &- assignedBase
+        assignedBase = base
+        let width = schema.fields.count
+        let field = objectIDFieldIndex
+        objectIDs.withUnsafeMutableBufferPointer { ids in
+            values.withUnsafeMutableBufferPointer { values in
+                for row in ids.indices {
+                    ids[row] &+= delta
+                    values[row &* width &+ field] = .int(ids[row])
+                }
+            }
+        }
+    }
+
+    /// The finished table.
+    public func build() -> FeatureTable {
+        var rowByObjectID: [Int64: Int]?
+        if !sequential {
+            var index = [Int64: Int](minimumCapacity: objectIDs.count)
+            for (row, id) in objectIDs.enumerated() { index[id] = row }
+            rowByObjectID = index
+        }
+        let extent = xmin <= xmax && geometryType == .point
+            ? Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: spatialReference) : nil
+        let timeExtent = earliest.flatMap { start in latest.flatMap { try? TimeExtent(start: start, end: $0) } }
+        var report = self.report
+        report.rows = objectIDs.count
+        return FeatureTable(name: name, schema: schema, objectIDFieldIndex: objectIDFieldIndex, geometryType: geometryType,
+                            spatialReference: spatialReference, startTimeFieldIndex: startTimeFieldIndex,
+                            endTimeFieldIndex: endTimeFieldIndex, extent: extent, dataTimeExtent: timeExtent, report: report,
+                            objectIDs: objectIDs, points: points, values: values, rowByObjectID: rowByObjectID,
+                            firstObjectID: assignedBase &+ 1)
+    }
+}
+
+/// Why a ``FeatureTableBuilder`` refused a schema or a row.
+public struct FeatureTableError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

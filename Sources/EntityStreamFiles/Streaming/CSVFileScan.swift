@@ -1,0 +1,254 @@
+import EntityStreamModel
+import EntityStreamFeatures
+/// A CSV file read as a sequence of small ``FeatureTable``s, one per chunk
+/// of about ``chunkSize`` bytes, parsed on several threads and handed to
+/// the caller in file order: how `statistics` and `query` answer over a CSV
+/// file of any size in bounded memory (the file is never held whole).
+///
+/// Every chunk's table has the layout the whole-file loader
+/// (``FeatureFile/load(path:options:)``) would give the file: the same
+/// schema, values, coordinates, time values and object ids (numbered on
+/// across chunks), the same errors with the file's line numbers. The
+/// layout depends on the values of the whole file (a column is an integer
+/// only if every value is), so it is first decided from the file's first
+/// chunk, and every scan gathers the evidence of the columns it reads;
+/// when that evidence calls for another layout of those columns, the scan
+/// answers ``Outcome/layoutChanged`` and the caller starts over (with the
+/// corrected ``schema``) before using anything it was given.
+///
+/// Differences from the whole-file loader: ``FeatureLoadOptions/maximumFileSize``
+/// does not apply (nothing is held whole); an object-id column's values are
+/// checked for repeats within each chunk only (a set of every id of a file
+/// larger than memory would not fit it either).
+///
+/// Memory: about `(2 × workers + 2)` chunks of text plus, per worker, one
+/// chunk's table, whatever the file's size. Blocking reads and parsing run
+/// on threads of their own, never on the cooperative pool. One scan at a
+/// time per instance.
+public final class CSVFileScan: @unchecked Sendable {
+    /// What a scan ended with.
+    public enum Outcome: Sendable, Equatable {
+        /// Every chunk was read; `rows` is the file's row count.
+        case finished(rows: Int)
+        /// The file's values call for another layout of the columns read
+        /// (``schema`` now holds it): discard what the scan gave and scan again.
+        case layoutChanged
+    }
+
+    public let path: String
+    public let chunkSize: Int
+    /// The file's size in bytes when opened.
+    public let fileSize: Int
+    private let options: FeatureLoadOptions
+    private let names: [String]
+    private let headerLine: Int
+    private let tableName: String
+    private var layout: CSVLayout
+    /// True when the first chunk was the whole file (its layout is certain).
+    private let sampledWholeFile: Bool
+    /// What the first chunk's values said about every column.
+    private let sampleEvidence: CSVEvidence
+    /// Source columns whose layout a whole-file pass has confirmed (``verifyLayout(neededFields:workers:)``).
+    private var verifiedColumns: Set<Int> = []
+
+    /// The default chunk size: large enough that per-chunk work (compiling
+    /// the query, merging groups) is negligible, small enough that the
+    /// chunks in flight stay a few tens of megabytes.
+    public static let defaultChunkSize = 4 << 20
+
+    /// The schema of the tables a scan gives (the current layout).
+    public var schema: Schema { layout.plan.schema }
+    /// True when the tables have point geometry.
+    public var hasGeometry: Bool { layout.xColumn != nil }
+    /// True when object ids are numbered 1, 2, 3… in file order (no
+    /// object-id column), so file order is object-id order.
+    public var assignsObjectIDs: Bool { layout.plan.assignsObjectIDs }
+
+    /// Opens `path` for streaming when it is a CSV file (by
+    /// ``FeatureLoadOptions/format`` or its text); nil for any other format
+    /// (the caller loads those whole). Reads the first chunk to decide the
+    /// layout.
+    /// - Throws: ``FeatureLoadError`` for a file that cannot be read, a
+    ///   binary file, or a bad header or first chunk.
+    public static func open(path: String, options: FeatureLoadOptions = FeatureLoadOptions(),
+                            chunkSize: Int = CSVFileScan.defaultChunkSize) throws(FeatureLoadError) -> CSVFileScan? {
+        if let format = options.format, format != .csv { return nil }
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let first = try reader.next() ?? FileChunk(index: 0, offset: 0, bytes: [], isLast: true)
+        if let binary = FeatureFile.binaryKind(first.bytes) {
+            throw FeatureLoadError(file: path, "not a CSV or JSON file: \(binary) (feature files are text: CSV, Esri JSON, GeoJSON or a recording)")
+        }
+        if options.format == nil {
+            // Only the start of the text is needed to tell CSV from JSON.
+            let start = Array(first.bytes.prefix(4096))
+            guard FeatureFileFormat.sniff(start, fileName: path) == .csv else { return nil }
+        }
+        return try CSVFileScan(path: path, options: options, first: first, fileSize: reader.fileSize, chunkSize: chunkSize)
+    }
+
+    private init(path: String, options: FeatureLoadOptions, first: FileChunk, fileSize: Int, chunkSize: Int) throws(FeatureLoadError) {
+        self.path = path
+        self.options = options
+        self.fileSize = fileSize
+        self.chunkSize = chunkSize
+        tableName = options.name ?? FeatureFile.baseName(path)
+        let mapping = options.mapping
+        let sample = first.bytes.withUnsafeBufferPointer { bytes in
+            Result { () throws(CSVError) -> ((names: [String], line: Int)?, CSVEvidence?) in
+                guard let header = try CSVChunkParser.header(of: bytes) else { return (nil, nil) }
+                let evidence = try CSVChunkParser.evidence(of: bytes, atFileStart: true, columnCount: header.names.count,
+                                                           epochColumns: CSVLayout.epochColumns(header.names, mapping: mapping)).evidence
+                return (header, evidence)
+            }
+        }
+        let header: (names: [String], line: Int)?
+        let evidence: CSVEvidence?
+        do { (header, evidence) = try sample.get() } catch { throw FeatureLoadError(file: path, line: error.line, error.message) }
+        guard let header, let evidence else {
+            throw FeatureLoadError(file: path, "the CSV text is empty: a header row naming the columns is required")
+        }
+        names = header.names
+        headerLine = header.line
+        layout = try CSVLayout(names: header.names, headerLine: header.line, evidence: evidence, mapping: mapping, file: path)
+        sampledWholeFile = first.isLast
+        sampleEvidence = evidence
+    }
+
+    /// What a worker made of one chunk.
+    private enum ChunkOutcome<Partial: Sendable>: Sendable {
+        case parsed(Partial, evidence: CSVEvidence?, lines: Int, rows: Int)
+        case failed(CSVError)
+    }
+
+    /// Reads the whole file: each chunk's table (rows in file order, the
+    /// fields not in `neededFields` null) goes to `process` on one of
+    /// `workers` threads, and each result to `consume`, in file order, on
+    /// the calling task.
+    /// - Parameters:
+    ///   - neededFields: schema indices of the fields the caller reads
+    ///     (nil: all); the object id, time and coordinate fields are always read.
+    /// - Throws: ``FeatureLoadError`` for the first bad record in file
+    ///   order (its line in the file), or what `process` or `consume`
+    ///   threw; `CancellationError` when the task is cancelled.
+    public func scan<Partial: Sendable>(neededFields: Set<Int>? = nil, workers: Int = 2,
+                                        process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                        consume: (Partial) async throws -> Void) async throws -> Outcome {
+        let layout = self.layout
+        let plan = layout.plan
+        let needed = neededColumns(neededFields)
+        let read = readColumns(needed)
+        let collect = !sampledWholeFile && !read.isSubset(of: verifiedColumns)
+        let settled = settledColumns(needed)
+        let empty = try layout.builder(name: tableName)
+        let numbersObjectIDs = plan.assignsObjectIDs
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
+            try chunk.bytes.withUnsafeBufferPointer { bytes throws -> ChunkOutcome<Partial> in
+                var parsed: CSVChunkParser.Parsed
+                do throws(CSVError) {
+                    parsed = try CSVChunkParser.rows(of: bytes, atFileStart: chunk.index == 0, layout: layout, into: empty, needed: needed,
+                                                     collectEvidence: collect, settled: settled, shouldStop: { context.isStopped })
+                } catch {
+                    // Later chunks wait for this one's row count.
+                    if numbersObjectIDs { _ = context.recordBase(records: 0) }
+                    return .failed(error)
+                }
+                if numbersObjectIDs {
+                    guard let base = context.recordBase(records: parsed.builder.count) else { throw CancellationError() }
+                    parsed.builder.numberAssignedObjectIDs(after: Int64(base))
+                }
+                let table = parsed.builder.build()
+                return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: table.count)
+            }
+        }
+        var evidence = sampleEvidence
+        let rows = try await deliver(chunks, evidence: &evidence, to: consume)
+        guard collect else { return .finished(rows: rows) }
+        return try settle(evidence, read: read) ? .finished(rows: rows) : .layoutChanged
+    }
+
+    /// Reads the whole file once, checking every record's shape and
+    /// observing the values of the columns a later ``scan(neededFields:workers:process:consume:)``
+    /// with the same `neededFields` reads, and settles their layout (the
+    /// ``schema`` may change): that scan then never answers
+    /// ``Outcome/layoutChanged``, so its caller may write what it is given
+    /// as it goes. Costs a parse of those columns, no tables.
+    /// - Throws: ``FeatureLoadError`` for the first record with the wrong
+    ///   number of fields or an unclosed quote, with its line in the file.
+    public func verifyLayout(neededFields: Set<Int>? = nil, workers: Int = 2) async throws {
+        let needed = neededColumns(neededFields)
+        let read = readColumns(needed)
+        guard !sampledWholeFile, !read.isSubset(of: verifiedColumns) else { return }
+        let columns = names.count
+        let settled = settledColumns(needed)
+        let epochColumns = CSVLayout.epochColumns(names, mapping: options.mapping)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let chunks = ChunkScan<ChunkOutcome<Void>>(reader: reader, workers: workers) { chunk, context in
+            chunk.bytes.withUnsafeBufferPointer { bytes -> ChunkOutcome<Void> in
+                do throws(CSVError) {
+                    let found = try CSVChunkParser.evidence(of: bytes, atFileStart: chunk.index == 0, columnCount: columns, epochColumns: epochColumns,
+                                                            settled: settled, shouldStop: { context.isStopped })
+                    return .parsed((), evidence: found.evidence, lines: found.lines, rows: found.records)
+                } catch {
+                    return .failed(error)
+                }
+            }
+        }
+        var evidence = sampleEvidence
+        _ = try await deliver(chunks, evidence: &evidence) { _ in }
+        _ = try settle(evidence, read: read)
+        verifiedColumns.formUnion(read)
+    }
+
+    /// Takes the chunks' outcomes in file order, merging their evidence
+    /// into `evidence` and handing each result to `consume`; the first bad
+    /// record throws with its line in the file. Returns the rows read.
+    private func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, evidence: inout CSVEvidence,
+                                            to consume: (Partial) async throws -> Void) async throws -> Int {
+        defer { chunks.stop() }
+        var lines = 0
+        var rows = 0
+        while let delivery = try await chunks.next() {
+            switch delivery.partial {
+            case .failed(let error):
+                throw FeatureLoadError(file: path, line: error.line.map { lines + $0 }, error.message)
+            case .parsed(let partial, let chunkEvidence, let chunkLines, let chunkRows):
+                lines += chunkLines
+                rows += chunkRows
+                if let chunkEvidence { evidence.merge(chunkEvidence) }
+                try await consume(partial)
+            }
+        }
+        return rows
+    }
+
+    /// Per source column, whether the caller reads it (nil: all).
+    private func neededColumns(_ fields: Set<Int>?) -> [Bool]? {
+        let plan = layout.plan
+        return fields.map { fields in names.indices.map { fields.contains(plan.finalIndex(ofSource: $0)) } }
+    }
+
+    /// The source columns whose type matters to a scan: those it reads,
+    /// the time columns and the object-id column.
+    private func readColumns(_ needed: [Bool]?) -> Set<Int> {
+        let plan = layout.plan
+        return Set(names.indices.filter {
+            needed?[$0] ?? true || layout.isTimeColumn[$0] || plan.finalIndex(ofSource: $0) == plan.objectIDFieldIndex
+        })
+    }
+
+    /// Columns whose values need not be observed: unread ones, and text
+    /// columns (the first chunk already made them text; nothing turns text back).
+    private func settledColumns(_ needed: [Bool]?) -> [Bool] {
+        names.indices.map { !(needed?[$0] ?? true) || sampleEvidence.columns[$0].isSettled }
+    }
+
+    /// Adopts the layout `evidence` calls for; false when it differs from
+    /// the current one in the `read` columns (types, epoch units).
+    private func settle(_ evidence: CSVEvidence, read: Set<Int>) throws(FeatureLoadError) -> Bool {
+        let final = try CSVLayout(names: names, headerLine: headerLine, evidence: evidence, mapping: options.mapping, file: path)
+        let same = read.allSatisfy { layout.key.types[$0] == final.key.types[$0] } && layout.key.units == final.key.units
+        if !same { layout = final }
+        return same
+    }
+}

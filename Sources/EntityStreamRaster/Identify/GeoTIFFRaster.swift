@@ -1,0 +1,438 @@
+import CLibTIFF
+import EntityStreamCore
+import EntityStreamProjection
+import EntityStreamModel
+
+/// An open GeoTIFF that identifies the cell under a point.
+///
+/// Opening reads the first image directory (the full-resolution image of a
+/// COG) and its GeoTIFF tags, but no image data: tiles or strips are decoded
+/// on demand with libtiff (`TIFFReadEncodedTile`/`TIFFReadEncodedStrip`,
+/// every compression and predictor libtiff decodes) into an LRU cache
+/// bounded by ``RasterOpenOptions/cacheBytes``. Unwritten (sparse) blocks read
+/// as NoData, or 0 without NoData, as GDAL reads them.
+///
+/// Identify: the point is transformed from its spatial reference into the
+/// raster's CRS with PROJ (none needed when it is already there); the cell is
+/// (floor(column), floor(row)) of the inverse geotransform. A point on a
+/// cell's left or top edge belongs to that cell; a point on the raster's
+/// right or bottom edge, or outside it, has no cell: the answer is nil, not
+/// an error. Errors (thrown as ``RasterError``) are: a point that cannot be
+/// transformed, a raster without georeferencing or with an unknown CRS when
+/// that is needed, an unknown spatial reference, and a tile that cannot be
+/// read.
+///
+/// Concurrency contract: an open raster — its libtiff handle, its block
+/// cache and its PROJ transformers (each with its own `PJ_CONTEXT`) — is
+/// used from ONE thread or actor at a time. It is deliberately not
+/// `Sendable`: keep each open raster inside one actor (or open one per
+/// actor). Opening returns a fresh, unshared object that may be handed to
+/// that actor. Distinct rasters are independent and may be used in parallel.
+public final class GeoTIFFRaster {
+    /// What opening found.
+    public let info: RasterInfo
+    private let tiff: TIFFHandle
+    private let layout: BlockLayout
+    private let cache: BlockCache
+    private let pixelType: PixelType
+    private let noData: NoDataMatcher?
+    private let options: RasterOpenOptions
+    private let geoTransform: GeoTransform?
+    /// Operations from a spatial reference (by code) into the raster's CRS.
+    private var transformers: [Int: CoordinateOperation] = [:]
+    private var transformerOrder: [Int] = []
+    private var lastTransformerCode = 0
+    private var lastTransformer: CoordinateOperation?
+    /// The raster's CRS as a spatial reference, once asked for.
+    private var rasterReference: Result<SpatialReference, RasterError>?
+
+    /// Opens the GeoTIFF at `path`. Throws ``RasterError``: ``RasterError/cannotOpen(path:reason:)``,
+    /// ``RasterError/notTIFF(path:detail:)``, ``RasterError/unreadableTIFF(path:detail:)`` (truncated
+    /// or corrupt), ``RasterError/unsupported(path:detail:)``, ``RasterError/blockTooLarge(path:bytes:limit:)``,
+    /// ``RasterError/invalidNoData(path:text:)``. A file without georeferencing or with an unknown CRS
+    /// opens (``RasterInfo/geoTransform`` nil / ``RasterInfo/crs`` unknown) and says so when identify needs it.
+    public init(path: String, options: RasterOpenOptions = RasterOpenOptions()) throws(RasterError) {
+        let tiff = try TIFFHandle(path: path, mode: "rm", maximumAllocation: options.maximumBlockBytes)
+        let directory = try TIFFImageDirectory(tiff, maximumBlockBytes: options.maximumBlockBytes)
+        let geoTransform: GeoTransform?
+        let reason: String?
+        switch directory.georeferencing.resolve(honourNegativeScaleY: options.honourNegativeScaleY, pointGeoIgnore: options.pointGeoIgnore) {
+        case .georeferenced(let transform):
+            geoTransform = transform
+            reason = nil
+        case .notGeoreferenced(let why):
+            geoTransform = nil
+            reason = why
+        }
+        self.info = RasterInfo(path: path, width: directory.layout.width, height: directory.layout.height,
+                               bandCount: directory.layout.bandCount, pixelType: directory.pixelType,
+                               blockShape: directory.blockShape, planarConfiguration: directory.planar,
+                               compression: directory.compression, predictor: directory.predictor,
+                               blockByteCount: directory.layout.blockByteCount, blockCount: directory.layout.blockCount,
+                               geoTransform: geoTransform, notGeoreferencedReason: reason,
+                               rasterType: directory.georeferencing.rasterType, crs: directory.crs, noData: directory.noData)
+        self.tiff = tiff
+        self.layout = directory.layout
+        self.pixelType = directory.pixelType
+        self.noData = directory.noData?.matcher(for: directory.pixelType)
+        self.options = options
+        self.geoTransform = geoTransform
+        self.cache = BlockCache(blockCount: directory.layout.blockCount, blockByteCount: directory.layout.blockByteCount,
+                                byteLimit: options.cacheBytes)
+    }
+
+    // MARK: Identify
+
+    /// The cell under (`x`, `y`) given in `spatialReference` (nil: the
+    /// raster's own CRS), with its extent in that spatial reference; nil when
+    /// the point is outside the raster or on its right or bottom edge.
+    public func identify(x: Double, y: Double, in spatialReference: SpatialReference? = nil) throws(RasterError) -> RasterCell? {
+        let located = try locate(x: x, y: y, in: spatialReference)
+        guard let located else { return nil }
+        let sample = try readSample(column: located.column, row: located.row)
+        let extent = try cellExtent(column: located.column, row: located.row, transformer: located.transformer,
+                                    wkid: spatialReference?.code ?? info.crs.epsgCode)
+        return RasterCell(sample: sample, extent: extent)
+    }
+
+    /// The cells under many points given in `spatialReference` (nil: the
+    /// raster's own CRS), in order: each point's cell with its extent (nil
+    /// when the point has none), or the error for that point — the answers
+    /// ``identify(x:y:in:)`` gives point by point. The points go into the
+    /// raster's CRS in one PROJ batch, and the cells' corners back into the
+    /// points' reference in another (each split across the cores when large:
+    /// ``CoordinateOperations``), which is where identify from another
+    /// reference spends its time.
+    /// - Throws: what concerns every point: no georeferencing, an unknown
+    ///   raster CRS or spatial reference, no transformation between them.
+    public func identify(xs: [Double], ys: [Double], in spatialReference: SpatialReference? = nil) throws(RasterError) -> [Result<RasterCell?, RasterError>] {
+        guard let geoTransform else {
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
+        }
+        let count = min(xs.count, ys.count)
+        let transformer = try transformer(for: spatialReference)
+        var rasterX = Array(xs.prefix(count)), rasterY = Array(ys.prefix(count))
+        let conversion = try transformer.map { _ throws(RasterError) in (source: spatialReference ?? .wgs84, target: try targetReference()) }
+        if let conversion {
+            do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: conversion.source, to: conversion.target) } catch { throw RasterError(error) }
+        }
+        var results = [Result<RasterCell?, RasterError>](repeating: .success(nil), count: count)
+        var samples: [(index: Int, sample: RasterSample)] = []
+        samples.reserveCapacity(count)
+        var cornerX: [Double] = [], cornerY: [Double] = []
+        cornerX.reserveCapacity(4 * count)
+        cornerY.reserveCapacity(4 * count)
+        for index in 0..<count {
+            guard xs[index].isFinite && ys[index].isFinite else {
+                results[index] = .failure(.invalidPoint(x: xs[index], y: ys[index]))
+                continue
+            }
+            guard rasterX[index].isFinite && rasterY[index].isFinite else {
+                // PROJ's reason for this point, asked again one point at a time.
+                results[index] = .failure(pointFailure(x: xs[index], y: ys[index], transformer))
+                continue
+            }
+            let pixel = geoTransform.pixel(x: rasterX[index], y: rasterY[index])
+            guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { continue }
+            let column = Int(pixel.column), row = Int(pixel.row)
+            do {
+                samples.append((index, try readSample(column: column, row: row)))
+            } catch {
+                results[index] = .failure(error)
+                continue
+            }
+            let corners = Self.corners(column: column, row: row, of: geoTransform)
+            for corner in [corners.0, corners.1, corners.2, corners.3] {
+                cornerX.append(corner.x)
+                cornerY.append(corner.y)
+            }
+        }
+        if let conversion {
+            do { try CoordinateOperations.transform(x: &cornerX, y: &cornerY, from: conversion.source, to: conversion.target, .inverse) } catch {
+                throw RasterError(error)
+            }
+        }
+        let wkid = spatialReference?.code ?? info.crs.epsgCode
+        for (position, (index, sample)) in samples.enumerated() {
+            let first = position * 4
+            var xmin = cornerX[first], xmax = xmin, ymin = cornerY[first], ymax = ymin
+            for corner in (first + 1)..<(first + 4) {
+                xmin = min(xmin, cornerX[corner]); xmax = max(xmax, cornerX[corner])
+                ymin = min(ymin, cornerY[corner]); ymax = max(ymax, cornerY[corner])
+            }
+            guard xmin.isFinite && xmax.isFinite && ymin.isFinite && ymax.isFinite else {
+                results[index] = .failure(.cannotTransform(x: xs[index], y: ys[index], from: conversion?.target.label ?? "?",
+                                                           to: conversion?.source.label ?? "?", detail: "a corner of the cell is outside the projection's domain"))
+                continue
+            }
+            results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
+        }
+        return results
+    }
+
+    /// The four corners of cell (`column`, `row`) in the raster's CRS: top-left,
+    /// top-right, bottom-right, bottom-left. Axis-aligned: the edges exactly
+    /// as identify assigns points, so the extent agrees with the answer.
+    @inline(__always)
+    private static func corners(column: Int, row: Int, of geoTransform: GeoTransform)
+        -> ((x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double)) {
+        if let bounds = geoTransform.cellBounds(column: column, row: row) {
+            return ((bounds.xmin, bounds.ymax), (bounds.xmax, bounds.ymax), (bounds.xmax, bounds.ymin), (bounds.xmin, bounds.ymin))
+        }
+        let left = Double(column), top = Double(row)
+        return (geoTransform.point(column: left, row: top), geoTransform.point(column: left + 1, row: top),
+                geoTransform.point(column: left + 1, row: top + 1), geoTransform.point(column: left, row: top + 1))
+    }
+
+    /// The error of one point PROJ could not bring into the raster's CRS.
+    private func pointFailure(x: Double, y: Double, _ transformer: CoordinateOperation?) -> RasterError {
+        do {
+            _ = try transformer?.forward(x: x, y: y)
+        } catch {
+            return RasterError(error)
+        }
+        return .cannotTransform(x: x, y: y, from: transformer?.source.label ?? "?", to: transformer?.target.label ?? "?", detail: "outside the projection's domain")
+    }
+
+    /// The values of the cell under (`x`, `y`) without its extent (the
+    /// enrichment path: one PROJ call fewer than four); nil when outside.
+    public func sample(x: Double, y: Double, in spatialReference: SpatialReference? = nil) throws(RasterError) -> RasterSample? {
+        guard let located = try locate(x: x, y: y, in: spatialReference) else { return nil }
+        return try readSample(column: located.column, row: located.row)
+    }
+
+    /// The column and row of the cell under (`x`, `y`), without reading it
+    /// (nil when outside): lets a caller that caches per cell skip the read.
+    public func cell(x: Double, y: Double, in spatialReference: SpatialReference? = nil) throws(RasterError) -> (column: Int, row: Int)? {
+        guard let located = try locate(x: x, y: y, in: spatialReference) else { return nil }
+        return (located.column, located.row)
+    }
+
+    /// The values of cell (`column`, `row`) in pixel coordinates (works
+    /// without georeferencing); nil outside the raster.
+    public func sample(column: Int, row: Int) throws(RasterError) -> RasterSample? {
+        guard column >= 0, row >= 0, column < layout.width, row < layout.height else { return nil }
+        return try readSample(column: column, row: row)
+    }
+
+    /// The extent of cell (`column`, `row`) in `spatialReference` (nil: the
+    /// raster's CRS): the envelope of its four transformed corners.
+    public func extent(column: Int, row: Int, in spatialReference: SpatialReference? = nil) throws(RasterError) -> Envelope {
+        let transformer = try transformer(for: spatialReference)
+        return try cellExtent(column: column, row: row, transformer: transformer, wkid: spatialReference?.code ?? info.crs.epsgCode)
+    }
+
+    /// The grids PROJ's most accurate transformation from `spatialReference`
+    /// to this raster's CRS would use but are not installed (empty when the
+    /// best transformation is available, or when none is needed). Throws as
+    /// identify would for that spatial reference.
+    public func missingGrids(for spatialReference: SpatialReference) throws(RasterError) -> [String] {
+        try transformer(for: spatialReference)?.missingGrids() ?? []
+    }
+
+    /// Cache counters, for tests and benchmarks.
+    public var cacheStatistics: RasterCacheStatistics {
+        RasterCacheStatistics(decodedBlocks: cache.decodedBlocks, cachedBlocks: cache.cachedBlocks, cachedBytes: cache.cachedBytes,
+                              capacityBlocks: cache.capacity, blockByteCount: cache.blockByteCount, hits: cache.hits)
+    }
+
+    // MARK: Steps
+
+    private struct Located {
+        var column: Int
+        var row: Int
+        var transformer: CoordinateOperation?
+    }
+
+    /// The point's cell in pixel coordinates, or nil when it has none.
+    @inline(__always) private func locate(x: Double, y: Double, in spatialReference: SpatialReference?) throws(RasterError) -> Located? {
+        guard x.isFinite && y.isFinite else { throw RasterError.invalidPoint(x: x, y: y) }
+        guard let geoTransform else {
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
+        }
+        let transformer = try transformer(for: spatialReference)
+        var point = (x: x, y: y)
+        if let transformer {
+            do { point = try transformer.forward(x: x, y: y) } catch { throw RasterError(error) }
+        }
+        let pixel = geoTransform.pixel(x: point.x, y: point.y)
+        // Written so that NaN fails every comparison: no cell.
+        guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { return nil }
+        return Located(column: Int(pixel.column), row: Int(pixel.row), transformer: transformer)
+    }
+
+    /// The operation from `spatialReference` into the raster's CRS, or nil
+    /// when the point is already in it.
+    @inline(__always) private func transformer(for spatialReference: SpatialReference?) throws(RasterError) -> CoordinateOperation? {
+        guard let spatialReference else { return nil }
+        if spatialReference.code == lastTransformerCode { return lastTransformer }
+        return try makeTransformer(for: spatialReference)
+    }
+
+    /// The raster's CRS as a spatial reference PROJ knows.
+    private func targetReference() throws(RasterError) -> SpatialReference {
+        if let rasterReference { return try rasterReference.get() }
+        let made: Result<SpatialReference, RasterError>
+        switch info.crs {
+        case .epsg(let code):
+            let reference = SpatialReference(wkid: code)
+            // PROJ not knowing the raster's own CRS is the raster's problem, not the point's spatial reference.
+            do { try reference.validate(); made = .success(reference) } catch {
+                made = .failure(.unknownRasterCRS(path: info.path, reason: "EPSG:\(code) is unknown to PROJ: \(error)"))
+            }
+        case .userDefined(let definition), .esriWKT(let definition):
+            do { made = .success(try SpatialReference(wkt: definition)) } catch {
+                made = .failure(.unknownRasterCRS(path: info.path, reason: "its WKT is unknown to PROJ: \(error)"))
+            }
+        case .unknown(let reason):
+            made = .failure(.unknownRasterCRS(path: info.path, reason: reason))
+        }
+        rasterReference = made
+        return try made.get()
+    }
+
+    private func makeTransformer(for spatialReference: SpatialReference) throws(RasterError) -> CoordinateOperation? {
+        let code = spatialReference.code
+        let found: CoordinateOperation?
+        if case .epsg(let own) = info.crs, SpatialReference(wkid: own) == spatialReference {
+            found = nil
+        } else if let cached = transformers[code] {
+            found = cached
+        } else {
+            let target = try targetReference()
+            let created: CoordinateOperation
+            do { created = try CoordinateOperation(from: spatialReference, to: target) } catch { throw RasterError(error) }
+            if transformerOrder.count >= options.maximumTransformers {
+                let dropped = transformerOrder.removeFirst()
+                transformers[dropped] = nil
+            }
+            transformers[code] = created
+            transformerOrder.append(code)
+            found = created.isIdentity ? nil : created
+        }
+        lastTransformerCode = code
+        lastTransformer = found
+        return found
+    }
+
+    /// Every band of cell (`column`, `row`), which is inside the raster.
+    @inline(__always) private func readSample(column: Int, row: Int) throws(RasterError) -> RasterSample {
+        let bands = layout.bandCount
+        let values: [Double?]
+        if layout.isPlanarSeparate {
+            var read: [Double?] = []
+            read.reserveCapacity(bands)
+            for band in 0..<bands {
+                let memory = try block(layout.block(column: column, row: row, band: band))
+                read.append(checked(pixelType.load(from: memory, at: layout.byteOffset(column: column, row: row, band: band))))
+            }
+            values = read
+        } else {
+            let memory = try block(layout.block(column: column, row: row, band: 0))
+            let first = layout.byteOffset(column: column, row: row, band: 0)
+            let step = layout.bytesPerSample
+            values = [Double?](unsafeUninitializedCapacity: bands) { buffer, initialized in
+                var offset = first
+                for band in 0..<bands {
+                    buffer.initializeElement(at: band, to: checked(pixelType.load(from: memory, at: offset)))
+                    offset &+= step
+                }
+                initialized = bands
+            }
+        }
+        guard pixelType.isWideInteger else { return RasterSample(column: column, row: row, pixelType: pixelType, values: values) }
+        // 64-bit integers: the exact value beside the Double (which rounds beyond 2⁵³).
+        var wide: [Int64?] = []
+        wide.reserveCapacity(bands)
+        for band in 0..<bands {
+            let memory = try block(layout.block(column: column, row: row, band: layout.isPlanarSeparate ? band : 0))
+            wide.append(values[band] == nil ? nil : pixelType.loadWideInteger(from: memory, at: layout.byteOffset(column: column, row: row, band: band)))
+        }
+        return RasterSample(column: column, row: row, pixelType: pixelType, values: values, wideIntegers: wide)
+    }
+
+    @inline(__always) private func checked(_ value: Double) -> Double? {
+        if let noData, noData.matches(value) { return nil }
+        return value
+    }
+
+    /// The decoded block, from the cache or decoded now.
+    @inline(__always) private func block(_ block: Int) throws(RasterError) -> UnsafeRawPointer {
+        if let memory = cache.lookup(block) { return memory }
+        return try cache.insert(block) { (memory: UnsafeMutableRawPointer) throws(RasterError) in try decode(block, into: memory) }
+    }
+
+    /// Decodes `block` with libtiff into `memory` (`blockByteCount` bytes).
+    private func decode(_ block: Int, into memory: UnsafeMutableRawPointer) throws(RasterError) {
+        let expected = layout.byteCount(ofBlock: block)
+        let strile = UInt32(truncatingIfNeeded: block)
+        _ = tiff.takeError()
+        if TIFFGetStrileByteCount(tiff.pointer, strile) == 0 && TIFFGetStrileOffset(tiff.pointer, strile) == 0 {
+            fillSparse(memory)
+            return
+        }
+        let read = layout.isTiled
+            ? TIFFReadEncodedTile(tiff.pointer, strile, memory, tmsize_t(layout.blockByteCount))
+            : TIFFReadEncodedStrip(tiff.pointer, strile, memory, tmsize_t(layout.blockByteCount))
+        guard read >= 0, Int(read) >= expected else {
+            let detail = tiff.takeError() ?? "libtiff decoded \(read) bytes, expected \(expected)"
+            throw RasterError.readFailed(path: info.path, block: block, detail: detail)
+        }
+    }
+
+    /// An unwritten block: NoData (converted to the pixel type), else zeros.
+    private func fillSparse(_ memory: UnsafeMutableRawPointer) {
+        guard let value = info.noData?.value, value != 0 else {
+            memory.initializeMemory(as: UInt8.self, repeating: 0, count: layout.blockByteCount)
+            return
+        }
+        var offset = 0
+        while offset < layout.blockByteCount {
+            pixelType.store(value, to: memory, at: offset)
+            offset += layout.bytesPerSample
+        }
+    }
+
+    /// The envelope of the cell's four corners, transformed back into the
+    /// point's spatial reference when a transformer is given.
+    private func cellExtent(column: Int, row: Int, transformer: CoordinateOperation?, wkid: Int?) throws(RasterError) -> Envelope {
+        guard let geoTransform else {
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
+        }
+        var corners = Self.corners(column: column, row: row, of: geoTransform)
+        if let transformer {
+            do {
+                corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
+                corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
+                corners.2 = try transformer.inverse(x: corners.2.x, y: corners.2.y)
+                corners.3 = try transformer.inverse(x: corners.3.x, y: corners.3.y)
+            } catch {
+                throw RasterError(error)
+            }
+        }
+        return Envelope(xmin: min(min(corners.0.x, corners.1.x), min(corners.2.x, corners.3.x)),
+                        ymin: min(min(corners.0.y, corners.1.y), min(corners.2.y, corners.3.y)),
+                        xmax: max(max(corners.0.x, corners.1.x), max(corners.2.x, corners.3.x)),
+                        ymax: max(max(corners.0.y, corners.1.y), max(corners.2.y, corners.3.y)), wkid: wkid)
+    }
+}
+
+/// An open raster is confined to one thread/actor at a time (see ``GeoTIFFRaster``).
+@available(*, unavailable)
+extension GeoTIFFRaster: Sendable {}
+
+/// A raster's block-cache counters. `Sendable`.
+public struct RasterCacheStatistics: Sendable, Hashable {
+    /// Tiles/strips decoded since the raster was opened (each miss decodes one).
+    public let decodedBlocks: Int
+    /// Blocks held now.
+    public let cachedBlocks: Int
+    /// Bytes of decoded data held now (≤ max(cacheBytes, one block)).
+    public let cachedBytes: Int
+    /// The most blocks the cache holds.
+    public let capacityBlocks: Int
+    /// Bytes of one decoded block.
+    public let blockByteCount: Int
+    /// Lookups answered without decoding.
+    public let hits: Int
+}
