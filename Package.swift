@@ -40,10 +40,10 @@ let package = Package(
         // Pure values and logic.
         .target(name: "EntityStreamModel", dependencies: ["EntityStreamLocking", "EntityStreamProjection"]),
         .target(name: "EntityStreamWhere", dependencies: ["EntityStreamModel"]),
-        .target(name: "EntityStreamCore", dependencies: ["EntityStreamModel", "EntityStreamWhere", "EntityStreamProjection", "EntityStreamLocking"]),
+        .target(name: "EntityStreamCore", dependencies: ["EntityStreamModel", "EntityStreamWhere", "EntityStreamProjection"]),
         .target(name: "EntityStreamFeatures", dependencies: ["EntityStreamCore", "EntityStreamWhere", "EntityStreamModel", "EntityStreamProjection"]),
         // File I/O: feature files, chunked scans, recordings, file descriptors.
-        .target(name: "EntityStreamFiles", dependencies: ["EntityStreamFeatures", "EntityStreamCore", "EntityStreamModel", "EntityStreamLocking"]),
+        .target(name: "EntityStreamFiles", dependencies: ["EntityStreamFeatures", "EntityStreamCore", "EntityStreamModel"]),
 
         // The stream library: actors and shells.
         .target(name: "EntityStream", dependencies: [
@@ -75,17 +75,17 @@ let package = Package(
         ], path: "Simulator/Sources/StreamSimulator"),
         .executableTarget(name: "EntityStreamCLI", dependencies: [
             "EntityStream", "EntityStreamAnalyses", "EntityStreamCommandLine", "EntityStreamJetStream", "StreamSimulator",
-            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamModel",
             "EntityStreamTransport", "EntityStreamLocking", "EntityStreamStatistics", "EntityStreamProjection",
         ]),
         .executableTarget(name: "StreamSimulatorCLI", dependencies: [
-            "StreamSimulator", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamFiles", "EntityStreamModel",
+            "StreamSimulator", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamModel",
             "EntityStreamTransport", "EntityStreamLocking", "EntityStreamProjection",
         ], path: "Simulator/Sources/stream-simulator"),
         .executableTarget(name: "Benchmarks", dependencies: [
-            "EntityStream", "EntityStreamAnalyses", "EntityStreamJetStream", "EntityStreamTransport",
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamTransport",
             "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
-            "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamRaster", "EntityStreamProjection", "EntityStreamLocking",
+            "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamRaster", "EntityStreamProjection",
         ], exclude: ["Peers"]),
 
         // Tests.
@@ -100,30 +100,30 @@ let package = Package(
         ]),
         .testTarget(name: "StatisticsTests", dependencies: [
             "EntityStreamStatistics", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
-            "EntityStreamTestSupport", "EntityStreamProjection",
+            "EntityStreamTestSupport",
         ]),
-        .testTarget(name: "TransportTests", dependencies: ["EntityStreamTransport", "EntityStreamTestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["EntityStreamTransport", "EntityStreamLocking", "EntityStreamTestSupport"]),
         .testTarget(name: "StreamSimulatorTests", dependencies: [
             "StreamSimulator", "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
             "EntityStreamWhere", "EntityStreamModel", "EntityStreamTransport", "EntityStreamTestSupport", "EntityStreamLocking",
             "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamProjection",
         ]),
         .testTarget(name: "CommandLineTests", dependencies: [
-            "EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamFiles", "EntityStreamModel",
-            "EntityStreamTestSupport", "EntityStreamRaster", "EntityStreamProjection",
+            "EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamModel",
+            "EntityStreamTestSupport", "EntityStreamRaster", "EntityStreamProjection", "EntityStreamTransport",
         ]),
         .testTarget(name: "HotSpotsTests", dependencies: [
             "EntityStreamHotSpots", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
             "EntityStreamTestSupport", "EntityStreamProjection",
         ]),
         .testTarget(name: "JetStreamTests", dependencies: [
-            "EntityStreamJetStream", "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamModel", "EntityStreamStatistics",
+            "EntityStreamJetStream", "EntityStream", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamModel", "EntityStreamStatistics",
             "EntityStreamTestSupport",
         ]),
         .testTarget(name: "EntityStreamTests", dependencies: [
             "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere",
             "EntityStreamModel", "EntityStreamTransport", "EntityStreamTestSupport", "EntityStreamStatistics", "EntityStreamHotSpots",
-            "EntityStreamRaster", "EntityStreamProjection",
+            "EntityStreamRaster", "EntityStreamLocking",
         ], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamTestSupport
 import Foundation
 import EntityStreamRaster

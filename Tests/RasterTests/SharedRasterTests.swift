@@ -1,4 +1,3 @@
-import EntityStreamCore
 import Foundation
 import EntityStreamTestSupport
 import EntityStreamRaster

@@ -1,5 +1,4 @@
 import Testing
-import EntityStreamCore
 import EntityStreamTestSupport
 import EntityStreamStatistics
 import EntityStreamModel

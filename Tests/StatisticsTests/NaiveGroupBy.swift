@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// The tests' independent oracle: a naive GROUP BY written from the SQL

@@ -1,6 +1,5 @@
 import EntityStreamTestSupport
 import Testing
-import EntityStreamCore
 import EntityStreamStatistics
 import EntityStreamModel
 

@@ -1,4 +1,3 @@
-import EntityStreamCore
 @testable import EntityStreamStatistics
 import EntityStreamModel
 import EntityStreamWhere

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import Foundation
 import EntityStreamStatistics
 import EntityStreamTestSupport

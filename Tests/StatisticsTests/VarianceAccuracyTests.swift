@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamTestSupport
 @testable import EntityStreamStatistics
 import Testing

@@ -7,10 +7,10 @@ import EntityStreamCore
 /// opens before streaming (for the `identify` control command) and those
 /// whose cells are added to every observation.
 public struct RasterOptions {
-    public init() {}
-
     public var rasters: [(name: String, path: String)] = []
     public var enrich: [String] = []
+
+    public init() {}
 
     public static let help = """
       Rasters (GeoTIFF):

@@ -1,5 +1,4 @@
 import CLibTIFF
-import EntityStreamCore
 import EntityStreamProjection
 import EntityStreamModel
 

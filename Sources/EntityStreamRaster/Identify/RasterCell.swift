@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// What identify answers for a point inside a raster: the cell's values

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// The values of one raster cell: its column and row, and every band's

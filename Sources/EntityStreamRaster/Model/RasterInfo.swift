@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// What opening a GeoTIFF found: size, bands, sample type, layout,

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// An accumulator's state as JSON, so accumulators on other machines (the

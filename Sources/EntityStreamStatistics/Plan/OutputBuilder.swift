@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// Collects a plan's outputs and the per-field inputs they read, sharing

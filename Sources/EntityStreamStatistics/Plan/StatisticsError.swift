@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// Why a statistics request was refused: malformed text (a `--stat` spec, an

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// One computed statistic: a requested one (in request order, with its

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 extension StatisticsPlan {

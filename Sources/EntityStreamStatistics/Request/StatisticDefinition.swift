@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamFeatures
 
 /// One requested statistic: a field (or `*`, all rows, for `count`), a type

@@ -1,7 +1,5 @@
-import EntityStreamCore
 import EntityStreamModel
 import EntityStreamFeatures
-import EntityStreamFiles
 
 /// One order-by term of a statistics request: a group-by field or a
 /// statistic output name, and a direction (ASC by default).

@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 import EntityStreamFeatures
 

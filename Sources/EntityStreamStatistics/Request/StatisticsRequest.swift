@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamFeatures
 
 /// A grouped-statistics request as the user or a client gave it: the

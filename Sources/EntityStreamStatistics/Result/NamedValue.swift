@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// A name and a value: one group-by field or one statistic of a

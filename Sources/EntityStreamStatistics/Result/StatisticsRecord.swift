@@ -1,4 +1,3 @@
-import EntityStreamCore
 import EntityStreamModel
 
 /// One group's result: its group-by values (in group-by order, named as the
