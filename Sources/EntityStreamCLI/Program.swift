@@ -24,23 +24,24 @@ enum Program {
     /// The commands with a live stream (their analyses run at a lower priority:
     /// ``AnalysisExecutor/yieldToLiveStream(nice:)``; one-shot analyses run at the process's own).
     static let streamCommands: [Subcommand] = [
-        Subcommand(name: "demo", synopsis: "  entitystream demo [options]       the same, with options (see entitystream demo --help)",
-                   help: DemoCommand.help, streaming: true) { try await DemoCommand(arguments: &$0).run() },
+        Subcommand(DemoCommand.self, name: "demo", synopsis: "  entitystream demo [options]       the same, with options (see entitystream demo --help)",
+                   streaming: true),
         Subcommand(name: "connect", synopsis: "  entitystream connect URL [opts]   stream a live service (…/StreamServer)",
                    help: ConnectCommand.help, streaming: true) { try await ConnectCommand(arguments: &$0).run() },
         Subcommand(name: "replay", synopsis: "  entitystream replay FILE [opts]   replay a recording, with no network",
                    help: ReplayCommand.help, streaming: true) { try await ReplayCommand(arguments: &$0).run() },
-        Subcommand(name: "record", synopsis: "  entitystream record URL -o FILE   record a live stream for exact replays",
-                   help: RecordCommand.help) { try await RecordCommand(arguments: &$0).run() },
-        Subcommand(name: "serve", synopsis: "  entitystream serve SOURCE [opts]  re-serve a stream (URL or file) and its live store as ArcGIS\n"
-                                           + "                                    services on one port, with a live map page",
-                   help: ServeCommand.help, streaming: true) { try await ServeCommand(arguments: &$0).run() },
-        Subcommand(name: "consume", synopsis: "  entitystream consume nats://HOST:PORT/STREAM\n"
-                                             + "                                    a NATS JetStream stream (filled by --publish) as the source",
-                   help: ConsumeCommand.help, streaming: true) { try await ConsumeCommand(arguments: &$0).run() },
-        Subcommand(name: "fleet", synopsis: "  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N\n"
-                                           + "                                    statistics merged across the consumers of a fleet group",
-                   help: FleetCommand.help) { try await FleetCommand(arguments: &$0).run() },
+        Subcommand(RecordCommand.self, name: "record", synopsis: "  entitystream record URL -o FILE   record a live stream for exact replays"),
+        Subcommand(ServeCommand.self, name: "serve",
+                   synopsis: "  entitystream serve SOURCE [opts]  re-serve a stream (URL or file) and its live store as ArcGIS\n"
+                       + "                                    services on one port, with a live map page",
+                   streaming: true),
+        Subcommand(ConsumeCommand.self, name: "consume",
+                   synopsis: "  entitystream consume nats://HOST:PORT/STREAM\n"
+                       + "                                    a NATS JetStream stream (filled by --publish) as the source",
+                   streaming: true),
+        Subcommand(FleetCommand.self, name: "fleet",
+                   synopsis: "  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N\n"
+                       + "                                    statistics merged across the consumers of a fleet group"),
     ]
 
     static func subcommand(_ name: String) -> Subcommand? {

@@ -23,3 +23,23 @@ public struct Subcommand: Sendable {
         self.run = run
     }
 }
+
+/// A subcommand's type: its help, and a value parsed from the words after its
+/// name that runs (`QuerySubcommand`, `DemoCommand`, …).
+public protocol RunnableCommand {
+    /// The `--help` text.
+    static var help: String { get }
+    /// Parses the words after the subcommand's name; throws ``UsageError`` or ``HelpRequested``.
+    init(arguments: inout ArgumentList) throws
+    /// Runs; returns the exit status.
+    func run() async throws -> Int32
+}
+
+extension Subcommand {
+    /// The subcommand `name` that parses and runs a `Command`, with its help.
+    public init<Command: RunnableCommand>(_ command: Command.Type, name: String, synopsis: String, streaming: Bool = false) {
+        self.init(name: name, synopsis: synopsis, help: Command.help, streaming: streaming) { arguments in
+            try await Command(arguments: &arguments).run()
+        }
+    }
+}

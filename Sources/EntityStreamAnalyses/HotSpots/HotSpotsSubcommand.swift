@@ -9,7 +9,7 @@ import EntityStreamModel
 /// sample — a Getis-Ord Gi* hot-spot analysis of a local file by the
 /// project's engine, or a job of a remote ArcGIS geoprocessing task —
 /// printed as the job's status lines, one line per feature, then a summary.
-struct HotSpotsSubcommand {
+struct HotSpotsSubcommand: RunnableCommand {
     var source = AnalysisSourceOptions()
     // Local.
     var valueField: String?

@@ -7,7 +7,7 @@ import EntityStreamRaster
 /// `entitystream identify RASTER.tif …`: the "Identify raster cell" sample —
 /// the cell of a GeoTIFF under each point, one JSON line per point, then a
 /// summary line, through the analysis runtime.
-struct IdentifySubcommand {
+struct IdentifySubcommand: RunnableCommand {
     var path = ""
     var points: [IdentifyPoint] = []
     var spatialReference: SpatialReference?

@@ -7,7 +7,7 @@ import EntityStreamFeatures
 /// `entitystream query LAYER_URL|FILE …`: the "Query with time extent"
 /// sample — features of a remote ArcGIS layer (paged as ArcGIS clients
 /// page) or of a local file, one JSON line each, then a summary line.
-struct QuerySubcommand {
+struct QuerySubcommand: RunnableCommand {
     var source = AnalysisSourceOptions()
     var query = FeatureQuery()
 

@@ -10,7 +10,7 @@ import EntityStreamFeatures
 /// local file (computed here by the same engine the simulator's layers
 /// use), one JSON line per group record in the requested order, then a
 /// summary; or, with `--format csv`, a CSV table.
-struct StatisticsSubcommand {
+struct StatisticsSubcommand: RunnableCommand {
     var source = AnalysisSourceOptions()
     var specs: [String] = []
     var groupBy: [String] = []

@@ -8,7 +8,7 @@ import StreamSimulator
 /// loopback port and connects to it over a real WebSocket with the settings
 /// of Esri's "Add dynamic entity layer" sample (`speed > 0`, 300 s maximum
 /// duration), printing JSON lines until interrupted or `--limit`.
-struct DemoCommand {
+struct DemoCommand: RunnableCommand {
     var stream = StreamOptions()
     var fleet = FleetConfiguration(vehicles: 25)
 

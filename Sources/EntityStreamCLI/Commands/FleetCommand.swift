@@ -9,7 +9,7 @@ import EntityStreamModel
 
 /// `entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N`:
 /// statistics over every consumer of a fleet group at once.
-struct FleetCommand {
+struct FleetCommand: RunnableCommand {
     var address: NATSAddress?
     var request: FleetStatisticsRequest?
     var expected = 1

@@ -12,7 +12,7 @@ import EntityStreamModel
 /// stdout closes (see ``RecordingSink``). Exit status 0, or 1 when the
 /// connection failed, the file could not be written, or it could not be
 /// created or renamed.
-struct RecordCommand {
+struct RecordCommand: RunnableCommand {
     var serviceURL = ""
     var outputPath = ""
     var limit: Int?

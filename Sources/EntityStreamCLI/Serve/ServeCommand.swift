@@ -13,7 +13,7 @@ import EntityStreamFiles
 /// simulator's server serves the processed stream and its live store (see
 /// ``Relay``) until Ctrl-C, SIGTERM, `--duration` or `--limit`, whatever
 /// the source does.
-struct ServeCommand {
+struct ServeCommand: RunnableCommand {
     /// The kinds of source `serve` relays, tried in order (a new kind — the
     /// JetStream `consume` — goes before `replay`, which takes any file).
     static let sourceKinds: [any ServedSourceCommand.Type] = [ConnectCommand.self, ReplayCommand.self]
