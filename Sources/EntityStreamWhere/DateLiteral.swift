@@ -10,9 +10,9 @@ import EntityStreamModel
 /// validated. A failure is a ``DateLiteral/Failure`` whose `offset` is the
 /// 0-based scalar offset inside the literal text of the offending part.
 enum DateLiteral {
-    package struct Failure: Error, Sendable, Hashable {
+    struct Failure: Error, Sendable, Hashable {
         var offset: Int
-        package var message: String
+        var message: String
     }
 
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July",

@@ -11,12 +11,12 @@
 /// `%abc`, `%abc%`, `%`) get dedicated fast paths. A plain value type.
 package struct LikePattern: Sendable, Hashable {
     /// A malformed pattern; `scalarOffset` is 0-based within the pattern text.
-    package struct Failure: Error, Sendable, Hashable {
+    struct Failure: Error, Sendable, Hashable {
         var scalarOffset: Int
-        package var message: String
+        var message: String
     }
 
-    package enum Element: Sendable, Hashable {
+    enum Element: Sendable, Hashable {
         case literal([UInt8])
         case anyCharacter
         case anyRun

@@ -3,7 +3,7 @@
 /// where it starts, for error messages, and its height, so that the parser
 /// can refuse trees too deep to walk recursively.
 struct WhereExpression: Sendable, Hashable {
-    package indirect enum Kind: Sendable, Hashable {
+    indirect enum Kind: Sendable, Hashable {
         // Values
         case field(name: String)
         case integer(Int64)

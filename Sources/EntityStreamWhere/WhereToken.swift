@@ -1,7 +1,7 @@
 /// One lexical token of a where clause, with its 1-based Unicode scalar
 /// position and its source spelling (for error messages).
 struct WhereToken: Sendable, Hashable {
-    package enum Kind: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
         /// An unquoted name: a field, a function, or a keyword. `folded` is
         /// the spelling ASCII case-folded by ``Schema/fold(_:)`` (lowercase),
         /// used for keyword and function matching.

@@ -19,7 +19,7 @@ public struct EntityStoreState: Sendable {
     /// on demand from `latestPacked`, its attributes (exactly as many as it
     /// had), and its history record, which holds the references of their
     /// interned strings and the geometry and receive time.
-    package struct Entity {
+    struct Entity {
         var isLive: Bool
         var reference: EntityReference
         var latestID: Int64

@@ -19,7 +19,7 @@
 /// records' words, plus ``initialRecords``. A chunk takes ``capacity``
 /// appends in all, then the track starts a new one.
 struct HistoryChunk {
-    package struct Layout: Hashable {
+    struct Layout: Hashable {
         var attributeCount: Int
         var hasZM: Bool
         var wkid: Int?

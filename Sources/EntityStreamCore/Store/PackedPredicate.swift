@@ -11,7 +11,7 @@ import EntityStreamWhere
 /// Valid only while the string buffer it was built with is (one scan).
 struct PackedPredicate {
     /// Tests the attribute words of one record (`count` of them).
-    package typealias Test = (UnsafePointer<UInt64>, Int) -> SQLTruth
+    typealias Test = (UnsafePointer<UInt64>, Int) -> SQLTruth
 
     let test: Test
 

@@ -6,7 +6,7 @@
 /// copied before a mutation when shared, so sending a buffer across tasks is
 /// safe (`@unchecked Sendable` on that basis).
 struct ByteBuffer: @unchecked Sendable {
-    package final class Storage {
+    final class Storage {
         var base: UnsafeMutablePointer<UInt8>
         var count = 0
         var capacity: Int
