@@ -7,7 +7,7 @@ import EntityStreamCore
 /// messages out in batches (see ``RecordingChunkParser``): memory stays the
 /// size of a chunk and a batch, whatever the file's size.
 ///
-/// The one type in this module that does I/O: plain `read(2)` on a regular
+/// The recording reader of `EntityStreamFiles`, the module that does file I/O: plain `read(2)` on a regular
 /// file (page-cache reads; nothing here waits on a peer). ``init(path:chunkSize:)``
 /// throws ``RecordingError`` when the file cannot be opened; ``read(into:minimum:)``
 /// when it cannot be read or refuses to parse (see ``RecordingChunkParser``:
