@@ -227,13 +227,13 @@ public final class JetStreamConsumer: @unchecked Sendable {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    /// Sends a pull request unless one is open, then takes what has arrived
-    /// (at most a batch), waiting at most `milliseconds` for the first
-    /// message; an empty batch also when the connection is down or a leader
-    /// is being elected (the next call asks again); nil once the
+    /// Sends pull requests until two are open (``PullRequests``), then takes
+    /// what has arrived (at most a batch), waiting at most `milliseconds` for
+    /// the first message; an empty batch also when the connection is down or
+    /// a leader is being elected (the next call asks again); nil once the
     /// subscription is closed. Blocking; runs on ``thread`` only.
     func fetch(milliseconds: Int64) -> [FetchedMessage]? {
-        if let body = pulls.request(now: Self.milliseconds()) {
+        while let body = pulls.request(now: Self.milliseconds()) {
             let status = body.withUnsafeBytes {
                 natsConnection_PublishRequest(connection.handle, nextSubject, inbox, $0.baseAddress, Int32($0.count))
             }
@@ -333,8 +333,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 counts.withLock { $0.caughtUp = true }
                 break
             }
-            // Run at most two fetches ahead of the output: what a restart delivers again stays
-            // small. Caught up, only the acknowledgements are left to wait for.
+            // Hand over at most two batches more than the output has done with, with at most two
+            // more requested (PullRequests): what a restart delivers again stays under four
+            // batches. Caught up, only the acknowledgements are left to wait for.
             let allHanded = settings.untilCaughtUp && catchUp.target.map { catchUp.handed >= $0 } == true
             if tracker.unacknowledged >= 2 * settings.batch || allHanded {
                 if let ready = tracker.acknowledgeable(written: written()) {
