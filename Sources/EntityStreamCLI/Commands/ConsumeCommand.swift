@@ -26,8 +26,8 @@ struct ConsumeCommand {
     replay. A message is acknowledged only once its observation has been
     stored and its line written: a consumer killed and started again with
     the same --durable name goes on where it stopped, and the lines it had
-    written but not yet acknowledged (at most about one fetch of 1024
-    messages) come again marked "redelivered":true,"deliveries":N.
+    written but not yet acknowledged (fewer than four --batch es: 4096
+    messages by default) come again marked "redelivered":true,"deliveries":N.
 
     Example:
       entitystream consume nats://127.0.0.1:4222/AIS --durable ais-0 --partition 0/4 --from-start
