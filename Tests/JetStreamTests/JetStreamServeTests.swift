@@ -37,6 +37,8 @@ private func trackAndAttributes(_ object: [String: Any], trackField: String) thr
 struct JetStreamServeTests {
     static let ais = SharedData.path(SharedData.ais)
     static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+    /// Observations published through the relay (the count is not what is tested: every one, in order).
+    static let published = 3000
 
     /// A real nats-server; a seed observation creates the stream; `serve nats://…` with a durable consumer relays
     /// it. A WebSocket subscriber then receives every observation of the recording published afterwards, in order
@@ -49,7 +51,13 @@ struct JetStreamServeTests {
         defer { server.kill(); server.removeStorage() }
         let seed = FileManager.default.temporaryDirectory.appendingPathComponent("es-seed-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: seed) }
-        let first = try #require(try String(contentsOfFile: Self.ais, encoding: .utf8).split(separator: "\n").first)
+        // The recording's first 3,000 lines (all 14 vessels) are what is published; the first one alone, as
+        // another service, is the seed.
+        let recording = FileManager.default.temporaryDirectory.appendingPathComponent("es-served-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let lines = try String(contentsOfFile: Self.ais, encoding: .utf8).split(separator: "\n").prefix(Self.published)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: recording, atomically: true, encoding: .utf8)
+        let first = try #require(lines.first)
         try (first + "\n").write(toFile: seed, atomically: true, encoding: .utf8)
         let seeded = try CommandLineTool.run("entitystream", ["replay", seed, "--track-field", "MMSI", "--events", "observation",
                                                               "--publish", "\(server.url)/ais", "--create-stream", "AIS", "--publish-service", "seed"])
@@ -64,13 +72,13 @@ struct JetStreamServeTests {
 
         let socket = try await RawWebSocketClient.connect(port: port, path: "/arcgis/ws/services/Vessels/StreamServer/subscribe")
         _ = try #require(await relay.line(.error) { $0.contains("subscriber") && $0.contains("joined") }, "\(relay.text(.error))")
-        let published = try CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
+        let published = try CommandLineTool.run("entitystream", ["replay", recording, "--track-field", "MMSI", "--events", "observation",
                                                                  "--publish", "\(server.url)/ais"])
-        #expect(published.status == 0 && published.standardError.contains("8400 stored, 0 duplicates"), "\(published.standardError)")
+        #expect(published.status == 0 && published.standardError.contains("\(Self.published) stored, 0 duplicates"), "\(published.standardError)")
 
         // The subscriber receives the recording: every observation once, in order per track.
-        let reading = await socket.read(messages: 8400, timeoutMilliseconds: 60_000)
-        #expect(reading.messages.count == 8400, "\(relay.text(.error).suffix(2000))")
+        let reading = await socket.read(messages: Self.published, timeoutMilliseconds: 60_000)
+        #expect(reading.messages.count == Self.published, "\(relay.text(.error).suffix(2000))")
         var received: [String: [String]] = [:]
         for message in reading.messages {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(message)) as? [String: Any])
@@ -83,13 +91,13 @@ struct JetStreamServeTests {
             let (track, attributes) = try trackAndAttributes(object, trackField: "MMSI")
             expected[track, default: []].append(attributes)
         }
-        #expect(expected.count == 14 && expected.values.map(\.count).reduce(0, +) == 8400)
+        #expect(expected.count == 14 && expected.values.map(\.count).reduce(0, +) == Self.published)
         #expect(received == expected)
 
         // What the socket carried is in the store: the track history holds the seed and the recording, per track;
         // the latest layer one feature per vessel.
         let count = try await getJSON(port, "/arcgis/rest/services/Vessels_Tracks/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json")
-        #expect((count["count"] as? Int) == 8401, "\(count)")
+        #expect((count["count"] as? Int) == Self.published + 1, "\(count)")
         let statistics = #"[{"statisticType":"count","onStatisticField":"MMSI","outStatisticFieldName":"n"}]"#
         let grouped = try await getJSON(port, "/arcgis/rest/services/Vessels_Tracks/FeatureServer/0/query?where=1%3D1"
                                         + "&groupByFieldsForStatistics=MMSI&outStatistics=\(try #require(statistics.addingPercentEncoding(withAllowedCharacters: .alphanumerics)))&f=json")
@@ -107,7 +115,7 @@ struct JetStreamServeTests {
         #expect((latest["features"] as? [Any])?.count == 14)
 
         // Stopped, the relay has acknowledged everything it stored, though it printed no observation line:
-        // the same durable consumer has nothing left (acknowledged on written lines, all 8,401 would come again).
+        // the same durable consumer has nothing left (acknowledged on written lines, all 3,001 would come again).
         relay.child.signal(SIGTERM)
         #expect(relay.child.wait() == 0, "\(relay.text(.error).suffix(2000))")
         #expect(!relay.text(.output).contains("\"event\":\"observation\""))
