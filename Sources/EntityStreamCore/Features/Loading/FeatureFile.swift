@@ -125,32 +125,7 @@ public enum FeatureFile {
 
     /// The first `count` bytes of the file (fewer when it is shorter) and its size.
     static func head(path: String, count: Int) throws(FeatureLoadError) -> (bytes: [UInt8], size: Int) {
-        func failure(_ what: String) -> FeatureLoadError {
-            FeatureLoadError(file: path, "cannot \(what): \(String(cString: strerror(errno)))")
-        }
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw failure("open the file") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw failure("read the file's size") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw FeatureLoadError(file: path, "not a regular file") }
-        let size = Int(status.st_size)
-        var bytes = [UInt8](repeating: 0, count: min(count, size))
-        var filled = 0
-        while filled < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.read(descriptor, base + filled, buffer.count - filled)
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw failure("read the file")
-            }
-            if got == 0 { break }
-            filled += got
-        }
-        if filled < bytes.count { bytes.removeSubrange(filled...) }
-        return (bytes, size)
+        try read(path: path, upTo: count, limit: .max)
     }
 
     /// The file's base name without its extension ("hurdat2_2000_season_flat").
@@ -162,6 +137,12 @@ public enum FeatureFile {
 
     /// The whole file, refusing one larger than `limit` bytes.
     static func read(path: String, limit: Int) throws(FeatureLoadError) -> [UInt8] {
+        try read(path: path, upTo: .max, limit: limit).bytes
+    }
+
+    /// The file's first `count` bytes (all when it is shorter) and its
+    /// size, refusing a file larger than `limit` bytes.
+    private static func read(path: String, upTo count: Int, limit: Int) throws(FeatureLoadError) -> (bytes: [UInt8], size: Int) {
         func failure(_ what: String) -> FeatureLoadError {
             FeatureLoadError(file: path, "cannot \(what): \(String(cString: strerror(errno)))")
         }
@@ -173,21 +154,22 @@ public enum FeatureFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw FeatureLoadError(file: path, "not a regular file") }
         let size = Int(status.st_size)
         guard size <= limit else { throw FeatureLoadError(file: path, "the file has \(size) bytes, more than the limit of \(limit)") }
-        var bytes = [UInt8](repeating: 0, count: size)
+        let wanted = min(count, size)
+        var bytes = [UInt8](repeating: 0, count: wanted)
         var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { buffer -> Int in
+        while filled < wanted {
+            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
                 guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.read(descriptor, base + filled, size - filled)
+                return Glibc.read(descriptor, base + filled, wanted - filled)
             }
-            if count < 0 {
+            if got < 0 {
                 if errno == EINTR { continue }
                 throw failure("read the file")
             }
-            if count == 0 { break }
-            filled += count
+            if got == 0 { break }
+            filled += got
         }
-        if filled < size { bytes.removeSubrange(filled...) }
-        return bytes
+        if filled < wanted { bytes.removeSubrange(filled...) }
+        return (bytes, size)
     }
 }
