@@ -82,11 +82,26 @@ public struct GeoTransform: Sendable, Hashable {
     /// 109.99999999999999, and a 0.05° grid 0.95). Nil for rotated or sheared transforms.
     public func cellBounds(column: Int, row: Int) -> (xmin: Double, xmax: Double, ymin: Double, ymax: Double)? {
         guard isAxisAligned else { return nil }
-        let left = Self.edge(i0, i1, Double(column), corner: c0 + Double(column) * c1, span: abs(c1) / 4)
-        let right = Self.edge(i0, i1, Double(column + 1), corner: c0 + Double(column + 1) * c1, span: abs(c1) / 4)
-        let top = Self.edge(i3, i5, Double(row), corner: c3 + Double(row) * c5, span: abs(c5) / 4)
-        let bottom = Self.edge(i3, i5, Double(row + 1), corner: c3 + Double(row + 1) * c5, span: abs(c5) / 4)
-        return (min(left, right), max(left, right), min(top, bottom), max(top, bottom))
+        return Self.bounds(left: columnEdge(column), right: columnEdge(column + 1), top: rowEdge(row), bottom: rowEdge(row + 1))
+    }
+
+    /// The x of the edge before column `column` (column `width` is the
+    /// raster's right edge) of an axis-aligned transform, as
+    /// ``cellBounds(column:row:)`` takes it: a function of the column alone,
+    /// so a caller may compute each edge once.
+    public func columnEdge(_ column: Int) -> Double {
+        Self.edge(i0, i1, Double(column), corner: c0 + Double(column) * c1, span: abs(c1) / 4)
+    }
+
+    /// The y of the edge above row `row` of an axis-aligned transform (see ``columnEdge(_:)``).
+    public func rowEdge(_ row: Int) -> Double {
+        Self.edge(i3, i5, Double(row), corner: c3 + Double(row) * c5, span: abs(c5) / 4)
+    }
+
+    /// The cell between two column edges and two row edges, as ``cellBounds(column:row:)`` answers it.
+    @inline(__always)
+    public static func bounds(left: Double, right: Double, top: Double, bottom: Double) -> (xmin: Double, xmax: Double, ymin: Double, ymax: Double) {
+        (min(left, right), max(left, right), min(top, bottom), max(top, bottom))
     }
 
     /// The boundary where `offset + scale·v` reaches `index` (for a positive

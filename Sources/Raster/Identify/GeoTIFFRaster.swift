@@ -13,7 +13,10 @@ import Projection
 ///
 /// Identify: the point is transformed from its spatial reference into the
 /// raster's CRS with PROJ (none needed when it is already there); the cell is
-/// (floor(column), floor(row)) of the inverse geotransform. A point on a
+/// (floor(column), floor(row)) of the inverse geotransform. The cell's extent
+/// in the point's reference is the envelope of its four corners transformed
+/// back (four PROJ calls), kept in a small cache of recent cells
+/// (``CellExtentCache``) so a cell identified again costs none. A point on a
 /// cell's left or top edge belongs to that cell; a point on the raster's
 /// right or bottom edge, or outside it, has no cell: the answer is nil, not
 /// an error. Errors (thrown as ``RasterError``) are: a point that cannot be
@@ -44,6 +47,10 @@ public final class GeoTIFFRaster {
     private var lastTransformer: CoordinateOperation?
     /// The raster's CRS as a spatial reference, once asked for.
     private var rasterReference: Result<SpatialReference, RasterError>?
+    /// Extents of recently identified cells in other references than the raster's.
+    private let extentCache = CellExtentCache()
+    /// The cells' edges in the raster's CRS (nil unless axis-aligned).
+    private let cellEdges: CellEdges?
 
     /// Opens the GeoTIFF at `path`. Throws ``RasterError``: ``RasterError/cannotOpen(path:reason:)``,
     /// ``RasterError/notTIFF(path:detail:)``, ``RasterError/unreadableTIFF(path:detail:)`` (truncated
@@ -76,6 +83,7 @@ public final class GeoTIFFRaster {
         self.noData = directory.noData?.matcher(for: directory.pixelType)
         self.options = options
         self.geoTransform = geoTransform
+        self.cellEdges = geoTransform.flatMap { CellEdges($0, width: directory.layout.width, height: directory.layout.height) }
         self.cache = BlockCache(blockCount: directory.layout.blockCount, blockByteCount: directory.layout.blockByteCount,
                                 byteLimit: options.cacheBytes)
     }
@@ -98,10 +106,10 @@ public final class GeoTIFFRaster {
     /// raster's own CRS), in order: each point's cell with its extent (nil
     /// when the point has none), or the error for that point — the answers
     /// ``identify(x:y:in:)`` gives point by point. The points go into the
-    /// raster's CRS in one PROJ batch, and the cells' corners back into the
-    /// points' reference in another (each split across the cores when large:
-    /// ``CoordinateOperations``), which is where identify from another
-    /// reference spends its time.
+    /// raster's CRS in one PROJ batch, and the corners of the cells whose
+    /// extent is not cached back into the points' reference in another (each
+    /// split across the cores when large: ``CoordinateOperations``), which is
+    /// where identify from another reference spends its time.
     /// - Throws: what concerns every point: no georeferencing, an unknown
     ///   raster CRS or spatial reference, no transformation between them.
     public func identify(xs: [Double], ys: [Double], in spatialReference: SpatialReference? = nil) throws(RasterError) -> [Result<RasterCell?, RasterError>] {
@@ -115,6 +123,7 @@ public final class GeoTIFFRaster {
         if let conversion {
             do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: conversion.source, to: conversion.target) } catch { throw RasterError(error) }
         }
+        let wkid = spatialReference?.code ?? info.crs.epsgCode
         var results = [Result<RasterCell?, RasterError>](repeating: .success(nil), count: count)
         var samples: [(index: Int, sample: RasterSample)] = []
         samples.reserveCapacity(count)
@@ -134,24 +143,28 @@ public final class GeoTIFFRaster {
             let pixel = geoTransform.pixel(x: rasterX[index], y: rasterY[index])
             guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { continue }
             let column = Int(pixel.column), row = Int(pixel.row)
-            do {
-                samples.append((index, try readSample(column: column, row: row)))
-            } catch {
+            let sample: RasterSample
+            do { sample = try readSample(column: column, row: row) } catch {
                 results[index] = .failure(error)
                 continue
             }
-            let corners = Self.corners(column: column, row: row, of: geoTransform)
-            for corner in [corners.0, corners.1, corners.2, corners.3] {
-                cornerX.append(corner.x)
-                cornerY.append(corner.y)
+            if let conversion, let held = extentCache.lookup(cell: row &* layout.width &+ column, code: conversion.source.code) {
+                results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: held.xmin, ymin: held.ymin, xmax: held.xmax,
+                                                                                     ymax: held.ymax, wkid: wkid)))
+                continue
             }
+            samples.append((index, sample))
+            let corners = self.corners(column: column, row: row, of: geoTransform)
+            cornerX.append(corners.0.x); cornerY.append(corners.0.y)
+            cornerX.append(corners.1.x); cornerY.append(corners.1.y)
+            cornerX.append(corners.2.x); cornerY.append(corners.2.y)
+            cornerX.append(corners.3.x); cornerY.append(corners.3.y)
         }
         if let conversion {
             do { try CoordinateOperations.transform(x: &cornerX, y: &cornerY, from: conversion.source, to: conversion.target, .inverse) } catch {
                 throw RasterError(error)
             }
         }
-        let wkid = spatialReference?.code ?? info.crs.epsgCode
         for (position, (index, sample)) in samples.enumerated() {
             let first = position * 4
             var xmin = cornerX[first], xmax = xmin, ymin = cornerY[first], ymax = ymin
@@ -164,6 +177,10 @@ public final class GeoTIFFRaster {
                                                            to: conversion?.source.label ?? "?", detail: "a corner of the cell is outside the projection's domain"))
                 continue
             }
+            if let conversion {
+                extentCache.insert(cell: sample.row &* layout.width &+ sample.column, code: conversion.source.code,
+                                   xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
+            }
             results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
         }
         return results
@@ -173,9 +190,9 @@ public final class GeoTIFFRaster {
     /// top-right, bottom-right, bottom-left. Axis-aligned: the edges exactly
     /// as identify assigns points, so the extent agrees with the answer.
     @inline(__always)
-    private static func corners(column: Int, row: Int, of geoTransform: GeoTransform)
+    private func corners(column: Int, row: Int, of geoTransform: GeoTransform)
         -> ((x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double), (x: Double, y: Double)) {
-        if let bounds = geoTransform.cellBounds(column: column, row: row) {
+        if let bounds = cellEdges?.bounds(column: column, row: row) {
             return ((bounds.xmin, bounds.ymax), (bounds.xmax, bounds.ymax), (bounds.xmax, bounds.ymin), (bounds.xmin, bounds.ymin))
         }
         let left = Double(column), top = Double(row)
@@ -232,7 +249,8 @@ public final class GeoTIFFRaster {
     /// Cache counters, for tests and benchmarks.
     public var cacheStatistics: RasterCacheStatistics {
         RasterCacheStatistics(decodedBlocks: cache.decodedBlocks, cachedBlocks: cache.cachedBlocks, cachedBytes: cache.cachedBytes,
-                              capacityBlocks: cache.capacity, blockByteCount: cache.blockByteCount, hits: cache.hits)
+                              capacityBlocks: cache.capacity, blockByteCount: cache.blockByteCount, hits: cache.hits,
+                              extentHits: extentCache.hits)
     }
 
     // MARK: Steps
@@ -392,14 +410,24 @@ public final class GeoTIFFRaster {
         }
     }
 
+    /// The cell's number in the extent cache (row · width + column), nil
+    /// outside the raster (``extent(column:row:in:)`` takes any cell).
+    @inline(__always) private func cellNumber(column: Int, row: Int) -> Int? {
+        guard column >= 0, row >= 0, column < layout.width, row < layout.height else { return nil }
+        return row &* layout.width &+ column
+    }
+
     /// The envelope of the cell's four corners, transformed back into the
     /// point's spatial reference when a transformer is given.
     private func cellExtent(column: Int, row: Int, transformer: CoordinateOperation?, wkid: Int?) throws(RasterError) -> Envelope {
         guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
-        var corners = Self.corners(column: column, row: row, of: geoTransform)
+        var corners = self.corners(column: column, row: row, of: geoTransform)
         if let transformer {
+            if let cell = cellNumber(column: column, row: row), let held = extentCache.lookup(cell: cell, code: transformer.source.code) {
+                return Envelope(xmin: held.xmin, ymin: held.ymin, xmax: held.xmax, ymax: held.ymax, wkid: wkid)
+            }
             do {
                 corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
                 corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
@@ -409,10 +437,15 @@ public final class GeoTIFFRaster {
                 throw RasterError(error)
             }
         }
-        return Envelope(xmin: min(min(corners.0.x, corners.1.x), min(corners.2.x, corners.3.x)),
-                        ymin: min(min(corners.0.y, corners.1.y), min(corners.2.y, corners.3.y)),
-                        xmax: max(max(corners.0.x, corners.1.x), max(corners.2.x, corners.3.x)),
-                        ymax: max(max(corners.0.y, corners.1.y), max(corners.2.y, corners.3.y)), wkid: wkid)
+        let extent = Envelope(xmin: min(min(corners.0.x, corners.1.x), min(corners.2.x, corners.3.x)),
+                              ymin: min(min(corners.0.y, corners.1.y), min(corners.2.y, corners.3.y)),
+                              xmax: max(max(corners.0.x, corners.1.x), max(corners.2.x, corners.3.x)),
+                              ymax: max(max(corners.0.y, corners.1.y), max(corners.2.y, corners.3.y)), wkid: wkid)
+        if let transformer, let cell = cellNumber(column: column, row: row) {
+            extentCache.insert(cell: cell, code: transformer.source.code,
+                               xmin: extent.xmin, ymin: extent.ymin, xmax: extent.xmax, ymax: extent.ymax)
+        }
+        return extent
     }
 }
 
@@ -434,4 +467,7 @@ public struct RasterCacheStatistics: Sendable, Hashable {
     public let blockByteCount: Int
     /// Lookups answered without decoding.
     public let hits: Int
+    /// Cell extents in another reference than the raster's taken from the
+    /// extent cache instead of transforming the cell's corners again.
+    public let extentHits: Int
 }
