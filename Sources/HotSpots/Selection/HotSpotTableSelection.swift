@@ -41,7 +41,7 @@ public struct HotSpotTableSelection: Sendable {
                               valueField: String? = nil, processing: Int? = nil,
                               maximumCount: Int = 50_000_000) throws(HotSpotSelectionError) -> HotSpotTableSelection {
         guard table.geometryType == .point else {
-            throw HotSpotSelectionError("'\(table.name)' is a table without geometry: hot spots need points (map the x and y columns)")
+            throw .noGeometry(table: table.name)
         }
         let schema = table.schema
         var whereSchema = schema
@@ -52,18 +52,18 @@ public struct HotSpotTableSelection: Sendable {
         var clause: WhereClause?
         if let whereClause, !whereClause.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) {
             do { clause = try WhereClause(whereClause, schema: whereSchema) } catch {
-                throw HotSpotSelectionError("where: \(error)")
+                throw .invalidWhere("\(error)")
             }
         }
         if clause?.isTautology == true { clause = nil }
         let extent = timeExtent.flatMap { $0.isUnbounded ? nil : $0 }
         if extent != nil, !table.isTimeAware {
-            throw HotSpotSelectionError("a time extent needs a time field, and '\(table.name)' has none (map one: time=COLUMN)")
+            throw .noTimeField(table: table.name)
         }
         let valueIndex = try valueField.map { (name) throws(HotSpotSelectionError) in try HotSpotValueField.resolve(name, in: schema) }
         let reading: HotSpotPointReading
         do { reading = try HotSpotPointReading(wkid: table.spatialReference, processing: processing) } catch {
-            throw HotSpotSelectionError(error.description)
+            throw .spatialReference(error.description)
         }
         var input = HotSpotInput(kind: valueIndex == nil ? .incidents : .weighted, coordinates: reading.coordinates,
                                  maximumCount: maximumCount)
