@@ -10,8 +10,10 @@ import EntityStreamModel
 struct FetchedMessage: Sendable {
     /// Where its acknowledgement goes (JetStream's `$JS.ACK…` reply subject).
     let reply: String
+    /// Empty unless the consumer takes a partition (it checks each subject then).
     let subject: String
     let line: [UInt8]
+    /// Read until an observation has carried it (the decoder needs the first one's).
     let trackField: String?
     let streamSequence: UInt64
     let deliveries: UInt64
@@ -56,6 +58,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
     private let counts = LockedState(Counts())
     /// Touched only on ``thread``.
     private var pulls: PullRequests
+    /// Whether an observation has carried the track-field header: the decoder is made from the first
+    /// one, so later messages skip the lookup (libnats builds a header table per message for it).
+    /// Touched only on ``thread``.
+    private var sawTrackField = false
     /// How long the server keeps a pull request waiting for messages.
     static let requestExpiresMilliseconds: Int64 = 5_000
     /// How long a fetch waits for the next message its open request owes
@@ -228,13 +234,13 @@ public final class JetStreamConsumer: @unchecked Sendable {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    /// Sends a pull request unless one is open, then takes what has arrived
-    /// (at most a batch), waiting at most `milliseconds` for the first
-    /// message; an empty batch also when the connection is down or a leader
-    /// is being elected (the next call asks again); nil once the
+    /// Sends pull requests until two are open (``PullRequests``), then takes
+    /// what has arrived (at most a batch), waiting at most `milliseconds` for
+    /// the first message; an empty batch also when the connection is down or
+    /// a leader is being elected (the next call asks again); nil once the
     /// subscription is closed. Blocking; runs on ``thread`` only.
     func fetch(milliseconds: Int64) -> [FetchedMessage]? {
-        if let body = pulls.request(now: Self.milliseconds()) {
+        while let body = pulls.request(now: Self.milliseconds()) {
             let status = body.withUnsafeBytes {
                 natsConnection_PublishRequest(connection.handle, nextSubject, inbox, $0.baseAddress, Int32($0.count))
             }
@@ -269,7 +275,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 continue
             }
             pulls.received()
-            fetched.append(Self.copy(message))
+            let copied = Self.copy(message, trackField: !sawTrackField, subject: settings.partition != nil)
+            if copied.trackField != nil && Self.isObservation(copied.line) { sawTrackField = true }
+            fetched.append(copied)
         }
         return fetched
     }
@@ -291,15 +299,16 @@ public final class JetStreamConsumer: @unchecked Sendable {
         return String(String(cString: value).prefix(3))
     }
 
-    /// What the consumer keeps of a message.
-    private static func copy(_ message: OpaquePointer) -> FetchedMessage {
+    /// What the consumer keeps of a message: its track-field header and its
+    /// subject only when asked for (each costs allocations per message).
+    private static func copy(_ message: OpaquePointer, trackField wantsTrackField: Bool, subject wantsSubject: Bool) -> FetchedMessage {
         let length = Int(natsMsg_GetDataLength(message))
         var line = [UInt8](repeating: 0, count: length)
         if length > 0, let data = natsMsg_GetData(message) {
             line.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: length)) }
         }
         var field: UnsafePointer<CChar>?
-        let trackField = natsMsgHeader_Get(message, trackFieldHeader, &field) == NATS_OK ? field.map { String(cString: $0) } : nil
+        let trackField = wantsTrackField && natsMsgHeader_Get(message, trackFieldHeader, &field) == NATS_OK ? field.map { String(cString: $0) } : nil
         var meta: UnsafeMutablePointer<jsMsgMetaData>?
         var sequence: UInt64 = 0
         var deliveries: UInt64 = 1
@@ -311,7 +320,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
             jsMsgMetaData_Destroy(meta)
         }
         return FetchedMessage(reply: natsMsg_GetReply(message).map { String(cString: $0) } ?? "",
-                              subject: natsMsg_GetSubject(message).map { String(cString: $0) } ?? "",
+                              subject: wantsSubject ? natsMsg_GetSubject(message).map { String(cString: $0) } ?? "" : "",
                               line: line, trackField: trackField, streamSequence: sequence, deliveries: deliveries, pending: pending)
     }
 
@@ -334,8 +343,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 counts.withLock { $0.caughtUp = true }
                 break
             }
-            // Run at most two fetches ahead of the output: what a restart delivers again stays
-            // small. Caught up, only the acknowledgements are left to wait for.
+            // Hand over at most two batches more than the output has done with, with at most two
+            // more requested (PullRequests): what a restart delivers again stays under four
+            // batches. Caught up, only the acknowledgements are left to wait for.
             let allHanded = settings.untilCaughtUp && catchUp.target.map { catchUp.handed >= $0 } == true
             if tracker.unacknowledged >= 2 * settings.batch || allHanded {
                 if let ready = tracker.acknowledgeable(written: written()) {

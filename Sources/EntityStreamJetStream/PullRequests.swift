@@ -1,4 +1,4 @@
-/// The pull request a consumer has open (the pure half of
+/// The pull requests a consumer has open (the pure half of
 /// ``JetStreamConsumer``'s fetching, a value type tests drive directly).
 ///
 /// The consumer sends its own pull requests ("up to `batch` messages,
@@ -12,53 +12,74 @@
 /// heap (`malloc_consolidate(): invalid chunk size`); fixed upstream in
 /// nats.c 3.9 (#749).
 ///
-/// One request is open at a time. It is done when the server has delivered
-/// all of it, when a status ends it (408: it expired; 404, 409: no
-/// messages, a leadership change or a deleted consumer; no responders), or,
-/// should that answer be lost with a connection, once `deadline` is past.
-/// A message that arrives after that is still taken: nothing here is sized
-/// by the request.
+/// Two requests are open at a time (``depth``): the next is on its way
+/// while the current one is delivered, so the server streams without
+/// waiting a round trip for each batch. The server answers them in order.
+/// A request is done when the server has delivered all of it, when a
+/// status ends it (408: it expired; 404, 409: no messages, a leadership
+/// change or a deleted consumer, which ends every open request; no
+/// responders), or, should that answer be lost with a connection, once its
+/// deadline is past. A message that arrives after that is still taken:
+/// nothing here is sized by the request.
 public struct PullRequests: Sendable, Hashable {
+    /// One open request: what it may still deliver, and when it is given up (milliseconds).
+    public struct Open: Sendable, Hashable {
+        public var owed: Int
+        public var deadline: Int64
+    }
+
     /// Messages asked for per request.
     public let batch: Int
     /// How long the server keeps a request waiting for messages, milliseconds.
     public let expiresMilliseconds: Int64
-    /// Messages the open request may still deliver (0: none open).
-    public private(set) var owed = 0
-    /// When an open request whose end never came is given up, milliseconds.
-    public private(set) var deadline: Int64 = 0
+    /// Requests open at once.
+    public let depth: Int
+    /// The open requests, oldest (the one being delivered) first.
+    public private(set) var open: [Open] = []
 
-    public init(batch: Int, expiresMilliseconds: Int64) {
+    public init(batch: Int, expiresMilliseconds: Int64, depth: Int = 2) {
         self.batch = batch
         self.expiresMilliseconds = expiresMilliseconds
+        self.depth = max(1, depth)
     }
 
-    /// Whether a request is open at `now`.
-    public func isOpen(now: Int64) -> Bool { owed > 0 && now < deadline }
+    /// Messages the open requests may still deliver (0: none open).
+    public var owed: Int { open.reduce(0) { $0 + $1.owed } }
 
-    /// The request to send now (its JSON body), or nil while one is open.
+    /// Whether a request is open at `now`.
+    public func isOpen(now: Int64) -> Bool { open.contains { now < $0.deadline } }
+
+    /// The request to send now (its JSON body), or nil while ``depth`` are open.
     public mutating func request(now: Int64) -> [UInt8]? {
-        guard !isOpen(now: now) else { return nil }
-        owed = batch
+        // An end that never came (lost with a connection): given up.
+        open.removeAll { now >= $0.deadline }
+        guard open.count < depth else { return nil }
         // Its end (a 408) comes after `expires`; the same again covers a busy machine.
-        deadline = now + 2 * expiresMilliseconds
+        open.append(Open(owed: batch, deadline: now + 2 * expiresMilliseconds))
         return Array("{\"batch\":\(batch),\"expires\":\(expiresMilliseconds * 1_000_000)}".utf8)
     }
 
-    /// A message arrived (of the open request, or late from an earlier one).
+    /// A message arrived (of the oldest open request, or late from an earlier one).
     public mutating func received() {
-        if owed > 0 { owed -= 1 }
+        guard !open.isEmpty else { return }
+        open[0].owed -= 1
+        if open[0].owed == 0 { open.removeFirst() }
     }
 
     /// A status message arrived; `code` is its three-digit status. 100 is an
-    /// idle heartbeat; every other status ends the open request.
+    /// idle heartbeat; 408 ends the oldest request (it expired: the server
+    /// expires them in the order they came); any other ends them all.
     public mutating func status(_ code: String) {
-        if code != "100" { owed = 0 }
+        switch code {
+        case "100": break
+        case "408": if !open.isEmpty { open.removeFirst() }
+        default: open.removeAll()
+        }
     }
 
-    /// The request could not be sent, or no server answers for the consumer.
+    /// A request could not be sent, or no server answers for the consumer.
     public mutating func failed() {
-        owed = 0
+        open.removeAll()
     }
 }
 

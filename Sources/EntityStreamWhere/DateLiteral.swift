@@ -12,7 +12,7 @@ import EntityStreamModel
 enum DateLiteral {
     struct Failure: Error, Sendable, Hashable {
         var offset: Int
-        var message: String
+        package var message: String
     }
 
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July",

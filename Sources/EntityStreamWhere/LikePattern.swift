@@ -13,7 +13,7 @@ package struct LikePattern: Sendable, Hashable {
     /// A malformed pattern; `scalarOffset` is 0-based within the pattern text.
     struct Failure: Error, Sendable, Hashable {
         var scalarOffset: Int
-        var message: String
+        package var message: String
     }
 
     enum Element: Sendable, Hashable {

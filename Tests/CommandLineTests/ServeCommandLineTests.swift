@@ -356,8 +356,10 @@ struct ServeCommandLineTests {
             (["serve", "plows.json", "--name", "a/b"], "--name"),
             (["serve", "plows.json", "--host", "192.0.2.1"], "--host"),
             (["serve", "plows.json", "--tls-cert", "c.pem"], "--tls-cert and --tls-key"),
-            (["serve", "nats://127.0.0.1:4222/plows"], "JetStream stream is not a serve source"),
-            (["serve", "consume", "nats://127.0.0.1:4222/plows"], "JetStream stream is not a serve source"),
+            // A JetStream source is consume's, with consume's checks (before any connection).
+            (["serve", "nats://127.0.0.1:4222/plows", "--upstream-token", "t"], "NATS credentials"),
+            (["serve", "consume", "nats://127.0.0.1:4222/plows", "--where", "speed > 1"], "consume: --where"),
+            (["serve", "nats://127.0.0.1:4222/plows", "--partition", "4/4"], "--partition"),
         ]
         let version = try CommandLineTool.run("entitystream", ["serve", "--version"])
         #expect(version.status == 0 && version.standardOutput.hasPrefix("entitystream "), "\(version.standardOutput) \(version.standardError)")

@@ -69,21 +69,35 @@ struct SelectionTests {
     /// Unknown and non-numeric value fields, a bad where clause and a time extent without a time field are refused by name.
     @Test func refusals() throws {
         let data = try table(incidentLines(10), mapping: Self.mapping)
-        #expect(throws: HotSpotSelectionError.self) { try HotSpotTableSelection.select(from: data, valueField: "speed") }
+        #expect(throws: HotSpotSelectionError.unknownValueField(name: "speed", fields: data.schema.fields.map(\.name))) {
+            try HotSpotTableSelection.select(from: data, valueField: "speed")
+        }
         do {
             _ = try HotSpotTableSelection.select(from: data, valueField: "when")
             Issue.record("a date is not a value")
-        } catch { #expect(error.description.contains("not a number")) }
+        } catch {
+            #expect(error == .nonNumericValueField(name: "when", type: "esriFieldTypeDate"))
+            #expect(error.description == "value field 'when' is esriFieldTypeDate, not a number")
+        }
         do {
             _ = try HotSpotTableSelection.select(from: data, whereClause: "gust > 3")
             Issue.record("unknown field")
-        } catch { #expect(error.description.contains("gust")) }
+        } catch {
+            guard case .invalidWhere(let reason) = error else {
+                Issue.record("not classified as a bad where clause: \(error)")
+                return
+            }
+            #expect(reason.contains("gust"))
+        }
         let untimed = try table(incidentLines(10), mapping: FeatureColumnMapping(x: "east", y: "north", noTime: true, wkid: 2913))
         let extent = try TimeExtent(start: 0, end: 1)
         do {
             _ = try HotSpotTableSelection.select(from: untimed, timeExtent: extent)
             Issue.record("no time field")
-        } catch { #expect(error.description.contains("time field")) }
+        } catch {
+            #expect(error == .noTimeField(table: untimed.name))
+            #expect(error.description.contains("time field"))
+        }
     }
 
     /// Web Mercator points are read as WGS84 (the inverse spherical Mercator, written here) and analysed

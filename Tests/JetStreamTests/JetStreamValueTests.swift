@@ -174,33 +174,49 @@ struct StatisticsPartialTests {
 
 @Suite("JetStream consumer state: pull requests and catching up", .bounded)
 struct JetStreamConsumerStateTests {
-    @Test("One pull request is open at a time; it ends when all of it came, on a status other than a heartbeat, or past its deadline")
+    @Test("Two pull requests are open at a time, answered in order; each ends when all of it came, on its 408, on any other status, or past its deadline")
     func pullRequestLifecycle() throws {
         var pulls = PullRequests(batch: 3, expiresMilliseconds: 1000)
         let sent = pulls.request(now: 0)
         let body = try #require(sent)
         #expect(String(decoding: body, as: UTF8.self) == #"{"batch":3,"expires":1000000000}"#)
+        // The second goes out at once (the server streams on while the first is read); a third waits.
+        do { let request = pulls.request(now: 5); #expect(request != nil) }
         do { let request = pulls.request(now: 10); #expect(request == nil) }
+        #expect(pulls.owed == 6 && pulls.open.map(\.deadline) == [2000, 2005])
         pulls.received()
         pulls.received()
         pulls.status("100")
-        #expect(pulls.isOpen(now: 20))
+        #expect(pulls.isOpen(now: 20) && pulls.owed == 4)
         do { let request = pulls.request(now: 20); #expect(request == nil) }
+        // The first request's last message: it is done, the next may go.
         pulls.received()
-        #expect(!pulls.isOpen(now: 30))
+        #expect(pulls.open.count == 1 && pulls.owed == 3)
         do { let request = pulls.request(now: 30); #expect(request != nil) }
-        // A late message of an earlier request does not open anything.
-        pulls.status("408")
+        #expect(pulls.open.map(\.deadline) == [2005, 2030])
+        // A 408 ends the oldest (it expired), not the newer one.
         pulls.received()
-        #expect(!pulls.isOpen(now: 40) && pulls.owed == 0)
-        do { let request = pulls.request(now: 40); #expect(request != nil) }
+        pulls.status("408")
+        #expect(pulls.open.count == 1 && pulls.owed == 3 && pulls.open[0].deadline == 2030)
+        // Any other status ends them all.
         pulls.status("409")
-        do { let request = pulls.request(now: 50); #expect(request != nil) }
+        #expect(!pulls.isOpen(now: 40) && pulls.owed == 0)
+        // A late message of an earlier request opens nothing and owes nothing.
+        pulls.received()
+        #expect(pulls.open.isEmpty)
+        do { let request = pulls.request(now: 40); #expect(request != nil) }
         pulls.failed()
+        #expect(pulls.open.isEmpty)
         do { let request = pulls.request(now: 60); #expect(request != nil) }
-        // An end that never comes (lost with a connection): given up at twice the expiry.
+        do { let request = pulls.request(now: 61); #expect(request != nil) }
+        // An end that never comes (lost with a connection): each is given up at twice the expiry.
         do { let request = pulls.request(now: 2059); #expect(request == nil) }
         do { let request = pulls.request(now: 2060); #expect(request != nil) }
+        #expect(pulls.open.map(\.deadline) == [2061, 4060])
+
+        var single = PullRequests(batch: 3, expiresMilliseconds: 1000, depth: 1)
+        do { let request = single.request(now: 0); #expect(request != nil) }
+        do { let request = single.request(now: 1); #expect(request == nil) }
     }
 
     @Test("Caught up once the acknowledgements cover the first message with none pending after it, or the stream's last at start")

@@ -45,8 +45,8 @@ public struct ReplaySource: Sendable {
                                loop: Bool) throws(ReplayError) -> ReplaySource {
         let summary: RecordingSummary
         do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: true, readWholeFile: false) } catch {
-            if error.kind == .unreadable { throw ReplayError(error.message) }
-            throw ReplayError("'\(path)' \(error)")
+            if error.kind == .unreadable { throw .unreadable(error.message) }
+            throw .invalidFile(path: path, reason: "\(error)")
         }
         return try prepare(summary: summary, path: path, entries: nil, filter: filter, pacing: pacing, loop: loop)
     }
@@ -58,7 +58,7 @@ public struct ReplaySource: Sendable {
                                loop: Bool) throws(ReplayError) -> ReplaySource {
         let stream: RecordedStream
         do { stream = try RecordedStream(bytes: bytes, trackIDField: trackIDField, trackFieldRequired: true) } catch {
-            throw ReplayError("'\(path)' \(error)")
+            throw .invalidFile(path: path, reason: "\(error)")
         }
         return try prepare(stream: stream, path: path, filter: filter, pacing: pacing, loop: loop)
     }
@@ -67,18 +67,18 @@ public struct ReplaySource: Sendable {
     /// ``ReplayError`` with the system's reason.
     public static func readFile(_ path: String) throws(ReplayError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReplayError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw .unreadable("cannot read '\(path)': \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         var status = stat()
         if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
-            throw ReplayError("cannot read '\(path)': it is a directory")
+            throw .unreadable("cannot read '\(path)': it is a directory")
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw ReplayError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+            if count < 0 { throw .unreadable("cannot read '\(path)': \(String(cString: strerror(errno)))") }
             if count == 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<count])
         }
@@ -96,12 +96,11 @@ public struct ReplaySource: Sendable {
     private static func prepare(summary: RecordingSummary, path: String, entries: [RecordingFile.Entry]?, filter: StreamFilter,
                                 pacing: ReplayPacing, loop: Bool) throws(ReplayError) -> ReplaySource {
         if case .recordedTiming = pacing, !summary.layout.isTimed {
-            throw ReplayError("--speed needs a recording made by 'entitystream record' or a CSV track (this file is \(summary.layout.rawValue), without times); use --interval",
-                              isUsageError: true)
+            throw .speedNeedsTimes(layout: summary.layout.rawValue)
         }
         let source = ReplaySource(summary: summary, path: path, pacing: pacing, loop: loop, baseSchema: summary.schema,
                                   spatialReference: summary.spatialReference, filter: filter, entries: entries)
-        if let problem = source.problem(with: filter) { throw ReplayError("filter: \(problem)") }
+        if let problem = source.problem(with: filter) { throw .filter(problem) }
         return source
     }
 

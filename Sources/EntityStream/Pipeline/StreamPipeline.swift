@@ -1,5 +1,6 @@
 import EntityStreamCore
 import EntityStreamModel
+import Synchronization
 
 /// The processing chain every source feeds: the entity store, the event
 /// bus, and the current schema. It is the ``StreamConnectionSink`` of a live
@@ -31,6 +32,16 @@ public final class StreamPipeline: StreamConnectionSink {
     public let clock: any EntityClock
     private let work: BatchQueue<Work>
     private let worker: Task<Void, Never>
+    private let stored: StoredCount
+
+    /// Live observations (``receive(_:)``, not primed ones) the store has
+    /// taken so far: what a JetStream consumer feeding `serve` may
+    /// acknowledge (its observations then are in the store and the fan-out).
+    public var observationsStored: Int { stored.value.load(ordering: .acquiring) }
+
+    private final class StoredCount: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
     /// - Parameters:
     ///   - workByteLimit: bytes of decoded messages queued ahead of the store.
@@ -45,6 +56,8 @@ public final class StreamPipeline: StreamConnectionSink {
         self.bus = bus
         self.store = store
         let work = self.work
+        let stored = StoredCount()
+        self.stored = stored
         worker = Task {
             var events: [StreamEvent] = []
             while let items = await work.next() {
@@ -59,7 +72,9 @@ public final class StreamPipeline: StreamConnectionSink {
                         events = []
                     }
                     switch item {
-                    case .messages(let messages): await store.ingest(messages)
+                    case .messages(let messages):
+                        await store.ingest(messages)
+                        stored.value.add(messages.count, ordering: .releasing)
                     case .primed(let messages): await store.ingest(messages, primed: true)
                     case .schema(let schema): await store.updateSchema(schema)
                     case .event: break

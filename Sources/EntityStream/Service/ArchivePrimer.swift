@@ -17,11 +17,7 @@ import EntityStreamFeatures
 /// leaves those primed and answers ``Outcome/failed(_:delivered:)`` with a
 /// ``FeatureLayerError`` text (no token in it). A plain value.
 struct ArchivePrimer: Sendable {
-    enum Outcome: Sendable, Equatable {
-        case primed(count: Int, pages: Int)
-        case failed(String, delivered: Int)
-        case cancelled
-    }
+    typealias Outcome = ArchivePriming.Outcome
 
     let archive: KeepLatestArchive
     let filter: StreamFilter

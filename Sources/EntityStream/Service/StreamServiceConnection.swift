@@ -39,7 +39,7 @@ import EntityStreamWhere
 ///   attempt of the same connect, if there is one).
 public actor StreamServiceConnection {
     public nonisolated let serviceURL: String
-    private var options: StreamConnectionOptions
+    private let options: StreamConnectionOptions
     private let sink: any StreamConnectionSink
     private let clock: any EntityClock
     private let http: HTTPClient
@@ -64,7 +64,7 @@ public actor StreamServiceConnection {
     /// Messages that could not be decoded so far.
     public private(set) var undecodableMessageCount = 0
     /// The filter in effect (or to be sent at the next connection).
-    public var filter: StreamFilter { options.filter }
+    public var filter: StreamFilter { filters.inEffect }
 
     private var currentURL: String?
     private var socket: WebSocketConnection?
@@ -80,25 +80,20 @@ public actor StreamServiceConnection {
     private var teardownWaiters: [CheckedContinuation<Void, Never>] = []
     /// Every status change goes to the sink's bus, then to ``statusUpdates()``.
     private nonisolated let statuses: ConnectionStatusBroadcaster
-    private var pendingFilters: [PendingFilter] = []
-    private var nextFilterID = 0
+    /// The filter's negotiation; every filter decision is its.
+    private var filters: FilterNegotiation
+    /// Callers of ``setFilter(_:)`` waiting for the server, by request id.
+    private var filterWaiters: [Int: CheckedContinuation<FilterOutcome, Never>] = [:]
     /// The related rows, once fetched (kept for the connection's life).
     private var relatedTable: (url: String, table: RelatedTable)?
     /// The join in effect (nil without related features).
     private var join: RelatedFeatureJoin?
-    /// The episode whose archive priming succeeded.
-    private var primedEpisode: Int?
+    /// Archive priming; every priming decision is its.
+    private var priming = ArchivePriming()
     private var archiveErrorCount = 0
     private var relatedErrorCount = 0
     /// Primed observations delivered so far (all connects).
-    public private(set) var primedObservationCount = 0
-
-    private struct PendingFilter {
-        let id: Int
-        let filter: StreamFilter
-        var continuation: CheckedContinuation<FilterOutcome?, Never>?
-        var outcome: FilterOutcome?
-    }
+    public var primedObservationCount: Int { priming.primedObservationCount }
 
     public init(serviceURL: String, options: StreamConnectionOptions = .init(), sink: any StreamConnectionSink) {
         self.serviceURL = serviceURL
@@ -107,6 +102,7 @@ public actor StreamServiceConnection {
         self.clock = options.clock
         self.http = HTTPClient(configuration: options.http, eventLoop: options.eventLoop)
         self.machine = StreamConnectionStateMachine(policy: options.reconnectPolicy, seed: options.reconnectSeed)
+        self.filters = FilterNegotiation(filter: options.filter, replyTimeoutMilliseconds: options.filterReplyTimeoutMilliseconds)
         self.restTokens = options.tokenSource ?? StaticTokenSource(options.token)
         self.socketTokens = StreamSocketTokenSource(fallback: restTokens)
         self.statuses = ConnectionStatusBroadcaster { change in
@@ -195,7 +191,7 @@ public actor StreamServiceConnection {
                 }
             }
             await runner?.value
-            failPendingFilters(reason: "disconnected")
+            closeFilters(reason: "disconnected")
             currentURL = nil
             machine.teardownFinished()
             resolveOutcome(.disconnected, upTo: episode)
@@ -264,7 +260,8 @@ public actor StreamServiceConnection {
         join = await relatedJoin(description: description, schema: schema)
         guard machine.isCurrent(episode), !Task.isCancelled else { return .failed(message: "cancelled", retryable: true) }
         if let join { schema = join.schema }
-        if let whereText = options.filter.effectiveWhereClause {
+        let filter = filters.inEffect
+        if let whereText = filter.effectiveWhereClause {
             do {
                 _ = try WhereClause(whereText, schema: schema)
             } catch {
@@ -277,15 +274,22 @@ public actor StreamServiceConnection {
             self.schema = schema
             await sink.schemaChanged(schema)
         }
-        if primedEpisode != episode {
-            await primeFromArchive(description: description, schema: schema, episode: episode)
-            guard machine.isCurrent(episode), !Task.isCancelled else { return .failed(message: "cancelled", retryable: true) }
+        switch priming.step(episode: episode, description: description) {
+        case .skip:
+            break
+        case .report(let message):
+            await reportBuddy(.archive, message)
+        case .prime(let archive):
+            let primer = ArchivePrimer(archive: archive, filter: filter, schema: schema, join: join, clientOptions: buddyClientOptions)
+            let outcome = await primer.run(sink: sink)
+            if let message = priming.finished(episode: episode, outcome) { await reportBuddy(.archive, message) }
         }
+        guard machine.isCurrent(episode), !Task.isCancelled else { return .failed(message: "cancelled", retryable: true) }
         let urls = description.webSocketURLs
         guard !urls.isEmpty else { return .failed(message: ServiceDescriptionError.missingStreamURLs.description, retryable: false) }
         let base = urls[urlRotation % urls.count]
         urlRotation += 1
-        let url = ServiceURLs.subscribeURL(base: base, token: socketToken, filter: options.filter)
+        let url = ServiceURLs.subscribeURL(base: base, token: socketToken, filter: filter)
         if let refusal = plaintextTokenRefusal(streamURL: base, token: socketToken) {
             return .failed(message: refusal, retryable: false)
         }
@@ -306,9 +310,9 @@ public actor StreamServiceConnection {
         resolveOutcome(.connected, upTo: episode)
         await publishStatus(error: nil)
         let end = await receive(from: connection, schema: schema,
-                                spatialReference: options.filter.outSpatialReference ?? description.spatialReference)
+                                spatialReference: filter.outSpatialReference ?? description.spatialReference)
         if socket === connection { socket = nil }
-        failPendingFilters(reason: "the connection closed before the server answered")
+        closeFilters(reason: "the connection closed before the server answered")
         return end
     }
 
@@ -444,29 +448,6 @@ public actor StreamServiceConnection {
         }
     }
 
-    /// Primes the store from the description's archive, if it has one.
-    private func primeFromArchive(description: ServiceDescription, schema: Schema, episode: Int) async {
-        let archive: KeepLatestArchive
-        do {
-            guard let member = try description.archive() else { return }
-            archive = member
-        } catch {
-            await reportBuddy(.archive, error.description)
-            return
-        }
-        let primer = ArchivePrimer(archive: archive, filter: options.filter, schema: schema, join: join, clientOptions: buddyClientOptions)
-        switch await primer.run(sink: sink) {
-        case .primed(let count, _):
-            primedObservationCount += count
-            primedEpisode = episode
-        case .failed(let message, let delivered):
-            primedObservationCount += delivered
-            await reportBuddy(.archive, "priming from keepLatestArchive failed\(delivered > 0 ? " after \(delivered) observations" : ""); streaming without it: \(message)")
-        case .cancelled:
-            break
-        }
-    }
-
     private func reportBuddy(_ source: StreamErrorReport.Source, _ message: String) async {
         let count: Int
         if source == .archive {
@@ -552,107 +533,48 @@ public actor StreamServiceConnection {
     }
 
     private func changeFilter(_ filter: StreamFilter) async -> FilterOutcome {
-        if let schema, let whereText = filter.effectiveWhereClause {
-            do { _ = try WhereClause(whereText, schema: schema) } catch {
-                return FilterOutcome(result: .rejected, requested: filter, error: "invalid where clause: \(error)")
-            }
-        }
-        if filter.outSpatialReference != options.filter.outSpatialReference && socket != nil {
-            return FilterOutcome(result: .rejected, requested: filter,
-                                 error: "outSR is fixed for the life of a socket; reconnect to change it")
-        }
-        guard let socket else {
-            options.filter = filter
-            return FilterOutcome(result: .applied, requested: filter, error: nil)
-        }
-        // Queued on the socket and registered in one step (no suspension between),
-        // so messages leave in call order and replies resolve the oldest request.
-        do {
-            try socket.enqueue(filter.filterMessage())
-        } catch {
-            return FilterOutcome(result: .rejected, requested: filter, error: "could not send: \(error)")
-        }
-        let id = nextFilterID
-        nextFilterID += 1
-        pendingFilters.append(PendingFilter(id: id, filter: filter))
-        let timeoutMilliseconds = options.filterReplyTimeoutMilliseconds
-        let clock = self.clock
-        return await withTaskGroup(of: FilterOutcome?.self) { group in
-            group.addTask { await self.reply(toFilter: id) }
-            group.addTask {
-                do { try await clock.sleep(milliseconds: timeoutMilliseconds) } catch { return nil }
-                await self.filterTimedOut(id: id)
-                return nil
-            }
-            var outcome: FilterOutcome?
-            while outcome == nil, let next = await group.next() {
-                outcome = next
-            }
-            group.cancelAll()
-            return outcome ?? FilterOutcome(result: .rejected, requested: filter, error: "cancelled")
-        }
-    }
-
-    /// Waits for the outcome of pending filter `id` (it may already be known).
-    private func reply(toFilter id: Int) async -> FilterOutcome? {
-        guard let index = pendingFilters.firstIndex(where: { $0.id == id }) else { return nil }
-        if let outcome = pendingFilters[index].outcome {
-            pendingFilters.remove(at: index)
+        switch filters.request(filter, schema: schema, socketOpen: socket != nil, now: clock.now()) {
+        case .settled(let outcome):
             return outcome
-        }
-        return await withCheckedContinuation { continuation in
-            if let index = pendingFilters.firstIndex(where: { $0.id == id }) {
-                pendingFilters[index].continuation = continuation
-            } else {
-                continuation.resume(returning: nil)
+        case .send(let id, let message, let deadline):
+            // Queued on the socket and awaited in one step (no suspension between),
+            // so messages leave in call order and replies resolve the oldest request.
+            do {
+                try socket?.enqueue(message)
+            } catch {
+                return filters.sendFailed(id: id, error: "\(error)")
             }
+            let clock = self.clock
+            let timer = Task { [weak self] in
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self?.filterDeadlinePassed(id: id)
+            }
+            // The caller's cancellation does not end the wait: the request settles
+            // by the server's answer, its deadline or the socket's end.
+            defer { timer.cancel() }
+            return await withCheckedContinuation { filterWaiters[id] = $0 }
         }
     }
 
-    /// Settles the pending filter at `index` with `outcome`.
-    private func settleFilter(at index: Int, _ outcome: FilterOutcome) {
-        if let continuation = pendingFilters[index].continuation {
-            pendingFilters.remove(at: index)
-            continuation.resume(returning: outcome)
-        } else {
-            pendingFilters[index].outcome = outcome
-        }
+    /// Resumes the caller waiting for request `id`.
+    private func settleFilter(id: Int, _ outcome: FilterOutcome) {
+        filterWaiters.removeValue(forKey: id)?.resume(returning: outcome)
     }
 
     private func resolveFilter(reply: JSONObject) async {
-        guard let index = pendingFilters.firstIndex(where: { $0.outcome == nil }) else {
-            // An unrequested filter message: report it as the filter in effect.
-            await sink.publish(StreamEvent(time: clock.now(), payload: .filter(FilterOutcome(
-                result: .applied, requested: options.filter, reply: .object(reply), error: nil))))
-            return
-        }
-        let pending = pendingFilters[index]
-        if let error = reply["error"], !error.isNull, error != .array([]) {
-            let text = error.arrayValue.map { $0.map { $0.stringValue ?? "\($0)" }.joined(separator: ", ") }
-                ?? error.stringValue ?? error["message"]?.stringValue ?? "\(error)"
-            settleFilter(at: index, FilterOutcome(result: .rejected, requested: pending.filter, reply: .object(reply), error: text))
-        } else {
-            options.filter = pending.filter
-            settleFilter(at: index, FilterOutcome(result: .applied, requested: pending.filter, reply: .object(reply), error: nil))
+        switch filters.replyReceived(reply) {
+        case .settle(let id, let outcome):
+            settleFilter(id: id, outcome)
+        case .unrequested(let outcome):
+            await sink.publish(StreamEvent(time: clock.now(), payload: .filter(outcome)))
         }
     }
 
-    private func filterTimedOut(id: Int) {
-        guard let index = pendingFilters.firstIndex(where: { $0.id == id && $0.outcome == nil }) else { return }
-        let seconds = Double(options.filterReplyTimeoutMilliseconds) / 1000
-        settleFilter(at: index, FilterOutcome(result: .timedOut, requested: pendingFilters[index].filter,
-                                              error: "the server did not answer within \(seconds) s"))
+    private func filterDeadlinePassed(id: Int) {
+        if let outcome = filters.deadlinePassed(id: id) { settleFilter(id: id, outcome) }
     }
 
-    private func failPendingFilters(reason: String) {
-        var index = 0
-        while index < pendingFilters.count {
-            if pendingFilters[index].outcome == nil {
-                let before = pendingFilters.count
-                settleFilter(at: index, FilterOutcome(result: .rejected, requested: pendingFilters[index].filter, error: reason))
-                if pendingFilters.count < before { continue }
-            }
-            index += 1
-        }
+    private func closeFilters(reason: String) {
+        for (id, outcome) in filters.socketClosed(reason: reason) { settleFilter(id: id, outcome) }
     }
 }

@@ -9,7 +9,8 @@ import EntityStream
 /// GeoJSON, a recording) read as a feature table: one `result` line per
 /// feature, then a summary with the count and what loading skipped.
 ///
-/// A CSV file is streamed (``CSVFileScan``) for features and counts:
+/// A CSV file, Esri JSON lines, a GeoJSON sequence or a recording is
+/// streamed (``FeatureFileScans``) for features and counts:
 /// chunks are parsed and filtered on two threads and the matches written
 /// in file order as they are found, reading stopping once `--limit`
 /// features are out (the summary then has no `rows`, the file was not
@@ -19,7 +20,8 @@ import EntityStream
 /// (memory in proportion to the matches, not the file). Before anything
 /// is written, one pass over the file settles the types of the columns
 /// written (so nothing written is ever taken back). Object ids, offsets,
-/// extents and other formats are answered from the file loaded whole.
+/// extents and a file that is one JSON document are answered from the
+/// file loaded whole.
 public struct FileQueryJob: AnalysisJob {
     public let path: String
     public let load: FeatureLoadOptions
@@ -35,8 +37,10 @@ public struct FileQueryJob: AnalysisJob {
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
         if streams {
-            let scan: CSVFileScan?
-            do { scan = try CSVFileScan.open(path: path, options: load, chunkSize: chunkSize) } catch { throw AnalysisFailure(error.description) }
+            let scan: (any FeatureFileScan)?
+            do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
+                throw AnalysisFailure(error.description)
+            }
             if let scan {
                 do { return try await runStreamed(scan, in: context) } catch let error as FeatureLoadError {
                     throw AnalysisFailure(error.description)
@@ -80,7 +84,7 @@ public struct FileQueryJob: AnalysisJob {
     }
 
     /// The query over a streamed CSV file (see the type's description).
-    func runStreamed(_ scan: CSVFileScan, in context: AnalysisContext) async throws -> JSONObject {
+    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> JSONObject {
         let engine = FeatureQueryEngine(maxRecordCount: Int.max)
         var summary = JSONObject([("file", .string(path))])
         if query.returnCountOnly {
@@ -91,8 +95,9 @@ public struct FileQueryJob: AnalysisJob {
             let filter = counting
             for _ in 1...2 {
                 var count = 0
-                let outcome = try await scan.scan(neededFields: Self.fields(of: filter, in: scan.schema)) { table in
-                    try engine.matchingRows(filter, on: table).count
+                let outcome = try await scan.scan(neededFields: [], filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
+                                                  readsGeometry: false) { table in
+                    table.count
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
@@ -111,11 +116,13 @@ public struct FileQueryJob: AnalysisJob {
         let schema = scan.schema
         let order = query.orderBy.compactMap { entry in schema.index(ofField: entry.field).map { (field: $0, descending: entry.descending) } }
         let unordered = order.isEmpty && scan.assignsObjectIDs
+        let rowFilter = try engine.rowFilter(query, on: try scan.emptyTable())
         var kept: [RankedFeature] = []
         var written = 0
         let outcome: CSVFileScan.Outcome
         do {
-            outcome = try await scan.scan(neededFields: needed) { table -> [RankedFeature] in
+            // Each chunk's table holds the rows the filter passes; the engine then answers the query over them.
+            outcome = try await scan.scan(neededFields: needed, filter: rowFilter, readsGeometry: query.returnGeometry) { table -> [RankedFeature] in
                 guard case .features(let selection) = try engine.run(query, on: table) else { return [] }
                 return selection.rows.enumerated().map { position, row in
                     RankedFeature(keys: order.map { table.value(row: row, field: $0.field) }, objectID: table.objectID(at: row),

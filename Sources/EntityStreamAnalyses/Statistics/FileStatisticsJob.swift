@@ -18,12 +18,13 @@ import EntityStream
 /// summary: the file, its rows (`fileRows`), the rows selected and
 /// aggregated (`rows`), the records, the names, the time extent.
 ///
-/// A CSV file is streamed (``CSVFileScan``): chunks are parsed, filtered
+/// A CSV file, Esri JSON lines, a GeoJSON sequence or a recording is
+/// streamed (``FeatureFileScans``): chunks are parsed, filtered
 /// and aggregated on two threads into one accumulator per chunk, merged in
 /// file order (exact counts, integer sums and extremes; compensated sums
 /// and double-double moments), so memory stays bounded by the chunks in
-/// flight and the groups, whatever the file's size. Other formats are
-/// loaded whole.
+/// flight and the groups, whatever the file's size. A file that is one
+/// JSON document is loaded whole (up to ``FeatureLoadOptions/maximumDocumentSize``).
 public struct FileStatisticsJob: AnalysisJob {
     public let path: String
     public let load: FeatureLoadOptions
@@ -41,8 +42,10 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
-        let scan: CSVFileScan?
-        do { scan = try CSVFileScan.open(path: path, options: load, chunkSize: chunkSize) } catch { throw AnalysisFailure(error.description) }
+        let scan: (any FeatureFileScan)?
+        do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
+            throw AnalysisFailure(error.description)
+        }
         if let scan { return try await runStreamed(scan, in: context) }
         let table: FeatureTable
         do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
@@ -72,7 +75,7 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 
     /// The statistics of a streamed CSV file (see the type's description).
-    func runStreamed(_ scan: CSVFileScan, in context: AnalysisContext) async throws -> JSONObject {
+    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> JSONObject {
         let filter = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
                                   spatialRelationship: query.spatialRelationship)
         let maximumGroups = StatisticsLimits.defaultMaximumGroups
@@ -80,21 +83,17 @@ public struct FileStatisticsJob: AnalysisJob {
             let schema = scan.schema
             let plan: StatisticsPlan
             do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
-            var needed = Set(plan.referencedFieldIndices)
-            if let text = filter.whereClause, let clause = try? WhereClause(text, schema: schema) { needed.formUnion(clause.referencedFieldIndices) }
-            let engine = FeatureQueryEngine(maxRecordCount: Int.max)
+            let rowFilter: FeatureRowFilter
+            do { rowFilter = try FeatureQueryEngine(maxRecordCount: Int.max).rowFilter(filter, on: try scan.emptyTable()) } catch {
+                throw AnalysisFailure(String(describing: error))
+            }
             var total = plan.makeAccumulator(maximumGroups: maximumGroups)
             var matched = 0
             let outcome: CSVFileScan.Outcome
             do {
-                outcome = try await scan.scan(neededFields: needed) { table -> ChunkStatistics in
-                    let rows = try engine.matchingRows(filter, on: table)
-                    var accumulator = plan.makeAccumulator(maximumGroups: maximumGroups)
-                    table.withRowValues { values, width in
-                        guard let base = values.baseAddress else { return }
-                        for row in rows { accumulator.add(FeatureTableRowValues(base: base + row &* width, width: width)) }
-                    }
-                    return ChunkStatistics(accumulator: accumulator, matched: rows.count)
+                // The rows the filter passes go straight into each chunk's accumulator.
+                outcome = try await scan.aggregate(neededFields: Set(plan.referencedFieldIndices), filter: rowFilter) {
+                    ChunkStatistics(accumulator: plan.makeAccumulator(maximumGroups: maximumGroups), matched: 0)
                 } consume: { chunk in
                     try context.checkCancellation()
                     total.merge(chunk.accumulator)
@@ -125,8 +124,13 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 }
 
-/// One chunk's share of a streamed statistics job.
-struct ChunkStatistics: Sendable {
+/// One chunk's share of a streamed statistics job: its rows that passed the filter, aggregated.
+struct ChunkStatistics: FeatureRowSink {
     var accumulator: StatisticsAccumulator
     var matched: Int
+
+    mutating func take(_ row: FeatureTableRowValues) {
+        accumulator.add(row)
+        matched += 1
+    }
 }

@@ -10,6 +10,8 @@ struct PublishOptions {
     var address: NATSAddress?
     var stream: StreamSettings?
     var window = 4096
+    /// Milliseconds an acknowledgement may take before the unacknowledged messages are sent again.
+    var ackWaitMilliseconds: Int64 = 5000
     var service: String?
     private var settings = StreamSettings(name: "")
     private var sawStreamSetting: String?
@@ -23,6 +25,9 @@ struct PublishOptions {
                                     NATS_TOKEN / NATS_USER and NATS_PASSWORD (never printed)
         --publish-service NAME      the <service> token (default: the service's or file's name)
         --publish-window N          unacknowledged messages at most (default 4096; 1 to 65536)
+        --publish-ack-wait MS       an acknowledgement missing this long (a broker that died) sends
+                                    every unacknowledged message again, same ids (default 5000;
+                                    100 to 600000)
         --create-stream NAME        create (or update) stream NAME taking SUBJECT.>
         --stream-retention limits|interest|workqueue   (default limits)
         --stream-replicas N         copies in a cluster (1 to 5, default 1)
@@ -44,6 +49,8 @@ struct PublishOptions {
             service = name
         case "--publish-window":
             window = try arguments.integer(for: flag, minimum: 1, maximum: 65_536)
+        case "--publish-ack-wait":
+            ackWaitMilliseconds = Int64(try arguments.integer(for: flag, minimum: 100, maximum: 600_000))
         case "--create-stream":
             let name = try arguments.value(for: flag)
             do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "stream") } catch {
@@ -92,8 +99,8 @@ struct PublishOptions {
     /// The publishing output of a session, or nil without `--publish`.
     func output(defaultService: String, kinds: Set<EventKind>) -> PublishOutput? {
         guard let address else { return nil }
-        return PublishOutput(address: address, stream: stream, window: window, service: service ?? defaultService,
-                             kinds: kinds)
+        return PublishOutput(address: address, stream: stream, window: window, ackWaitMilliseconds: ackWaitMilliseconds,
+                             service: service ?? defaultService, kinds: kinds)
     }
 }
 
@@ -111,6 +118,7 @@ struct PublishOutput: SessionOutput {
     let address: NATSAddress
     let stream: StreamSettings?
     let window: Int
+    let ackWaitMilliseconds: Int64
     let service: String
     let kinds: Set<EventKind>
     /// Seconds the end of a session waits for the last acknowledgements.
@@ -131,7 +139,7 @@ struct PublishOutput: SessionOutput {
         let connection = try NATSConnection(address: address, name: "entitystream publish \(service)", reconnectBufferBytes: 1) { status in
             Stderr.line("entitystream: publish: \(address): \(status)")
         }
-        let publisher = try JetStreamPublisher(connection: connection, window: window) { problem in
+        let publisher = try JetStreamPublisher(connection: connection, window: window, ackWaitMilliseconds: ackWaitMilliseconds) { problem in
             Stderr.line("entitystream: publish: \(problem)")
         }
         if let stream { try publisher.createStream(stream, subjectPrefix: address.name) }

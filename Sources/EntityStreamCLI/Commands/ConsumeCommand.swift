@@ -14,6 +14,10 @@ struct ConsumeCommand: RunnableCommand {
     var stream = StreamOptions()
     var fleetGroup: String?
     var answersFleet = true
+    /// Acknowledge a message once its observation is in the store (and on
+    /// the bus), not once its line is written: `serve consume …`, where the
+    /// relay's store and subscribers, not standard output, take the stream.
+    var acknowledgesOnStore = false
 
     static let help = """
     Usage: entitystream consume nats://HOST:PORT[,HOST:PORT…]/STREAM [options]
@@ -23,8 +27,8 @@ struct ConsumeCommand: RunnableCommand {
     replay. A message is acknowledged only once its observation has been
     stored and its line written: a consumer killed and started again with
     the same --durable name goes on where it stopped, and the lines it had
-    written but not yet acknowledged (at most about one fetch of 1024
-    messages) come again marked "redelivered":true,"deliveries":N.
+    written but not yet acknowledged (fewer than four --batch es: 4096
+    messages by default) come again marked "redelivered":true,"deliveries":N.
 
     Example:
       entitystream consume nats://127.0.0.1:4222/AIS --durable ais-0 --partition 0/4 --from-start
@@ -59,9 +63,14 @@ struct ConsumeCommand: RunnableCommand {
       -h, --help                  show this help
     """
 
-    init(arguments: inout ArgumentList) throws {
+    /// `extra` is `serve`'s parser, which sees each flag first: the consumer
+    /// then feeds a relay, not standard output, and acknowledges a message
+    /// once its observation is in the store (``acknowledgesOnStore``).
+    init(arguments: inout ArgumentList, extra: ExtraFlags? = nil) throws {
+        acknowledgesOnStore = extra != nil
         var starts: [String] = []
         while let word = try arguments.next() {
+            if let extra, try extra(word, &arguments) { continue }
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--durable":
@@ -111,20 +120,30 @@ struct ConsumeCommand: RunnableCommand {
         if stream.filter != StreamFilter() {
             throw UsageError("consume: --where, --geometry, --out-fields and --out-sr filter a service; query the store instead (query-observations)")
         }
-        if stream.dropWhenSlow { throw UsageError("consume: --drop-when-slow would acknowledge lines never written; consume waits instead") }
-        if !stream.events.contains(.observation) {
-            throw UsageError("consume acknowledges a message once its observation line is written; include observation in --events")
+        if !acknowledgesOnStore {
+            if stream.dropWhenSlow { throw UsageError("consume: --drop-when-slow would acknowledge lines never written; consume waits instead") }
+            if !stream.events.contains(.observation) {
+                throw UsageError("consume acknowledges a message once its observation line is written; include observation in --events")
+            }
         }
     }
 
     func run() async throws -> Int32 {
-        guard let address else { return 2 }
+        guard let (session, makeSource) = try await prepareSession() else { return 2 }
+        return try await session.run(makeSource: makeSource)
+    }
+
+    /// The session and how it makes its source (`serve` adds its server to
+    /// them): connects, creates or continues the consumer (said on stderr).
+    func prepareSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {
+        guard let address else { return nil }
         let connection = try NATSConnection(address: address, name: "entitystream consume \(settings.durable ?? "")") { status in
             Stderr.line("entitystream: consume: \(address): \(status)")
         }
         let consumer = try JetStreamConsumer(connection: connection, stream: address.name, settings: settings)
         Stderr.line("entitystream: consume: \(address): \(consumer.startDescription)"
-                    + (settings.partition.map { ", partition \($0)" } ?? ""))
+                    + (settings.partition.map { ", partition \($0)" } ?? "")
+                    + (acknowledgesOnStore ? "; acknowledging each message once its observation is in the store" : ""))
         var session = StreamSession(options: stream)
         let marks = DeliveryMarks()
         let (rasters, enricher) = try await stream.rasters.open()
@@ -133,17 +152,17 @@ struct ConsumeCommand: RunnableCommand {
         let counters = session.writtenCounters
         let group = fleetGroup ?? address.name
         let answers = answersFleet
+        let onStore = acknowledgesOnStore
         let member = settings.durable ?? "ephemeral-\(ProcessInfo.processInfo.processIdentifier)"
-        let status = try await session.run { pipeline in
-            ConsumeRun(consumer: consumer, pipeline: pipeline, marks: marks, counters: counters,
-                       fleet: answers ? FleetResponder(connection: connection, group: group, member: member,
-                                                       partition: settings.partition, store: pipeline.store) : nil)
+        let partition = settings.partition
+        let makeSource: @Sendable (StreamPipeline) -> any SessionSource = { pipeline in
+            let done: @Sendable () -> Int
+            if onStore { done = { pipeline.observationsStored } } else { done = { counters.observationsFlushed } }
+            let fleet = answers ? FleetResponder(connection: connection, group: group, member: member, partition: partition,
+                                                 store: pipeline.store) : nil
+            return ConsumeRun(consumer: consumer, pipeline: pipeline, marks: marks, done: done, fleet: fleet)
         }
-        let counts = consumer.currentCounts
-        Stderr.line("entitystream: consume: \(counts.messages) messages (\(counts.observations) observations, \(counts.redelivered) redelivered, "
-                    + "\(counts.otherEvents) other events), \(counts.acknowledged) acknowledged" + (counts.caughtUp ? "; caught up" : ""))
-        connection.close()
-        return status
+        return (session, makeSource)
     }
 }
 
@@ -152,7 +171,9 @@ struct ConsumeRun: SessionSource, ControlTarget {
     let consumer: JetStreamConsumer
     let pipeline: StreamPipeline
     let marks: DeliveryMarks
-    let counters: JSONLinesWriter.Counters
+    /// How many observations are done with: written to standard output
+    /// (`consume`), or in the store (`serve consume`); what may be acknowledged.
+    let done: @Sendable () -> Int
     let fleet: FleetResponder?
 
     var controlTarget: any ControlTarget { self }
@@ -161,9 +182,12 @@ struct ConsumeRun: SessionSource, ControlTarget {
         if let fleet {
             do { try fleet.start() } catch { return "\(error)" }
         }
-        let counters = self.counters
-        let failure = await consumer.run(into: pipeline, written: { counters.observationsFlushed }, marks: marks)
+        let failure = await consumer.run(into: pipeline, written: done, marks: marks)
         fleet?.stop()
+        let counts = consumer.currentCounts
+        Stderr.line("entitystream: consume: \(counts.messages) messages (\(counts.observations) observations, \(counts.redelivered) redelivered, "
+                    + "\(counts.otherEvents) other events), \(counts.acknowledged) acknowledged" + (counts.caughtUp ? "; caught up" : ""))
+        consumer.connection.close()
         return failure
     }
 
@@ -177,6 +201,11 @@ struct ConsumeRun: SessionSource, ControlTarget {
     }
 
     func streamStatus() async -> StreamStatus { .consuming }
+
+    /// What `serve` says of the stream: the JetStream stream it reads.
+    func streamFacts() async -> SourceStreamFacts {
+        SourceStreamFacts(description: "JetStream stream \(consumer.connection.address.description)", spatialReference: nil)
+    }
 
     func statusFacts() async -> JSONObject {
         let counts = consumer.currentCounts

@@ -148,7 +148,7 @@ extension ReplayCommand {
             let track = try CSVTrackRecording(csv: String(decoding: bytes, as: UTF8.self), mapping: mapping)
             recorded = try track.recordedStream(trackIDField: stream.trackIDField)
         } catch {
-            throw ReplayError("'\(name)': \(error)")
+            throw .invalidCSVTrack(path: name, reason: "\(error)")
         }
         return try ReplaySource.prepare(stream: recorded, path: name, filter: stream.filter, pacing: pacing, loop: loop)
     }

@@ -14,9 +14,9 @@ import EntityStreamFiles
 /// ``Relay``) until Ctrl-C, SIGTERM, `--duration` or `--limit`, whatever
 /// the source does.
 struct ServeCommand: RunnableCommand {
-    /// The kinds of source `serve` relays, tried in order (a new kind — the
-    /// JetStream `consume` — goes before `replay`, which takes any file).
-    static let sourceKinds: [any ServedSourceCommand.Type] = [ConnectCommand.self, ReplayCommand.self]
+    /// The kinds of source `serve` relays, tried in order (`replay`, which
+    /// takes any file, last).
+    static let sourceKinds: [any ServedSourceCommand.Type] = [ConnectCommand.self, ConsumeCommand.self, ReplayCommand.self]
 
     var source: any ServedSourceCommand
     var flags: ServeFlags
@@ -24,13 +24,17 @@ struct ServeCommand: RunnableCommand {
     static let help = """
     Usage: entitystream serve SOURCE [options]
            entitystream serve connect URL [options] | serve replay FILE [options]
+           entitystream serve [consume] nats://HOST:PORT/STREAM [options]
 
     Re-serves a processed stream and its live store as ArcGIS services, on one
     port (loopback by default), with a live map page. SOURCE comes first: a
     stream service's REST URL (https://…/StreamServer, as connect takes) or a
     file (as replay takes: a recording, Esri feature JSON lines, a JSON array,
-    a CSV with --columns; - for stdin). One upstream connection, any number of
-    local clients, each speaking the protocol its tools speak:
+    a CSV with --columns; - for stdin), or a JetStream stream (as consume takes:
+    nats://HOST:PORT/STREAM; each message is acknowledged once its observation
+    is in the store, see README "Serving a JetStream stream"). One upstream
+    connection, any number of local clients, each speaking the protocol its
+    tools speak:
 
       GET  /                                             the live map page
       GET  /status                                       the source, the store, every subscriber's counts
@@ -71,6 +75,8 @@ struct ServeCommand: RunnableCommand {
       --upstream-token T          the upstream service's token (never forwarded, printed or stored)
     \(ConnectionOptions.help)
     Source (replay): --interval MS, --speed X, --loop, --columns MAPPING (see entitystream replay --help)
+    Source (consume): --durable NAME, --from-start, --since TIME, --from-sequence N, --partition K/N,
+                      --batch N, --ack-wait S … (see entitystream consume --help)
     \(StreamOptions.help)
       -h, --help                  show this help
 
@@ -91,10 +97,6 @@ struct ServeCommand: RunnableCommand {
         }
         if first.hasPrefix("-") && first != "-" {
             throw UsageError("serve: give the SOURCE first (entitystream serve SOURCE [options]), not '\(first)'")
-        }
-        if first == "consume" || first.lowercased().hasPrefix("nats://") {
-            throw UsageError("serve: a JetStream stream is not a serve source yet (consume acknowledges a message once its line is "
-                             + "written to stdout); serve the stream service or file that fills it (--publish) instead")
         }
         let chosen = kind ?? Self.sourceKinds.first { $0.accepts(first) } ?? ReplayCommand.self
         kind = chosen
@@ -293,6 +295,24 @@ extension ReplayCommand: ServedSourceCommand {
     func checkServable() throws(UsageError) {
         if hold { throw UsageError("serve: --hold is not needed: serve keeps serving the store after the replay ends, until stopped") }
     }
+    func prepareServedSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {
+        try await prepareSession()
+    }
+}
+
+extension ConsumeCommand: ServedSourceCommand {
+    static var commandName: String { "consume" }
+    static func accepts(_ source: String) -> Bool { source.lowercased().hasPrefix("nats://") }
+    var streamOptions: StreamOptions {
+        get { stream }
+        set { stream = newValue }
+    }
+    /// The stream's name.
+    var suggestedServiceName: String { ServeFlags.serviceName(from: address?.name ?? "", fallback: "Stream") }
+    mutating func useUpstreamToken(_ token: String) throws(UsageError) {
+        throw UsageError("serve: --upstream-token is for a stream service URL; give NATS credentials in the nats:// URL or NATS_TOKEN")
+    }
+    func checkServable() throws(UsageError) {}
     func prepareServedSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {
         try await prepareSession()
     }

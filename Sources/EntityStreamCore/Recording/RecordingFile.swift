@@ -131,7 +131,7 @@ public struct RecordingFile: Sendable {
     /// `{"t":<ms>,"message":<json>}` or `{"t":<ms>,"text":"<string>"}`. The
     /// message is taken byte for byte as it stands in the file; a line that
     /// is not like this is an entry with its ``Entry/problem``.
-    static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) -> Entry {
+    package static func recordingEntry(_ line: ArraySlice<UInt8>, line number: Int) -> Entry {
         let bytes = Array(line)
         func problem(_ text: String) -> Entry { Entry(offsetMilliseconds: nil, message: bytes, line: number, problem: text) }
         let members: [(key: String, value: Range<Int>)]

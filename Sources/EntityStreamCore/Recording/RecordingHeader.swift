@@ -18,7 +18,7 @@ public struct RecordingHeader: Sendable, Hashable {
     }
 
     /// Parses a header line; nil when the line is not a recording header.
-    init?(line: [UInt8], lineNumber: Int) throws(RecordingError) {
+    package init?(line: [UInt8], lineNumber: Int) throws(RecordingError) {
         guard line.starts(with: Array("{\"recording\":".utf8)) else { return nil }
         let value: JSONValue
         do { value = try JSONParser.parse(line) } catch { throw RecordingError(line: lineNumber, "invalid recording header: \(error)") }

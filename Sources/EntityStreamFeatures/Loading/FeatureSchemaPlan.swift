@@ -13,7 +13,7 @@ import EntityStreamModel
 /// - end time and track: mapped, else declared.
 /// Throws ``FeatureLoadError`` naming a mapped field the file does not have,
 /// or one of the wrong type. Internal to the loaders.
-package struct FeatureSchemaPlan {
+package struct FeatureSchemaPlan: Sendable {
     /// What the file itself declares about time and identity (recordings, FeatureSets).
     struct Declared {
         var objectIDField: String?
@@ -25,8 +25,8 @@ package struct FeatureSchemaPlan {
     package let schema: Schema
     package let objectIDFieldIndex: Int
     package let assignsObjectIDs: Bool
-    let startTimeFieldIndex: Int?
-    let endTimeFieldIndex: Int?
+    package let startTimeFieldIndex: Int?
+    package let endTimeFieldIndex: Int?
     /// 1 when an object-id field was put first, else 0: source field `i` is schema field `i + shift`.
     let shift: Int
     /// Schema fields whose type is date (values must be converted to `.date`).

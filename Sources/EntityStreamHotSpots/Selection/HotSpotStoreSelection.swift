@@ -38,7 +38,7 @@ public struct HotSpotStoreSelection: Sendable {
         }
         let reading: HotSpotPointReading
         do { reading = try HotSpotPointReading(wkid: firstWKID ?? nil, processing: processing) } catch {
-            throw HotSpotSelectionError(error.description)
+            throw HotSpotSelectionError.spatialReference(error.description)
         }
         let inputReference = SpatialReference(code: reading.inputWKID) ?? .wgs84
         var input = HotSpotInput(kind: valueIndex == nil ? .incidents : .weighted, coordinates: reading.coordinates,
@@ -66,7 +66,7 @@ public struct HotSpotStoreSelection: Sendable {
         if stopped { throw CancellationError() }
         if let mixed {
             let other = mixed.map { String($0) } ?? "none"
-            throw HotSpotSelectionError("the observations are in more than one spatial reference (\(reading.inputWKID.map(String.init) ?? "none") and \(other)): hot spots need one")
+            throw HotSpotSelectionError.mixedSpatialReferences(first: reading.inputWKID.map(String.init) ?? "none", other: other)
         }
         return HotSpotStoreSelection(input: input, reading: reading, sourceIDs: sourceIDs, matchedCount: matched,
                                      valueField: valueIndex.map { schema.fields[$0].name })

@@ -7,11 +7,11 @@ enum HotSpotValueField {
     /// The index of `name`; throws naming the field when it is unknown or not numeric.
     static func resolve(_ name: String, in schema: Schema) throws(HotSpotSelectionError) -> Int {
         guard let index = schema.index(ofField: name) else {
-            throw HotSpotSelectionError("value field '\(name)' is not a field of the data (fields: \(schema.fields.map(\.name).joined(separator: ", ")))")
+            throw .unknownValueField(name: name, fields: schema.fields.map(\.name))
         }
         let type = schema.fields[index].type
         guard type.isInteger || type.isFloatingPoint else {
-            throw HotSpotSelectionError("value field '\(schema.fields[index].name)' is \(type.esriName), not a number")
+            throw .nonNumericValueField(name: schema.fields[index].name, type: type.esriName)
         }
         return index
     }
