@@ -95,9 +95,10 @@ public struct FileQueryJob: AnalysisJob {
             let filter = counting
             for _ in 1...2 {
                 var count = 0
-                let outcome = try await scan.scan(neededFields: [], filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
+                let filtered = scan.keepsOnlyPassingRows
+                let outcome = try await scan.scan(neededFields: filtered ? [] : nil, filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
                                                   readsGeometry: false) { table in
-                    table.count
+                    filtered ? table.count : try engine.matchingRows(filter, on: table).count
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
