@@ -35,10 +35,10 @@ enum Program {
                    synopsis: "  entitystream serve SOURCE [opts]  re-serve a stream (URL or file) and its live store as ArcGIS\n"
                        + "                                    services on one port, with a live map page",
                    streaming: true),
-        Subcommand(ConsumeCommand.self, name: "consume",
+        Subcommand(name: "consume",
                    synopsis: "  entitystream consume nats://HOST:PORT/STREAM\n"
                        + "                                    a NATS JetStream stream (filled by --publish) as the source",
-                   streaming: true),
+                   help: ConsumeCommand.help, streaming: true) { try await ConsumeCommand(arguments: &$0).run() },
         Subcommand(FleetCommand.self, name: "fleet",
                    synopsis: "  entitystream fleet nats://HOST:PORT/GROUP REQUEST --expect N\n"
                        + "                                    statistics merged across the consumers of a fleet group"),

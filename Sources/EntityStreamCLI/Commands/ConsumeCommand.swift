@@ -8,7 +8,7 @@ import EntityStreamModel
 /// `entitystream consume nats://HOST:PORT/STREAM …`: a JetStream stream as
 /// a session's source, with the same store, output, control commands and
 /// analyses as `connect` and `replay`.
-struct ConsumeCommand: RunnableCommand {
+struct ConsumeCommand {
     var address: NATSAddress?
     var settings = ConsumerSettings()
     var stream = StreamOptions()
