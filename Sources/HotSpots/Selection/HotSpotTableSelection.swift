@@ -40,6 +40,48 @@ public struct HotSpotTableSelection: Sendable {
     public static func select(from table: FeatureTable, whereClause: String? = nil, timeExtent: TimeExtent? = nil,
                               valueField: String? = nil, processing: Int? = nil,
                               maximumCount: Int = 50_000_000) throws(HotSpotSelectionError) -> HotSpotTableSelection {
+        try gather(from: table, whereClause: whereClause, timeExtent: timeExtent, valueField: valueField, processing: processing)
+            .selection(maximumCount: maximumCount)
+    }
+
+    /// The matching records of one table (a whole file, or one chunk of a
+    /// streamed one): only their points, values and object ids, in row
+    /// order. Chunks of one file gathered apart and ``Gathered/append(_:)``ed
+    /// in file order make the selection of the whole file.
+    public struct Gathered: Sendable {
+        fileprivate var records = SelectedRecords()
+        fileprivate var sourceIDs: [Int64] = []
+        fileprivate var rowCount = 0
+        fileprivate var matchedCount = 0
+        fileprivate let reading: HotSpotPointReading
+        fileprivate let kind: HotSpotInput.Kind
+        fileprivate let valueField: String?
+
+        /// Matching records gathered so far.
+        public var count: Int { matchedCount }
+
+        /// Adds the records of the rows that follow (a later chunk of the same file).
+        public mutating func append(_ later: Gathered) {
+            records.append(contentsOf: later.records)
+            sourceIDs.append(contentsOf: later.sourceIDs)
+            rowCount += later.rowCount
+            matchedCount += later.matchedCount
+        }
+
+        /// The selection: the points converted as ``HotSpotPointReading``
+        /// says (one PROJ batch), offered to the input in order.
+        public func selection(maximumCount: Int = 50_000_000) -> HotSpotTableSelection {
+            var input = HotSpotInput(kind: kind, coordinates: reading.coordinates, maximumCount: maximumCount)
+            var records = self.records
+            records.offer(to: &input, reading: reading)
+            return HotSpotTableSelection(input: input, reading: reading, sourceIDs: sourceIDs, rowCount: rowCount,
+                                         matchedCount: matchedCount, valueField: valueField)
+        }
+    }
+
+    /// The matching records of `table` (see ``select(from:whereClause:timeExtent:valueField:processing:maximumCount:)``).
+    public static func gather(from table: FeatureTable, whereClause: String? = nil, timeExtent: TimeExtent? = nil,
+                              valueField: String? = nil, processing: Int? = nil) throws(HotSpotSelectionError) -> Gathered {
         guard table.geometryType == .point else {
             throw .noGeometry(table: table.name)
         }
@@ -65,11 +107,9 @@ public struct HotSpotTableSelection: Sendable {
         do { reading = try HotSpotPointReading(wkid: table.spatialReference, processing: processing) } catch {
             throw .spatialReference(error.description)
         }
-        var input = HotSpotInput(kind: valueIndex == nil ? .incidents : .weighted, coordinates: reading.coordinates,
-                                 maximumCount: maximumCount)
-        var sourceIDs: [Int64] = []
-        var matched = 0
-        var records = SelectedRecords()
+        var gathered = Gathered(reading: reading, kind: valueIndex == nil ? .incidents : .weighted,
+                                valueField: valueIndex.map { schema.fields[$0].name })
+        gathered.rowCount = table.count
         table.withRowValues { values, width in
             guard let base = values.baseAddress else { return }
             for row in 0..<table.count {
@@ -81,14 +121,12 @@ public struct HotSpotTableSelection: Sendable {
                     let keep = alias.map { clause.matches(AliasedRow(row: values, aliasIndex: $0.index, target: $0.time)) } ?? clause.matches(values)
                     guard keep else { continue }
                 }
-                matched += 1
-                records.append(table.geometry(at: row), value: valueIndex.flatMap { HotSpotValueField.number(base[row &* width &+ $0]) })
-                sourceIDs.append(table.objectID(at: row))
+                gathered.matchedCount += 1
+                gathered.records.append(table.geometry(at: row), value: valueIndex.flatMap { HotSpotValueField.number(base[row &* width &+ $0]) })
+                gathered.sourceIDs.append(table.objectID(at: row))
             }
         }
-        records.offer(to: &input, reading: reading)
-        return HotSpotTableSelection(input: input, reading: reading, sourceIDs: sourceIDs, rowCount: table.count,
-                                     matchedCount: matched, valueField: valueIndex.map { schema.fields[$0].name })
+        return gathered
     }
 
     /// The source id of a result feature's record number (−1 for fishnet cells).
@@ -110,7 +148,7 @@ private struct AliasedRow: AttributeRow {
 
 /// The selected records' points and values, gathered so that their
 /// coordinates go through PROJ in one batch before the input takes them.
-struct SelectedRecords {
+struct SelectedRecords: Sendable {
     private var x: [Double] = []
     private var y: [Double] = []
     private var hasPoint: [Bool] = []
@@ -121,6 +159,13 @@ struct SelectedRecords {
         y.append(point?.y ?? .nan)
         hasPoint.append(point != nil)
         values.append(value)
+    }
+
+    mutating func append(contentsOf other: SelectedRecords) {
+        x.append(contentsOf: other.x)
+        y.append(contentsOf: other.y)
+        hasPoint.append(contentsOf: other.hasPoint)
+        values.append(contentsOf: other.values)
     }
 
     /// Converts the points as `reading` says, then offers every record to `input`, in order.

@@ -4,7 +4,8 @@ import EntityStreamCore
 /// GeoJSON, a recording) read as a feature table: one `result` line per
 /// feature, then a summary with the count and what loading skipped.
 ///
-/// A CSV file is streamed (``CSVFileScan``) for features and counts:
+/// A CSV file, Esri JSON lines, a GeoJSON sequence or a recording is
+/// streamed (``FeatureFileScans``) for features and counts:
 /// chunks are parsed and filtered on two threads and the matches written
 /// in file order as they are found, reading stopping once `--limit`
 /// features are out (the summary then has no `rows`, the file was not
@@ -14,7 +15,8 @@ import EntityStreamCore
 /// (memory in proportion to the matches, not the file). Before anything
 /// is written, one pass over the file settles the types of the columns
 /// written (so nothing written is ever taken back). Object ids, offsets,
-/// extents and other formats are answered from the file loaded whole.
+/// extents and a file that is one JSON document are answered from the
+/// file loaded whole.
 public struct FileQueryJob: AnalysisJob {
     public let path: String
     public let load: FeatureLoadOptions
@@ -30,8 +32,10 @@ public struct FileQueryJob: AnalysisJob {
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
         if streams {
-            let scan: CSVFileScan?
-            do { scan = try CSVFileScan.open(path: path, options: load, chunkSize: chunkSize) } catch { throw AnalysisFailure(error.description) }
+            let scan: (any FeatureFileScan)?
+            do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
+                throw AnalysisFailure(error.description)
+            }
             if let scan {
                 do { return try await runStreamed(scan, in: context) } catch let error as FeatureLoadError {
                     throw AnalysisFailure(error.description)
@@ -75,7 +79,7 @@ public struct FileQueryJob: AnalysisJob {
     }
 
     /// The query over a streamed CSV file (see the type's description).
-    func runStreamed(_ scan: CSVFileScan, in context: AnalysisContext) async throws -> JSONObject {
+    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> JSONObject {
         let engine = FeatureQueryEngine(maxRecordCount: Int.max)
         var summary = JSONObject([("file", .string(path))])
         if query.returnCountOnly {

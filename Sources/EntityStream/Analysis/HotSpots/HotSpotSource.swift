@@ -9,8 +9,10 @@ import Projection
 ///   time extent (on the service's time field by default, or `received`),
 ///   where clause, envelope and track ids, from one consistent snapshot.
 /// - ``file(path:load:whereClause:timeExtent:)``: a feature file (CSV, Esri
-///   JSON, GeoJSON, a recording) read by ``FeatureFile``, rows selected by
-///   ``HotSpotTableSelection`` (its `DATE` alias included).
+///   JSON, GeoJSON, a recording), rows selected by ``HotSpotTableSelection``
+///   (its `DATE` alias included). A file that streams (``FeatureFileScans``:
+///   CSV and the line formats) is read in chunks, keeping only the
+///   matching records' points, values and object ids; a one-document file is loaded whole.
 public enum HotSpotSource: Sendable {
     case store(QueryObservationsRequest)
     case file(path: String, load: FeatureLoadOptions, whereClause: String?, timeExtent: TimeExtent?)
@@ -52,6 +54,10 @@ public enum HotSpotSource: Sendable {
             return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
                             valueField: selection.valueField, facts: facts)
         case .file(let path, let load, let whereClause, let timeExtent):
+            if let streamed = try await Self.streamed(path: path, load: load, whereClause: whereClause, timeExtent: timeExtent,
+                                                      valueField: valueField, processing: processing, in: context) {
+                return streamed
+            }
             let table: FeatureTable
             do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
             try Task.checkCancellation()
@@ -62,18 +68,74 @@ public enum HotSpotSource: Sendable {
             } catch {
                 throw AnalysisFailure(error.description)
             }
-            var facts = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
-            if let reference = SpatialReference(code: table.spatialReference) {
-                if let wkid = reference.wkid { facts.append(key: "wkid", value: .int(Int64(wkid))) }
-                facts.append(key: "spatialReference", value: reference.json)
+            return Self.prepared(selection, path: path, layer: LayerFacts(table), rows: table.count, skipped: table.report.skippedCount,
+                                 whereClause: whereClause, timeExtent: timeExtent)
+        }
+    }
+
+    /// The points of a file that streams (``FeatureFileScans``): each chunk's
+    /// matching records are gathered on a worker thread and only their
+    /// points, values and object ids are kept, never the rows; nil for a
+    /// file that is one JSON document (loaded whole instead).
+    private static func streamed(path: String, load: FeatureLoadOptions, whereClause: String?, timeExtent: TimeExtent?,
+                                 valueField: String?, processing: Int?, in context: AnalysisContext) async throws -> Prepared? {
+        do {
+            guard let scan = try await FeatureFileScans.open(path: path, options: load) else { return nil }
+            for _ in 1...2 {
+                var gathered: HotSpotTableSelection.Gathered?
+                var layer: LayerFacts?
+                let outcome = try await scan.scan(neededFields: nil) { table -> (HotSpotTableSelection.Gathered, LayerFacts) in
+                    let part = try HotSpotTableSelection.gather(from: table, whereClause: whereClause, timeExtent: timeExtent,
+                                                                valueField: valueField, processing: processing)
+                    return (part, LayerFacts(table))
+                } consume: { part in
+                    try context.checkCancellation()
+                    if gathered == nil {
+                        gathered = part.0
+                        layer = part.1
+                    } else {
+                        gathered?.append(part.0)
+                    }
+                }
+                guard case .finished(let rows) = outcome else { continue }
+                guard let gathered, let layer else { return nil }   // no chunk at all: an empty file, said by the loader
+                let skipped = (scan as? JSONLinesFileScan)?.report.skippedCount ?? 0
+                return prepared(gathered.selection(), path: path, layer: layer, rows: rows, skipped: skipped,
+                                whereClause: whereClause, timeExtent: timeExtent)
             }
-            if let time = table.startTimeFieldIndex { facts.append(key: "timeField", value: .string(table.schema.fields[time].name)) }
-            if let timeExtent, !timeExtent.isUnbounded { facts.append(key: "timeExtent", value: timeExtent.summaryJSON) }
-            if let whereClause { facts.append(key: "where", value: .string(whereClause)) }
-            facts.append(key: "matched", value: .int(Int64(selection.matchedCount)))
-            if table.report.skippedCount > 0 { facts.append(key: "skippedWhileLoading", value: .int(Int64(table.report.skippedCount))) }
-            return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
-                            valueField: selection.valueField, facts: facts)
+            throw AnalysisFailure("\(path): the file changed while it was read")
+        } catch let error as FeatureLoadError {
+            throw AnalysisFailure(error.description)
+        } catch let error as HotSpotSelectionError {
+            throw AnalysisFailure(error.description)
+        }
+    }
+
+    /// The prepared points of a file and the summary's facts.
+    private static func prepared(_ selection: HotSpotTableSelection, path: String, layer: LayerFacts, rows: Int, skipped: Int,
+                                 whereClause: String?, timeExtent: TimeExtent?) -> Prepared {
+        var facts = JSONObject([("file", .string(path)), ("rows", .int(Int64(rows)))])
+        if let reference = SpatialReference(code: layer.spatialReference) {
+            if let wkid = reference.wkid { facts.append(key: "wkid", value: .int(Int64(wkid))) }
+            facts.append(key: "spatialReference", value: reference.json)
+        }
+        if let time = layer.timeField { facts.append(key: "timeField", value: .string(time)) }
+        if let timeExtent, !timeExtent.isUnbounded { facts.append(key: "timeExtent", value: timeExtent.summaryJSON) }
+        if let whereClause { facts.append(key: "where", value: .string(whereClause)) }
+        facts.append(key: "matched", value: .int(Int64(selection.matchedCount)))
+        if skipped > 0 { facts.append(key: "skippedWhileLoading", value: .int(Int64(skipped))) }
+        return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
+                        valueField: selection.valueField, facts: facts)
+    }
+
+    /// What the summary says of the file's layer.
+    private struct LayerFacts: Sendable {
+        var spatialReference: Int?
+        var timeField: String?
+
+        init(_ table: FeatureTable) {
+            spatialReference = table.spatialReference
+            timeField = table.startTimeFieldIndex.map { table.schema.fields[$0].name }
         }
     }
 

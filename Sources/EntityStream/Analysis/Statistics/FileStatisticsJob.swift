@@ -13,12 +13,13 @@ import Statistics
 /// summary: the file, its rows (`fileRows`), the rows selected and
 /// aggregated (`rows`), the records, the names, the time extent.
 ///
-/// A CSV file is streamed (``CSVFileScan``): chunks are parsed, filtered
+/// A CSV file, Esri JSON lines, a GeoJSON sequence or a recording is
+/// streamed (``FeatureFileScans``): chunks are parsed, filtered
 /// and aggregated on two threads into one accumulator per chunk, merged in
 /// file order (exact counts, integer sums and extremes; compensated sums
 /// and double-double moments), so memory stays bounded by the chunks in
-/// flight and the groups, whatever the file's size. Other formats are
-/// loaded whole.
+/// flight and the groups, whatever the file's size. A file that is one
+/// JSON document is loaded whole (up to ``FeatureLoadOptions/maximumDocumentSize``).
 public struct FileStatisticsJob: AnalysisJob {
     public let path: String
     public let load: FeatureLoadOptions
@@ -36,8 +37,10 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> JSONObject {
-        let scan: CSVFileScan?
-        do { scan = try CSVFileScan.open(path: path, options: load, chunkSize: chunkSize) } catch { throw AnalysisFailure(error.description) }
+        let scan: (any FeatureFileScan)?
+        do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
+            throw AnalysisFailure(error.description)
+        }
         if let scan { return try await runStreamed(scan, in: context) }
         let table: FeatureTable
         do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
@@ -67,7 +70,7 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 
     /// The statistics of a streamed CSV file (see the type's description).
-    func runStreamed(_ scan: CSVFileScan, in context: AnalysisContext) async throws -> JSONObject {
+    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> JSONObject {
         let filter = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
                                   spatialRelationship: query.spatialRelationship)
         let maximumGroups = StatisticsLimits.defaultMaximumGroups

@@ -37,6 +37,19 @@ struct AttributeTypeInference: Sendable {
         sawValue = true
     }
 
+    /// Adds what `other` observed (of values that follow these): the
+    /// inference of both runs of values together.
+    mutating func merge(_ other: AttributeTypeInference) {
+        guard other.sawValue else { return }
+        sawValue = true
+        allBooleans = allBooleans && other.allBooleans
+        allDates = allDates && other.allDates
+        allDateTexts = allDateTexts && other.allDateTexts
+        allIntegers = allIntegers && other.allIntegers
+        fitsInt32 = fitsInt32 && other.fitsInt32
+        allNumbers = allNumbers && other.allNumbers
+    }
+
     var fieldType: FieldType {
         guard sawValue else { return .string }
         if allBooleans { return .smallInteger }

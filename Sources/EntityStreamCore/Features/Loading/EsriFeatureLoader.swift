@@ -95,45 +95,167 @@ enum EsriFeatureLoader {
             throw FeatureLoadError(file: file, line: error.line, error.message)
         }
         var declared = Declared()
-        if let description = recording.header?.description {
-            do { declared.fields = try Field.esriFields(description["fields"]) } catch {
-                throw FeatureLoadError(file: file, line: 1, "the recorded service description: \(error.description)")
-            }
-            let timeInfo = description["timeInfo"]
-            declared.time = FeatureSchemaPlan.Declared(objectIDField: description["objectIdField"]?.stringValue,
-                                                       startTimeField: timeInfo?["startTimeField"]?.stringValue,
-                                                       endTimeField: timeInfo?["endTimeField"]?.stringValue,
-                                                       trackIDField: timeInfo?["trackIdField"]?.stringValue)
-            let reference = description["spatialReference"]
-            declared.wkid = SpatialReference.code(ofJSON: reference)
-            declared.geometryType = .point
+        if let header = recording.header {
+            do { declared = try Self.declared(by: header) } catch { throw FeatureLoadError(file: file, line: 1, error.message) }
         }
         let messages = recording.entries.map { Message(line: $0.line, bytes: $0.message[...], malformed: $0.problem != nil) }
         return try load(messages, declared: declared, lenient: true, format: .recording, file: file, name: name, mapping: mapping)
     }
 
+    /// What a recording's header declares of its layer.
+    static func declared(by header: RecordingHeader) throws(FeatureLoadError) -> Declared {
+        var declared = Declared()
+        let description = header.description
+        do { declared.fields = try Field.esriFields(description["fields"]) } catch {
+            throw FeatureLoadError(file: "", line: 1, "the recorded service description: \(error.description)")
+        }
+        let timeInfo = description["timeInfo"]
+        declared.time = FeatureSchemaPlan.Declared(objectIDField: description["objectIdField"]?.stringValue,
+                                                   startTimeField: timeInfo?["startTimeField"]?.stringValue,
+                                                   endTimeField: timeInfo?["endTimeField"]?.stringValue,
+                                                   trackIDField: timeInfo?["trackIdField"]?.stringValue)
+        declared.wkid = SpatialReference.code(ofJSON: description["spatialReference"])
+        declared.geometryType = .point
+        return declared
+    }
+
+    /// The messages of a run of recording lines (a whole recording, or one
+    /// chunk of it) with their lines in it: each non-blank line (white space
+    /// trimmed as ``RecordingFile`` does) after the header, which is the
+    /// first non-blank line of the file (`atFileStart`).
+    static func recordingMessages(_ bytes: [UInt8], atFileStart: Bool) -> [Message] {
+        var messages: [Message] = []
+        var headerSkipped = !atFileStart
+        var start = atFileStart && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        func add(_ end: Int) {
+            var lower = start, upper = end
+            while upper > lower, [0x20, 0x09, 0x0D].contains(bytes[upper - 1]) { upper -= 1 }
+            while lower < upper, [0x20, 0x09, 0x0D].contains(bytes[lower]) { lower += 1 }
+            guard lower < upper else { return }
+            guard headerSkipped else {
+                headerSkipped = true
+                return
+            }
+            let entry = RecordingFile.recordingEntry(bytes[lower..<upper], line: line)
+            messages.append(Message(line: line, bytes: entry.message[...], malformed: entry.problem != nil))
+        }
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == 0x0A {
+                add(index)
+                start = index + 1
+                line += 1
+            }
+            index += 1
+        }
+        if start < bytes.count { add(bytes.count) }
+        return messages
+    }
+
     // MARK: The two passes
+
+    /// What the first pass learns from a run of messages (a whole file, or
+    /// one chunk of a streamed one): the fields the messages name beyond the
+    /// declared ones (in order of first appearance) with the types their
+    /// values allow, whether any has a point and its spatial reference, the
+    /// rows, and what was skipped. Runs of consecutive chunks merge, in file
+    /// order, into what one pass over them would have learned.
+    struct Evidence: Sendable {
+        /// Fields beyond the declared ones, in order of first appearance.
+        var learned: [Field] = []
+        var inference: [AttributeTypeInference] = []
+        var sawGeometry = false
+        var firstWKID: Int?
+        var rows = 0
+        var report: FeatureLoadReport
+
+        init(format: FeatureFileFormat) { report = FeatureLoadReport(format: format) }
+
+        /// Adds what the run that follows this one learned; `lineOffset`
+        /// turns its line numbers into this run's.
+        mutating func merge(_ later: Evidence, lineOffset: Int) {
+            var known = Schema(fields: learned)
+            for (index, field) in later.learned.enumerated() {
+                if let existing = known.index(ofField: field.name) {
+                    inference[existing].merge(later.inference[index])
+                } else {
+                    learned.append(field)
+                    inference.append(later.inference[index])
+                    known = Schema(fields: learned)
+                }
+            }
+            sawGeometry = sawGeometry || later.sawGeometry
+            if firstWKID == nil { firstWKID = later.firstWKID }
+            rows += later.rows
+            report.merge(skipped: later.report, lineOffset: lineOffset)
+        }
+    }
+
+    /// The table's layout, decided from the whole file's ``Evidence``.
+    struct Layout: Sendable {
+        /// The fields messages are decoded with (declared, then learned).
+        var sourceSchema: Schema
+        var plan: FeatureSchemaPlan
+        var geometryType: FeatureGeometryType
+        var wkid: Int
+        var report: FeatureLoadReport
+        var lenient: Bool
+
+        init(evidence: Evidence, declared: Declared, lenient: Bool, file: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) {
+            let sourceFields = declared.fields + evidence.learned.indices.map { index in
+                let name = evidence.learned[index].name
+                return Field(name: name, type: evidence.inference[index].fieldType, alias: name)
+            }
+            sourceSchema = Schema(fields: sourceFields)
+            plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping, declared: declared.time, file: file)
+            geometryType = declared.geometryType == .point || evidence.sawGeometry ? .point : .none
+            wkid = mapping.wkid ?? declared.wkid ?? evidence.firstWKID ?? 4326
+            if geometryType == .point, mapping.wkid == nil, declared.wkid == nil, evidence.firstWKID == nil {
+                plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with --in-sr)")
+            }
+            report = evidence.report
+            report.notes = plan.notes
+            self.lenient = lenient
+        }
+
+        /// An empty table of this layout.
+        func builder(name: String, file: String) throws(FeatureLoadError) -> FeatureTableBuilder {
+            do throws(FeatureTableError) {
+                return try FeatureTableBuilder(name: name, schema: plan.schema, objectIDFieldIndex: plan.objectIDFieldIndex,
+                                               assignsObjectIDs: plan.assignsObjectIDs, geometryType: geometryType, spatialReference: wkid,
+                                               startTimeFieldIndex: plan.startTimeFieldIndex, endTimeFieldIndex: plan.endTimeFieldIndex,
+                                               report: report)
+            } catch {
+                throw FeatureLoadError(file: file, error.description)
+            }
+        }
+    }
 
     static func load(_ messages: [Message], declared: Declared, lenient: Bool, format: FeatureFileFormat,
                      file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
-        var report = FeatureLoadReport(format: format)
-        // Pass 1: learn fields, infer types, find the spatial reference.
+        var evidence = Evidence(format: format)
+        try observe(messages, declared: declared, lenient: lenient, file: file, into: &evidence)
+        let layout = try Layout(evidence: evidence, declared: declared, lenient: lenient, file: file, mapping: mapping)
+        var builder = try layout.builder(name: name, file: file)
+        builder.reserveCapacity(evidence.rows)
+        try appendRows(messages, layout: layout, file: file, to: &builder)
+        return builder.build()
+    }
+
+    /// Pass 1: learns fields, infers types, finds the spatial reference.
+    static func observe(_ messages: [Message], declared: Declared, lenient: Bool, file: String,
+                        into evidence: inout Evidence) throws(FeatureLoadError) {
         var decoder = EsriFeatureDecoder(schema: Schema(fields: declared.fields))
         let declaredCount = decoder.schema.fields.count
         var inference: [AttributeTypeInference] = []
         var decoded: [StreamMessage] = []
-        var sawGeometry = false
-        var firstWKID: Int?
-        var rows = 0
-        var keep: [Bool] = []
-        keep.reserveCapacity(messages.count)
         var checkpoint = CancellationCheckpoint()
         for message in messages {
             if checkpoint.isCancelled() { throw .cancelled(file: file) }
             decoded.removeAll(keepingCapacity: true)
             if message.malformed {
-                report.skip("malformed recording line", line: message.line)
-                keep.append(false)
+                evidence.report.skip("malformed recording line", line: message.line)
                 continue
             }
             let result = message.bytes.withUnsafeBytes { buffer in
@@ -141,15 +263,13 @@ enum EsriFeatureLoader {
             }
             do throws(JSONError) { try result.get() } catch {
                 guard lenient else { throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)") }
-                report.skip("undecodable message", line: message.line)
-                keep.append(false)
+                evidence.report.skip("undecodable message", line: message.line)
                 continue
             }
-            keep.append(true)
             for item in decoded {
                 switch item {
                 case .observation(let observation):
-                    rows += 1
+                    evidence.rows += 1
                     if inference.count < decoder.schema.fields.count {
                         inference.append(contentsOf: repeatElement(AttributeTypeInference(), count: decoder.schema.fields.count - inference.count))
                     }
@@ -157,62 +277,51 @@ enum EsriFeatureLoader {
                         inference[index].observe(observation.attribute(index))
                     }
                     if let point = observation.geometry {
-                        sawGeometry = true
-                        if firstWKID == nil { firstWKID = point.wkid }
+                        evidence.sawGeometry = true
+                        if evidence.firstWKID == nil { evidence.firstWKID = point.wkid }
                     }
                 case .nonPointGeometry(let kind, _):
                     guard lenient else {
                         throw FeatureLoadError(file: file, line: message.line, "only point features can be loaded; this feature has a \(kind) geometry")
                     }
-                    report.skip("\(kind) geometry (only points are kept)", line: message.line)
+                    evidence.report.skip("\(kind) geometry (only points are kept)", line: message.line)
                 case .delete:
                     guard lenient else { throw FeatureLoadError(file: file, line: message.line, "a delete message is not a feature") }
-                    report.skip("delete message", line: message.line)
+                    evidence.report.skip("delete message", line: message.line)
                 case .filterReply:
                     guard lenient else { throw FeatureLoadError(file: file, line: message.line, "a filter reply is not a feature") }
-                    report.skip("filter reply", line: message.line)
+                    evidence.report.skip("filter reply", line: message.line)
                 }
             }
         }
+        var learned = Evidence(format: evidence.report.format ?? .esriFeatureLines)
+        learned.learned = Array(decoder.schema.fields[declaredCount...])
+        learned.inference = learned.learned.indices.map { declaredCount + $0 < inference.count ? inference[declaredCount + $0] : AttributeTypeInference() }
+        evidence.merge(learned, lineOffset: 0)
+    }
 
-        // Schema.
-        let sourceSchema = decoder.schema
-        let sourceFields = sourceSchema.fields.enumerated().map { index, field in
-            index < declaredCount ? field : Field(name: field.name, type: inference.indices.contains(index) ? inference[index].fieldType : .string, alias: field.name)
-        }
-        var plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping, declared: declared.time, file: file)
-        let geometryType: FeatureGeometryType = declared.geometryType == .point || sawGeometry ? .point : .none
-        let wkid = mapping.wkid ?? declared.wkid ?? firstWKID ?? 4326
-        if geometryType == .point, mapping.wkid == nil, declared.wkid == nil, firstWKID == nil {
-            plan.notes.append("the features name no spatial reference: taken as WGS84 (4326; choose another with --in-sr)")
-        }
-        report.notes = plan.notes
-        var builder: FeatureTableBuilder
-        do throws(FeatureTableError) {
-            builder = try FeatureTableBuilder(name: name, schema: plan.schema, objectIDFieldIndex: plan.objectIDFieldIndex,
-                                              assignsObjectIDs: plan.assignsObjectIDs, geometryType: geometryType, spatialReference: wkid,
-                                              startTimeFieldIndex: plan.startTimeFieldIndex, endTimeFieldIndex: plan.endTimeFieldIndex,
-                                              report: report)
-        } catch {
-            throw FeatureLoadError(file: file, error.description)
-        }
-        builder.reserveCapacity(rows)
-
-        // Pass 2: rows.
-        var rowDecoder = EsriFeatureDecoder(schema: sourceSchema)
+    /// Pass 2: the rows of `messages` in ``Layout`` (messages pass 1
+    /// skipped are skipped again).
+    static func appendRows(_ messages: [Message], layout: Layout, file: String, to builder: inout FeatureTableBuilder) throws(FeatureLoadError) {
+        let plan = layout.plan
+        let sourceCount = layout.sourceSchema.fields.count
+        var rowDecoder = EsriFeatureDecoder(schema: layout.sourceSchema)
         var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
-        for (number, message) in messages.enumerated() where keep[number] {
+        var decoded: [StreamMessage] = []
+        var checkpoint = CancellationCheckpoint()
+        for message in messages where !message.malformed {
             if checkpoint.isCancelled() { throw .cancelled(file: file) }
             decoded.removeAll(keepingCapacity: true)
             let result = message.bytes.withUnsafeBytes { buffer in
                 Result { () throws(JSONError) in try rowDecoder.decode(buffer, receivedAt: 0, into: &decoded) }
             }
             do throws(JSONError) { try result.get() } catch {
-                throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)")   // decoded in pass 1: unreachable
+                if layout.lenient { continue }   // counted in pass 1
+                throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)")
             }
             for item in decoded {
                 guard case .observation(let observation) = item else { continue }
-                for index in 0..<sourceSchema.fields.count {
+                for index in 0..<sourceCount {
                     let target = plan.finalIndex(ofSource: index)
                     let value = observation.attribute(index)
                     guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
@@ -222,15 +331,14 @@ enum EsriFeatureLoader {
                     values[target] = converted
                 }
                 var point: Point?
-                if geometryType == .point, let given = observation.geometry {
-                    point = try convert(given, to: wkid, file: file, line: message.line)
+                if layout.geometryType == .point, let given = observation.geometry {
+                    point = try convert(given, to: layout.wkid, file: file, line: message.line)
                 }
                 do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
                     throw FeatureLoadError(file: file, line: message.line, error.description)
                 }
             }
         }
-        return builder.build()
     }
 
     /// `point` in the layer's spatial reference `wkid` (through PROJ).
@@ -244,13 +352,13 @@ enum EsriFeatureLoader {
     // MARK: Splitting
 
     /// Each non-blank line (spaces, tabs and a CR trimmed) as a message.
-    static func lineMessages(_ bytes: [UInt8]) -> [Message] {
+    static func lineMessages(_ bytes: [UInt8], atFileStart: Bool = true) -> [Message] {
         var messages: [Message] = []
         var start = 0
         var line = 1
         func add(_ end: Int) {
             var lower = start, upper = end
-            if lower == 0, upper >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { lower = 3 }
+            if atFileStart, lower == 0, upper >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { lower = 3 }
             while lower < upper, [0x20, 0x09, 0x0D, 0x1E].contains(bytes[lower]) { lower += 1 }
             while upper > lower, [0x20, 0x09, 0x0D].contains(bytes[upper - 1]) { upper -= 1 }
             if lower < upper { messages.append(Message(line: line, bytes: bytes[lower..<upper])) }

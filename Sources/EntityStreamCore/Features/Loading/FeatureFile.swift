@@ -22,6 +22,10 @@ import Darwin
 public enum FeatureFile {
     /// Reads and loads the file at `path`.
     public static func load(path: String, options: FeatureLoadOptions = FeatureLoadOptions()) throws(FeatureLoadError) -> FeatureTable {
+        let head = try head(path: path, count: 1 << 20)
+        if head.size > options.maximumDocumentSize, let document = documentFormat(head.bytes, fileName: path, options: options) {
+            throw tooLarge(path: path, size: head.size, format: document, limit: options.maximumDocumentSize)
+        }
         let bytes = try read(path: path, limit: options.maximumFileSize)
         return try load(bytes: bytes, fileName: path, options: options)
     }
@@ -81,6 +85,49 @@ public enum FeatureFile {
         return nil
     }
 
+    /// The format of a file that is one JSON document (array, FeatureSet,
+    /// FeatureCollection, or JSON that is none of the line formats) by its
+    /// first bytes `head`, or nil for CSV and the line formats.
+    static func documentFormat(_ head: [UInt8], fileName: String, options: FeatureLoadOptions) -> FeatureFileFormat? {
+        if let forced = options.format {
+            return [.esriFeatureArray, .esriFeatureSet, .geoJSON].contains(forced) ? forced : nil
+        }
+        if let sniffed = FeatureFileFormat.sniff(head, fileName: fileName) {
+            return [.esriFeatureArray, .esriFeatureSet, .geoJSON].contains(sniffed) ? sniffed : nil
+        }
+        // JSON whose first line is not a whole value: a pretty-printed document.
+        let first = head.drop { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }.first
+        return first == UInt8(ascii: "{") ? .geoJSON : nil
+    }
+
+    /// The error for a one-document file over the limit: what it is, its
+    /// size, the limit, and the format that streams instead.
+    static func tooLarge(path: String, size: Int, format: FeatureFileFormat, limit: Int) -> FeatureLoadError {
+        let what: String, instead: String
+        switch format {
+        case .esriFeatureArray:
+            what = "one JSON array of Esri features"
+            instead = "Esri JSON lines, one feature per line (e.g. jq -c '.[]' FILE > FILE.jsonl)"
+        case .esriFeatureSet:
+            what = "one Esri FeatureSet"
+            instead = "Esri JSON lines, one feature per line (e.g. jq -c '.features[]' FILE > FILE.jsonl)"
+        default:
+            what = "one GeoJSON document"
+            instead = "a GeoJSON sequence, one Feature per line (e.g. ogr2ogr -f GeoJSONSeq FILE.geojsonl FILE, or jq -c '.features[]' FILE)"
+        }
+        return FeatureLoadError(file: path, "the file has \(size) bytes (\(mebibytes(size))), more than the \(mebibytes(limit)) a file that is \(what) may have: "
+                                + "such a file is parsed whole, in memory; write it as \(instead), which is read in bounded memory")
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) MiB"
+    }
+
+    /// The first `count` bytes of the file (fewer when it is shorter) and its size.
+    static func head(path: String, count: Int) throws(FeatureLoadError) -> (bytes: [UInt8], size: Int) {
+        try read(path: path, upTo: count, limit: .max)
+    }
+
     /// The file's base name without its extension ("hurdat2_2000_season_flat").
     public static func baseName(_ path: String) -> String {
         let last = path.split(separator: "/").last.map(String.init) ?? path
@@ -90,6 +137,12 @@ public enum FeatureFile {
 
     /// The whole file, refusing one larger than `limit` bytes.
     static func read(path: String, limit: Int) throws(FeatureLoadError) -> [UInt8] {
+        try read(path: path, upTo: .max, limit: limit).bytes
+    }
+
+    /// The file's first `count` bytes (all when it is shorter) and its
+    /// size, refusing a file larger than `limit` bytes.
+    private static func read(path: String, upTo count: Int, limit: Int) throws(FeatureLoadError) -> (bytes: [UInt8], size: Int) {
         func failure(_ what: String) -> FeatureLoadError {
             FeatureLoadError(file: path, "cannot \(what): \(String(cString: strerror(errno)))")
         }
@@ -101,21 +154,22 @@ public enum FeatureFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw FeatureLoadError(file: path, "not a regular file") }
         let size = Int(status.st_size)
         guard size <= limit else { throw FeatureLoadError(file: path, "the file has \(size) bytes, more than the limit of \(limit)") }
-        var bytes = [UInt8](repeating: 0, count: size)
+        let wanted = min(count, size)
+        var bytes = [UInt8](repeating: 0, count: wanted)
         var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { buffer -> Int in
+        while filled < wanted {
+            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
                 guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.read(descriptor, base + filled, size - filled)
+                return Glibc.read(descriptor, base + filled, wanted - filled)
             }
-            if count < 0 {
+            if got < 0 {
                 if errno == EINTR { continue }
                 throw failure("read the file")
             }
-            if count == 0 { break }
-            filled += count
+            if got == 0 { break }
+            filled += got
         }
-        if filled < size { bytes.removeSubrange(filled...) }
-        return bytes
+        if filled < wanted { bytes.removeSubrange(filled...) }
+        return (bytes, size)
     }
 }

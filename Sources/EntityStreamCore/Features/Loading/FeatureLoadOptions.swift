@@ -9,14 +9,24 @@ public struct FeatureLoadOptions: Sendable, Hashable {
     /// Files larger than this are refused (the whole file is read into memory).
     public var maximumFileSize: Int
 
+    /// Files in a format that is one JSON document (an Esri feature array,
+    /// a FeatureSet, a GeoJSON FeatureCollection) larger than this are
+    /// refused: such a document is parsed whole, in several times its size
+    /// of memory, where the line formats stream.
+    public var maximumDocumentSize: Int
+
     /// 4 GiB: far beyond what fits a test machine's memory as rows anyway.
     public static let defaultMaximumFileSize = 4 << 30
+    /// 512 MiB: a document that size takes a few GB to load.
+    public static let defaultMaximumDocumentSize = 512 << 20
 
     public init(format: FeatureFileFormat? = nil, mapping: FeatureColumnMapping = FeatureColumnMapping(), name: String? = nil,
-                maximumFileSize: Int = FeatureLoadOptions.defaultMaximumFileSize) {
+                maximumFileSize: Int = FeatureLoadOptions.defaultMaximumFileSize,
+                maximumDocumentSize: Int = FeatureLoadOptions.defaultMaximumDocumentSize) {
         self.format = format
         self.mapping = mapping
         self.name = name
         self.maximumFileSize = maximumFileSize
+        self.maximumDocumentSize = maximumDocumentSize
     }
 }

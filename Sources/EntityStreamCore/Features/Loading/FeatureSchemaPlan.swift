@@ -12,7 +12,7 @@
 /// - end time and track: mapped, else declared.
 /// Throws ``FeatureLoadError`` naming a mapped field the file does not have,
 /// or one of the wrong type. Internal to the loaders.
-struct FeatureSchemaPlan {
+struct FeatureSchemaPlan: Sendable {
     /// What the file itself declares about time and identity (recordings, FeatureSets).
     struct Declared {
         var objectIDField: String?

@@ -53,89 +53,177 @@ enum GeoJSONFeatureLoader {
         var id: AttributeValue
     }
 
-    static func load(_ messages: [EsriFeatureLoader.Message], format: FeatureFileFormat,
-                     file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
-        // Pass 1: property names in order, their types, the ids.
+    /// What the first pass learns from a run of Features (a whole file, or
+    /// one chunk of a streamed one): property names in order of first
+    /// appearance (with the line of each first appearance) and the types
+    /// their values allow, the ids, whether any has a point. Runs of
+    /// consecutive chunks merge, in file order, into what one pass over them
+    /// would have learned, except that ids are known unique only when each
+    /// run's are and the runs' id ranges do not overlap.
+    struct Evidence: Sendable {
         var names: [String] = []
+        var firstLines: [Int] = []
         var indexByFolded: [String: Int] = [:]
         var inference: [AttributeTypeInference] = []
         var idInference = AttributeTypeInference()
-        var ids: Set<Int64> = []
-        var idsAreObjectIDs = true
+        /// Every Feature so far has a positive integer id, none repeated within a run.
+        var idsArePositiveAndUnique = true
+        /// Each run's smallest and largest id.
+        var idRanges: [ClosedRange<Int64>] = []
         var anyID = false
         var sawGeometry = false
+        var rows = 0
+
+        /// Adds what the run that follows learned; `lineOffset` turns its
+        /// line numbers into this run's. Throws for a property whose name
+        /// differs from an earlier one only in case.
+        mutating func merge(_ later: Evidence, lineOffset: Int, file: String) throws(FeatureLoadError) {
+            for (position, name) in later.names.enumerated() {
+                let index = try property(name, line: later.firstLines[position] + lineOffset, file: file)
+                inference[index].merge(later.inference[position])
+            }
+            idInference.merge(later.idInference)
+            idsArePositiveAndUnique = idsArePositiveAndUnique && later.idsArePositiveAndUnique
+            idRanges.append(contentsOf: later.idRanges)
+            anyID = anyID || later.anyID
+            sawGeometry = sawGeometry || later.sawGeometry
+            rows += later.rows
+        }
+
+        /// The index of property `name`, added when new.
+        mutating func property(_ name: String, line: Int, file: String) throws(FeatureLoadError) -> Int {
+            let folded = Schema.fold(name)
+            if let known = indexByFolded[folded] {
+                guard names[known] == name else {
+                    throw FeatureLoadError(file: file, line: line, "properties '\(names[known])' and '\(name)' differ only in case; field names must differ in more")
+                }
+                return known
+            }
+            let index = names.count
+            indexByFolded[folded] = index
+            names.append(name)
+            firstLines.append(line)
+            inference.append(AttributeTypeInference())
+            return index
+        }
+
+        /// True when the ids can be the object ids: every Feature's is a
+        /// positive integer and no two are the same.
+        var idsAreObjectIDs: Bool {
+            guard idsArePositiveAndUnique else { return false }
+            let sorted = idRanges.sorted { $0.lowerBound < $1.lowerBound }
+            return zip(sorted, sorted.dropFirst()).allSatisfy { $0.upperBound < $1.lowerBound }
+        }
+    }
+
+    /// The table's layout, decided from the whole file's ``Evidence``.
+    struct Layout: Sendable {
+        var plan: FeatureSchemaPlan
+        var indexByFolded: [String: Int]
+        var idField: Int?
+        var propertyOffset: Int
+        var sawGeometry: Bool
+        var wkid: Int
+        var report: FeatureLoadReport
+
+        init(evidence: Evidence, format: FeatureFileFormat, file: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) {
+            // Schema: the id field (if any) first, then the properties.
+            let names = evidence.names
+            var sourceFields = names.indices.map { Field(name: names[$0], type: evidence.inference[$0].fieldType, alias: names[$0]) }
+            var idField: Int?
+            let takenNames = Schema(fields: sourceFields)
+            func freeName(_ base: String) -> String {
+                var candidate = base
+                var suffix = 0
+                while takenNames.index(ofField: candidate) != nil {
+                    suffix += 1
+                    candidate = "\(base)_\(suffix)"
+                }
+                return candidate
+            }
+            var declared = FeatureSchemaPlan.Declared()
+            var idNote: String?
+            if evidence.anyID {
+                if evidence.idsAreObjectIDs && mapping.objectID == nil && evidence.rows > 0 {
+                    let fieldName = freeName("OBJECTID")
+                    sourceFields.insert(Field(name: fieldName, type: .objectID, alias: fieldName, nullable: false), at: 0)
+                    declared.objectIDField = fieldName
+                    idNote = "object ids from the features' ids (field '\(fieldName)')"
+                } else {
+                    let fieldName = freeName("id")
+                    sourceFields.insert(Field(name: fieldName, type: evidence.idInference.fieldType, alias: fieldName), at: 0)
+                    idNote = "the features' ids are kept in field '\(fieldName)'"
+                }
+                idField = 0
+            }
+            self.idField = idField
+            propertyOffset = idField == nil ? 0 : 1
+            plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping, declared: declared, file: file)
+            if let idNote { plan.notes.insert(idNote, at: 0) }
+            report = FeatureLoadReport(format: format)
+            report.notes = plan.notes
+            indexByFolded = evidence.indexByFolded
+            sawGeometry = evidence.sawGeometry
+            wkid = mapping.wkid ?? 4326
+        }
+
+        /// An empty table of this layout.
+        func builder(name: String, file: String) throws(FeatureLoadError) -> FeatureTableBuilder {
+            do throws(FeatureTableError) {
+                return try FeatureTableBuilder(name: name, schema: plan.schema, objectIDFieldIndex: plan.objectIDFieldIndex,
+                                               assignsObjectIDs: plan.assignsObjectIDs, geometryType: sawGeometry ? .point : .none,
+                                               spatialReference: wkid, startTimeFieldIndex: plan.startTimeFieldIndex,
+                                               endTimeFieldIndex: plan.endTimeFieldIndex, report: report)
+            } catch {
+                throw FeatureLoadError(file: file, error.description)
+            }
+        }
+    }
+
+    static func load(_ messages: [EsriFeatureLoader.Message], format: FeatureFileFormat,
+                     file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
+        var evidence = Evidence()
+        try observe(messages, file: file, into: &evidence)
+        let layout = try Layout(evidence: evidence, format: format, file: file, mapping: mapping)
+        var builder = try layout.builder(name: name, file: file)
+        builder.reserveCapacity(messages.count)
+        try appendRows(messages, layout: layout, file: file, to: &builder)
+        return builder.build()
+    }
+
+    /// Pass 1: property names in order, their types, the ids (one run).
+    static func observe(_ messages: [EsriFeatureLoader.Message], file: String, into evidence: inout Evidence) throws(FeatureLoadError) {
+        var ids: Set<Int64> = []
+        var lowest = Int64.max, highest = Int64.min
         var checkpoint = CancellationCheckpoint()
         for message in messages {
             if checkpoint.isCancelled() { throw .cancelled(file: file) }
             let feature = try parse(message, file: file)
-            if feature.point != nil { sawGeometry = true }
+            evidence.rows += 1
+            if feature.point != nil { evidence.sawGeometry = true }
             for (property, value) in feature.properties {
-                let folded = Schema.fold(property)
-                let index: Int
-                if let known = indexByFolded[folded] {
-                    guard names[known] == property else {
-                        throw FeatureLoadError(file: file, line: message.line, "properties '\(names[known])' and '\(property)' differ only in case; field names must differ in more")
-                    }
-                    index = known
-                } else {
-                    index = names.count
-                    indexByFolded[folded] = index
-                    names.append(property)
-                    inference.append(AttributeTypeInference())
-                }
-                inference[index].observe(value)
+                let index = try evidence.property(property, line: message.line, file: file)
+                evidence.inference[index].observe(value)
             }
-            if !feature.id.isNull { anyID = true }
-            idInference.observe(feature.id)
-            if case .int(let id) = feature.id, id > 0, ids.insert(id).inserted {} else { idsAreObjectIDs = false }
-        }
-
-        // Schema: the id field (if any) first, then the properties.
-        var sourceFields = names.indices.map { Field(name: names[$0], type: inference[$0].fieldType, alias: names[$0]) }
-        var idField: Int?
-        let takenNames = Schema(fields: sourceFields)
-        func freeName(_ base: String) -> String {
-            var candidate = base
-            var suffix = 0
-            while takenNames.index(ofField: candidate) != nil {
-                suffix += 1
-                candidate = "\(base)_\(suffix)"
-            }
-            return candidate
-        }
-        var declared = FeatureSchemaPlan.Declared()
-        var idNote: String?
-        if anyID {
-            if idsAreObjectIDs && mapping.objectID == nil && !messages.isEmpty {
-                let fieldName = freeName("OBJECTID")
-                sourceFields.insert(Field(name: fieldName, type: .objectID, alias: fieldName, nullable: false), at: 0)
-                declared.objectIDField = fieldName
-                idNote = "object ids from the features' ids (field '\(fieldName)')"
+            if !feature.id.isNull { evidence.anyID = true }
+            evidence.idInference.observe(feature.id)
+            if evidence.idsArePositiveAndUnique, case .int(let id) = feature.id, id > 0, ids.insert(id).inserted {
+                lowest = min(lowest, id)
+                highest = max(highest, id)
             } else {
-                let fieldName = freeName("id")
-                sourceFields.insert(Field(name: fieldName, type: idInference.fieldType, alias: fieldName), at: 0)
-                idNote = "the features' ids are kept in field '\(fieldName)'"
+                evidence.idsArePositiveAndUnique = false
+                ids.removeAll()
             }
-            idField = 0
         }
-        let propertyOffset = idField == nil ? 0 : 1
-        var plan = try FeatureSchemaPlan(sourceFields: sourceFields, mapping: mapping, declared: declared, file: file)
-        if let idNote { plan.notes.insert(idNote, at: 0) }
-        var report = FeatureLoadReport(format: format)
-        report.notes = plan.notes
-        var builder: FeatureTableBuilder
-        do throws(FeatureTableError) {
-            builder = try FeatureTableBuilder(name: name, schema: plan.schema, objectIDFieldIndex: plan.objectIDFieldIndex,
-                                              assignsObjectIDs: plan.assignsObjectIDs, geometryType: sawGeometry ? .point : .none,
-                                              spatialReference: mapping.wkid ?? 4326, startTimeFieldIndex: plan.startTimeFieldIndex,
-                                              endTimeFieldIndex: plan.endTimeFieldIndex, report: report)
-        } catch {
-            throw FeatureLoadError(file: file, error.description)
-        }
-        builder.reserveCapacity(messages.count)
+        if evidence.idsArePositiveAndUnique, lowest <= highest { evidence.idRanges.append(lowest...highest) }
+    }
 
-        // Pass 2: rows.
+    /// Pass 2: the rows of `messages` in ``Layout``.
+    static func appendRows(_ messages: [EsriFeatureLoader.Message], layout: Layout, file: String,
+                           to builder: inout FeatureTableBuilder) throws(FeatureLoadError) {
+        let plan = layout.plan
         var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
+        var checkpoint = CancellationCheckpoint()
         for message in messages {
             if checkpoint.isCancelled() { throw .cancelled(file: file) }
             let feature = try parse(message, file: file)
@@ -148,16 +236,15 @@ enum GeoJSONFeatureLoader {
                 }
                 values[target] = converted
             }
-            if let idField { try set(feature.id, source: idField) }
+            if let idField = layout.idField { try set(feature.id, source: idField) }
             for (property, value) in feature.properties {
-                guard let index = indexByFolded[Schema.fold(property)] else { continue }   // learned in pass 1
-                try set(value, source: index + propertyOffset)
+                guard let index = layout.indexByFolded[Schema.fold(property)] else { continue }   // learned in pass 1
+                try set(value, source: index + layout.propertyOffset)
             }
-            do throws(FeatureTableError) { try builder.append(geometry: sawGeometry ? feature.point : nil, values: values) } catch {
+            do throws(FeatureTableError) { try builder.append(geometry: layout.sawGeometry ? feature.point : nil, values: values) } catch {
                 throw FeatureLoadError(file: file, line: message.line, error.description)
             }
         }
-        return builder.build()
     }
 
     /// Parses one Feature object.

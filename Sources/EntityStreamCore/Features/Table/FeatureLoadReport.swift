@@ -41,6 +41,18 @@ public struct FeatureLoadReport: Sendable, Hashable {
         }
     }
 
+    /// Adds the records `later` skipped (a report of the rest of the same
+    /// file, whose line numbers are `lineOffset` short of this one's).
+    public mutating func merge(skipped later: FeatureLoadReport, lineOffset: Int) {
+        for entry in later.skipped {
+            if let index = skipped.firstIndex(where: { $0.reason == entry.reason }) {
+                skipped[index].count += entry.count
+            } else {
+                skipped.append(Skipped(reason: entry.reason, count: entry.count, firstLine: entry.firstLine.map { $0 + lineOffset }))
+            }
+        }
+    }
+
     /// Total records skipped.
     public var skippedCount: Int { skipped.reduce(0) { $0 + $1.count } }
 
