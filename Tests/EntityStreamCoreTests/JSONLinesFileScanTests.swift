@@ -33,7 +33,7 @@ private func scanned(_ path: String, chunkSize: Int, options: FeatureLoadOptions
     let scan = try #require(try await JSONLinesFileScan.open(path: path, options: options, chunkSize: chunkSize))
     var rows: [PlainRow] = []
     var chunks = 0
-    let outcome = try await scan.scan(neededFields: nil, workers: 2, process: plainRows) { rows.append(contentsOf: $0); chunks += 1 }
+    let outcome = try await scan.scan(neededFields: nil, filter: nil, readsGeometry: true, workers: 2, process: plainRows) { rows.append(contentsOf: $0); chunks += 1 }
     #expect(outcome == .finished(rows: rows.count))
     return (rows, scan, chunks)
 }

@@ -138,4 +138,35 @@ struct StreamedQueryTests {
         #expect(answer.features.first?.attributes["val"]?.stringValue != nil)
         #expect(answer.features == (try whole(query, path: path)))
     }
+
+    /// The coordinates of every record are read when the geometry is
+    /// written, the records the where clause drops included: a coordinate
+    /// that is no number fails the query with the whole-file loader's
+    /// message and line. Without geometry nor coordinates asked for, the
+    /// column is not read and the query answers.
+    @Test("a bad coordinate in a dropped record fails when the geometry is written, not otherwise")
+    func badCoordinate() async throws {
+        let path = try write(rows(3000, seed: 16), extra: "3001,\"last\",5,1600003001000,0,north\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let query = FeatureQuery(whereClause: "id <= 10")
+        var loaderMessage = ""
+        do { _ = try FeatureFile.load(path: path, options: load) } catch { loaderMessage = error.description }
+        // The bad record is the file's last line (labels hold line breaks, so count them).
+        let line = try String(contentsOfFile: path, encoding: .utf8).utf8.filter { $0 == 0x0A }.count
+        #expect(loaderMessage.contains(":\(line): y column 'y': 'north' is not a number"), "\(loaderMessage)")
+        var job = FileQueryJob(path: path, load: load, query: query)
+        job.chunkSize = 1500
+        let harness = await AnalysisHarness(schema: Schema(fields: []))
+        defer { Task { await harness.close() } }
+        let events = try await harness.run(job, command: "query")
+        #expect(events.last?.phase == .failed)
+        #expect("\(events.last?.members ?? JSONObject())".contains(loaderMessage), "\(events.last?.members ?? JSONObject())")
+
+        var unread = query
+        unread.outFields = ["id", "val"]
+        unread.returnGeometry = false
+        let answer = try await run(unread, path: path)
+        #expect(ids(answer.features) == Array(1...10))
+    }
 }

@@ -168,4 +168,60 @@ struct StreamedStatisticsTests {
         let message = "\(events.last?.members ?? JSONObject())"
         #expect(message.contains(".csv:4002: expected 2 fields"), "\(message)")
     }
+
+    /// Only the columns an analysis reads are converted: a coordinate that
+    /// is no number, in a file whose statistics read neither coordinate,
+    /// is no error and its row is aggregated; with a geometry filter the
+    /// coordinates are read and the same record fails with its line and column.
+    @Test("a bad value fails only when its column is read")
+    func badValueInUnreadColumn() async throws {
+        var text = "grp,val,lon,lat\n"
+        var sums = [0.0, 0.0]
+        for i in 0..<3000 {
+            let lon = i == 2500 ? "east" : "\(Double(i % 300) / 10)"
+            text += "g\(i % 2),\(i),\(lon),10\n"
+            sums[i % 2] += Double(i)
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("unread-\(UUID().uuidString).csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let request = try StatisticsRequest(statisticSpecs: ["sum:val"], groupBy: ["grp"])
+        let harness = await AnalysisHarness(schema: Schema(fields: []))
+        defer { Task { await harness.close() } }
+
+        var job = FileStatisticsJob(path: path, request: request)
+        job.chunkSize = 1 << 10
+        let answered = results(try await harness.run(job)).compactMap { $0.objectValue?["statistics"]?.objectValue?["SUM_val"]?.doubleValue }
+        #expect(answered == sums)
+
+        var filtered = FileStatisticsJob(path: path, request: request,
+                                         query: FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 100, ymax: 20, wkid: 4326)))
+        filtered.chunkSize = 1 << 10
+        let events = try await harness.run(filtered)
+        #expect(events.last?.phase == .failed)
+        let message = "\(events.last?.members ?? JSONObject())"
+        #expect(message.contains(".csv:2502: x column 'lon': 'east' is not a number"), "\(message)")
+    }
+
+    /// A time column the analysis reads is converted in every record, the
+    /// records the where clause drops included: a time that is no time fails
+    /// with its line and column, as loading the file whole does.
+    @Test("a bad time in a record the filter drops still fails")
+    func badTimeInDroppedRecord() async throws {
+        var text = "grp,val,t\n"
+        for i in 0..<3000 { text += "g\(i % 2),\(i),\(i == 2000 ? "soon" : "\(1_700_000_000 + i)")\n" }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("badtime-\(UUID().uuidString).csv").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var job = FileStatisticsJob(path: path, load: FeatureLoadOptions(mapping: FeatureColumnMapping(time: "t")),
+                                    request: try StatisticsRequest(statisticSpecs: ["sum:val"], groupBy: ["grp"]),
+                                    query: FeatureQuery(whereClause: "val < 100", time: try TimeExtent(start: 0, end: nil)))
+        job.chunkSize = 1 << 10
+        let harness = await AnalysisHarness(schema: Schema(fields: []))
+        defer { Task { await harness.close() } }
+        let events = try await harness.run(job)
+        #expect(events.last?.phase == .failed)
+        let message = "\(events.last?.members ?? JSONObject())"
+        #expect(message.contains(".csv:2002: time column 't': cannot read 'soon'"), "\(message)")
+    }
 }

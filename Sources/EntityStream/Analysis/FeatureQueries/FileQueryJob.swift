@@ -90,8 +90,10 @@ public struct FileQueryJob: AnalysisJob {
             let filter = counting
             for _ in 1...2 {
                 var count = 0
-                let outcome = try await scan.scan(neededFields: Self.fields(of: filter, in: scan.schema)) { table in
-                    try engine.matchingRows(filter, on: table).count
+                let filtered = scan.keepsOnlyPassingRows
+                let outcome = try await scan.scan(neededFields: filtered ? [] : nil, filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
+                                                  readsGeometry: false) { table in
+                    filtered ? table.count : try engine.matchingRows(filter, on: table).count
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
@@ -110,11 +112,13 @@ public struct FileQueryJob: AnalysisJob {
         let schema = scan.schema
         let order = query.orderBy.compactMap { entry in schema.index(ofField: entry.field).map { (field: $0, descending: entry.descending) } }
         let unordered = order.isEmpty && scan.assignsObjectIDs
+        let rowFilter = try engine.rowFilter(query, on: try scan.emptyTable())
         var kept: [RankedFeature] = []
         var written = 0
         let outcome: CSVFileScan.Outcome
         do {
-            outcome = try await scan.scan(neededFields: needed) { table -> [RankedFeature] in
+            // Each chunk's table holds the rows the filter passes; the engine then answers the query over them.
+            outcome = try await scan.scan(neededFields: needed, filter: rowFilter, readsGeometry: query.returnGeometry) { table -> [RankedFeature] in
                 guard case .features(let selection) = try engine.run(query, on: table) else { return [] }
                 return selection.rows.enumerated().map { position, row in
                     RankedFeature(keys: order.map { table.value(row: row, field: $0.field) }, objectID: table.objectID(at: row),

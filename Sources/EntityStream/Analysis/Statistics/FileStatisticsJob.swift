@@ -78,21 +78,17 @@ public struct FileStatisticsJob: AnalysisJob {
             let schema = scan.schema
             let plan: StatisticsPlan
             do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
-            var needed = Set(plan.referencedFieldIndices)
-            if let text = filter.whereClause, let clause = try? WhereClause(text, schema: schema) { needed.formUnion(clause.referencedFieldIndices) }
-            let engine = FeatureQueryEngine(maxRecordCount: Int.max)
+            let rowFilter: FeatureRowFilter
+            do { rowFilter = try FeatureQueryEngine(maxRecordCount: Int.max).rowFilter(filter, on: try scan.emptyTable()) } catch {
+                throw AnalysisFailure(String(describing: error))
+            }
             var total = plan.makeAccumulator(maximumGroups: maximumGroups)
             var matched = 0
             let outcome: CSVFileScan.Outcome
             do {
-                outcome = try await scan.scan(neededFields: needed) { table -> ChunkStatistics in
-                    let rows = try engine.matchingRows(filter, on: table)
-                    var accumulator = plan.makeAccumulator(maximumGroups: maximumGroups)
-                    table.withRowValues { values, width in
-                        guard let base = values.baseAddress else { return }
-                        for row in rows { accumulator.add(FeatureTableRowValues(base: base + row &* width, width: width)) }
-                    }
-                    return ChunkStatistics(accumulator: accumulator, matched: rows.count)
+                // The rows the filter passes go straight into each chunk's accumulator.
+                outcome = try await scan.aggregate(neededFields: Set(plan.referencedFieldIndices), filter: rowFilter) {
+                    ChunkStatistics(accumulator: plan.makeAccumulator(maximumGroups: maximumGroups), matched: 0)
                 } consume: { chunk in
                     try context.checkCancellation()
                     total.merge(chunk.accumulator)
@@ -123,8 +119,13 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 }
 
-/// One chunk's share of a streamed statistics job.
-struct ChunkStatistics: Sendable {
+/// One chunk's share of a streamed statistics job: its rows that passed the filter, aggregated.
+struct ChunkStatistics: FeatureRowSink {
     var accumulator: StatisticsAccumulator
     var matched: Int
+
+    mutating func take(_ row: FeatureTableRowValues) {
+        accumulator.add(row)
+        matched += 1
+    }
 }

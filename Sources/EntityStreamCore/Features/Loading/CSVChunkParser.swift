@@ -108,6 +108,23 @@ struct CSVTokenizer {
     }
 }
 
+/// What a streamed scan reads of each record of a chunk: the columns the
+/// row filter needs (and those whose bad values are errors: the time
+/// columns read) are converted in every record, the rest of the columns
+/// read only in the records the filter passes; the coordinates are read in
+/// every record when the geometry is (filtered or written), else not at
+/// all. Columns not read are not converted, so their values are not checked
+/// (the record's shape is: its field count and quotes).
+struct CSVRowSelection: Sendable {
+    var filter: FeatureRowFilter
+    /// Per column: converted in every record.
+    var early: [Bool]
+    /// Per column: converted in the records the filter passes.
+    var late: [Bool]
+    /// Whether the coordinates are read.
+    var readsPoint: Bool
+}
+
 /// Reads CSV chunks (whole records, see ``CSVRecordSplitter``) into tables
 /// of a ``CSVLayout``, and gathers the ``CSVEvidence`` that decides a
 /// layout — the one CSV row reader of the project's feature files: the whole-
@@ -130,6 +147,10 @@ enum CSVChunkParser {
         var evidence: CSVEvidence?
         /// Line breaks in the chunk.
         var lines: Int
+        /// Records read (the header not counted).
+        var records: Int
+        /// With a selection: the position among the chunk's records of each row kept.
+        var positions: [Int]?
     }
 
     /// Reads the header (the first record) of a file's first chunk: its
@@ -180,12 +201,17 @@ enum CSVChunkParser {
     /// - Parameters:
     ///   - needed: per column, whether its values are kept (nil: all).
     ///   - collectEvidence: also gather the chunk's evidence (for a layout not yet certain).
+    ///   - selection: when given, only the rows it passes are kept and only
+    ///     the columns it reads are converted (see ``CSVRowSelection``);
+    ///     `needed` is then ignored.
+    ///   - take: with a selection, receives each row it passes (its values
+    ///     by field, the point not included) instead of the builder.
     static func rows(of bytes: UnsafeBufferPointer<UInt8>, atFileStart: Bool, layout: CSVLayout, into builder: FeatureTableBuilder,
-                     needed: [Bool]? = nil, collectEvidence: Bool, settled: [Bool]? = nil,
-                     shouldStop: () -> Bool = { false }) throws(CSVError) -> Parsed {
+                     needed: [Bool]? = nil, collectEvidence: Bool, settled: [Bool]? = nil, selection: CSVRowSelection? = nil,
+                     take: ((FeatureTableRowValues) -> Void)? = nil, shouldStop: () -> Bool = { false }) throws(CSVError) -> Parsed {
         let columnCount = layout.names.count
         var builder = builder
-        builder.reserveCapacity(bytes.count / max(8, 4 * columnCount))
+        if selection == nil { builder.reserveCapacity(bytes.count / max(8, 4 * columnCount)) }
         var tokenizer = CSVTokenizer(bytes, atFileStart: atFileStart)
         var fields: [CSVFieldSpan] = []
         fields.reserveCapacity(columnCount)
@@ -196,22 +222,32 @@ enum CSVChunkParser {
         let epochColumns = CSVLayout.epochColumns(layout.names, mapping: layout.mapping)
         let isEpoch = (0..<columnCount).map { epochColumns.contains($0) }
         let observed = (0..<columnCount).map { collectEvidence && !(settled?[$0] ?? false) }
+        let isObjectID = (0..<columnCount).map { plan.finalIndex(ofSource: $0) == plan.objectIDFieldIndex }
+        // Converted in every row: the columns a selection reads first (or all kept ones).
         let keeps = (0..<columnCount).map { column in
-            needed?[column] ?? true || layout.isTimeColumn[column] || plan.finalIndex(ofSource: column) == plan.objectIDFieldIndex
+            selection.map { $0.early[column] || isObjectID[column] }
+                ?? (needed?[column] ?? true || layout.isTimeColumn[column] || isObjectID[column])
         }
+        // Converted in the rows the selection passes.
+        let lateColumns = selection.map { selection in (0..<columnCount).filter { selection.late[$0] && !keeps[$0] } } ?? []
+        let readsPoint = selection?.readsPoint ?? true
+        let filter = selection?.filter
+        let passesAll = filter?.passesAll ?? true
         let types = (0..<columnCount).map { plan.types[plan.finalIndex(ofSource: $0)] }
         let xColumn = layout.xColumn ?? -1, yColumn = layout.yColumn ?? -1
+        let wkid = layout.wkid
+        var positions: [Int] = []
         var skipHeader = atFileStart
         var rowCount = 0
         while try nextRow(&tokenizer, into: &fields, columnCount: columnCount, skippingHeader: &skipHeader) {
+            if (rowCount &+ 1) & 4095 == 0, shouldStop() { break }
             rowCount += 1
-            if rowCount & 4095 == 0, shouldStop() { break }
             var x: Double?, y: Double?
             var xEmpty = true, yEmpty = true
             var timeFailure: CSVError?
             for column in 0..<columnCount {
                 let keep = keeps[column]
-                let isCoordinate = column == xColumn || column == yColumn
+                let isCoordinate = readsPoint && (column == xColumn || column == yColumn)
                 guard keep || isCoordinate || observed[column] || isEpoch[column] && collectEvidence else { continue }
                 let field = fields[column]
                 let target = column &+ plan.shift
@@ -252,7 +288,7 @@ enum CSVChunkParser {
             // The loader's order of checks: times (by column), then x, then y, then the row.
             if let timeFailure { throw timeFailure }
             var point: Point?
-            if xColumn >= 0, !(xEmpty && yEmpty) {
+            if readsPoint, xColumn >= 0, !(xEmpty && yEmpty) {
                 if let x, let y {
                     point = Point(x: x, y: y)
                 } else {
@@ -265,11 +301,36 @@ enum CSVChunkParser {
                     }
                 }
             }
+            if let filter {
+                point?.wkid = wkid
+                if !passesAll {
+                    let passes = values.withUnsafeBufferPointer { row in
+                        // The row has a value per field (the schema is never empty).
+                        row.baseAddress.map { filter.passes(FeatureTableRowValues(base: $0, width: row.count), point: point) } ?? false
+                    }
+                    guard passes else { continue }
+                }
+                for column in lateColumns {
+                    let field = fields[column]
+                    values[column &+ plan.shift] = tokenizer.withText(field, scratch: &scratch) { raw in
+                        let trimmed = CSVNumber.trim(raw)
+                        return value(raw, trimmed: trimmed, scanned: nil, type: types[column], quotedBlank: field.quoted && trimmed.isEmpty)
+                    }
+                }
+                if let take {
+                    values.withUnsafeBufferPointer { row in
+                        if let base = row.baseAddress { take(FeatureTableRowValues(base: base, width: row.count)) }
+                    }
+                    continue
+                }
+                positions.append(rowCount &- 1)
+            }
             do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
                 throw CSVError(error.description, line: tokenizer.recordLine)
             }
         }
-        return Parsed(builder: builder, evidence: evidence, lines: tokenizer.linesPassed)
+        return Parsed(builder: builder, evidence: evidence, lines: tokenizer.linesPassed, records: rowCount,
+                      positions: selection == nil ? nil : positions)
     }
 
     /// Reads the next data record into `fields` (the header first, when

@@ -68,7 +68,7 @@ public struct FeatureQueryEngine: Sendable {
             query.resultOffset = nil
             query.resultRecordCount = nil
         }
-        let filters = try self.filters(query, on: table)
+        let filter = try rowFilter(query, on: table)
         let fieldIndices = try outputFields(query.outFields, schema: schema, objectIDField: table.objectIDFieldIndex)
         // A statistics query orders its groups by group fields and statistic
         // names: the statistics engine checks that order, not the schema.
@@ -111,8 +111,7 @@ public struct FeatureQueryEngine: Sendable {
         }
 
         // Selection.
-        let rows = select(table, whereClause: filters.whereClause, textClause: filters.textClause, objectIDs: query.objectIDs, time: query.time,
-                          envelope: filters.envelope, area: filters.area)
+        let rows = select(table, filter: filter, objectIDs: query.objectIDs)
         let limit: Int
         switch query.resultType {
         case .standard: limit = standardMaxRecordCount
@@ -162,14 +161,14 @@ public struct FeatureQueryEngine: Sendable {
     /// orders the matches itself.
     /// - Throws: ``FeatureQueryError`` for a filter that cannot be honoured.
     public func matchingRows(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError) -> [Int] {
-        let filters = try self.filters(query, on: table)
-        return select(table, whereClause: filters.whereClause, textClause: filters.textClause, objectIDs: query.objectIDs,
-                      time: query.time, envelope: filters.envelope, area: filters.area)
+        select(table, filter: try rowFilter(query, on: table), objectIDs: query.objectIDs)
     }
 
-    /// The compiled filters of `query` on `table`'s schema.
-    private func filters(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError)
-        -> (whereClause: WhereClause?, textClause: WhereClause?, envelope: EnvelopeTest?, area: SearchArea?) {
+    /// The compiled row filters of `query` (`where`, `text`, `time`,
+    /// `geometry`) for `table`'s schema, time fields, geometry and spatial
+    /// reference (a table of no rows serves: only its layout is read).
+    /// - Throws: ``FeatureQueryError`` for a filter that cannot be honoured.
+    public func rowFilter(_ query: FeatureQuery, on table: FeatureTable) throws(FeatureQueryError) -> FeatureRowFilter {
         let schema = table.schema
         var whereClause: WhereClause?
         if let text = query.effectiveWhereClause {
@@ -202,7 +201,8 @@ public struct FeatureQueryEngine: Sendable {
                                       })
             }
         }
-        return (whereClause, textClause, envelope, area)
+        return FeatureRowFilter(whereClause: whereClause, textClause: textClause, time: query.time, envelope: envelope, area: area,
+                                startTimeField: table.startTimeFieldIndex, endTimeField: table.endTimeFieldIndex)
     }
 
     /// The bounding box of `rows`' points in `reference` (nil when none has a
@@ -221,33 +221,18 @@ public struct FeatureQueryEngine: Sendable {
     }
 
     /// The rows passing every filter, in row order.
-    func select(_ table: FeatureTable, whereClause: WhereClause?, textClause: WhereClause? = nil, objectIDs: [Int64]?, time: TimeExtent?,
-                envelope: EnvelopeTest? = nil, area: SearchArea? = nil) -> [Int] {
+    func select(_ table: FeatureTable, filter: FeatureRowFilter, objectIDs: [Int64]?) -> [Int] {
         let candidates: [Int]?
         if let objectIDs {
             candidates = Set(objectIDs.compactMap { table.row(withObjectID: $0) }).sorted()
         } else {
             candidates = nil
         }
-        let checksTime = time.map { !$0.isUnbounded } ?? false
         return table.withRowValues { values, width in
             func passes(_ row: Int) -> Bool {
-                if checksTime, let time {
-                    guard let span = table.timeSpan(at: row), time.overlaps(from: span.start, to: span.end) else { return false }
-                }
-                if let envelope {
-                    guard let point = table.geometry(at: row), envelope.contains(point) else { return false }
-                }
-                if let area {
-                    guard let point = table.geometry(at: row), area.contains(point) else { return false }
-                }
-                if let whereClause, let base = values.baseAddress {
-                    guard whereClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
-                }
-                if let textClause, let base = values.baseAddress {
-                    guard textClause.matches(FeatureTableRowValues(base: base + row &* width, width: width)) else { return false }
-                }
-                return true
+                // Values are absent only when the table has no rows.
+                guard let base = values.baseAddress else { return false }
+                return filter.passes(FeatureTableRowValues(base: base + row &* width, width: width), point: table.geometry(at: row))
             }
             var result: [Int] = []
             if let candidates {

@@ -1,3 +1,10 @@
+/// What a streamed aggregation (``CSVFileScan/aggregate(neededFields:filter:workers:makeSink:consume:)``)
+/// feeds: one per chunk, made and fed on a worker thread, then handed on in file order.
+public protocol FeatureRowSink: Sendable {
+    /// Takes one row (values by field index; valid only during the call).
+    mutating func take(_ row: FeatureTableRowValues)
+}
+
 /// A CSV file read as a sequence of small ``FeatureTable``s, one per chunk
 /// of about ``chunkSize`` bytes, parsed on several threads and handed to
 /// the caller in file order: how `statistics` and `query` answer over a CSV
@@ -124,45 +131,126 @@ public final class CSVFileScan: @unchecked Sendable {
     /// the calling task.
     /// - Parameters:
     ///   - neededFields: schema indices of the fields the caller reads
-    ///     (nil: all); the object id, time and coordinate fields are always read.
+    ///     (nil: all). Without a `filter`, the object id, time and
+    ///     coordinate fields are always read.
+    ///   - filter: when given, each chunk's table holds only the rows it
+    ///     passes (numbered with their object ids in the file), and only the
+    ///     fields it tests, `neededFields`, the object id and, when
+    ///     `readsGeometry` or the filter tests it, the point are read: a
+    ///     column read nowhere is not converted, so a bad value there (a
+    ///     coordinate or a time that is not one) is no error, as in a query
+    ///     engine that reads only the columns a query names. The filter must
+    ///     be compiled for ``schema`` (``FeatureQueryEngine/rowFilter(_:on:)``
+    ///     on ``emptyTable()``).
     /// - Throws: ``FeatureLoadError`` for the first bad record in file
     ///   order (its line in the file), or what `process` or `consume`
     ///   threw; `CancellationError` when the task is cancelled.
-    public func scan<Partial: Sendable>(neededFields: Set<Int>? = nil, workers: Int = 2,
+    public func scan<Partial: Sendable>(neededFields: Set<Int>? = nil, filter: FeatureRowFilter? = nil, readsGeometry: Bool = true,
+                                        workers: Int = 2,
                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                         consume: (Partial) async throws -> Void) async throws -> Outcome {
+        let setup = try prepare(neededFields: neededFields, filter: filter, readsGeometry: readsGeometry)
         let layout = self.layout
-        let plan = layout.plan
-        let needed = neededColumns(neededFields)
-        let read = readColumns(needed)
-        let collect = !sampledWholeFile && !read.isSubset(of: verifiedColumns)
-        let settled = settledColumns(needed)
-        let empty = try layout.builder(name: tableName)
-        let numbersObjectIDs = plan.assignsObjectIDs
+        let numbersObjectIDs = layout.plan.assignsObjectIDs
         let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             try chunk.bytes.withUnsafeBufferPointer { bytes throws -> ChunkOutcome<Partial> in
                 var parsed: CSVChunkParser.Parsed
                 do throws(CSVError) {
-                    parsed = try CSVChunkParser.rows(of: bytes, atFileStart: chunk.index == 0, layout: layout, into: empty, needed: needed,
-                                                     collectEvidence: collect, settled: settled, shouldStop: { context.isStopped })
+                    parsed = try CSVChunkParser.rows(of: bytes, atFileStart: chunk.index == 0, layout: layout, into: setup.empty, needed: setup.needed,
+                                                     collectEvidence: setup.collect, settled: setup.settled, selection: setup.selection,
+                                                     shouldStop: { context.isStopped })
                 } catch {
                     // Later chunks wait for this one's row count.
                     if numbersObjectIDs { _ = context.recordBase(records: 0) }
                     return .failed(error)
                 }
                 if numbersObjectIDs {
-                    guard let base = context.recordBase(records: parsed.builder.count) else { throw CancellationError() }
-                    parsed.builder.numberAssignedObjectIDs(after: Int64(base))
+                    guard let base = context.recordBase(records: parsed.records) else { throw CancellationError() }
+                    parsed.builder.numberAssignedObjectIDs(after: Int64(base), positions: parsed.positions)
                 }
                 let table = parsed.builder.build()
-                return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: table.count)
+                return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: parsed.records)
             }
         }
+        return try await finish(chunks, setup: setup, consume: consume)
+    }
+
+    /// Reads the whole file like ``scan(neededFields:filter:readsGeometry:workers:process:consume:)``
+    /// with a filter, without tables: each row the filter passes (its
+    /// values by field, those of `neededFields` and the filter's read) goes
+    /// straight to the sink of its chunk, made by `makeSink` on a worker
+    /// thread, and each chunk's sink to `consume`, in file order. What
+    /// statistics aggregate with (accumulators as sinks, merged in order).
+    public func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int = 2,
+                                                makeSink: @escaping @Sendable () -> Sink,
+                                                consume: (Sink) async throws -> Void) async throws -> Outcome {
+        let plan = layout.plan
+        if plan.assignsObjectIDs, neededFields.union(filter.fieldIndices).contains(plan.objectIDFieldIndex) {
+            // Assigned object ids are numbered in tables, once the rows of the chunks before are counted.
+            return try await scan(neededFields: neededFields, filter: filter, readsGeometry: false, workers: workers, process: { table in
+                var sink = makeSink()
+                table.withRowValues { values, width in
+                    guard let base = values.baseAddress else { return }
+                    for row in 0..<table.count { sink.take(FeatureTableRowValues(base: base + row &* width, width: width)) }
+                }
+                return sink
+            }, consume: consume)
+        }
+        let setup = try prepare(neededFields: neededFields, filter: filter, readsGeometry: false)
+        let layout = self.layout
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let chunks = ChunkScan<ChunkOutcome<Sink>>(reader: reader, workers: workers) { chunk, context in
+            chunk.bytes.withUnsafeBufferPointer { bytes -> ChunkOutcome<Sink> in
+                var sink = makeSink()
+                do throws(CSVError) {
+                    let parsed = try CSVChunkParser.rows(of: bytes, atFileStart: chunk.index == 0, layout: layout, into: setup.empty,
+                                                         needed: setup.needed, collectEvidence: setup.collect, settled: setup.settled,
+                                                         selection: setup.selection, take: { sink.take($0) }, shouldStop: { context.isStopped })
+                    return .parsed(sink, evidence: parsed.evidence, lines: parsed.lines, rows: parsed.records)
+                } catch {
+                    return .failed(error)
+                }
+            }
+        }
+        return try await finish(chunks, setup: setup, consume: consume)
+    }
+
+    /// What a scan reads and converts, decided from its arguments and the current layout.
+    private struct Setup: Sendable {
+        var selection: CSVRowSelection?
+        /// Per column, whether it is read (nil: all).
+        var needed: [Bool]?
+        /// The columns whose layout the scan depends on.
+        var read: Set<Int>
+        /// Whether the scan gathers evidence (the layout of `read` is not yet certain).
+        var collect: Bool
+        var settled: [Bool]
+        var empty: FeatureTableBuilder
+    }
+
+    private func prepare(neededFields: Set<Int>?, filter: FeatureRowFilter?, readsGeometry: Bool) throws(FeatureLoadError) -> Setup {
+        let plan = layout.plan
+        let selection = filter.map { filter in
+            // The time fields read are converted in every row: a bad time there is an error, pass or not.
+            let timeRead = timeFields.filter { neededFields?.contains($0) ?? true }
+            return CSVRowSelection(filter: filter, early: columns(of: filter.fieldIndices.union(timeRead)),
+                                   late: columns(of: neededFields ?? Set(plan.schema.fields.indices)),
+                                   readsPoint: readsGeometry || filter.readsGeometry)
+        }
+        let needed = selection.map { selection in names.indices.map { selection.early[$0] || selection.late[$0] } } ?? neededColumns(neededFields)
+        let read = selection == nil ? readColumns(needed) : Set(names.indices.filter { needed?[$0] ?? true || isObjectIDColumn($0) })
+        return Setup(selection: selection, needed: needed, read: read, collect: !sampledWholeFile && !read.isSubset(of: verifiedColumns),
+                     settled: settledColumns(needed), empty: try layout.builder(name: tableName))
+    }
+
+    /// Hands the chunks' results to `consume` and settles the layout when the scan gathered evidence.
+    private func finish<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, setup: Setup,
+                                           consume: (Partial) async throws -> Void) async throws -> Outcome {
         var evidence = sampleEvidence
         let rows = try await deliver(chunks, evidence: &evidence, to: consume)
-        guard collect else { return .finished(rows: rows) }
-        return try settle(evidence, read: read) ? .finished(rows: rows) : .layoutChanged
+        guard setup.collect else { return .finished(rows: rows) }
+        return try settle(evidence, read: setup.read) ? .finished(rows: rows) : .layoutChanged
     }
 
     /// Reads the whole file once, checking every record's shape and
@@ -220,10 +308,29 @@ public final class CSVFileScan: @unchecked Sendable {
         return rows
     }
 
+    /// A table of no rows with the scan's current layout (``schema``): what
+    /// a caller compiles its filters against.
+    public func emptyTable() throws(FeatureLoadError) -> FeatureTable {
+        try layout.builder(name: tableName).build()
+    }
+
+    /// The schema indices of the start and end time fields.
+    private var timeFields: Set<Int> {
+        Set([layout.plan.startTimeFieldIndex, layout.plan.endTimeFieldIndex].compactMap { $0 })
+    }
+
+    private func isObjectIDColumn(_ column: Int) -> Bool {
+        layout.plan.finalIndex(ofSource: column) == layout.plan.objectIDFieldIndex
+    }
+
     /// Per source column, whether the caller reads it (nil: all).
     private func neededColumns(_ fields: Set<Int>?) -> [Bool]? {
-        let plan = layout.plan
-        return fields.map { fields in names.indices.map { fields.contains(plan.finalIndex(ofSource: $0)) } }
+        fields.map(columns(of:))
+    }
+
+    /// Per source column, whether its field is one of `fields`.
+    private func columns(of fields: Set<Int>) -> [Bool] {
+        names.indices.map { fields.contains(layout.plan.finalIndex(ofSource: $0)) }
     }
 
     /// The source columns whose type matters to a scan: those it reads,

@@ -14,20 +14,58 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     var hasGeometry: Bool { get }
     /// Reads the whole file: each chunk's table goes to `process` on one of
     /// `workers` threads, each result to `consume` in file order (see
-    /// ``CSVFileScan/scan(neededFields:workers:process:consume:)``).
-    func scan<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+    /// ``CSVFileScan/scan(neededFields:filter:readsGeometry:workers:process:consume:)``).
+    /// With a `filter`, each table holds at least the rows it passes (a
+    /// CSV scan keeps only those; a JSON scan keeps every row), so the
+    /// caller applies the filter again to the table it is given.
+    func scan<Partial: Sendable>(neededFields: Set<Int>?, filter: FeatureRowFilter?, readsGeometry: Bool, workers: Int,
                                  process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                  consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome
+    /// Reads the whole file, handing each row the filter passes to the
+    /// sink of its chunk (made by `makeSink` on a worker thread), and each
+    /// chunk's sink to `consume`, in file order.
+    func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
+                                         makeSink: @escaping @Sendable () -> Sink,
+                                         consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome
+    /// A table of no rows with the scan's layout: what a caller compiles its filters against.
+    func emptyTable() throws(FeatureLoadError) -> FeatureTable
+    /// True when a filtered scan's tables hold only the rows the filter
+    /// passes (CSV); false when they hold every row and the caller filters.
+    var keepsOnlyPassingRows: Bool { get }
     /// Settles the layout of the columns a later scan with `neededFields`
     /// reads, so that scan never answers ``CSVFileScan/Outcome/layoutChanged``.
     func verifyLayout(neededFields: Set<Int>?, workers: Int) async throws
 }
 
 extension FeatureFileScan {
-    public func scan<Partial: Sendable>(neededFields: Set<Int>? = nil,
+    public func scan<Partial: Sendable>(neededFields: Set<Int>? = nil, filter: FeatureRowFilter? = nil, readsGeometry: Bool = true,
                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                         consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
-        try await scan(neededFields: neededFields, workers: 2, process: process, consume: consume)
+        try await scan(neededFields: neededFields, filter: filter, readsGeometry: readsGeometry, workers: 2, process: process, consume: consume)
+    }
+
+    public func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter,
+                                                makeSink: @escaping @Sendable () -> Sink,
+                                                consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await aggregate(neededFields: neededFields, filter: filter, workers: 2, makeSink: makeSink, consume: consume)
+    }
+
+    /// Row by row over each chunk's table: the rows `filter` passes go to the chunk's sink.
+    public func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
+                                                makeSink: @escaping @Sendable () -> Sink,
+                                                consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await scan(neededFields: neededFields.union(filter.fieldIndices), filter: filter, readsGeometry: filter.readsGeometry,
+                       workers: workers, process: { table in
+            var sink = makeSink()
+            table.withRowValues { values, width in
+                guard let base = values.baseAddress else { return }
+                for row in 0..<table.count {
+                    let values = FeatureTableRowValues(base: base + row &* width, width: width)
+                    if filter.passes(values, point: filter.readsGeometry ? table.geometry(at: row) : nil) { sink.take(values) }
+                }
+            }
+            return sink
+        }, consume: consume)
     }
 
     public func verifyLayout(neededFields: Set<Int>? = nil) async throws {
@@ -35,7 +73,9 @@ extension FeatureFileScan {
     }
 }
 
-extension CSVFileScan: FeatureFileScan {}
+extension CSVFileScan: FeatureFileScan {
+    public var keepsOnlyPassingRows: Bool { true }
+}
 
 /// Opens a feature file for streaming, whatever its format.
 public enum FeatureFileScans {
@@ -230,11 +270,12 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
 
     /// Reads the whole file: each chunk's table (rows in file order) goes to
     /// `process` on one of `workers` threads, and each result to `consume`,
-    /// in file order, on the calling task. Every field is read
-    /// (`neededFields` is for the interface's sake: JSON is parsed whole).
+    /// in file order, on the calling task. Every field is read and every
+    /// row kept (`neededFields`, `filter` and `readsGeometry` are for the
+    /// interface's sake: JSON is parsed whole; the caller filters).
     /// - Throws: ``FeatureLoadError`` for the first bad record in file
     ///   order, or what `process` or `consume` threw; `CancellationError`.
-    public func scan<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+    public func scan<Partial: Sendable>(neededFields: Set<Int>?, filter: FeatureRowFilter?, readsGeometry: Bool, workers: Int,
                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                         consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
         let kind = self.kind, layout = self.layout, path = self.path, name = tableName
@@ -267,6 +308,17 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         }
         _ = try await Self.deliver(chunks, path: path) { partial, _ in try await consume(partial) }
         return .finished(rows: self.rows)
+    }
+
+    /// Every row is kept; the caller filters.
+    public var keepsOnlyPassingRows: Bool { false }
+
+    /// A table of no rows with the file's layout.
+    public func emptyTable() throws(FeatureLoadError) -> FeatureTable {
+        switch layout {
+        case .esri(let layout): return try layout.builder(name: tableName, file: path).build()
+        case .geoJSON(let layout): return try layout.builder(name: tableName, file: path).build()
+        }
     }
 
     /// Nothing to settle: ``open(path:options:chunkSize:workers:)`` read every record's types.

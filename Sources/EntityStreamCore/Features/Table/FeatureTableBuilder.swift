@@ -147,16 +147,24 @@ public struct FeatureTableBuilder: Sendable {
     /// after this call alike): a chunk of a streamed file, read before the
     /// number of rows in the chunks ahead of it is known, is numbered on as
     /// if the file had been loaded whole. Only for ``assignsObjectIDs``.
-    public mutating func numberAssignedObjectIDs(after base: Int64) {
-        guard assignsObjectIDs, base != assignedBase else { return }
-        let delta = base &- assignedBase
+    /// With `positions` (one per row, ascending), row `i` was record
+    /// `positions[i]` of the chunk (the records between were filtered out)
+    /// and is numbered `base + positions[i] + 1`.
+    public mutating func numberAssignedObjectIDs(after base: Int64, positions: [Int]? = nil) {
+        guard assignsObjectIDs else { return }
+        if let positions {
+            precondition(positions.count == objectIDs.count, "one position per row")
+            sequential = positions.indices.allSatisfy { positions[$0] == $0 }
+        } else if base == assignedBase {
+            return
+        }
         assignedBase = base
         let width = schema.fields.count
         let field = objectIDFieldIndex
         objectIDs.withUnsafeMutableBufferPointer { ids in
             values.withUnsafeMutableBufferPointer { values in
                 for row in ids.indices {
-                    ids[row] &+= delta
+                    ids[row] = base &+ Int64(positions?[row] ?? row) &+ 1
                     values[row &* width &+ field] = .int(ids[row])
                 }
             }
