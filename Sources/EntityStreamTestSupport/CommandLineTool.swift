@@ -31,20 +31,33 @@ public final class RunningProcess: @unchecked Sendable {
     /// The child (its pid, its pipes).
     public let child: ChildProcess
     private var pending: [UInt8] = []
+    /// Stderr read but not yet a whole line, and whole lines not yet taken by ``waitForErrorLine(containing:)``.
+    private var pendingError: [UInt8] = []
+    private var errorLines: [String] = []
 
     public init(_ executable: String, _ arguments: [String]) throws {
         child = try ChildProcess(executable, arguments)
     }
 
-    /// Reads stderr until a line contains `marker`; returns that line.
+    /// Reads stderr until a whole line contains `marker`; returns that line.
+    /// Lines read on the way that do not contain it are kept for later
+    /// calls, so markers may be awaited in any order; a line is only taken
+    /// once its end has arrived (or stderr has closed).
     public func waitForErrorLine(containing marker: String) -> String? {
-        var buffer: [UInt8] = []
         while true {
+            if let index = errorLines.firstIndex(where: { $0.contains(marker) }) { return errorLines.remove(at: index) }
             let chunk = ChildProcess.read(child.standardError)
-            if chunk.isEmpty { return nil }
-            buffer += chunk
-            let text = String(decoding: buffer, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            if chunk.isEmpty {
+                if !pendingError.isEmpty { errorLines.append(String(decoding: pendingError, as: UTF8.self)) }
+                pendingError = []
+                if let index = errorLines.firstIndex(where: { $0.contains(marker) }) { return errorLines.remove(at: index) }
+                return nil
+            }
+            pendingError += chunk
+            while let newline = pendingError.firstIndex(of: UInt8(ascii: "\n")) {
+                errorLines.append(String(decoding: pendingError[pendingError.startIndex..<newline], as: UTF8.self))
+                pendingError.removeSubrange(pendingError.startIndex...newline)
+            }
         }
     }
 

@@ -89,15 +89,22 @@ final class ServiceLoop: @unchecked Sendable {
         LibWebSocketsLogging.configureOnce()
         let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace, tickInterval: tickInterval)
         let started: Result<Void, TransportError> = await withCheckedContinuation { ready in
-            let thread = Thread {
+            let spawned = JoinableThread.spawn {
                 ThreadName.setCurrent(name)
                 loop.run(ready: ready, rxBufferSize: rxBufferSize, txPacketSize: txPacketSize,
                          perSessionDataSize: perSessionDataSize, permessageDeflate: permessageDeflate,
                          configure: configure)
+                // Waiters are told the loop has finished only once this thread
+                // has ended, its thread-local destructors (OpenSSL's per-thread
+                // state) included: a program that calls exit() right after
+                // shutdown() otherwise ran exit's handlers while this thread
+                // still freed memory. See JoinableThread.
+                JoinableThread.afterCurrentEnds { loop.finishWaiters() }
             }
-            thread.name = name
-            thread.stackSize = 1 << 20
-            thread.start()
+            if !spawned {
+                loop.finishWaiters()
+                ready.resume(returning: .failure(.serverStartFailed(detail: "no thread could be started for the libwebsockets service loop")))
+            }
         }
         try started.get()
         return loop
@@ -128,7 +135,8 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Closes every connection politely (waiting up to the grace period for
     /// close handshakes), stops the thread and destroys the context on it.
-    /// Idempotent; returns when the thread has finished.
+    /// Idempotent; returns when the thread has ended (joined), so the caller
+    /// may `exit()` at once.
     func shutdown() async {
         let alreadyFinished: Bool = finished.withLock { $0 == nil }
         if alreadyFinished { return }
@@ -184,7 +192,6 @@ final class ServiceLoop: @unchecked Sendable {
         if takesTLSIndexes { TLSContextEpoch.creationEnded() }
         guard let context = created else {
             releaseCMemory()
-            finishWaiters()
             ready.resume(returning: .failure(.serverStartFailed(detail: "libwebsockets could not create its context (address or port unusable or in use, or unreadable TLS certificate/key)")))
             return
         }
@@ -224,7 +231,6 @@ final class ServiceLoop: @unchecked Sendable {
         lws_context_destroy(context)
         for command in leftovers { command() }
         releaseCMemory()
-        finishWaiters()
     }
 
     /// Wakes `lws_service` after `delay` (one libwebsockets timer per loop:
