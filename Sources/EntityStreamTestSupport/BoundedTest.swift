@@ -83,7 +83,7 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
                 }
             }
             try await Self.$isInsideBoundedTest.withValue(true) {
-                try await Self.run(function, within: limit, clock: clock, waited: waited)
+                try await Self.run(function, within: limit, clock: clock, waited: waited, test: "\(test.id)")
             }
         }
     }
@@ -94,9 +94,20 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
     /// (`ENTITYSTREAM_TEST_DURATIONS=1`): how to find the slow tests.
     static let reportsDurations = ProcessInfo.processInfo.environment["ENTITYSTREAM_TEST_DURATIONS"] == "1"
 
-    /// Runs `body`, recording an issue and cancelling it when `limit` passes first.
+    /// How long a cancelled test may take to end before the test process is
+    /// ended: a test stuck where cancellation cannot reach (a continuation
+    /// nothing resumes) would otherwise hang the whole run.
+    static let cancellationGrace: Duration = .seconds(30)
+
+    /// Runs `body`, recording an issue and cancelling it when `limit` passes
+    /// first; ends the process when a cancelled test has not ended within
+    /// `grace` (then `whenStuck` runs; by default it says so on stderr and
+    /// exits with status 1).
     static func run(_ body: @Sendable () async throws -> Void, within limit: Duration, clock: ContinuousClock,
-                    waited: Duration) async throws {
+                    waited: Duration, test: String = "", grace: Duration = cancellationGrace,
+                    whenStuck: (@Sendable () -> Void)? = nil) async throws {
+        let ended = DispatchSemaphore(value: 0)
+        defer { ended.signal() }
         try await withoutActuallyEscaping(body) { body in
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
@@ -114,9 +125,28 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
                         Time limit exceeded: the test ran for \(limit) after waiting \(waited) for its slot; \
                         it was cancelled.
                         """)
+                    Self.watch(ended, grace: grace) {
+                        if let whenStuck { whenStuck() } else { Self.endProcess(test: test, grace: grace) }
+                    }
                 }
             }
         }
+    }
+
+    /// On a thread of its own (the cooperative pool may be what is stuck):
+    /// runs `stuck` when `ended` is not signalled within `grace`.
+    private static func watch(_ ended: DispatchSemaphore, grace: Duration, stuck: @escaping @Sendable () -> Void) {
+        let (seconds, attoseconds) = grace.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        Thread.detachNewThread {
+            if ended.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut { stuck() }
+        }
+    }
+
+    private static func endProcess(test: String, grace: Duration) {
+        let line = "bounded test: \(test) did not end within \(grace) of its cancellation after its time limit; ending the test run\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        exit(1)
     }
 }
 

@@ -85,4 +85,33 @@ struct BoundedTestTests {
         #expect(cancelled.withLock { $0 })
         try await BoundedTest.run({}, within: .seconds(60), clock: clock, waited: .zero)
     }
+
+    /// A cancelled test that cannot end (it waits on a continuation nothing
+    /// resumes) does not hang the run: once the grace has passed, the
+    /// watchdog acts (by default it ends the test process with status 1; here
+    /// it resumes the test, so the test can see that it acted).
+    @Test func aCancelledTestThatCannotEndIsCaught() async throws {
+        let waiting = LockedState<(stuck: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+        try await withKnownIssue {
+            try await BoundedTest.run({
+                await withCheckedContinuation { continuation in
+                    let stuckAlready = waiting.withLock { state -> Bool in
+                        state.continuation = continuation
+                        return state.stuck
+                    }
+                    if stuckAlready { continuation.resume() }
+                }
+            }, within: .milliseconds(20), clock: ContinuousClock(), waited: .zero, grace: .milliseconds(50), whenStuck: {
+                let continuation = waiting.withLock { state -> CheckedContinuation<Void, Never>? in
+                    state.stuck = true
+                    defer { state.continuation = nil }
+                    return state.continuation
+                }
+                continuation?.resume()
+            })
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("Time limit exceeded") }
+        }
+        #expect(waiting.withLock { $0.stuck }, "the watchdog acted on the test that did not end")
+    }
 }
