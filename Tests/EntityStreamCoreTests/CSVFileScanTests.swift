@@ -8,26 +8,7 @@ import EntityStreamFiles
 
 /// Writes `bytes` to a fresh temporary file and returns its path.
 private func temporaryCSV(_ bytes: [UInt8]) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString).csv").path
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-    return path
-}
-
-/// A table's rows as plain values: object id, point, then every field.
-private struct PlainRow: Sendable, Equatable, CustomStringConvertible {
-    var objectID: Int64
-    var x: Double?
-    var y: Double?
-    var values: [AttributeValue]
-    var description: String { "\(objectID) (\(x.map { "\($0)" } ?? "-") \(y.map { "\($0)" } ?? "-")) \(values)" }
-}
-
-private func plainRows(_ table: FeatureTable) -> [PlainRow] {
-    (0..<table.count).map { row in
-        let point = table.geometry(at: row)
-        return PlainRow(objectID: table.objectID(at: row), x: point?.x, y: point?.y,
-                        values: table.schema.fields.indices.map { table.value(row: row, field: $0) })
-    }
+    try TestFiles.temporary(bytes, prefix: "scan", suffix: "csv")
 }
 
 /// Every row of the file through the streamed scan, in order, and the outcome.

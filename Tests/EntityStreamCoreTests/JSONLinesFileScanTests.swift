@@ -8,26 +8,7 @@ import EntityStreamFiles
 
 /// Writes `bytes` to a fresh temporary file and returns its path.
 private func temporaryFile(_ bytes: [UInt8], suffix: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("jsonl-scan-\(UUID().uuidString).\(suffix)").path
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-    return path
-}
-
-/// A table's rows as plain values: object id, point, then every field.
-private struct PlainRow: Sendable, Equatable, CustomStringConvertible {
-    var objectID: Int64
-    var x: Double?
-    var y: Double?
-    var values: [AttributeValue]
-    var description: String { "\(objectID) (\(x.map { "\($0)" } ?? "-") \(y.map { "\($0)" } ?? "-")) \(values)" }
-}
-
-private func plainRows(_ table: FeatureTable) -> [PlainRow] {
-    (0..<table.count).map { row in
-        let point = table.geometry(at: row)
-        return PlainRow(objectID: table.objectID(at: row), x: point?.x, y: point?.y,
-                        values: table.schema.fields.indices.map { table.value(row: row, field: $0) })
-    }
+    try TestFiles.temporary(bytes, prefix: "jsonl-scan", suffix: suffix)
 }
 
 /// Every row of the file through the streamed scan, in order.
@@ -46,19 +27,7 @@ private func scanned(_ path: String, chunkSize: Int, options: FeatureLoadOptions
 private let names = ["plain", "Zürich, \"CH\"", "日本語のテキスト", "emoji 🛰️🚢", "tab\tand\\slash", "line\nbreak", "Ærøskøbing"]
 
 /// JSON text of `text` (escaped).
-private func json(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
+private func json(_ text: String) -> String { TestFiles.jsonString(text) }
 
 /// One feature the test writes, and what every format must read of it.
 private struct Written {

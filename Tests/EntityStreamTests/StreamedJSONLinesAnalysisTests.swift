@@ -32,18 +32,7 @@ private func written(_ count: Int, seed: UInt64) -> [Written] {
     }
 }
 
-private func json(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\t": out += "\\t"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
+private func json(_ text: String) -> String { TestFiles.jsonString(text) }
 
 /// The file in a line format: Esri JSON lines or a GeoJSON sequence.
 enum StreamedLineFormat: String, CaseIterable, CustomStringConvertible {

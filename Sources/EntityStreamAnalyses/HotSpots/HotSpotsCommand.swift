@@ -70,15 +70,7 @@ public struct HotSpotsCommand: ControlCommand {
         for remote in ["query"] where members.value(remote) != nil {
             throw members.error("\"\(remote)\" applies to a geoprocessing task: give \"task\" too")
         }
-        var request = QueryObservationsRequest()
-        request.timeExtent = try members.timeExtent("timeExtent") ?? .unbounded
-        request.timeField = try members.string("timeField")
-        if let text = try members.string("where") {
-            do { try WhereClause.checkSyntax(text) } catch { throw members.error("where: \(error)") }
-            request.whereClause = text
-        }
-        request.envelope = try members.envelope("geometry")
-        request.trackIDs = try members.trackIDs("trackIds")
+        let request = try QueryObservationsRequest(selectionFrom: members)
         let valueField = try members.string("valueField")
         var options = HotSpotOptions()
         let cellSize = try members.number("cellSize", in: 0...Self.maximumDistance)

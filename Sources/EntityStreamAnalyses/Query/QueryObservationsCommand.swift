@@ -36,15 +36,7 @@ public struct QueryObservationsCommand: ControlCommand {
 
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
-        var request = QueryObservationsRequest()
-        request.timeExtent = try members.timeExtent("timeExtent") ?? .unbounded
-        request.timeField = try members.string("timeField")
-        if let text = try members.string("where") {
-            do { try WhereClause.checkSyntax(text) } catch { throw members.error("where: \(error)") }
-            request.whereClause = text
-        }
-        request.envelope = try members.envelope("geometry")
-        request.trackIDs = try members.trackIDs("trackIds")
+        var request = try QueryObservationsRequest(selectionFrom: members)
         if let names = try members.names("outFields"), names != ["*"] { request.outFields = names }
         request.orderBy = try members.string("orderBy")
         request.limit = try members.integer("limit", in: 1...Self.maximumLimit)
@@ -74,5 +66,22 @@ public struct QueryObservationsCommand: ControlCommand {
     public func start(in session: ControlSession) async -> ControlCommandOutcome {
         if let layer { return .job(LayerQueryJob(layerURL: layer.url, query: layer.query)) }
         return .job(QueryObservationsJob(request: request))
+    }
+}
+
+extension QueryObservationsRequest {
+    /// The store rows a command selects: its `timeExtent`, `timeField`,
+    /// `where` (syntax checked here), `geometry` and `trackIds` members, as
+    /// `query-observations` and `hotspots` read them.
+    init(selectionFrom members: CommandMembers) throws(ControlCommandError) {
+        self.init()
+        timeExtent = try members.timeExtent("timeExtent") ?? .unbounded
+        timeField = try members.string("timeField")
+        if let text = try members.string("where") {
+            do { try WhereClause.checkSyntax(text) } catch { throw members.error("where: \(error)") }
+            whereClause = text
+        }
+        envelope = try members.envelope("geometry")
+        trackIDs = try members.trackIDs("trackIds")
     }
 }
