@@ -73,7 +73,8 @@ final class StreamedFileLayer: LayerSource, Sendable {
             try await scan.verifyLayout(neededFields: nil)
             var index = Index()
             var report: FeatureLoadReport?
-            let outcome = try await scan.scan(neededFields: nil, filter: nil, readsGeometry: true, process: { table in
+            // Only the object id, time and coordinate columns are converted (the extents need no other).
+            let outcome = try await scan.scan(neededFields: [], filter: nil, readsGeometry: true, process: { table in
                 (table.count, table.extent, table.dataTimeExtent, table.report)
             }, consume: { chunk in
                 index.rows += chunk.0
