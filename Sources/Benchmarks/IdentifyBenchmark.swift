@@ -9,7 +9,9 @@ import EntityStreamModel
 /// on a warm cache, in the raster's CRS and in WGS84 (through PROJ), against
 /// `gdallocationinfo -valonly` (the same points on stdin) and rasterio's
 /// `sample` when installed; identify point by point, and in the identify
-/// job's batches (PROJ batches split across the cores). Runs alternate; medians are reported. Values are
+/// job's batches (PROJ batches split across the cores). Runs alternate;
+/// medians are reported, as points per second of wall time and per
+/// CPU-second (the process's CPU time: both threads of a batch counted). Values are
 /// checked against gdallocationinfo's for every point, and against
 /// rasterio's by their sum. rasterio samples point by point (about 20,000
 /// points/s), so it gets the first `rasterioCount` of the same points.
@@ -98,7 +100,7 @@ enum IdentifyBenchmark {
                 for i in points.xs.indices {
                     if let cell = try raster.identify(x: points.xs[i], y: points.ys[i], in: spatialReference) { extentSum += cell.extent.xmin }
                 }
-                timings["entitystream identify (values + extent), \(label)", default: []].append(start.elapsed())
+                timings["entitystream identify (values + extent), one thread, point by point, \(label)", default: []].append(start.elapsed())
                 if extentSum == 0 { throw BenchmarkError("no cells identified") }
                 // As the identify job asks: batches of IdentifyRasterJob.chunkSize points, each a PROJ batch each way.
                 var batchSum = 0.0
@@ -111,7 +113,7 @@ enum IdentifyBenchmark {
                     }
                     batchStart = end
                 }
-                timings["entitystream identify in batches of 16,384 (values + extent, all cores), \(label)", default: []]
+                timings["entitystream identify in batches of 16,384 (values + extent; PROJ and envelopes on \(ProcessInfo.processInfo.activeProcessorCount) threads, cells read on one), \(label)", default: []]
                     .append(Timing(wall: (ContinuousClock.now - wall).seconds, cpu: ReprojectBenchmark.processCPU() - cpu))
                 if batchSum != extentSum { throw BenchmarkError("batched identify differs from point by point (\(label))") }
 
