@@ -79,6 +79,9 @@ enum IdentifyBenchmark {
         var timings: [String: [Timing]] = [:]
         var rasterioTimings: [String: [Timing]] = [:]
         var ourTotals: [String: Int] = [:]
+        /// The calling thread's CPU time in the batches: the other thread's part runs beside it,
+        /// so on an otherwise idle machine the wall time is at least this.
+        var callerCPU: [String: [Double]] = [:]
         var peerNotes: [String: String] = [:]
         for run in 0..<runs {
             for (label, points, spatialReference, prefixFile) in [("raster CRS", native, SpatialReference?.none, prefixFiles[0]),
@@ -104,7 +107,7 @@ enum IdentifyBenchmark {
                 if extentSum == 0 { throw BenchmarkError("no cells identified") }
                 // As the identify job asks: batches of IdentifyRasterJob.chunkSize points, each a PROJ batch each way.
                 var batchSum = 0.0
-                let wall = ContinuousClock.now, cpu = ReprojectBenchmark.processCPU()
+                let wall = ContinuousClock.now, cpu = ReprojectBenchmark.processCPU(), caller = Timing.Start()
                 var batchStart = 0
                 while batchStart < points.xs.count {
                     let end = min(batchStart + 16_384, points.xs.count)
@@ -115,6 +118,7 @@ enum IdentifyBenchmark {
                 }
                 timings["entitystream identify in batches of 16,384 (values + extent; PROJ and envelopes on \(ProcessInfo.processInfo.activeProcessorCount) threads, cells read on one), \(label)", default: []]
                     .append(Timing(wall: (ContinuousClock.now - wall).seconds, cpu: ReprojectBenchmark.processCPU() - cpu))
+                callerCPU[label, default: []].append(caller.elapsed().cpu)
                 if batchSum != extentSum { throw BenchmarkError("batched identify differs from point by point (\(label))") }
 
                 if let gdal {
@@ -138,6 +142,12 @@ enum IdentifyBenchmark {
         }
         lines.append("identify: warm-up decoded \(warmDecodes) tiles; cache holds \(raster.cacheStatistics.cachedBytes) bytes; decoded during the runs: \(raster.cacheStatistics.decodedBlocks - warmDecodes)")
         for (key, note) in peerNotes.sorted(by: { $0.key < $1.key }) { lines.append("identify: check (\(key)): \(note)") }
+        for (label, seconds) in callerCPU.sorted(by: { $0.key < $1.key }) {
+            let median = seconds.sorted()[seconds.count / 2]
+            lines.append("identify: in batches, \(label): the calling thread's CPU median " + String(format: "%.3f s = ", median)
+                         + Int((Double(count) / median).rounded()).formatted(.number.grouping(.automatic))
+                         + " points per second of it (the wall time's floor with the other part on another core)")
+        }
         for (table, points) in [(timings, count), (rasterioTimings, rasterioCount)] {
             for key in table.keys.sorted() {
                 let runs = table[key, default: []]
