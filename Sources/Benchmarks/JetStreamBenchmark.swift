@@ -6,7 +6,10 @@ import Foundation
 /// storage, one nats-server on loopback; against the nats-py peer
 /// (Peers/jetstream-peer.py) doing the same in the same rounds, when
 /// python3 can import nats. Each round starts a fresh server and alternates
-/// who goes first; medians are reported, with each program's CPU and peak RSS.
+/// who goes first; medians are reported, with each program's CPU (and per
+/// observation), its peak RSS, and the nats-server's CPU during its run
+/// (from `/proc/PID/stat`): what the broker itself costs per message bounds
+/// any client on the same cores.
 enum JetStreamBenchmark {
     static func run(ais: String, count: Int, rounds: Int) throws -> [String] {
         guard let server = ["/usr/sbin/nats-server", "/usr/bin/nats-server"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
@@ -18,6 +21,7 @@ enum JetStreamBenchmark {
         let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/jetstream-peer.py").path
         let python = peerAvailable()
         var results: [String: [MeasuredProcess.Run]] = [:]
+        var serverCPU: [String: [Double]] = [:]
         for round in 0..<rounds {
             let broker = try Broker(executable: server)
             defer { broker.stop() }
@@ -45,7 +49,9 @@ enum JetStreamBenchmark {
                 consumers.reverse()
             }
             for (name, body) in publishers + consumers {
+                let serverBefore = broker.cpuSeconds()
                 let run = try body()
+                serverCPU[name, default: []].append(broker.cpuSeconds() - serverBefore)
                 guard run.status == 0, run.outputLines >= count else {
                     throw BenchmarkError("\(name) failed: status \(run.status), \(run.outputLines) of \(count) lines; \(run.standardError.suffix(600))")
                 }
@@ -60,8 +66,11 @@ enum JetStreamBenchmark {
                 continue
             }
             let seconds = median(runs.map(\.seconds))
-            lines.append(String(format: "jetstream: %@: median %.2f s, %.0f observations/s; CPU %.2f s; peak RSS %.1f MB (runs: %@)",
-                                name, seconds, Double(count) / seconds, median(runs.map(\.cpuSeconds)),
+            let cpu = median(runs.map(\.cpuSeconds))
+            let server = median(serverCPU[name] ?? [0])
+            lines.append(String(format: "jetstream: %@: median %.2f s, %.0f observations/s; CPU %.2f s (%.2f µs/observation); "
+                                + "nats-server CPU %.2f s (%.2f µs/observation); peak RSS %.1f MB (runs: %@)",
+                                name, seconds, Double(count) / seconds, cpu, cpu * 1e6 / Double(count), server, server * 1e6 / Double(count),
                                 Double(runs.map(\.maximumResidentKiB).max() ?? 0) / 1024,
                                 runs.map { String(format: "%.2f", $0.seconds) }.joined(separator: ", ")))
         }
@@ -137,6 +146,16 @@ enum JetStreamBenchmark {
                 throw BenchmarkError("nats-server announced no port: \(text)")
             }
             port = found
+        }
+
+        /// The server's CPU time so far (user + system), seconds.
+        func cpuSeconds() -> Double {
+            guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { return 0 }
+            // After "pid (comm)": state is field 3; utime and stime are fields 14 and 15.
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
         }
 
         func stop() {

@@ -5,20 +5,39 @@ import Foundation
 import EntityStreamLocking
 import EntityStreamModel
 
-/// One message fetched from the stream, copied out of the client's message
-/// (which is released at once: only its acknowledgement subject is kept).
-struct FetchedMessage: Sendable {
-    /// Where its acknowledgement goes (JetStream's `$JS.ACK…` reply subject).
-    let reply: String
-    /// Empty unless the consumer takes a partition (it checks each subject then).
-    let subject: String
-    let line: [UInt8]
-    /// Read until an observation has carried it (the decoder needs the first one's).
-    let trackField: String?
-    let streamSequence: UInt64
-    let deliveries: UInt64
-    /// Messages pending for the consumer after this one when it was delivered.
-    let pending: UInt64
+/// One fetch's messages, copied out of the client's messages (each released
+/// at once) into a few buffers per batch rather than several allocations
+/// per message: the lines one after the other, the acknowledgement subjects
+/// (NUL-terminated, as the client sends them) and, only with `--partition`,
+/// the subjects; what the acknowledgement subject says is read from its
+/// bytes (``AckSubject``).
+struct FetchedBatch: Sendable {
+    struct Entry: Sendable {
+        /// Where the line is in ``lines``.
+        var lineStart: Int32
+        var lineEnd: Int32
+        /// Where the acknowledgement subject starts in ``replies``.
+        var reply: Int32
+        /// Where the subject is in ``subjects`` (empty without `--partition`).
+        var subjectStart: Int32
+        var subjectEnd: Int32
+        var streamSequence: UInt64
+        var deliveries: UInt64
+        /// Messages pending for the consumer after this one when it was delivered.
+        var pending: UInt64
+    }
+
+    var lines: [UInt8] = []
+    var replies: [UInt8] = []
+    var subjects: [UInt8] = []
+    var entries: [Entry] = []
+    /// The track-field header of the batch's first observation carrying one,
+    /// read until an observation has carried it (the decoder needs the first one's).
+    var trackField: String?
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+    var streamSequences: [UInt64] { entries.map(\.streamSequence) }
 }
 
 /// Reads a stream through a durable pull consumer and feeds a
@@ -239,7 +258,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
     /// the first message; an empty batch also when the connection is down or
     /// a leader is being elected (the next call asks again); nil once the
     /// subscription is closed. Blocking; runs on ``thread`` only.
-    func fetch(milliseconds: Int64) -> [FetchedMessage]? {
+    func fetch(milliseconds: Int64) -> FetchedBatch? {
         while let body = pulls.request(now: Self.milliseconds()) {
             let status = body.withUnsafeBytes {
                 natsConnection_PublishRequest(connection.handle, nextSubject, inbox, $0.baseAddress, Int32($0.count))
@@ -248,10 +267,11 @@ public final class JetStreamConsumer: @unchecked Sendable {
             if status != NATS_OK {
                 pulls.failed()
                 Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
-                return []
+                return FetchedBatch()
             }
         }
-        var fetched: [FetchedMessage] = []
+        var fetched = FetchedBatch()
+        fetched.entries.reserveCapacity(settings.batch)
         var wait = milliseconds
         while fetched.count < settings.batch {
             var message: OpaquePointer?
@@ -275,11 +295,49 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 continue
             }
             pulls.received()
-            let copied = Self.copy(message, trackField: !sawTrackField, subject: settings.partition != nil)
-            if copied.trackField != nil && Self.isObservation(copied.line) { sawTrackField = true }
-            fetched.append(copied)
+            append(message, to: &fetched)
         }
         return fetched
+    }
+
+    /// Copies what the consumer keeps of a message into `batch`: its line, its
+    /// acknowledgement subject and what that says, its subject only with
+    /// `--partition`, and its track-field header until an observation has
+    /// carried one (libnats builds a header table per message to look it up).
+    private func append(_ message: OpaquePointer, to batch: inout FetchedBatch) {
+        let length = Int(natsMsg_GetDataLength(message))
+        let lineStart = batch.lines.count
+        if length > 0, let data = natsMsg_GetData(message) {
+            batch.lines.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+        }
+        let lineEnd = batch.lines.count
+        let replyStart = batch.replies.count
+        var ack: AckSubject?
+        if let reply = natsMsg_GetReply(message) {
+            let replyLength = strlen(reply)
+            let bytes = UnsafeRawBufferPointer(start: reply, count: replyLength)
+            ack = AckSubject(bytes)
+            batch.replies.append(contentsOf: bytes)
+        }
+        batch.replies.append(0)
+        let subjectStart = batch.subjects.count
+        if settings.partition != nil, let subject = natsMsg_GetSubject(message) {
+            batch.subjects.append(contentsOf: UnsafeRawBufferPointer(start: subject, count: strlen(subject)))
+        }
+        if !sawTrackField && batch.trackField == nil {
+            var field: UnsafePointer<CChar>?
+            if natsMsgHeader_Get(message, trackFieldHeader, &field) == NATS_OK, let field {
+                let isObservation = batch.lines.withUnsafeBytes { Self.isObservation(UnsafeRawBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
+                if isObservation {
+                    batch.trackField = String(cString: field)
+                    sawTrackField = true
+                }
+            }
+        }
+        batch.entries.append(FetchedBatch.Entry(lineStart: Int32(lineStart), lineEnd: Int32(lineEnd), reply: Int32(replyStart),
+                                                subjectStart: Int32(subjectStart), subjectEnd: Int32(batch.subjects.count),
+                                                streamSequence: ack?.streamSequence ?? 0, deliveries: ack?.deliveries ?? 1,
+                                                pending: ack?.pending ?? 0))
     }
 
     /// Sends a pull request for `batch` messages outside ``PullRequests``'
@@ -299,37 +357,16 @@ public final class JetStreamConsumer: @unchecked Sendable {
         return String(String(cString: value).prefix(3))
     }
 
-    /// What the consumer keeps of a message: its track-field header and its
-    /// subject only when asked for (each costs allocations per message).
-    private static func copy(_ message: OpaquePointer, trackField wantsTrackField: Bool, subject wantsSubject: Bool) -> FetchedMessage {
-        let length = Int(natsMsg_GetDataLength(message))
-        var line = [UInt8](repeating: 0, count: length)
-        if length > 0, let data = natsMsg_GetData(message) {
-            line.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: length)) }
-        }
-        var field: UnsafePointer<CChar>?
-        let trackField = wantsTrackField && natsMsgHeader_Get(message, trackFieldHeader, &field) == NATS_OK ? field.map { String(cString: $0) } : nil
-        var meta: UnsafeMutablePointer<jsMsgMetaData>?
-        var sequence: UInt64 = 0
-        var deliveries: UInt64 = 1
-        var pending: UInt64 = 0
-        if natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta {
-            sequence = meta.pointee.Sequence.Stream
-            deliveries = meta.pointee.NumDelivered
-            pending = meta.pointee.NumPending
-            jsMsgMetaData_Destroy(meta)
-        }
-        return FetchedMessage(reply: natsMsg_GetReply(message).map { String(cString: $0) } ?? "",
-                              subject: wantsSubject ? natsMsg_GetSubject(message).map { String(cString: $0) } ?? "" : "",
-                              line: line, trackField: trackField, streamSequence: sequence, deliveries: deliveries, pending: pending)
-    }
-
     /// Feeds `pipeline` until cancelled, until caught up (`--until-caught-up`)
     /// or until the subscription fails (the reason).
     /// `written` reads how many observation lines the output has written;
     /// `marks` carries each batch's delivery counts to the store's enricher.
     public func run(into pipeline: StreamPipeline, written: @escaping @Sendable () -> Int, marks: DeliveryMarks) async -> String? {
-        var tracker = AckTracker<String>()
+        // Each handed message by its batch (high 32 bits) and its acknowledgement subject's
+        // offset in that batch's `replies` (low 32): the subjects stay in their batch's buffer
+        // until a later acknowledgement covers them.
+        var tracker = AckTracker<UInt64>()
+        var replies = AcknowledgementSubjects()
         var catchUp = catchUpAtStart
         var decoder: EsriFeatureDecoder?
         var announced: Schema?
@@ -349,7 +386,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
             let allHanded = settings.untilCaughtUp && catchUp.target.map { catchUp.handed >= $0 } == true
             if tracker.unacknowledged >= 2 * settings.batch || allHanded {
                 if let ready = tracker.acknowledgeable(written: written()) {
-                    await acknowledge(ready)
+                    await acknowledge(ready, in: &replies)
                     catchUp.acknowledged(ready.covered.count)
                 } else {
                     try? await Task.sleep(for: .milliseconds(2))
@@ -360,44 +397,57 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 failure = "consumer '\(settings.durable ?? "ephemeral")' of stream '\(stream)': the fetch failed; the connection is closed"
                 break
             }
+            let batchNumber = replies.append(fetched.replies)
             var messages: [StreamMessage] = []
+            messages.reserveCapacity(fetched.count)
             var deliveries: [UInt64] = []
+            deliveries.reserveCapacity(fetched.count)
+            var undecodable: [(sequence: UInt64, error: JSONError)] = []
             let now = pipeline.clock.now()
             var counts = Counts()
-            for message in fetched {
-                counts.messages += 1
-                counts.lastStreamSequence = message.streamSequence
-                var carried = 0
-                if let partition = settings.partition, let prefix = subjectPrefix,
-                   !Self.belongs(subject: message.subject, prefix: prefix, partition: partition) {
-                    counts.outsidePartition += 1
-                } else if Self.isObservation(message.line) {
-                    if decoder == nil {
-                        var schema = Schema(fields: [])
-                        if let field = message.trackField {
-                            schema.appendField(Field(name: field, type: .string))
-                            schema.trackIDIndex = 0
+            fetched.lines.withUnsafeBytes { lines in
+                fetched.subjects.withUnsafeBytes { subjects in
+                    for message in fetched.entries {
+                        counts.messages += 1
+                        counts.lastStreamSequence = message.streamSequence
+                        var carried = 0
+                        let line = UnsafeRawBufferPointer(rebasing: lines[Int(message.lineStart)..<Int(message.lineEnd)])
+                        if let partition = settings.partition, let prefix = subjectPrefix,
+                           !Self.belongs(subject: UnsafeRawBufferPointer(rebasing: subjects[Int(message.subjectStart)..<Int(message.subjectEnd)]),
+                                         prefix: prefix, partition: partition) {
+                            counts.outsidePartition += 1
+                        } else if Self.isObservation(line) {
+                            if decoder == nil {
+                                var schema = Schema(fields: [])
+                                if let field = fetched.trackField {
+                                    schema.appendField(Field(name: field, type: .string))
+                                    schema.trackIDIndex = 0
+                                }
+                                decoder = EsriFeatureDecoder(schema: schema)
+                            }
+                            let before = messages.count
+                            do throws(JSONError) {
+                                try decoder!.decode(line, receivedAt: Self.epoch(in: line) ?? now, into: &messages)
+                            } catch {
+                                counts.undecodable += 1
+                                undecodable.append((message.streamSequence, error))
+                            }
+                            carried = messages.count - before
+                            let mark = message.deliveries > 1 ? message.deliveries : (message.streamSequence <= deliveredBefore ? 1 : 0)
+                            for _ in 0..<carried { deliveries.append(mark) }
+                            counts.observations += carried
+                            if mark > 0 { counts.redelivered += 1 }
+                        } else {
+                            counts.otherEvents += 1
                         }
-                        decoder = EsriFeatureDecoder(schema: schema)
+                        tracker.handed(batchNumber << 32 | UInt64(UInt32(message.reply)), observations: carried)
+                        catchUp.handed(streamSequence: message.streamSequence, pendingAfter: message.pending)
                     }
-                    let before = messages.count
-                    do {
-                        try decoder!.decode(message.line, receivedAt: Self.epoch(in: message.line) ?? now, into: &messages)
-                    } catch {
-                        errorCount += 1
-                        counts.undecodable += 1
-                        await pipeline.report(.store, "stream \(stream) sequence \(message.streamSequence): \(error)", count: errorCount)
-                    }
-                    carried = messages.count - before
-                    let mark = message.deliveries > 1 ? message.deliveries : (message.streamSequence <= deliveredBefore ? 1 : 0)
-                    for _ in 0..<carried { deliveries.append(mark) }
-                    counts.observations += carried
-                    if mark > 0 { counts.redelivered += 1 }
-                } else {
-                    counts.otherEvents += 1
                 }
-                tracker.handed(message.reply, observations: carried)
-                catchUp.handed(streamSequence: message.streamSequence, pendingAfter: message.pending)
+            }
+            for (sequence, error) in undecodable {
+                errorCount += 1
+                await pipeline.report(.store, "stream \(stream) sequence \(sequence): \(error)", count: errorCount)
             }
             if let decoder, decoder.schema != announced {
                 announced = decoder.schema
@@ -408,9 +458,8 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 await pipeline.receive(messages)
             }
             let added = counts
-            counts = Counts()
             if let ready = tracker.acknowledgeable(written: written()) {
-                await acknowledge(ready)
+                await acknowledge(ready, in: &replies)
                 catchUp.acknowledged(ready.covered.count)
             }
             self.counts.withLock { total in
@@ -426,18 +475,27 @@ public final class JetStreamConsumer: @unchecked Sendable {
         // A stop (--limit, --duration, a signal) first acknowledges what has been written by
         // then, so a restart delivers again only what was not; the rest stays unacknowledged
         // and comes again.
-        if let ready = tracker.acknowledgeable(written: written()) { await acknowledge(ready) }
+        if let ready = tracker.acknowledgeable(written: written()) { await acknowledge(ready, in: &replies) }
         return failure
     }
 
-    /// Acknowledges `ready.last` and so, cumulatively, everything before it.
-    private func acknowledge(_ ready: (last: String, covered: [String])) async {
+    /// Acknowledges `ready.last` and so, cumulatively, everything before it;
+    /// the acknowledgement subjects of batches before its own are let go.
+    private func acknowledge(_ ready: (last: UInt64, covered: [UInt64]), in replies: inout AcknowledgementSubjects) async {
         let connection = self.connection
-        await thread.run { _ = natsConnection_PublishString(connection.handle, ready.last, "+ACK") }
+        let subject = replies.subject(ready.last)
+        replies.release(before: ready.last)
+        if let subject {
+            await thread.run {
+                subject.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { _ = natsConnection_PublishString(connection.handle, $0.baseAddress, "+ACK") }
+                }
+            }
+        }
         counts.withLock { $0.acknowledged += ready.covered.count }
     }
 
-    static func isObservation(_ line: [UInt8]) -> Bool {
+    static func isObservation(_ line: UnsafeRawBufferPointer) -> Bool {
         let prefix: StaticString = "{\"event\":\"observation\""
         guard line.count >= prefix.utf8CodeUnitCount else { return false }
         return prefix.withUTF8Buffer { expected in
@@ -447,35 +505,77 @@ public final class JetStreamConsumer: @unchecked Sendable {
     }
 
     /// The `"epoch"` member of a line (the publisher's receive time), read without parsing the line.
-    static func epoch(in line: [UInt8]) -> Int64? {
-        let key = Array("\"epoch\":".utf8)
-        guard line.count > key.count else { return nil }
-        var index = 0
-        let limit = line.count - key.count
-        while index <= limit {
-            if line[index] == key[0] && Array(line[index..<index + key.count]) == key {
-                var cursor = index + key.count
-                var value: Int64 = 0
-                var digits = 0
-                while cursor < line.count, line[cursor] >= 48, line[cursor] <= 57, digits < 16 {
-                    value = value * 10 + Int64(line[cursor] - 48)
-                    cursor += 1
-                    digits += 1
-                }
-                return digits > 0 ? value : nil
+    static func epoch(in line: UnsafeRawBufferPointer) -> Int64? {
+        // `"epoch":` is 8 bytes: compared as one word at each quotation mark.
+        let key: StaticString = "\"epoch\":"
+        let word = UnsafeRawPointer(key.utf8Start).loadUnaligned(as: UInt64.self)
+        guard let base = line.baseAddress, line.count > 8 else { return nil }
+        var position = 0
+        var cursor = -1
+        while position + 8 <= line.count {
+            guard let quote = memchr(base + position, Int32(UInt8(ascii: "\"")), line.count - 8 - position + 1) else { return nil }
+            position = base.distance(to: UnsafeRawPointer(quote))
+            if base.loadUnaligned(fromByteOffset: position, as: UInt64.self) == word {
+                cursor = position + 8
+                break
             }
-            index += 1
+            position += 1
         }
-        return nil
+        guard cursor >= 0 else { return nil }
+        var value: Int64 = 0
+        var digits = 0
+        while cursor < line.count, line[cursor] >= 48, line[cursor] <= 57, digits < 16 {
+            value = value * 10 + Int64(line[cursor] - 48)
+            cursor += 1
+            digits += 1
+        }
+        return digits > 0 ? value : nil
     }
 
     /// Whether a stored subject `PREFIX.service.track.K` is in `partition`
-    /// (the server's mapping and ours agree).
-    static func belongs(subject: String, prefix: String, partition: TrackPartition) -> Bool {
-        let rest = subject.dropFirst(prefix.count + 1).split(separator: ".", omittingEmptySubsequences: false)
-        guard rest.count == 3 else { return false }
-        return TrackPartition.partition(serviceToken: String(rest[0]), trackToken: String(rest[1]), count: partition.count) == partition.index
-            && rest[2] == Substring(String(partition.index))
+    /// (the server's mapping and ours agree), read from its bytes.
+    static func belongs(subject: UnsafeRawBufferPointer, prefix: String, partition: TrackPartition) -> Bool {
+        let start = prefix.utf8.count + 1
+        guard subject.count > start else { return false }
+        let rest = UnsafeRawBufferPointer(rebasing: subject[start...])
+        guard let firstDot = rest.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        let afterService = UnsafeRawBufferPointer(rebasing: rest[(firstDot + 1)...])
+        guard let secondDot = afterService.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        let service = UnsafeRawBufferPointer(rebasing: rest[..<firstDot])
+        let track = UnsafeRawBufferPointer(rebasing: afterService[..<secondDot])
+        let index = UnsafeRawBufferPointer(rebasing: afterService[(secondDot + 1)...])
+        let hash = FNV.hash32(track, into: FNV.hash32(service))
+        guard Int(hash % UInt32(partition.count)) == partition.index, !index.isEmpty, !index.contains(UInt8(ascii: ".")) else { return false }
+        return index.elementsEqual(String(partition.index).utf8)
+    }
+}
+
+/// The acknowledgement subjects of the batches handed over and not yet
+/// wholly acknowledged, one buffer per batch (NUL-terminated subjects one
+/// after the other), numbered in the order they came.
+struct AcknowledgementSubjects {
+    private var batches: [(number: UInt64, subjects: [UInt8])] = []
+    private var next: UInt64 = 0
+
+    /// Keeps a batch's subjects; its number.
+    mutating func append(_ subjects: [UInt8]) -> UInt64 {
+        let number = next
+        next += 1
+        if !subjects.isEmpty { batches.append((number, subjects)) }
+        return number
+    }
+
+    /// The NUL-terminated subject of a handed message (batch number << 32 | offset).
+    func subject(_ message: UInt64) -> [UInt8]? {
+        guard let batch = batches.first(where: { $0.number == message >> 32 }) else { return nil }
+        let start = Int(message & 0xFFFF_FFFF)
+        guard let end = batch.subjects[start...].firstIndex(of: 0) else { return nil }
+        return Array(batch.subjects[start...end])
+    }
+
+    /// Lets go the batches before the one of `message`: acknowledging it covers them.
+    mutating func release(before message: UInt64) {
+        batches.removeAll { $0.number < message >> 32 }
     }
 }
 

@@ -50,7 +50,7 @@ struct JetStreamFetchTests {
         while sequences.count < 16_800 && empty < 3 {
             let fetched = try #require(consumer.fetch(milliseconds: 10_000))
             #expect(fetched.count <= settings.batch, "a fetch of \(settings.batch) took \(fetched.count)")
-            sequences += fetched.map(\.streamSequence)
+            sequences += fetched.streamSequences
             empty = fetched.isEmpty ? empty + 1 : 0
         }
         publisher.waitUntilExit()

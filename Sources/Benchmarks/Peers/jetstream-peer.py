@@ -43,7 +43,8 @@ async def publish(url, subject, path, track_field, window, stream):
 
     async def send(subj, payload, msg_id):
         try:
-            await js.publish(subj, payload, headers={"Nats-Msg-Id": msg_id})
+            # A generous acknowledgement wait: on a loaded machine the default 0.5 s fails the run.
+            await js.publish(subj, payload, timeout=60, headers={"Nats-Msg-Id": msg_id})
         finally:
             slots.release()
 
