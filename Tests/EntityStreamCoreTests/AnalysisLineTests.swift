@@ -93,7 +93,7 @@ struct AnalysisLineTests {
     /// statistics, dates as ISO text; a CSV with no record gets its header from the summary.
     @Test func statisticsRecords() throws {
         let record = AnalysisEvent(job: .int(1), command: "statistics",
-                                   result: .statistics(StatisticsRecordResult(group: [NamedValue(name: "team", value: .string("A"))],
+                                   result: .statistics(StatisticsRecord(group: [NamedValue(name: "team", value: .string("A"))],
                                                                         statistics: [NamedValue(name: "n", value: .int(2)),
                                                                                      NamedValue(name: "last", value: .date(milliseconds: 86_400_000))])))
         #expect(try line(record, format: .esri)["statistics"] as? [String: Int] == ["n": 2, "last": 86_400_000], "a date is epoch ms in Esri JSON")

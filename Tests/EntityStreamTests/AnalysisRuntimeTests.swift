@@ -18,7 +18,7 @@ private struct CountingJob: AnalysisJob {
     let count: Int
     func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         for index in 0..<count {
-            await context.emit(results: [.statistics(StatisticsRecordResult(group: [], statistics: [NamedValue(name: "n", value: .int(Int64(index)))]))])
+            await context.emit(results: [.statistics(StatisticsRecord(group: [], statistics: [NamedValue(name: "n", value: .int(Int64(index)))]))])
         }
         return AnalysisSummary(JSONObject([("count", .int(Int64(count)))]))
     }

@@ -5,7 +5,7 @@ import EntityStream
 
 /// How statistics records and summaries are reported, the same for the
 /// live store, files and remote layers:
-/// - a record: a typed ``StatisticsRecordResult`` (group-by values, then the
+/// - a record: the typed ``StatisticsRecord`` (group-by values, then the
 ///   statistics in request order), which the output formats render
 ///   (`"group":{…}`, `"statistics":{…}` on a JSON line; a row of a CSV table);
 /// - the names: `"groupFields":[…]`, `"statisticNames":[…]` in the summary's
@@ -13,14 +13,9 @@ import EntityStream
 ///   (what a table's header needs, even with no record).
 /// Stateless.
 public enum StatisticsRecordJSON {
-    /// The typed result of one record.
-    public static func result(_ record: StatisticsRecord) -> StatisticsRecordResult {
-        StatisticsRecordResult(group: record.group, statistics: record.statistics)
-    }
-
-    /// The members of one record's `result` line (``StatisticsRecordResult/members``).
+    /// The members of one record's `result` line (``StatisticsRecord/members``).
     public static func members(_ record: StatisticsRecord) -> JSONObject {
-        result(record).members
+        record.members
     }
 
     /// `"groupFields"` and `"statisticNames"` of `plan`, for a summary.
@@ -40,7 +35,7 @@ public enum StatisticsRecordJSON {
         while start < records.count {
             try context.checkCancellation()
             let end = min(start + 1024, records.count)
-            await context.emit(results: records[start..<end].map { .statistics(result($0)) })
+            await context.emit(results: records[start..<end].map(AnalysisResult.statistics))
             start = end
         }
     }

@@ -13,7 +13,7 @@ public enum AnalysisResult: Sendable, Hashable {
     /// An observation of the entity store (`query-observations`).
     case observation(ObservationResult)
     /// One group's statistics (`statistics`).
-    case statistics(StatisticsRecordResult)
+    case statistics(StatisticsRecord)
     /// identify's answer for one point (`identify`).
     case identify(IdentifyResult)
 
@@ -68,20 +68,9 @@ public struct ObservationResult: Sendable, Hashable {
     }
 }
 
-/// One record of grouped statistics: the group's values (group-by order)
-/// and its statistics (request order), typed (counts as integers, dates as
-/// ``AttributeValue/date(milliseconds:)``, no value as null).
-public struct StatisticsRecordResult: Sendable, Hashable {
-    public var group: [NamedValue]
-    public var statistics: [NamedValue]
-
-    public init(group: [NamedValue], statistics: [NamedValue]) {
-        self.group = group
-        self.statistics = statistics
-    }
-
+extension StatisticsRecord {
     /// `"group":{field: value, …}` then `"statistics":{name: value, …}`
-    /// (dates as epoch ms, ``AttributeValue/jsonValue``).
+    /// (dates as epoch ms, ``AttributeValue/jsonValue``): the record's `result` line.
     public var members: JSONObject {
         JSONObject([("group", .object(JSONObject(group))), ("statistics", .object(JSONObject(statistics)))])
     }
