@@ -147,7 +147,7 @@ enum QueryBenchmark {
     /// Repeats a where + time count over a fresh snapshot until cancelled.
     struct RepeatingScan: AnalysisJob {
         let scan: ObservationScan
-        func run(in context: AnalysisContext) async throws -> JSONObject {
+        func run(in context: AnalysisContext) async throws -> AnalysisSummary {
             var rounds = 0
             while !Task.isCancelled {
                 let snapshot = try await context.snapshot()
@@ -155,7 +155,7 @@ enum QueryBenchmark {
                 rounds += 1
                 await Task.yield()
             }
-            return JSONObject([("rounds", .int(Int64(rounds)))])
+            return AnalysisSummary(JSONObject([("rounds", .int(Int64(rounds)))]))
         }
     }
 

@@ -19,15 +19,15 @@ public struct FleetStatisticsRequest: Sendable {
 
     public init(json: String) throws(FleetError) {
         guard let value = try? JSONParser.parse(Array(json.utf8)), let object = value.objectValue else {
-            throw FleetError("the request is not a JSON object")
+            throw .notAnObject
         }
         do {
             let members = try CommandMembers(id: .null, command: "statistics", object: object, allowed: StatisticsControlCommand.members)
             command = try StatisticsControlCommand(members: members)
         } catch {
-            throw FleetError(error.message)
+            throw .invalidRequest(error.message)
         }
-        guard command.layerURL == nil else { throw FleetError("\"layer\" asks a feature layer, not the fleet") }
+        guard command.layerURL == nil else { throw .asksALayer }
         text = Array(json.utf8)
     }
 
@@ -75,19 +75,36 @@ public struct FleetStatisticsRequest: Sendable {
         let partials = answers.compactMap { $0["partial"] }
         guard !partials.isEmpty else { return nil }
         let plan: StatisticsPlan
-        do { plan = try StatisticsPlan(command.request, schema: Schema(fields: fields)) } catch { throw FleetError(error.description) }
+        do { plan = try StatisticsPlan(command.request, schema: Schema(fields: fields)) } catch { throw .unanswerable(error.description) }
         var merged = plan.makeAccumulator()
         for partial in partials {
-            do { merged.merge(try StatisticsAccumulator(plan: plan, partial: partial)) } catch { throw FleetError("a member's answer: \(error)") }
+            do { merged.merge(try StatisticsAccumulator(plan: plan, partial: partial)) } catch { throw .invalidAnswer(String(describing: error)) }
         }
         return (merged.finish(), plan)
     }
 }
 
-/// A fleet request or answer that cannot be used.
-public struct FleetError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+/// A fleet request or answer that cannot be used, by what was wrong.
+public enum FleetError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The request's text is not a JSON object.
+    case notAnObject
+    /// The request is not a valid `statistics` command (the command's reason).
+    case invalidRequest(String)
+    /// The request names a feature layer (`"layer"`), which the fleet does not answer.
+    case asksALayer
+    /// The members' schema cannot answer the request (the engine's reason).
+    case unanswerable(String)
+    /// A member's partial answer could not be merged (why).
+    case invalidAnswer(String)
+
+    public var description: String {
+        switch self {
+        case .notAnObject: return "the request is not a JSON object"
+        case .invalidRequest(let reason), .unanswerable(let reason): return reason
+        case .asksALayer: return "\"layer\" asks a feature layer, not the fleet"
+        case .invalidAnswer(let reason): return "a member's answer: \(reason)"
+        }
+    }
 }
 
 /// A consumer's side of fleet queries: answers requests on

@@ -21,16 +21,16 @@ public struct NATSAddress: Sendable, Hashable, CustomStringConvertible {
 
     public init(parsing text: String, nameIs what: String,
                 environment: [String: String] = [:]) throws(NATSAddressError) {
-        guard text.hasPrefix("nats://") else { throw NATSAddressError("expected nats://HOST:PORT/\(what.uppercased()), not a URL starting '\(text.prefix(8))'") }
+        guard text.hasPrefix("nats://") else { throw .notNATS(what: what, start: String(text.prefix(8))) }
         let rest = text.dropFirst("nats://".count)
-        guard let slash = rest.firstIndex(of: "/") else { throw NATSAddressError("missing the /\(what.uppercased()) after the servers") }
+        guard let slash = rest.firstIndex(of: "/") else { throw .missingPath(what: what) }
         var authority = String(rest[..<slash])
         let name = String(rest[rest.index(after: slash)...])
         var credentials = Credentials.none
         if let at = authority.lastIndex(of: "@") {
             let userInfo = String(authority[..<at])
             authority = String(authority[authority.index(after: at)...])
-            guard !userInfo.isEmpty else { throw NATSAddressError("empty credentials before '@'") }
+            guard !userInfo.isEmpty else { throw .emptyCredentials }
             if let colon = userInfo.firstIndex(of: ":") {
                 credentials = .user(String(userInfo[..<colon]), password: String(userInfo[userInfo.index(after: colon)...]))
             } else {
@@ -46,14 +46,14 @@ public struct NATSAddress: Sendable, Hashable, CustomStringConvertible {
             let server = part.hasPrefix("nats://") ? String(part.dropFirst(7)) : String(part)
             guard let colon = server.lastIndex(of: ":"), colon != server.startIndex,
                   let port = Int(server[server.index(after: colon)...]), (1...65535).contains(port) else {
-                throw NATSAddressError("each server must be HOST:PORT with a port from 1 to 65535, not '\(server)'")
+                throw .invalidServer(String(server))
             }
             let host = server[..<colon]
-            guard !host.contains(where: { $0 == "/" || $0 == "@" || $0.isWhitespace }) else { throw NATSAddressError("invalid host '\(host)'") }
+            guard !host.contains(where: { $0 == "/" || $0 == "@" || $0.isWhitespace }) else { throw .invalidHost(String(host)) }
             servers.append("nats://\(server)")
         }
-        guard !servers.isEmpty else { throw NATSAddressError("no server given") }
-        guard servers.count <= 64 else { throw NATSAddressError("at most 64 servers, not \(servers.count)") }
+        guard !servers.isEmpty else { throw .noServer }
+        guard servers.count <= 64 else { throw .tooManyServers(servers.count) }
         try Self.checkName(name, what: what)
         self.servers = servers
         self.name = name
@@ -63,14 +63,14 @@ public struct NATSAddress: Sendable, Hashable, CustomStringConvertible {
     /// A subject (dot-separated tokens, no wildcards) or a stream name (one
     /// token): 1 to 200 bytes of printable ASCII.
     static func checkName(_ name: String, what: String) throws(NATSAddressError) {
-        guard !name.isEmpty else { throw NATSAddressError("missing the \(what) after the '/'") }
-        guard name.utf8.count <= 200 else { throw NATSAddressError("the \(what) is longer than 200 bytes") }
+        guard !name.isEmpty else { throw .missingName(what: what) }
+        guard name.utf8.count <= 200 else { throw .nameTooLong(what: what) }
         let allowsDots = what == "subject"
         for token in name.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !token.isEmpty else { throw NATSAddressError("the \(what) '\(name)' has an empty token") }
-            guard allowsDots || token.count == name.count else { throw NATSAddressError("a stream name cannot contain '.': '\(name)'") }
+            guard !token.isEmpty else { throw .emptyToken(what: what, name: name) }
+            guard allowsDots || token.count == name.count else { throw .dotInStreamName(name) }
             guard token.utf8.allSatisfy({ SubjectToken.isKept($0) }) else {
-                throw NATSAddressError("the \(what) '\(name)' may hold only letters, digits, '-' and '_'\(allowsDots ? " between dots" : "")")
+                throw .invalidCharacters(what: what, name: name, dotted: allowsDots)
             }
         }
     }
@@ -78,8 +78,48 @@ public struct NATSAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "nats://\(servers.map { $0.dropFirst(7) }.joined(separator: ","))/\(name)" }
 }
 
-/// A `nats://` address that cannot be used, and why.
-public struct NATSAddressError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+/// A `nats://` address that cannot be used, by what was wrong. `what`
+/// names the part after the servers (`stream`, `subject`).
+public enum NATSAddressError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Not a `nats://` URL (its first 8 characters).
+    case notNATS(what: String, start: String)
+    /// No `/NAME` after the servers.
+    case missingPath(what: String)
+    /// `@` with nothing before it.
+    case emptyCredentials
+    /// A server that is not `HOST:PORT` with a port from 1 to 65535.
+    case invalidServer(String)
+    /// A host with a `/`, `@` or white space.
+    case invalidHost(String)
+    case noServer
+    /// More than 64 servers.
+    case tooManyServers(Int)
+    /// Nothing after the `/`.
+    case missingName(what: String)
+    /// A name over 200 bytes.
+    case nameTooLong(what: String)
+    /// A name with an empty dot-separated token.
+    case emptyToken(what: String, name: String)
+    /// A stream name with a dot.
+    case dotInStreamName(String)
+    /// A name with characters other than letters, digits, `-` and `_` (and dots between tokens, `dotted`).
+    case invalidCharacters(what: String, name: String, dotted: Bool)
+
+    public var description: String {
+        switch self {
+        case .notNATS(let what, let start): return "expected nats://HOST:PORT/\(what.uppercased()), not a URL starting '\(start)'"
+        case .missingPath(let what): return "missing the /\(what.uppercased()) after the servers"
+        case .emptyCredentials: return "empty credentials before '@'"
+        case .invalidServer(let server): return "each server must be HOST:PORT with a port from 1 to 65535, not '\(server)'"
+        case .invalidHost(let host): return "invalid host '\(host)'"
+        case .noServer: return "no server given"
+        case .tooManyServers(let count): return "at most 64 servers, not \(count)"
+        case .missingName(let what): return "missing the \(what) after the '/'"
+        case .nameTooLong(let what): return "the \(what) is longer than 200 bytes"
+        case .emptyToken(let what, let name): return "the \(what) '\(name)' has an empty token"
+        case .dotInStreamName(let name): return "a stream name cannot contain '.': '\(name)'"
+        case .invalidCharacters(let what, let name, let dotted):
+            return "the \(what) '\(name)' may hold only letters, digits, '-' and '_'\(dotted ? " between dots" : "")"
+        }
+    }
 }

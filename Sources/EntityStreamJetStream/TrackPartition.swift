@@ -16,8 +16,8 @@ public struct TrackPartition: Sendable, Hashable, CustomStringConvertible {
     public static let maximumCount = 1024
 
     public init(index: Int, count: Int) throws(PartitionError) {
-        guard count >= 1, count <= Self.maximumCount else { throw PartitionError("N must be 1 to \(Self.maximumCount), not \(count)") }
-        guard index >= 0, index < count else { throw PartitionError("K must be 0 to \(count - 1) for N = \(count), not \(index)") }
+        guard count >= 1, count <= Self.maximumCount else { throw .countOutOfRange(count) }
+        guard index >= 0, index < count else { throw .indexOutOfRange(index, count: count) }
         self.index = index
         self.count = count
     }
@@ -26,7 +26,7 @@ public struct TrackPartition: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(PartitionError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw PartitionError("expected K/N (partition K of N, K from 0), not '\(text)'")
+            throw .notKOfN(text)
         }
         try self.init(index: index, count: count)
     }
@@ -55,7 +55,19 @@ public struct TrackPartition: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A `--partition` value that is not `K/N` with 0 ≤ K < N.
-public struct PartitionError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+public enum PartitionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// N is not 1 to ``TrackPartition/maximumCount``.
+    case countOutOfRange(Int)
+    /// K is not 0 to N − 1.
+    case indexOutOfRange(Int, count: Int)
+    /// The text is not `K/N`.
+    case notKOfN(String)
+
+    public var description: String {
+        switch self {
+        case .countOutOfRange(let count): return "N must be 1 to \(TrackPartition.maximumCount), not \(count)"
+        case .indexOutOfRange(let index, let count): return "K must be 0 to \(count - 1) for N = \(count), not \(index)"
+        case .notKOfN(let text): return "expected K/N (partition K of N, K from 0), not '\(text)'"
+        }
+    }
 }

@@ -11,8 +11,8 @@ struct AnalysisJobLifecycleTests {
         #expect(job.report() == .refuse(reason: "the job has not started"))
         #expect(job.start() == .publishAccepted)
         #expect(job.report() == .publish)
-        let summary = JSONObject([("count", .int(2))])
-        #expect(job.finish(.completed(summary: summary)) == .publishFinal(.summary, members: summary))
+        let summary = AnalysisSummary(JSONObject([("count", .int(2))]))
+        #expect(job.finish(.completed(summary: summary)) == .publishFinal(.summary, .summary(summary)))
         #expect(job.report() == .refuse(reason: "the job has finished"))
         #expect(job.cancel() == .refuse(reason: "the job has already finished"))
         #expect(job.finish(.cancelled) == .refuse(reason: "the job is not running"))
@@ -25,7 +25,7 @@ struct AnalysisJobLifecycleTests {
         #expect(job.cancel() == .cancelWork)
         #expect(job.cancel() == .none)
         #expect(job.report() == .publish, "results already on their way still go out in order")
-        #expect(job.finish(.failed(reason: "request cancelled")) == .publishFinal(.cancelled, members: JSONObject()))
+        #expect(job.finish(.failed(reason: "request cancelled")) == .publishFinal(.cancelled, .members(JSONObject())))
         #expect(job.state == .finished(.cancelled))
     }
 
@@ -34,13 +34,13 @@ struct AnalysisJobLifecycleTests {
         var job = AnalysisJobLifecycle()
         _ = job.start()
         _ = job.cancel()
-        #expect(job.finish(.completed(summary: JSONObject())) == .publishFinal(.summary, members: JSONObject()))
+        #expect(job.finish(.completed(summary: AnalysisSummary())) == .publishFinal(.summary, .summary(AnalysisSummary())))
     }
 
     /// A job cancelled before it started ends at once as cancelled, without an accepted line.
     @Test func cancelBeforeStart() {
         var job = AnalysisJobLifecycle()
-        #expect(job.cancel() == .publishFinal(.cancelled, members: JSONObject()))
+        #expect(job.cancel() == .publishFinal(.cancelled, .members(JSONObject())))
         #expect(job.start() == .refuse(reason: "the job has already started"))
     }
 
@@ -48,6 +48,6 @@ struct AnalysisJobLifecycleTests {
     @Test func failureCarriesItsReason() {
         var job = AnalysisJobLifecycle()
         _ = job.start()
-        #expect(job.finish(.failed(reason: "unknown field 'x'")) == .publishFinal(.failed, members: JSONObject([("error", .string("unknown field 'x'"))])))
+        #expect(job.finish(.failed(reason: "unknown field 'x'")) == .publishFinal(.failed, .members(JSONObject([("error", .string("unknown field 'x'"))]))))
     }
 }

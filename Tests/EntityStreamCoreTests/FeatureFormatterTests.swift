@@ -10,7 +10,7 @@ struct FeatureFormatterTests {
         var formatter = FeatureFormatter(kind: .csv, schema: Schema(fields: []), coordinates: coordinates)
         var writer = JSONWriter()
         for feature in features {
-            formatter.append(StreamEvent(time: 0, payload: .analysis(AnalysisEvent(job: .int(1), command: "query", phase: .result, feature: feature))),
+            formatter.append(StreamEvent(time: 0, payload: .analysis(AnalysisEvent(job: .int(1), command: "query", result: .feature(feature)))),
                              to: &writer)
         }
         return (String(decoding: writer.bytes, as: UTF8.self), formatter.droppedValues)

@@ -16,9 +16,11 @@ private func phases(_ events: [StreamEvent]) -> [String] {
 /// A job that emits `count` records, then completes.
 private struct CountingJob: AnalysisJob {
     let count: Int
-    func run(in context: AnalysisContext) async throws -> JSONObject {
-        for index in 0..<count { await context.emit(records: [(JSONObject([("n", .int(Int64(index)))]), [])]) }
-        return JSONObject([("count", .int(Int64(count)))])
+    func run(in context: AnalysisContext) async throws -> AnalysisSummary {
+        for index in 0..<count {
+            await context.emit(results: [.statistics(StatisticsRecord(group: [], statistics: [NamedValue(name: "n", value: .int(Int64(index)))]))])
+        }
+        return AnalysisSummary(JSONObject([("count", .int(Int64(count)))]))
     }
 }
 
@@ -26,16 +28,16 @@ private struct CountingJob: AnalysisJob {
 private struct WaitingJob: AnalysisJob {
     let started: AsyncStreamBox<Void>
     let release: AsyncStreamBox<Void>
-    func run(in context: AnalysisContext) async throws -> JSONObject {
+    func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         started.yield(())
         _ = await release.next()
         try Task.checkCancellation()
-        return JSONObject()
+        return AnalysisSummary()
     }
 }
 
 private struct FailingJob: AnalysisJob {
-    func run(in context: AnalysisContext) async throws -> JSONObject { throw AnalysisFailure("unknown field 'x'") }
+    func run(in context: AnalysisContext) async throws -> AnalysisSummary { throw AnalysisFailure("unknown field 'x'") }
 }
 
 private func makeRuntime(_ published: PublishedEvents, status: StreamStatus? = .connection(.connected),

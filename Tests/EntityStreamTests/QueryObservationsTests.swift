@@ -99,11 +99,11 @@ struct QueryObservationsTests {
 private struct SnapshotProbe: AnalysisJob {
     let taken: AsyncStreamBox<Int>
     let proceed: AsyncStreamBox<Void>
-    func run(in context: AnalysisContext) async throws -> JSONObject {
+    func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let snapshot = try await context.snapshot()
         taken.yield(snapshot.contents.observationCount)
         _ = await proceed.next()
-        return JSONObject([("scanned", .int(Int64(snapshot.contents.count(ObservationScan()))))])
+        return AnalysisSummary(JSONObject([("scanned", .int(Int64(snapshot.contents.count(ObservationScan()))))]))
     }
 }
 

@@ -36,6 +36,13 @@ struct JetStreamValueTests {
         for bad in ["4/4", "-1/4", "1/0", "1", "a/b", "1/2/3", "0/2000"] {
             #expect(throws: PartitionError.self) { try TrackPartition(parsing: bad) }
         }
+        let index = #expect(throws: PartitionError.indexOutOfRange(4, count: 4)) { try TrackPartition(parsing: "4/4") }
+        #expect(index?.description == "K must be 0 to 3 for N = 4, not 4")
+        let count = #expect(throws: PartitionError.countOutOfRange(2000)) { try TrackPartition(parsing: "0/2000") }
+        #expect(count?.description == "N must be 1 to 1024, not 2000")
+        let form = #expect(throws: PartitionError.notKOfN("a/b")) { try TrackPartition(parsing: "a/b") }
+        #expect(form?.description == "expected K/N (partition K of N, K from 0), not 'a/b'")
+        #expect(throws: FleetError.notAnObject) { try FleetStatisticsRequest(json: "[1]") }
     }
 
     @Test("Partition numbers are FNV-1a 32 of the service and track tokens modulo N, every track in exactly one")
@@ -125,6 +132,20 @@ struct JetStreamValueTests {
             #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: bad, nameIs: "stream") }
         }
         #expect(throws: NATSAddressError.self) { try NATSAddress(parsing: "nats://h:1/a..b", nameIs: "subject") }
+        // Each refusal is a case naming what was wrong, with the message users read.
+        let cases: [(String, NATSAddressError, String)] = [
+            ("http://h:1/S", .notNATS(what: "stream", start: "http://h"), "expected nats://HOST:PORT/STREAM, not a URL starting 'http://h'"),
+            ("nats://h:1", .missingPath(what: "stream"), "missing the /STREAM after the servers"),
+            ("nats://h/S", .invalidServer("h"), "each server must be HOST:PORT with a port from 1 to 65535, not 'h'"),
+            ("nats://h:1/", .missingName(what: "stream"), "missing the stream after the '/'"),
+            ("nats://h:1/a.b", .dotInStreamName("a.b"), "a stream name cannot contain '.': 'a.b'"),
+            ("nats://@h:1/S", .emptyCredentials, "empty credentials before '@'"),
+        ]
+        for (text, expected, message) in cases {
+            let error = #expect(throws: expected) { try NATSAddress(parsing: text, nameIs: "stream") }
+            #expect(error?.description == message)
+        }
+        #expect(throws: NATSAddressError.emptyToken(what: "subject", name: "a..b")) { try NATSAddress(parsing: "nats://h:1/a..b", nameIs: "subject") }
     }
 }
 

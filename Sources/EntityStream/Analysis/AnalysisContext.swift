@@ -18,22 +18,14 @@ public struct AnalysisContext: Sendable {
     let runtime: AnalysisRuntime
 
     /// Publishes features as `result` lines, in order.
-    public func emit(_ features: [AnalysisFeature], members: (AnalysisFeature) -> JSONObject = { _ in JSONObject() }) async {
-        let events = features.map { AnalysisEvent(job: job, command: command, phase: .result, members: members($0), feature: $0) }
-        await runtime.report(events, for: job)
+    public func emit(_ features: [AnalysisFeature]) async {
+        await emit(results: features.map(AnalysisResult.feature))
     }
 
-    /// Publishes result lines that are not features (e.g. statistics records),
-    /// each with its members.
-    public func emit(records: [(members: JSONObject, dateKeys: [String])]) async {
-        await runtime.report(records.map { AnalysisEvent(job: job, command: command, phase: .result, members: $0.members, dateKeys: $0.dateKeys) },
-                             for: job)
-    }
-
-    /// Publishes already built result events (members and feature set by the job).
-    public func emit(results: [(members: JSONObject, feature: AnalysisFeature?)]) async {
-        await runtime.report(results.map { AnalysisEvent(job: job, command: command, phase: .result, members: $0.members, feature: $0.feature) },
-                             for: job)
+    /// Publishes results (features, observations, statistics records,
+    /// identify answers) as `result` lines, in order.
+    public func emit(results: [AnalysisResult]) async {
+        await runtime.report(results.map { AnalysisEvent(job: job, command: command, result: $0) }, for: job)
     }
 
     /// Publishes a `progress` line (e.g. `fraction`, `pages`, a job status).

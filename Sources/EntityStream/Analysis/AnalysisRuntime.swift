@@ -219,15 +219,18 @@ public actor AnalysisRuntime {
 
     private func finish(_ id: JSONValue, _ outcome: AnalysisJobLifecycle.WorkOutcome) async {
         guard var running = jobs.removeValue(forKey: id) else { return }
-        guard case .publishFinal(let phase, var members) = running.lifecycle.finish(outcome) else { return }
-        if phase == .summary {
+        guard case .publishFinal(let phase, let content) = running.lifecycle.finish(outcome) else { return }
+        var line = AnalysisEvent(job: id, command: running.command, phase: phase)
+        line.content = content
+        if case .summary(var summary) = content {
             var stream = running.snapshot ?? JSONObject()
             if running.snapshot == nil, let status = await environment.streamStatus?() {
                 stream.append(key: "status", value: .string(status.description))
             }
-            if !stream.isEmpty { members.append(key: "stream", value: .object(stream)) }
+            if !stream.isEmpty { summary.facts.append(key: "stream", value: .object(stream)) }
+            line.content = .summary(summary)
         }
-        await publish([event(AnalysisEvent(job: id, command: running.command, phase: phase, members: members))])
+        await publish([event(line)])
     }
 
     private nonisolated func event(_ analysis: AnalysisEvent) -> StreamEvent {

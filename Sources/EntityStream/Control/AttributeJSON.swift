@@ -4,16 +4,7 @@ import EntityStreamModel
 /// Attribute values and observations as JSON values, the way the JSON lines
 /// write them (dates as epoch ms, non-finite numbers as null).
 public enum AttributeJSON {
-    public static func value(_ value: AttributeValue) -> JSONValue {
-        switch value {
-        case .null: return .null
-        case .bool(let flag): return .bool(flag)
-        case .int(let number): return .int(number)
-        case .double(let number): return number.isFinite ? .double(number) : .null
-        case .string(let text): return .string(text)
-        case .date(let milliseconds): return .int(milliseconds)
-        }
-    }
+    public static func value(_ value: AttributeValue) -> JSONValue { value.jsonValue }
 
     /// Every field of `schema` in order, null when the observation does not carry it.
     public static func attributes(_ observation: Observation, fields: [Field]) -> JSONObject {

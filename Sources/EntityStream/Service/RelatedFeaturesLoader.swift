@@ -26,7 +26,7 @@ struct RelatedFeaturesLoader: Sendable {
     func load() async throws -> RelatedTable {
         let client: FeatureLayerClient
         do { client = try FeatureLayerClient(layerURL: related.featuresURL, options: clientOptions) } catch {
-            throw RelatedFeaturesError(error.description)
+            throw RelatedFeaturesError.unreadable(error.description)
         }
         var schema: Schema?
         var alignment: (source: Schema, alignment: SchemaAlignment)?
@@ -41,7 +41,7 @@ struct RelatedFeaturesLoader: Sendable {
             }
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw error }
-            throw RelatedFeaturesError(error.description)
+            throw RelatedFeaturesError.unreadable(error.description)
         }
         return try RelatedTable(schema: schema ?? Schema(fields: []), joinField: related.joinField, rows: rows)
     }

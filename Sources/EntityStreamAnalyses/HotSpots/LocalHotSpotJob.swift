@@ -45,7 +45,7 @@ public struct LocalHotSpotJob: AnalysisJob {
         self.outSR = outSR
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let clock = context.environment.clock
         let reporter = GPJobReporter(context: context, jobID: Self.jobID(for: context.job))
         var (job, actions) = try GPJob.submit(id: reporter.jobID, at: clock.now())
@@ -92,7 +92,7 @@ public struct LocalHotSpotJob: AnalysisJob {
                 summary.append(key: "outputSpatialReference", value: reference.json)
             }
             for member in HotSpotSummaryJSON.members(result) { summary.append(key: member.key, value: member.value) }
-            return summary
+            return AnalysisSummary(summary)
         } catch let error where error is CancellationError || Task.isCancelled {
             if let cancelling = try? job.cancel(at: clock.now()) {
                 await carryOut(cancelling)

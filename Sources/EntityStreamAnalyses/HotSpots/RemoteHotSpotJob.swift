@@ -58,7 +58,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
         return parameters
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         var options = GeoprocessingClientOptions()
         options.http = context.environment.remote.http
         options.http.maximumBodySize = max(options.http.maximumBodySize, 256 * 1024 * 1024)
@@ -87,7 +87,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
         var clock: any EntityClock { context.environment.clock }
 
         /// The shell of a ``GPJobConversation``: submits the job, then carries out each action the machine returns.
-        func run(cancel: CancelRequest) async throws -> JSONObject {
+        func run(cancel: CancelRequest) async throws -> AnalysisSummary {
             let submitted: GPSubmitJobResponse
             do {
                 submitted = try await client.submitJob(job.submitParameters)
@@ -148,7 +148,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
         }
 
         /// The summary of a succeeded job; the error that ends any other.
-        private func summary(_ ending: GPJobConversation.Ending, jobID: String) throws -> JSONObject {
+        private func summary(_ ending: GPJobConversation.Ending, jobID: String) throws -> AnalysisSummary {
             switch ending {
             case .succeeded(let result):
                 var summary = JSONObject([("jobId", .string(result.jobID)), ("jobStatus", .string(GPJobStatus.succeeded.rawValue)),
@@ -162,7 +162,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
                 summary.append(key: "bins", value: .object(binMembers))
                 summary.append(key: "hotSpots", value: .int(Int64(result.bins.hot)))
                 summary.append(key: "coldSpots", value: .int(Int64(result.bins.cold)))
-                return summary
+                return AnalysisSummary(summary)
             case .gaveUp(let reason):
                 throw AnalysisFailure("job \(jobID) at \(client.displayURL): \(reason)")
             case .cancelled:

@@ -41,37 +41,37 @@ public struct IdentifyPoint: Sendable, Hashable {
     public init(jsonLine bytes: [UInt8], line: Int) throws(IdentifyPointError) {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
-            throw IdentifyPointError("line \(line): not JSON: \(error)")
+            throw .notJSON(line: line, reason: String(describing: error))
         }
         guard let object = value.objectValue else {
-            throw IdentifyPointError("line \(line): expected an object {\"x\":…,\"y\":…,\"sr\":…}")
+            throw .notAnObject(line: line)
         }
-        do { try self.init(object: object) } catch { throw IdentifyPointError("line \(line): \(error.description)") }
+        do { try self.init(object: object) } catch { throw .onLine(line, error) }
         self.line = line
     }
 
     /// Parses a point object; the error names the member at fault.
     public init(object: JSONObject) throws(IdentifyPointError) {
         if let unknown = object.keys.first(where: { !Self.members.contains($0) }) {
-            throw IdentifyPointError("unknown member '\(unknown)' (expected x, y, inSR, id)")
+            throw .unknownMember(unknown)
         }
-        guard let x = object["x"], !x.isNull else { throw IdentifyPointError("missing \"x\"") }
-        guard let y = object["y"], !y.isNull else { throw IdentifyPointError("missing \"y\"") }
+        guard let x = object["x"], !x.isNull else { throw .missing("x") }
+        guard let y = object["y"], !y.isNull else { throw .missing("y") }
         self.x = try Self.coordinate(x, "x")
         self.y = try Self.coordinate(y, "y")
-        if object["sr"] != nil, object["inSR"] != nil { throw IdentifyPointError("give \"inSR\" or \"sr\", not both") }
+        if object["sr"] != nil, object["inSR"] != nil { throw .inSRAndSR }
         self.spatialReference = object["inSR"] != nil ? try Self.spatialReference(object["inSR"], "inSR") : try Self.spatialReference(object["sr"], "sr")
         self.line = nil
         switch object["id"] {
         case nil, .null?: self.id = nil
         case .string?, .int?, .double?: self.id = object["id"]
-        case let other?: throw IdentifyPointError("\"id\" must be a string or a number, not \(other)")
+        case let other?: throw .invalidID(other)
         }
     }
 
     static func coordinate(_ value: JSONValue, _ name: String) throws(IdentifyPointError) -> Double {
         guard let number = value.doubleValue, number.isFinite else {
-            throw IdentifyPointError("\"\(name)\" must be a finite number, not \(value)")
+            throw .notAFiniteNumber(name, value)
         }
         return number
     }
@@ -80,12 +80,42 @@ public struct IdentifyPoint: Sendable, Hashable {
     /// object, checked with PROJ; nil for absent or null.
     public static func spatialReference(_ value: JSONValue?, _ name: String) throws(IdentifyPointError) -> SpatialReference? {
         guard let value else { return nil }
-        do { return try SpatialReference.parse(json: value) } catch { throw IdentifyPointError("\"\(name)\": \(error)") }
+        do { return try SpatialReference.parse(json: value) } catch { throw .invalidSpatialReference(name, reason: String(describing: error)) }
     }
 }
 
-/// Why a point could not be read; the message names the line or member.
-public struct IdentifyPointError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+/// Why a point could not be read, by what was wrong; the message names the line or member.
+public indirect enum IdentifyPointError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The input line is not JSON (the parser's reason).
+    case notJSON(line: Int, reason: String)
+    /// The input line is JSON but not an object.
+    case notAnObject(line: Int)
+    /// The point object on input line `line` is wrong.
+    case onLine(Int, IdentifyPointError)
+    /// A member a point does not have.
+    case unknownMember(String)
+    /// `x` or `y` is missing (or null).
+    case missing(String)
+    /// Both `inSR` and `sr` are given.
+    case inSRAndSR
+    /// `id` is neither a string nor a number.
+    case invalidID(JSONValue)
+    /// A coordinate (named) is not a finite number.
+    case notAFiniteNumber(String, JSONValue)
+    /// A spatial reference member (named) that cannot be read or PROJ does not know.
+    case invalidSpatialReference(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notJSON(let line, let reason): return "line \(line): not JSON: \(reason)"
+        case .notAnObject(let line): return "line \(line): expected an object {\"x\":…,\"y\":…,\"sr\":…}"
+        case .onLine(let line, let error): return "line \(line): \(error.description)"
+        case .unknownMember(let name): return "unknown member '\(name)' (expected x, y, inSR, id)"
+        case .missing(let name): return "missing \"\(name)\""
+        case .inSRAndSR: return "give \"inSR\" or \"sr\", not both"
+        case .invalidID(let value): return "\"id\" must be a string or a number, not \(value)"
+        case .notAFiniteNumber(let name, let value): return "\"\(name)\" must be a finite number, not \(value)"
+        case .invalidSpatialReference(let name, let reason): return "\"\(name)\": \(reason)"
+        }
+    }
 }

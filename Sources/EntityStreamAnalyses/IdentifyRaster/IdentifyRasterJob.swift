@@ -44,28 +44,18 @@ public struct IdentifyRasterJob: AnalysisJob {
         self.outSpatialReference = outSpatialReference
     }
 
-    /// `result` as written: a point without a cell carries the raster's
-    /// attributes, null (so that every answer has the same attributes, one
-    /// set of columns in a table), and the geometry is in
-    /// ``outSpatialReference``, converted through PROJ (an answer whose
-    /// geometry cannot be converted says why instead).
-    private func output(_ result: (members: JSONObject, feature: AnalysisFeature?)) -> (members: JSONObject, feature: AnalysisFeature?) {
+    /// `result` with its geometry in ``outSpatialReference``, converted
+    /// through PROJ (an answer whose geometry cannot be converted says why
+    /// instead, and draws nothing).
+    private func output(_ result: IdentifyResult) -> IdentifyResult {
+        guard let target = outSpatialReference, let geometry = result.geometry, result.feature != nil else { return result }
         var result = result
-        if result.members["cell"]?.isNull == true, result.feature?.attributes.isEmpty == true {
-            var attributes = JSONObject()
-            for band in 0..<raster.info.bandCount { attributes.append(key: "Band_\(band)", value: .null) }
-            for key in ["Pixel.Type", "column", "row", "xmin", "ymin", "xmax", "ymax"] { attributes.append(key: key, value: .null) }
-            result.feature?.attributes = attributes
-        }
-        guard let target = outSpatialReference, var feature = result.feature, let geometry = feature.geometry else { return result }
         do {
-            feature.geometry = try geometry.converted(to: target)
-            return (result.members, feature)
+            result.geometry = try geometry.converted(to: target)
         } catch {
-            var members = result.members
-            members.append(key: "error", value: .string("outSR: \(error)"))
-            return (members, nil)
+            result.outputError = "outSR: \(error)"
         }
+        return result
     }
 
     private struct Counts {
@@ -86,7 +76,7 @@ public struct IdentifyRasterJob: AnalysisJob {
         }
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let info = raster.info
         if info.geoTransform == nil {
             throw AnalysisFailure(RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform").description)
@@ -100,11 +90,12 @@ public struct IdentifyRasterJob: AnalysisJob {
                 let end = min(start + Self.chunkSize, points.endIndex)
                 let chunk = points[start..<end]
                 let answers = await raster.identify(chunk, defaultSpatialReference: defaultSpatialReference)
-                var results: [(members: JSONObject, feature: AnalysisFeature?)] = []
+                var results: [AnalysisResult] = []
                 results.reserveCapacity(answers.count)
                 for (point, answer) in zip(chunk, answers) {
                     counts.count(answer)
-                    results.append(output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference))))
+                    results.append(.identify(output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference),
+                                                                  bands: info.bandCount))))
                 }
                 await context.emit(results: results)
                 start = end
@@ -119,13 +110,14 @@ public struct IdentifyRasterJob: AnalysisJob {
                 do { point = try IdentifyPoint(jsonLine: line, line: number) } catch {
                     counts.points += 1
                     counts.errors += 1
-                    await context.emit(results: [IdentifyAnswer.badLine(number, error: error)])
+                    await context.emit(results: [.identify(IdentifyAnswer.badLine(number, error: error))])
                     continue
                 }
                 let answers = await raster.identify([point][...], defaultSpatialReference: defaultSpatialReference)
                 let answer = answers.first ?? .failed("no answer")
                 counts.count(answer)
-                await context.emit(results: [output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference)))])
+                await context.emit(results: [.identify(output(answer.result(for: point, wkid: raster.answerWKID(point, defaultSpatialReference: defaultSpatialReference),
+                                                                            bands: info.bandCount)))])
             }
             try context.checkCancellation()
         }
@@ -136,8 +128,10 @@ public struct IdentifyRasterJob: AnalysisJob {
         summary.append(key: "noData", value: .int(Int64(counts.noData)))
         summary.append(key: "noCell", value: .int(Int64(counts.noCell)))
         summary.append(key: "errors", value: .int(Int64(counts.errors)))
-        if counts.unreadable > 0 { summary.append(key: "unreadable", value: .int(Int64(counts.unreadable))) }
-        return summary
+        guard counts.unreadable > 0 else { return AnalysisSummary(summary) }
+        summary.append(key: "unreadable", value: .int(Int64(counts.unreadable)))
+        let count = counts.unreadable
+        return AnalysisSummary(summary, incompleteInput: "\(count) point\(count == 1 ? "" : "s") fell in tiles or strips of \(info.path) that could not be read (the file is truncated or corrupt)")
     }
 
     /// `{"name","file","width","height","bands","pixelType","crs"}`.

@@ -96,11 +96,6 @@ struct IdentifySubcommand: RunnableCommand {
                                     outSpatialReference: outSpatialReference)
         var analysis = OneShotAnalysis(format: format)
         analysis.coordinates = outSpatialReference ?? .wgs84
-        let file = path
-        analysis.failureInSummary = { summary in
-            guard let count = summary["unreadable"]?.intValue, count > 0 else { return nil }
-            return "\(count) point\(count == 1 ? "" : "s") fell in tiles or strips of \(file) that could not be read (the file is truncated or corrupt)"
-        }
         return await analysis.run("identify", job: job)
     }
 

@@ -28,9 +28,6 @@ struct OneShotAnalysis {
     var showsProgress: Bool?
     /// Progress lines to print as well (the others only on a terminal's stderr).
     var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
-    /// A failure a completed job's summary reports (the job ran to its end, but
-    /// part of its input could not be read): exit status 1 with this reason.
-    var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
 
     enum StopReason: Sendable {
         case finished
@@ -75,7 +72,7 @@ struct OneShotAnalysis {
             stops.stop(.finished)
         }
         do {
-            try await runtime.start(RecordingOutcome(job: job, outcome: outcome, failureInSummary: failureInSummary), id: .int(1), command: command)
+            try await runtime.start(RecordingOutcome(job: job, outcome: outcome), id: .int(1), command: command)
         } catch {
             outcome.failed()
         }
@@ -117,15 +114,16 @@ struct OneShotAnalysis {
         var reason: String? { state.withLock { $0.reason } }
     }
 
-    /// The job, noting a failure (not a cancellation) for the exit status.
+    /// The job, noting a failure (not a cancellation) for the exit status:
+    /// a thrown error, or a completed job's summary saying part of its input
+    /// could not be read (``AnalysisSummary/incompleteInput``).
     struct RecordingOutcome: AnalysisJob {
         let job: any AnalysisJob
         let outcome: JobOutcome
-        var failureInSummary: @Sendable (JSONObject) -> String? = { _ in nil }
-        func run(in context: AnalysisContext) async throws -> JSONObject {
+        func run(in context: AnalysisContext) async throws -> AnalysisSummary {
             do {
                 let summary = try await job.run(in: context)
-                if let reason = failureInSummary(summary) { outcome.failed(reason) }
+                if let reason = summary.incompleteInput { outcome.failed(reason) }
                 return summary
             } catch is CancellationError {
                 throw CancellationError()

@@ -35,7 +35,7 @@ public struct FileQueryJob: AnalysisJob {
         self.query = query
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         if streams {
             let scan: (any FeatureFileScan)?
             do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
@@ -73,8 +73,7 @@ public struct FileQueryJob: AnalysisJob {
             if let count { summary.append(key: "count", value: .int(Int64(count))) }
             summary.append(key: "extent", value: extent.map { .array([.double($0.xmin), .double($0.ymin), .double($0.xmax), .double($0.ymax)]) } ?? .null)
         }
-        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-        return summary
+        return finished(summary)
     }
 
     /// True when the query can be answered from a streamed file.
@@ -84,7 +83,7 @@ public struct FileQueryJob: AnalysisJob {
     }
 
     /// The query over a streamed CSV file (see the type's description).
-    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> JSONObject {
+    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> AnalysisSummary {
         let engine = FeatureQueryEngine(maxRecordCount: Int.max)
         var summary = JSONObject([("file", .string(path))])
         if query.returnCountOnly {
@@ -166,10 +165,10 @@ public struct FileQueryJob: AnalysisJob {
         return finished(summary)
     }
 
-    private func finished(_ summary: JSONObject) -> JSONObject {
+    private func finished(_ summary: JSONObject) -> AnalysisSummary {
         var summary = summary
         if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-        return summary
+        return AnalysisSummary(summary)
     }
 
     /// The schema indices of the fields `query` reads or writes (nil: all of them).

@@ -20,7 +20,7 @@ public struct LayerQueryJob: AnalysisJob {
         self.query = query
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let connection = try LayerConnection(layerURL: layerURL, context: context)
         let client = connection.client
         var summary = JSONObject([("layer", .string(client.displayURL))])
@@ -28,7 +28,7 @@ public struct LayerQueryJob: AnalysisJob {
             if query.returnCountOnly {
                 let count = try await client.count(query)
                 summary.append(key: "count", value: .int(Int64(count)))
-                return summary
+                return AnalysisSummary(summary)
             }
             let result = try await client.query(query) { page in
                 if page.index > 0 {
@@ -40,7 +40,7 @@ public struct LayerQueryJob: AnalysisJob {
             summary.append(key: "count", value: .int(Int64(result.featureCount)))
             for member in LayerConnection.pagingMembers(result) { summary.append(key: member.key, value: member.value) }
             if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-            return summary
+            return AnalysisSummary(summary)
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)

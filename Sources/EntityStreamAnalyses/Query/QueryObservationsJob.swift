@@ -10,7 +10,7 @@ struct QueryObservationsJob: AnalysisJob {
     let request: QueryObservationsRequest
     static let batchSize = 1024
 
-    func run(in context: AnalysisContext) async throws -> JSONObject {
+    func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let snapshot = try await context.snapshot()
         let schema = snapshot.contents.schema
         let query = try request.compile(for: schema)
@@ -20,21 +20,15 @@ struct QueryObservationsJob: AnalysisJob {
         if request.countOnly {
             let count = snapshot.contents.count(query.scan)
             summary.append(key: "count", value: .int(Int64(count)))
-            return summary
+            return AnalysisSummary(summary)
         }
         let result = try query.run(on: snapshot.contents, shouldStop: { Task.isCancelled })
         let fields = query.outFields.map { $0.map { schema.fields[$0] } } ?? schema.fields
-        var batch: [(members: JSONObject, feature: AnalysisFeature?)] = []
+        var batch: [AnalysisResult] = []
         batch.reserveCapacity(Self.batchSize)
         for row in result.rows {
-            var members = JSONObject()
-            members.append(key: "track", value: AttributeJSON.value(row.entity.trackID))
-            members.append(key: "entity", value: .int(row.entity.entityID))
-            members.append(key: "observation", value: .int(row.id))
-            members.append(key: "received", value: .string(ISO8601Text.string(milliseconds: row.observation.receivedAt)))
-            members.append(key: "receivedEpoch", value: .int(row.observation.receivedAt))
-            let feature = AnalysisFeature(row.observation, fields: fields)
-            batch.append((members, feature))
+            batch.append(.observation(ObservationResult(entity: row.entity, observation: row.id, received: row.observation.receivedAt,
+                                                        feature: AnalysisFeature(row.observation, fields: fields))))
             if batch.count == Self.batchSize {
                 try context.checkCancellation()
                 await context.emit(results: batch)
@@ -45,7 +39,7 @@ struct QueryObservationsJob: AnalysisJob {
         summary.append(key: "count", value: .int(Int64(result.rows.count)))
         summary.append(key: "matched", value: .int(Int64(result.matched)))
         summary.append(key: "exceededLimit", value: .bool(result.matched > result.rows.count))
-        return summary
+        return AnalysisSummary(summary)
     }
 
     /// The time key as summaries name it: `received`, or the field name(s).

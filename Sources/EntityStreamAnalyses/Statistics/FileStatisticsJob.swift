@@ -41,7 +41,7 @@ public struct FileStatisticsJob: AnalysisJob {
         self.query = query
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let scan: (any FeatureFileScan)?
         do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
             throw AnalysisFailure(error.description)
@@ -71,11 +71,11 @@ public struct FileStatisticsJob: AnalysisJob {
                                   ("records", .int(Int64(records.count)))])
         summary.append(contentsOf: StatisticsRecordJSON.names(plan))
         if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-        return summary
+        return StatisticsRecordJSON.summary(summary, plan: plan)
     }
 
     /// The statistics of a streamed CSV file (see the type's description).
-    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> JSONObject {
+    func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> AnalysisSummary {
         let filter = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
                                   spatialRelationship: query.spatialRelationship)
         let maximumGroups = StatisticsLimits.defaultMaximumGroups
@@ -120,7 +120,7 @@ public struct FileStatisticsJob: AnalysisJob {
                                       ("records", .int(Int64(result.records.count)))])
             summary.append(contentsOf: StatisticsRecordJSON.names(plan))
             if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-            return summary
+            return StatisticsRecordJSON.summary(summary, plan: plan)
         }
         throw AnalysisFailure("\(path): the file changed while it was read")
     }

@@ -38,7 +38,7 @@ public struct LayerStatisticsJob: AnalysisJob {
         self.query = query
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let connection = try LayerConnection(layerURL: layerURL, context: context)
         let client = connection.client
         var summary = JSONObject([("layer", .string(client.displayURL))])
@@ -84,7 +84,7 @@ public struct LayerStatisticsJob: AnalysisJob {
             summary.append(contentsOf: LayerConnection.pagingMembers(result))
             summary.append(contentsOf: StatisticsRecordJSON.names(plan))
             if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-            return summary
+            return StatisticsRecordJSON.summary(summary, plan: plan)
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)

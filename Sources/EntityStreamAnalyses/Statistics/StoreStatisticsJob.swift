@@ -52,7 +52,7 @@ public struct StoreStatisticsJob: AnalysisJob {
         self.maximumGroups = maximumGroups
     }
 
-    public func run(in context: AnalysisContext) async throws -> JSONObject {
+    public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let snapshot = try await context.snapshot()
         let schema = snapshot.contents.schema
         let (accumulator, plan, scan) = try await Self.accumulate(snapshot.contents, request: request, rows: rows, selection: selection,
@@ -70,7 +70,7 @@ public struct StoreStatisticsJob: AnalysisJob {
         summary.append(contentsOf: StatisticsRecordJSON.names(plan))
         summary.append(key: "timeField", value: .string(QueryObservationsJob.describe(scan.timeKey, schema: schema)))
         if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
-        return summary
+        return StatisticsRecordJSON.summary(summary, plan: plan)
     }
 
     /// The rows of `contents` that `selection` picks (latest observations of

@@ -3,27 +3,74 @@ import EntityStreamModel
 /// JSON line): the job (the `id` of the command that started it), the
 /// command's name, the ``AnalysisPhase``, and the phase's content.
 ///
-/// `members` are written in order after `"phase"` (for example the
-/// summary's counts, a progress fraction, a statistics record's `group` and
-/// `statistics`, a failure's `error`); `feature`, for result lines that are
-/// features, is written last as geometry and attributes. A value type.
+/// The content is typed where a line is a result (``AnalysisResult``) or
+/// a summary (``AnalysisSummary``); `accepted`, `progress`, `failed` and
+/// `cancelled` lines carry their members as written (a progress fraction,
+/// a job status, a failure's `error`). ``members`` are written in order
+/// after `"phase"`; ``feature``, for result lines that are features, is
+/// written last as geometry and attributes. A value type.
 public struct AnalysisEvent: Sendable, Hashable {
     public var job: JSONValue
     public var command: String
     public var phase: AnalysisPhase
-    public var members: JSONObject
-    public var feature: AnalysisFeature?
-    /// The keys of a statistics record's `group` and `statistics` values that
-    /// are dates (epoch ms): numbers in Esri JSON, ISO-8601 text in GeoJSON and CSV.
-    public var dateKeys: [String]
+    public var content: Content
 
-    public init(job: JSONValue, command: String, phase: AnalysisPhase, members: JSONObject = JSONObject(), feature: AnalysisFeature? = nil,
-                dateKeys: [String] = []) {
+    /// What the line says, by phase.
+    public enum Content: Sendable, Hashable {
+        /// `accepted`, `progress`, `failed`, `cancelled`: members as written.
+        case members(JSONObject)
+        /// A `result` line.
+        case result(AnalysisResult)
+        /// A `summary` line.
+        case summary(AnalysisSummary)
+    }
+
+    /// An event whose members are written as they are (not a result line).
+    public init(job: JSONValue, command: String, phase: AnalysisPhase, members: JSONObject = JSONObject()) {
         self.job = job
         self.command = command
         self.phase = phase
-        self.members = members
-        self.feature = feature
-        self.dateKeys = dateKeys
+        self.content = .members(members)
     }
+
+    /// A `result` line.
+    public init(job: JSONValue, command: String, result: AnalysisResult) {
+        self.job = job
+        self.command = command
+        self.phase = .result
+        self.content = .result(result)
+    }
+
+    /// A `summary` line.
+    public init(job: JSONValue, command: String, summary: AnalysisSummary) {
+        self.job = job
+        self.command = command
+        self.phase = .summary
+        self.content = .summary(summary)
+    }
+
+    /// The members the JSON line writes after `"phase"`, in order (a
+    /// result's rendered from its typed values, a summary's facts).
+    public var members: JSONObject {
+        switch content {
+        case .members(let members): return members
+        case .result(let result): return result.members
+        case .summary(let summary): return summary.facts
+        }
+    }
+
+    /// The typed result of a `result` line.
+    public var result: AnalysisResult? {
+        if case .result(let result) = content { return result }
+        return nil
+    }
+
+    /// The typed summary of a `summary` line.
+    public var summary: AnalysisSummary? {
+        if case .summary(let summary) = content { return summary }
+        return nil
+    }
+
+    /// The feature a result line carries, if any.
+    public var feature: AnalysisFeature? { result?.feature }
 }

@@ -27,7 +27,7 @@ public struct RelatedFeatureJoin: Sendable {
     ///   like the table's join field.
     public init(streamSchema: Schema, table: RelatedTable) throws(RelatedFeaturesError) {
         guard let keyIndex = streamSchema.index(ofField: table.joinField) else {
-            throw RelatedFeaturesError("the stream has no join field '\(table.joinField)' (fields: \(streamSchema.fields.map(\.name).joined(separator: ", ")))")
+            throw .noJoinFieldInStream(table.joinField, fields: streamSchema.fields.map(\.name))
         }
         var schema = streamSchema
         var targets: [(source: Int, target: Int)] = []

@@ -24,7 +24,7 @@ public struct RelatedTable: Sendable {
     /// - Throws: ``RelatedFeaturesError`` when `joinField` is not a field of `schema`.
     public init(schema: Schema, joinField: String, rows: [[AttributeValue]]) throws(RelatedFeaturesError) {
         guard let keyField = schema.index(ofField: joinField) else {
-            throw RelatedFeaturesError("the related features have no join field '\(joinField)' (fields: \(schema.fields.map(\.name).joined(separator: ", ")))")
+            throw .noJoinFieldInRelated(joinField, fields: schema.fields.map(\.name))
         }
         var kept: [[AttributeValue]] = []
         var index: [JoinKey: Int] = [:]

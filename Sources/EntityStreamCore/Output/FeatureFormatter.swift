@@ -22,16 +22,19 @@ import EntityStreamModel
 /// - an observation: `es_track`, `es_entity`, `es_observation`,
 ///   `es_received` (the receive time), `es_primed`, every field of the
 ///   schema (null when absent), `es_raster` with `--enrich`;
-/// - an analysis result: its members (`es_<member>`, an object member
-///   flattened one level as `es_<member>_<key>`; null members and the
-///   epoch twin of an ISO time left out) then the feature's attributes;
+/// - an analysis result (``AnalysisResult``, read as typed values): a
+///   store observation's `es_track`, `es_entity`, `es_observation`,
+///   `es_received`; an identify answer's `es_line`, `es_point_x`,
+///   `es_point_y`, `es_point_sr`, `es_point_id`, `es_hint`, `es_error`
+///   (the JSON line's members, an object flattened one level); then the
+///   feature's attributes;
 /// - a statistics record: its group fields then its statistics.
 /// Every key a line has had is written on every later line (null when
 /// absent), so the properties only ever grow; a CSV's columns are fixed by
 /// its first row, and values of later keys are counted in
-/// ``droppedValues``, never silently lost. Dates (date fields, and the
-/// values a job marks as dates) are ISO-8601 UTC text, which GDAL reads as
-/// DateTime. A value type.
+/// ``droppedValues``, never silently lost. Dates (date fields, values of
+/// the date case, and the attributes a feature marks as dates) are
+/// ISO-8601 UTC text, which GDAL reads as DateTime. A value type.
 public struct FeatureFormatter: Sendable {
     public enum Kind: String, Sendable {
         case geojson, csv
@@ -85,7 +88,7 @@ public struct FeatureFormatter: Sendable {
     public static func isFeature(_ event: StreamEvent) -> Bool {
         switch event.payload {
         case .store(.observation): return true
-        case .analysis(let analysis): return analysis.phase == .result && (analysis.feature != nil || analysis.members["statistics"] != nil)
+        case .analysis(let analysis): return analysis.result?.isFeatureLine ?? false
         default: return false
         }
     }
@@ -96,7 +99,8 @@ public struct FeatureFormatter: Sendable {
         case .store(.observation(let entity, let id, let observation)):
             appendObservation(entity: entity, id: id, observation: observation, event: event, to: &writer)
         case .analysis(let analysis):
-            appendProperties(Self.properties(of: analysis), geometry: analysis.feature?.geometry, to: &writer)
+            guard let result = analysis.result else { break }
+            appendProperties(Self.properties(of: result), geometry: result.feature?.geometry, to: &writer)
         default:
             break
         }
@@ -176,12 +180,10 @@ public struct FeatureFormatter: Sendable {
     }
 
     /// Before a summary: a CSV table that got no row yet gets its header from
-    /// the summary's `groupFields` and `statisticNames` (a statistics job
-    /// whose groups were all left out still prints its table's header).
+    /// the summary's ``AnalysisSummary/columns`` (a statistics job whose
+    /// groups were all left out still prints its table's header).
     public mutating func appendHeader(from summary: AnalysisEvent, to writer: inout JSONWriter) {
-        guard kind == .csv, columns == nil, summary.phase == .summary,
-              let groupFields = summary.members["groupFields"]?.arrayValue, let statisticNames = summary.members["statisticNames"]?.arrayValue else { return }
-        let header = (groupFields + statisticNames).compactMap(\.stringValue)
+        guard kind == .csv, columns == nil, let header = summary.summary?.columns else { return }
         columns = header
         writer.appendText(CSVText.record(header))
     }
@@ -195,27 +197,46 @@ public struct FeatureFormatter: Sendable {
         var isDate: Bool
     }
 
-    /// The properties of a result line, bookkeeping first (see the type's contract).
-    static func properties(of analysis: AnalysisEvent) -> [Property] {
+    /// The properties of a result line, bookkeeping first (see the type's
+    /// contract), from the result's typed values: a date is a value of the
+    /// date case, or a feature attribute the feature marks as a date.
+    static func properties(of result: AnalysisResult) -> [Property] {
         var properties: [Property] = []
-        let dates = Set(analysis.dateKeys + (analysis.feature?.dateAttributes ?? []))
-        if let group = analysis.members["group"]?.objectValue, let statistics = analysis.members["statistics"]?.objectValue {
-            for member in group { properties.append(Property(key: member.key, value: member.value, isDate: dates.contains(member.key))) }
-            for member in statistics { properties.append(Property(key: member.key, value: member.value, isDate: dates.contains(member.key))) }
-            return properties
-        }
-        for member in analysis.members {
-            // A null member (identify's "cell":null) says nothing a column could hold.
-            if member.value.isNull { continue }
-            if member.key.hasSuffix("Epoch"), analysis.members[String(member.key.dropLast(5))] != nil { continue }
-            if let object = member.value.objectValue {
-                for inner in object { properties.append(Property(key: "es_\(member.key)_\(inner.key)", value: inner.value, isDate: false)) }
-            } else {
-                properties.append(Property(key: "es_\(member.key)", value: member.value, isDate: false))
+        func add(_ key: String, _ value: JSONValue) { properties.append(Property(key: key, value: value, isDate: false)) }
+        switch result {
+        case .statistics(let record):
+            for item in record.group + record.statistics {
+                var isDate = false
+                if case .date = item.value { isDate = true }
+                properties.append(Property(key: item.name, value: item.value.jsonValue, isDate: isDate))
             }
+            return properties
+        case .feature:
+            break
+        case .observation(let row):
+            add("es_track", row.entity.trackID.jsonValue)
+            add("es_entity", .int(row.entity.entityID))
+            add("es_observation", .int(row.observation))
+            add("es_received", .string(ISO8601Text.string(milliseconds: row.received)))
+        case .identify(let answer):
+            if let line = answer.line { add("es_line", .int(Int64(line))) }
+            if let point = answer.point {
+                add("es_point_x", .double(point.x))
+                add("es_point_y", .double(point.y))
+                add("es_point_sr", IdentifyResult.spatialReferenceJSON(point.wkid))
+                if let id = point.id { add("es_point_id", id) }
+            }
+            switch answer.answer {
+            case .cell: break
+            case .noCell(let hint, _): if let hint { add("es_hint", .string(hint)) }
+            case .failed(let reason): add("es_error", .string(reason))
+            }
+            if let error = answer.outputError { add("es_error", .string(error)) }
         }
+        guard let feature = result.feature else { return properties }
         let bookkeeping = Set(properties.map(\.key))
-        for member in analysis.feature?.attributes ?? JSONObject() {
+        let dates = Set(feature.dateAttributes)
+        for member in feature.attributes {
             let key = bookkeeping.contains(member.key) || member.key == "x" || member.key == "y" ? "attribute_\(member.key)" : member.key
             properties.append(Property(key: key, value: member.value, isDate: dates.contains(member.key)))
         }

@@ -27,14 +27,14 @@ public struct ObservationOrder: Sendable, Hashable {
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let words = part.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard let name = words.first, words.count <= 2 else {
-                throw ObservationOrderError("orderBy term '\(part.trimmingSpaces)' must be a name and optionally ASC or DESC")
+                throw .malformedTerm(String(part.trimmingSpaces))
             }
             var descending = false
             if words.count == 2 {
                 switch words[1].uppercased() {
                 case "ASC": descending = false
                 case "DESC": descending = true
-                default: throw ObservationOrderError("orderBy term '\(part.trimmingSpaces)': expected ASC or DESC after '\(name)'")
+                default: throw .invalidDirection(term: String(part.trimmingSpaces), name: name)
                 }
             }
             let key: Key
@@ -43,7 +43,7 @@ public struct ObservationOrder: Sendable, Hashable {
             case "received": key = .received
             default:
                 guard let index = schema.index(ofField: name) else {
-                    throw ObservationOrderError("orderBy: unknown field '\(name)' (time, received, or one of \(schema.fields.map(\.name).joined(separator: ", ")))")
+                    throw .unknownField(name, fields: schema.fields.map(\.name))
                 }
                 key = .field(index)
             }
@@ -53,8 +53,20 @@ public struct ObservationOrder: Sendable, Hashable {
     }
 }
 
-/// An ORDER BY that cannot be applied, with the reason.
-public struct ObservationOrderError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+/// An ORDER BY that cannot be applied, by what was wrong.
+public enum ObservationOrderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A term that is not a name and optionally ASC or DESC.
+    case malformedTerm(String)
+    /// A term whose second word is not ASC or DESC.
+    case invalidDirection(term: String, name: String)
+    /// A name that is not `time`, `received` or a field (`fields`: the schema's).
+    case unknownField(String, fields: [String])
+
+    public var description: String {
+        switch self {
+        case .malformedTerm(let term): return "orderBy term '\(term)' must be a name and optionally ASC or DESC"
+        case .invalidDirection(let term, let name): return "orderBy term '\(term)': expected ASC or DESC after '\(name)'"
+        case .unknownField(let name, let fields): return "orderBy: unknown field '\(name)' (time, received, or one of \(fields.joined(separator: ", ")))"
+        }
+    }
 }

@@ -153,35 +153,35 @@ public struct FeatureQueryPager: Sendable {
                     state = .done
                 } else if featureCount == 0 {
                     state = .done
-                    throw FeatureQueryPagerError("the server says more features match (exceededTransferLimit) but sent none at offset \(offset)")
+                    throw .emptyPage(offset: offset)
                 } else {
                     state = .send(offset: offset + featureCount)
                 }
             default:
                 state = .done
                 if exceededTransferLimit && query.isStatisticsQuery {
-                    throw FeatureQueryPagerError("the layer cannot page (supportsPagination is false) and has more groups than one answer holds: \(featureCount) received")
+                    throw .tooManyGroups(received: featureCount)
                 }
                 if exceededTransferLimit {
-                    throw FeatureQueryPagerError("the layer cannot page (no pagination, no object ids) and holds more matching features than one answer: \(featureCount) received")
+                    throw .tooManyFeatures(received: featureCount)
                 }
             }
         case .awaitingBatch(let batches, let next, let size):
             delivered += featureCount
             if exceededTransferLimit {
                 state = .done
-                throw FeatureQueryPagerError("the server cut a batch of \(size) object ids short (\(featureCount) features, exceededTransferLimit)")
+                throw .batchCutShort(size: size, received: featureCount)
             }
             state = next + 1 < batches.count ? .batches(batches, next: next + 1) : .done
         default:
-            throw FeatureQueryPagerError("features arrived when none were asked for")
+            throw .unexpectedFeatures
         }
     }
 
     /// Reports the answer to the id request: the matching object ids.
     public mutating func received(objectIDs: [Int64]) throws(FeatureQueryPagerError) {
         guard case .awaitingIDs = state, case .objectIDBatches(let size) = strategy else {
-            throw FeatureQueryPagerError("object ids arrived when none were asked for")
+            throw .unexpectedObjectIDs
         }
         var seen = Set<Int64>()
         var ids = objectIDs.filter { seen.insert($0).inserted }
@@ -194,8 +194,31 @@ public struct FeatureQueryPager: Sendable {
     }
 }
 
-/// A server answer that breaks the paging protocol, with what happened.
-public struct FeatureQueryPagerError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+/// A server answer that breaks the paging protocol, by what happened.
+public enum FeatureQueryPagerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server said more features match (exceededTransferLimit) but sent none at `offset`.
+    case emptyPage(offset: Int)
+    /// A layer that cannot page answered a statistics query with more groups than one answer holds.
+    case tooManyGroups(received: Int)
+    /// A layer that cannot page (no pagination, no object ids) holds more matching features than one answer.
+    case tooManyFeatures(received: Int)
+    /// A batch of `size` object ids came back short, with exceededTransferLimit.
+    case batchCutShort(size: Int, received: Int)
+    /// Features arrived when none were asked for.
+    case unexpectedFeatures
+    /// Object ids arrived when none were asked for.
+    case unexpectedObjectIDs
+
+    public var description: String {
+        switch self {
+        case .emptyPage(let offset): return "the server says more features match (exceededTransferLimit) but sent none at offset \(offset)"
+        case .tooManyGroups(let received):
+            return "the layer cannot page (supportsPagination is false) and has more groups than one answer holds: \(received) received"
+        case .tooManyFeatures(let received):
+            return "the layer cannot page (no pagination, no object ids) and holds more matching features than one answer: \(received) received"
+        case .batchCutShort(let size, let received): return "the server cut a batch of \(size) object ids short (\(received) features, exceededTransferLimit)"
+        case .unexpectedFeatures: return "features arrived when none were asked for"
+        case .unexpectedObjectIDs: return "object ids arrived when none were asked for"
+        }
+    }
 }

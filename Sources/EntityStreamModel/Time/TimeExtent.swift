@@ -12,7 +12,7 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
 
     /// Throws when `end` is before `start`.
     public init(start: Int64?, end: Int64?) throws(TimeExtentError) {
-        if let start, let end, end < start { throw TimeExtentError("the end \(end) is before the start \(start)") }
+        if let start, let end, end < start { throw .endBeforeStart(start: start, end: end) }
         self.start = start
         self.end = end
     }
@@ -39,7 +39,7 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         func bound(_ part: String) throws(TimeExtentError) -> Int64? {
             if part.isEmpty || part.lowercased() == "null" { return nil }
-            do { return try Instant.parse(part) } catch { throw TimeExtentError(error.description) }
+            do { return try Instant.parse(part) } catch { throw .instant(error) }
         }
         switch parts.count {
         case 1:
@@ -48,7 +48,7 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
         case 2:
             return try TimeExtent(start: try bound(parts[0]), end: try bound(parts[1]))
         default:
-            throw TimeExtentError("a time extent is START,END or one instant, not '\(text)'")
+            throw .notAnExtent(text)
         }
     }
 
@@ -66,17 +66,16 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
     public static func parseArgument(_ text: String) throws(TimeExtentError) -> TimeExtent {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         if parts.count == 1 {
-            throw TimeExtentError("'\(text)' has no comma: give START,END (either may be empty for an open end); for one instant give it twice, as \(text),\(text)")
+            throw .noComma(text)
         }
         if parts.count == 2 && parts.allSatisfy({ $0.isEmpty || $0.lowercased() == "null" }) {
-            throw TimeExtentError("'\(text)' is open at both ends, which is no time filter (rows without a time would match too): leave --time out")
+            throw .openAtBothEnds(text)
         }
         for part in parts {
             guard part.utf8.count == 8, part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
                   let asDate = try? Instant.parse("\(part.prefix(4))-\(part.dropFirst(4).prefix(2))-\(part.suffix(2))"),
                   let asMilliseconds = Int64(part) else { continue }
-            let date = ISO8601Text.string(milliseconds: asDate).prefix(10)
-            throw TimeExtentError("'\(part)' is ambiguous: epoch milliseconds (\(ISO8601Text.string(milliseconds: asMilliseconds))) or the date \(date)? Write the date as \(date), or the instant in ISO-8601")
+            throw .ambiguousDigits(part, milliseconds: asMilliseconds, date: asDate)
         }
         return try parse(text)
     }
@@ -89,10 +88,35 @@ public struct TimeExtent: Sendable, Hashable, CustomStringConvertible {
     public var description: String { restParameter }
 }
 
-/// A time extent that could not be made, with the reason.
-public struct TimeExtentError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+/// A time extent that could not be made, by what was wrong.
+public enum TimeExtentError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The end (epoch ms) is before the start.
+    case endBeforeStart(start: Int64, end: Int64)
+    /// One side is not an instant.
+    case instant(InstantError)
+    /// Not START,END or one instant (the text).
+    case notAnExtent(String)
+    /// `--time` without a comma (the text).
+    case noComma(String)
+    /// `--time` open at both ends (the text).
+    case openAtBothEnds(String)
+    /// Eight digits that read both as epoch ms and as a calendar date (epoch ms of its midnight).
+    case ambiguousDigits(String, milliseconds: Int64, date: Int64)
+
+    public var description: String {
+        switch self {
+        case .endBeforeStart(let start, let end): return "the end \(end) is before the start \(start)"
+        case .instant(let error): return error.description
+        case .notAnExtent(let text): return "a time extent is START,END or one instant, not '\(text)'"
+        case .noComma(let text):
+            return "'\(text)' has no comma: give START,END (either may be empty for an open end); for one instant give it twice, as \(text),\(text)"
+        case .openAtBothEnds(let text):
+            return "'\(text)' is open at both ends, which is no time filter (rows without a time would match too): leave --time out"
+        case .ambiguousDigits(let part, let milliseconds, let midnight):
+            let date = ISO8601Text.string(milliseconds: midnight).prefix(10)
+            return "'\(part)' is ambiguous: epoch milliseconds (\(ISO8601Text.string(milliseconds: milliseconds))) or the date \(date)? Write the date as \(date), or the instant in ISO-8601"
+        }
+    }
 }
 
 extension TimeExtent {

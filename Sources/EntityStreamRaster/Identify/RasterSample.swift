@@ -33,22 +33,26 @@ public struct RasterSample: Sendable, Hashable {
     /// sample that is not the NoData value is the string `"NaN"`,
     /// `"Infinity"` or `"-Infinity"`, as JSON has no such numbers),
     /// `Pixel.Type` (`uint8`, `float32`, …), and `"NoData": true` only when
-    /// the whole cell is NoData.
-    public var attributes: JSONObject {
-        var object = JSONObject()
+    /// the whole cell is NoData. Typed values; ``attributes`` is their JSON.
+    public var namedValues: [NamedValue] {
+        var named: [NamedValue] = []
+        named.reserveCapacity(values.count + 2)
         for (band, value) in values.enumerated() {
             if value != nil, let wide = wideIntegers, band < wide.count, let exact = wide[band] {
-                object.append(key: "Band_\(band)", value: .int(exact))
+                named.append(NamedValue(name: "Band_\(band)", value: .int(exact)))
             } else {
-                object.append(key: "Band_\(band)", value: jsonValue(value))
+                named.append(NamedValue(name: "Band_\(band)", value: attributeValue(value)))
             }
         }
-        object.append(key: "Pixel.Type", value: .string(pixelType.rawValue))
-        if isNoData { object.append(key: "NoData", value: .bool(true)) }
-        return object
+        named.append(NamedValue(name: "Pixel.Type", value: .string(pixelType.rawValue)))
+        if isNoData { named.append(NamedValue(name: "NoData", value: .bool(true))) }
+        return named
     }
 
-    private func jsonValue(_ value: Double?) -> JSONValue {
+    /// ``namedValues`` as JSON (what enrichment writes under `raster`).
+    public var attributes: JSONObject { JSONObject(namedValues) }
+
+    private func attributeValue(_ value: Double?) -> AttributeValue {
         guard let value else { return .null }
         if value.isNaN { return .string("NaN") }
         if value.isInfinite { return .string(value < 0 ? "-Infinity" : "Infinity") }

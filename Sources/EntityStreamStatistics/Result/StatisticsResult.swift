@@ -1,3 +1,4 @@
+import EntityStreamModel
 /// What ``StatisticsAccumulator/finish()`` produces: the records, and the
 /// counts a caller reports in its summary (nothing is dropped silently).
 /// A plain value type.

@@ -1,4 +1,3 @@
-import EntityStreamModel
 
 /// One group's result: its group-by values (in group-by order, named as the
 /// schema spells the fields) and its statistics (in request order, named by
