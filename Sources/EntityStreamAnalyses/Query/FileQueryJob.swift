@@ -104,10 +104,9 @@ public struct FileQueryJob: AnalysisJob {
             let filter = counting
             for _ in 1...2 {
                 var count = 0
-                let filtered = scan.keepsOnlyPassingRows
-                let outcome = try await scan.scan(neededFields: filtered ? [] : nil, filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
+                let outcome = try await scan.scan(neededFields: [], filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
                                                   readsGeometry: false) { table in
-                    filtered ? table.count : try engine.matchingRows(filter, on: table).count
+                    table.count
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
