@@ -98,27 +98,33 @@ extension RankedFeature: Spillable {
         return Int(count)
     }
 
+    /// A value as the JSON value of the same case (tag 6 for a date, which JSON has not).
     private static func spill(_ value: AttributeValue, into writer: inout SpillWriter) {
+        let json: JSONValue
         switch value {
-        case .null: writer.byte(0)
-        case .bool(let flag): writer.byte(flag ? 2 : 1)
-        case .int(let number): writer.byte(3); writer.int(number)
-        case .double(let number): writer.byte(4); writer.double(number)
-        case .string(let text): writer.byte(5); writer.string(text)
-        case .date(let milliseconds): writer.byte(6); writer.int(milliseconds)
+        case .date(let milliseconds):
+            writer.byte(6)
+            writer.int(milliseconds)
+            return
+        case .null: json = .null
+        case .bool(let flag): json = .bool(flag)
+        case .int(let number): json = .int(number)
+        case .double(let number): json = .double(number)
+        case .string(let text): json = .string(text)
         }
+        spill(json, into: &writer)
     }
 
     private static func attribute(_ reader: inout SpillReader) throws(ExternalSortError) -> AttributeValue {
-        switch try reader.byte() {
-        case 0: return .null
-        case 1: return .bool(false)
-        case 2: return .bool(true)
-        case 3: return .int(try reader.int())
-        case 4: return .double(try reader.double())
-        case 5: return .string(try reader.string())
-        case 6: return .date(milliseconds: try reader.int())
-        case let tag: throw .corrupt("value tag \(tag)")
+        let tag = try reader.byte()
+        if tag == 6 { return .date(milliseconds: try reader.int()) }
+        switch try json(tag: tag, &reader) {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .int(let number): return .int(number)
+        case .double(let number): return .double(number)
+        case .string(let text): return .string(text)
+        case .array, .object: throw .corrupt("an order key that is not a value")
         }
     }
 
@@ -144,7 +150,11 @@ extension RankedFeature: Spillable {
     }
 
     private static func json(_ reader: inout SpillReader) throws(ExternalSortError) -> JSONValue {
-        switch try reader.byte() {
+        try json(tag: try reader.byte(), &reader)
+    }
+
+    private static func json(tag: UInt8, _ reader: inout SpillReader) throws(ExternalSortError) -> JSONValue {
+        switch tag {
         case 0: return .null
         case 1: return .bool(false)
         case 2: return .bool(true)

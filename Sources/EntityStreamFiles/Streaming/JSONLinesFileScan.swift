@@ -55,6 +55,16 @@ extension FeatureFileScan {
 
 extension CSVFileScan: FeatureFileScan {}
 
+/// `sink` after it took every row of `table`, in order.
+func sinkTaking<Sink: FeatureRowSink>(everyRowOf table: FeatureTable, _ sink: Sink) -> Sink {
+    var sink = sink
+    table.withRowValues { values, width in
+        guard let base = values.baseAddress else { return }
+        for row in 0..<table.count { sink.take(FeatureTableRowValues(base: base + row &* width, width: width)) }
+    }
+    return sink
+}
+
 /// Opens a feature file for streaming, whatever its format.
 public enum FeatureFileScans {
     /// A scan of `path` when its format streams (CSV, Esri JSON lines,
@@ -313,14 +323,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     public func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
                                                 makeSink: @escaping @Sendable () -> Sink,
                                                 consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome {
-        try await scan(neededFields: neededFields, filter: filter, readsGeometry: filter.readsGeometry, workers: workers, process: { table in
-            var sink = makeSink()
-            table.withRowValues { values, width in
-                guard let base = values.baseAddress else { return }
-                for row in 0..<table.count { sink.take(FeatureTableRowValues(base: base + row &* width, width: width)) }
-            }
-            return sink
-        }, consume: consume)
+        try await scan(neededFields: neededFields, filter: filter, readsGeometry: filter.readsGeometry, workers: workers,
+                       process: { table in sinkTaking(everyRowOf: table, makeSink()) }, consume: consume)
     }
 
     /// The schema index of the object id field.
