@@ -104,12 +104,14 @@ public struct FileQueryJob: AnalysisJob {
             let filter = counting
             for _ in 1...2 {
                 var count = 0
+                var progress = FileScanProgress(scan, in: context)
                 let outcome = try await scan.scan(neededFields: [], filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
                                                   readsGeometry: false) { table in
                     table.count
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
+                    await progress.chunkDelivered()
                 }
                 guard case .finished(let rows) = outcome else { continue }
                 summary.append(key: "rows", value: .int(Int64(rows)))
@@ -128,6 +130,7 @@ public struct FileQueryJob: AnalysisJob {
         let rowFilter = try engine.rowFilter(query, on: try scan.emptyTable())
         let sorter = ExternalSorter<RankedFeature>(runBytes: sortRunBytes, limit: limit, directory: temporaryDirectory) { $0.precedes($1, order: order) }
         var written = 0
+        var progress = FileScanProgress(scan, in: context)
         let outcome: CSVFileScan.Outcome
         do {
             // Each chunk's table holds the rows the filter passes; the engine then answers the query over them.
@@ -140,6 +143,7 @@ public struct FileQueryJob: AnalysisJob {
                 }
             } consume: { features in
                 try context.checkCancellation()
+                await progress.chunkDelivered()
                 if unordered {
                     let take = limit.map { min(features.count, $0 - written) } ?? features.count
                     try await Self.emit(features.prefix(take).map(\.feature), in: context)

@@ -9,6 +9,8 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     var path: String { get }
     /// The file's size in bytes when opened.
     var fileSize: Int { get }
+    /// How far the scan under way has got: bytes and rows delivered (for progress reports).
+    var position: ScanPosition { get }
     /// The schema of the tables a scan gives.
     var schema: Schema { get }
     /// True when object ids are numbered 1, 2, 3… in file order.
@@ -120,6 +122,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     public let path: String
     public let chunkSize: Int
     public let fileSize: Int
+    public let position = ScanPosition()
     public let format: FeatureFileFormat
     private let kind: Kind
     private let layout: Layout
@@ -252,7 +255,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// What a worker made of one chunk: its result and line count, or its
     /// first bad record (line in the chunk).
     private enum ChunkOutcome<Partial: Sendable>: Sendable {
-        case parsed(Partial, lines: Int)
+        case parsed(Partial, lines: Int, rows: Int = 0)
         case failed(FeatureLoadError)
     }
 
@@ -261,7 +264,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// in file order, on the calling task. With a `filter`, a table holds
     /// only the rows it passes (numbered with their object ids in the
     /// file), as a CSV scan's; with `neededFields`, only those fields, the
-    /// filter's and the object id are converted (the others are null). Each
+    /// filter's, the time fields and the object id are converted (the
+    /// others are null). Each
     /// JSON text is still parsed whole (`readsGeometry` is for the
     /// interface's sake: a point costs nothing more to keep).
     /// - Throws: ``FeatureLoadError`` for the first bad record in file
@@ -276,9 +280,9 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         let testsAssignedIDs = numbersObjectIDs && filter?.fieldIndices.contains(objectIDField) == true
         let early = filter.flatMap { $0.passesAll || testsAssignedIDs ? nil : $0 }
         let late = testsAssignedIDs ? filter : nil
-        let converted = neededFields.map { needed in
-            schema.fields.indices.map { needed.contains($0) || $0 == objectIDField || filter?.fieldIndices.contains($0) == true }
-        }
+        // As a CSV scan: the object id and time fields are always converted.
+        let always = Set([objectIDField] + timeFieldIndices).union(filter?.fieldIndices ?? [])
+        let converted = neededFields.map { needed in schema.fields.indices.map { needed.contains($0) || always.contains($0) } }
         let selection = converted == nil && early == nil ? nil : LoadedRowSelection(converts: converted, filter: early)
         let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
@@ -301,8 +305,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 return .failed(error)
             }
             var table: FeatureTable
+            let records = selection == nil ? builder.count : loaded.records
             if numbersObjectIDs {
-                let records = selection == nil ? builder.count : loaded.records
                 guard let base = context.recordBase(records: records) else { throw CancellationError() }
                 builder.numberAssignedObjectIDs(after: Int64(base), positions: early == nil ? nil : loaded.positions)
                 table = builder.build()
@@ -310,9 +314,9 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
             } else {
                 table = builder.build()
             }
-            return .parsed(try process(table), lines: lines)
+            return .parsed(try process(table), lines: lines, rows: records)
         }
-        _ = try await Self.deliver(chunks, path: path) { partial, _ in try await consume(partial) }
+        _ = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
         return .finished(rows: self.rows)
     }
 
@@ -325,6 +329,14 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                                                 consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome {
         try await scan(neededFields: neededFields, filter: filter, readsGeometry: filter.readsGeometry, workers: workers,
                        process: { table in sinkTaking(everyRowOf: table, makeSink()) }, consume: consume)
+    }
+
+    /// The schema indices of the start and end time fields.
+    private var timeFieldIndices: [Int] {
+        switch layout {
+        case .esri(let layout): [layout.plan.startTimeFieldIndex, layout.plan.endTimeFieldIndex].compactMap { $0 }
+        case .geoJSON(let layout): [layout.plan.startTimeFieldIndex, layout.plan.endTimeFieldIndex].compactMap { $0 }
+        }
     }
 
     /// The schema index of the object id field.
@@ -375,16 +387,18 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// Takes the chunks' outcomes in file order, handing each result to
     /// `consume` with the lines before its chunk; the first bad record
     /// throws with its line in the file. Returns the lines read.
-    private static func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, path: String,
+    private static func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, path: String, position: ScanPosition? = nil,
                                                    to consume: (Partial, Int) async throws -> Void) async throws -> Int {
         defer { chunks.stop() }
+        position?.reset()
         var lines = 0
         while let delivery = try await chunks.next() {
             switch delivery.partial {
             case .failed(var error):
                 error.line = error.line.map { lines + $0 }
                 throw error
-            case .parsed(let partial, let chunkLines):
+            case .parsed(let partial, let chunkLines, let rows):
+                position?.delivered(through: delivery.offset + delivery.byteCount, rows: rows)
                 try await consume(partial, lines)
                 lines += chunkLines
             }
