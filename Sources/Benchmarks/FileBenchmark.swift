@@ -23,7 +23,14 @@ enum FileBenchmark {
     static let queryWhere = "val > 990"
     static let queryTime = ("2024-02-01", "2024-06-30")
 
-    static func run(rows: Int, runs: Int, sizes: [Int], directory: String, executable: String, peers: Bool) throws -> [String] {
+    /// The file the benchmark makes: CSV, or the same rows as Esri JSON
+    /// lines (`{"attributes":{id,grp,cat,val,t},"geometry":{x,y}}`, `t` in epoch ms).
+    enum Format: String {
+        case csv, jsonl
+    }
+
+    static func run(rows: Int, runs: Int, sizes: [Int], directory: String, executable: String, peers: Bool,
+                    fileFormat: Format = .csv) throws -> [String] {
         var lines: [String] = []
         func say(_ line: String) {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
@@ -32,7 +39,7 @@ enum FileBenchmark {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let entitystream = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("entitystream").path
         guard FileManager.default.isExecutableFile(atPath: entitystream) else { throw BenchmarkError("no entitystream next to the benchmark at \(entitystream)") }
-        let path = try ensureFile(rows: rows, directory: directory, say: say)
+        let path = try ensureFile(rows: rows, directory: directory, format: fileFormat, say: say)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         say("files: \(path), \(rows) rows, \(size / 1_000_000) MB; machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, "
             + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB; load before: \(loadAverage())")
@@ -44,7 +51,7 @@ enum FileBenchmark {
 
         // Statistics.
         let ours = [entitystream, "statistics", path] + statisticsArguments
-        let duckStatistics = duck.map { [$0, "python3", "-c", duckScript, "statistics", path] }
+        let duckStatistics = duck.map { [$0, "python3", "-c", duckScript, "statistics", path, fileFormat.rawValue] }
         var outputs: [String: String] = [:]
         let statistics = try alternate(["entitystream": ours, "duckdb": duckStatistics].compactMapValues { $0 }, runs: runs, outputs: &outputs)
         for line in describe("statistics (group by grp: count, avg, stddev, min, max of val)", statistics) { say(line) }
@@ -54,8 +61,8 @@ enum FileBenchmark {
 
         // Query: where and time extent, every match written.
         let ourQuery = [entitystream, "query", path, "--where", queryWhere, "--time", "\(queryTime.0),\(queryTime.1)",
-                        "--columns", "x=lon,y=lat,time=t"]
-        let duckQuery = duck.map { [$0, "python3", "-c", duckScript, "query", path] }
+                        "--columns", fileFormat == .csv ? "x=lon,y=lat,time=t" : "time=t"]
+        let duckQuery = duck.map { [$0, "python3", "-c", duckScript, "query", path, fileFormat.rawValue] }
         outputs = [:]
         let query = try alternate(["entitystream": ourQuery, "duckdb": duckQuery].compactMapValues { $0 }, runs: runs, outputs: &outputs)
         for line in describe("query (where \(queryWhere), time \(queryTime.0) to \(queryTime.1), every match written)", query) { say(line) }
@@ -67,13 +74,13 @@ enum FileBenchmark {
 
         // Peak memory against the file's size: ours alone.
         for count in sizes {
-            let file = try ensureFile(rows: count, directory: directory, say: say)
+            let file = try ensureFile(rows: count, directory: directory, format: fileFormat, say: say)
             let run = try MeasuredProcess.run(entitystream, ["statistics", file] + statisticsArguments)
             guard run.status == 0 else { throw BenchmarkError("entitystream statistics failed on \(file): \(run.standardError)") }
             say("statistics memory, \(count) rows: peak \(run.maximumResidentKiB / 1024) MB, \(format(run.seconds)) s")
         }
         // SQLite, once each and last (it loads the file into a table first, which takes minutes).
-        if peers, FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
+        if peers, fileFormat == .csv, FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
             let group = "SELECT grp, COUNT(val), AVG(CAST(val AS REAL)), MIN(CAST(val AS REAL)), MAX(CAST(val AS REAL)) FROM t WHERE val <> '' GROUP BY grp ORDER BY grp;"
             let select = "SELECT * FROM t WHERE CAST(val AS REAL) > 990 AND t >= '\(queryTime.0) 00:00:00' AND t <= '\(queryTime.1) 00:00:00';"
             for (name, sql) in [("statistics", group), ("query", select)] {
@@ -159,39 +166,49 @@ enum FileBenchmark {
     /// DuckDB straight from the CSV, two threads; the answer as CSV on stdout.
     static let duckScript = #"""
 import sys, duckdb
-mode, path = sys.argv[1], sys.argv[2]
+mode, path, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
 con = duckdb.connect(":memory:", config={"threads": 2})
 con.execute("SET enable_progress_bar = false")   # it draws on stdout, an extra line of the answer
-source = "read_csv_auto('%s')" % path.replace("'", "''")
+quoted = path.replace("'", "''")
+if fmt == "csv":
+    source = "read_csv_auto('%s')" % quoted
+    inTime = "t >= TIMESTAMP '2024-02-01' AND t <= TIMESTAMP '2024-06-30'"
+else:
+    # Esri JSON lines: the attributes as columns, t in epoch ms.
+    source = "(SELECT attributes.*, geometry.x AS x, geometry.y AS y FROM read_json_auto('%s', format='newline_delimited'))" % quoted
+    inTime = "t >= 1706745600000 AND t <= 1719705600000"
 if mode == "statistics":
     rows = con.execute("SELECT grp, COUNT(val), AVG(val), STDDEV_SAMP(val), MIN(val), MAX(val) FROM %s GROUP BY grp ORDER BY grp" % source).fetchall()
     out = ["grp,count,avg,stddev,min,max"] + [",".join(repr(v) if isinstance(v, float) else str(v) for v in r) for r in rows]
     sys.stdout.write("\n".join(out) + "\n")
 else:
-    con.execute("COPY (SELECT * FROM %s WHERE val > 990 AND t >= TIMESTAMP '2024-02-01' AND t <= TIMESTAMP '2024-06-30') TO '/dev/stdout' (FORMAT CSV, HEADER)" % source)
+    con.execute("COPY (SELECT * FROM %s WHERE val > 990 AND %s) TO '/dev/stdout' (FORMAT CSV, HEADER)" % (source, inTime))
 """#
 
     // MARK: The file
 
-    /// `directory/rowsN.csv`, made when absent.
-    static func ensureFile(rows: Int, directory: String, say: (String) -> Void) throws -> String {
-        let path = "\(directory)/rows\(rows).csv"
+    /// `directory/rowsN.csv` (or `.jsonl`), made when absent.
+    static func ensureFile(rows: Int, directory: String, format fileFormat: Format = .csv, say: (String) -> Void) throws -> String {
+        let path = "\(directory)/rows\(rows).\(fileFormat.rawValue)"
         if FileManager.default.fileExists(atPath: path) { return path }
         let started = ContinuousClock.now
-        try generate(path: path + ".partial", rows: rows)
+        try generate(path: path + ".partial", rows: rows, format: fileFormat)
         try FileManager.default.moveItem(atPath: path + ".partial", toPath: path)
         say("files: generated \(path) in \(format((ContinuousClock.now - started).seconds)) s")
         return path
     }
 
-    /// Writes the benchmark CSV: `id,grp,cat,val,lon,lat,t`, seeded.
-    static func generate(path: String, rows: Int) throws {
+    /// Writes the benchmark file: `id,grp,cat,val,lon,lat,t`, seeded; as
+    /// Esri JSON lines the same values (`t` in epoch milliseconds).
+    static func generate(path: String, rows: Int, format: Format = .csv) throws {
         guard let file = fopen(path, "w") else { throw BenchmarkError("cannot write \(path)") }
         defer { fclose(file) }
         var random = SplitMix64(seed: 20_261_127)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 22)
-        buffer.append(contentsOf: Array("id,grp,cat,val,lon,lat,t\n".utf8))
+        if format == .csv { buffer.append(contentsOf: Array("id,grp,cat,val,lon,lat,t\n".utf8)) }
+        let json = format == .jsonl
+        func text(_ string: String) { buffer.append(contentsOf: Array(string.utf8)) }
         let categories = ["alpha", "bravo", "charlie", "delta", "echo"].map { Array($0.utf8) }
         let start: Int64 = 1_704_067_200   // 2024-01-01T00:00:00Z
         func integer(_ value: Int64) {
@@ -223,26 +240,42 @@ else:
             padded(magnitude % scale, places)
         }
         for row in 0..<rows {
-            integer(Int64(row + 1))
-            buffer.append(UInt8(ascii: ","))
-            buffer.append(UInt8(ascii: "g"))
-            integer(Int64(random.next(below: 100)))
-            buffer.append(UInt8(ascii: ","))
-            buffer.append(contentsOf: categories[random.next(below: categories.count)])
-            buffer.append(UInt8(ascii: ","))
-            decimal(Int64(random.next(below: 2_000_001)) - 1_000_000, places: 3)
-            buffer.append(UInt8(ascii: ","))
-            decimal(Int64(random.next(below: 36_000_001)) - 18_000_000, places: 5)
-            buffer.append(UInt8(ascii: ","))
-            decimal(Int64(random.next(below: 18_000_001)) - 9_000_000, places: 5)
-            buffer.append(UInt8(ascii: ","))
+            let group = Int64(random.next(below: 100))
+            let category = categories[random.next(below: categories.count)]
+            let value = Int64(random.next(below: 2_000_001)) - 1_000_000
+            let lon = Int64(random.next(below: 36_000_001)) - 18_000_000
+            let lat = Int64(random.next(below: 18_000_001)) - 9_000_000
             let seconds = start + Int64(row) * 3
-            let days = seconds / 86_400, time = seconds % 86_400
-            let (year, month, day) = civil(days)
-            padded(year, 4); buffer.append(UInt8(ascii: "-")); padded(month, 2); buffer.append(UInt8(ascii: "-")); padded(day, 2)
-            buffer.append(UInt8(ascii: " "))
-            padded(time / 3600, 2); buffer.append(UInt8(ascii: ":")); padded(time / 60 % 60, 2); buffer.append(UInt8(ascii: ":")); padded(time % 60, 2)
-            buffer.append(UInt8(ascii: "\n"))
+            if json {
+                text("{\"attributes\":{\"id\":"); integer(Int64(row + 1))
+                text(",\"grp\":\"g"); integer(group)
+                text("\",\"cat\":\""); buffer.append(contentsOf: category)
+                text("\",\"val\":"); decimal(value, places: 3)
+                text(",\"t\":"); integer(seconds * 1000)
+                text("},\"geometry\":{\"x\":"); decimal(lon, places: 5)
+                text(",\"y\":"); decimal(lat, places: 5)
+                text("}}\n")
+            } else {
+                integer(Int64(row + 1))
+                buffer.append(UInt8(ascii: ","))
+                buffer.append(UInt8(ascii: "g"))
+                integer(group)
+                buffer.append(UInt8(ascii: ","))
+                buffer.append(contentsOf: category)
+                buffer.append(UInt8(ascii: ","))
+                decimal(value, places: 3)
+                buffer.append(UInt8(ascii: ","))
+                decimal(lon, places: 5)
+                buffer.append(UInt8(ascii: ","))
+                decimal(lat, places: 5)
+                buffer.append(UInt8(ascii: ","))
+                let days = seconds / 86_400, time = seconds % 86_400
+                let (year, month, day) = civil(days)
+                padded(year, 4); buffer.append(UInt8(ascii: "-")); padded(month, 2); buffer.append(UInt8(ascii: "-")); padded(day, 2)
+                buffer.append(UInt8(ascii: " "))
+                padded(time / 3600, 2); buffer.append(UInt8(ascii: ":")); padded(time / 60 % 60, 2); buffer.append(UInt8(ascii: ":")); padded(time % 60, 2)
+                buffer.append(UInt8(ascii: "\n"))
+            }
             if buffer.count > (1 << 22) - 256 {
                 guard fwrite(buffer, 1, buffer.count, file) == buffer.count else { throw BenchmarkError("cannot write \(path)") }
                 buffer.removeAll(keepingCapacity: true)

@@ -29,7 +29,8 @@ Benchmarks (default all):
   reproject      1 M points EPSG:2913 -> 4326 and 4326 -> 3857 (pyproj, gdaltransform peers)
   files          statistics and a query over a generated 10 M-row CSV, streamed, against DuckDB
                  (threads = 2) and SQLite; peak RSS over 1 M, 10 M and 30 M rows
-                 (--rows N, --sizes N,N,…, --dir DIR, default bench-output)
+                 (--rows N, --sizes N,N,…, --dir DIR, default bench-output;
+                 --format jsonl: the same rows as Esri JSON lines, DuckDB's read_json_auto)
   jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
   relay          the fleet through entitystream serve to 1, 10 and 100 WebSocket clients: bursts and
                  10,000 observations/s (latency); --runs N (default 3), --window S (default 5)
@@ -91,7 +92,8 @@ func runFiles() throws -> [String] {
     let sizes = stringOption("--sizes", default: "1000000,10000000,30000000").split(separator: ",").compactMap { Int($0) }
     return try FileBenchmark.run(rows: option("--rows", default: 10_000_000), runs: runs, sizes: sizes,
                                  directory: stringOption("--dir", default: "bench-output"), executable: executable,
-                                 peers: !arguments.contains("--no-peers"))
+                                 peers: !arguments.contains("--no-peers"),
+                                 fileFormat: FileBenchmark.Format(rawValue: stringOption("--format", default: "csv")) ?? .csv)
 }
 
 do {

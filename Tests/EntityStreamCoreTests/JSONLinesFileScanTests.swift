@@ -229,4 +229,46 @@ struct JSONLinesFileScanTests {
         defer { try? FileManager.default.removeItem(atPath: linesPath) }
         #expect(try FeatureFile.load(path: linesPath, options: FeatureLoadOptions(maximumDocumentSize: 100)).count == 200)
     }
+
+    /// A filtered scan, as a CSV scan: each table holds only the rows the
+    /// filter passes, each with its object id in the file (assigned ids
+    /// numbered on across chunks, given ones kept), and only the fields read
+    /// (the filter's, the ones asked for, the object id) are converted,
+    /// the others null. A filter on assigned object ids sees the ids the
+    /// rows have in the file. The oracle is what the test wrote.
+    @Test("a filtered scan keeps only the passing rows, numbered as in the file, with only the fields read",
+          arguments: StreamableLineLayout.allCases)
+    func filteredScan(layout: StreamableLineLayout) async throws {
+        let written = features(300)
+        let path = try temporaryFile(Array(layout.text(written).utf8), suffix: "jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try await JSONLinesFileScan.open(path: path, chunkSize: 512))
+        let schema = scan.schema
+        let speed = try #require(schema.index(ofField: "speed")), name = try #require(schema.index(ofField: "name"))
+        let oid = try #require(schema.fields.firstIndex { $0.type == .objectID })
+        let ids: [Int64] = written.indices.map { layout == .geoJSONRS ? Int64(2 * $0 + 10) : Int64($0 + 1) }
+
+        func filtered(_ whereClause: String) async throws -> (rows: [PlainRow], chunks: Int) {
+            let filter = try FeatureQueryEngine(maxRecordCount: Int.max).rowFilter(FeatureQuery(whereClause: whereClause), on: try scan.emptyTable())
+            var rows: [PlainRow] = []
+            var chunks = 0
+            _ = try await scan.scan(neededFields: [speed], filter: filter, readsGeometry: true, workers: 2, process: plainRows) {
+                rows.append(contentsOf: $0)
+                chunks += 1
+            }
+            return (rows, chunks)
+        }
+
+        let bySpeed = try await filtered("speed >= 20 AND speed < 60")
+        let expected = written.indices.filter { written[$0].speed >= 20 && written[$0].speed < 60 }
+        #expect(bySpeed.chunks > 10)
+        #expect(bySpeed.rows.map(\.objectID) == expected.map { ids[$0] })
+        #expect(bySpeed.rows.map { $0.values[speed] } == expected.map { .double(written[$0].speed) })
+        #expect(bySpeed.rows.allSatisfy { $0.values[name] == .null })
+        #expect(bySpeed.rows.map(\.x) == expected.map { written[$0].x })
+
+        let oidName = schema.fields[oid].name
+        let byID = try await filtered("\(oidName) > 100 AND \(oidName) <= 130")
+        #expect(byID.rows.map(\.objectID) == ids.filter { $0 > 100 && $0 <= 130 })
+    }
 }

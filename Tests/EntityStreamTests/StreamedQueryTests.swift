@@ -40,9 +40,12 @@ private func write(_ rows: [Row], extra: String = "") throws -> String {
 private let load = FeatureLoadOptions(mapping: FeatureColumnMapping(time: "t"))
 
 /// The features the job wrote, and its summary.
-private func run(_ query: FeatureQuery, path: String, chunkSize: Int = 1500) async throws -> (features: [AnalysisFeature], summary: AnalysisEvent?) {
+private func run(_ query: FeatureQuery, path: String, chunkSize: Int = 1500, sortRunBytes: Int? = nil, temporaryDirectory: String? = nil)
+    async throws -> (features: [AnalysisFeature], summary: AnalysisEvent?) {
     var job = FileQueryJob(path: path, load: load, query: query)
     job.chunkSize = chunkSize
+    if let sortRunBytes { job.sortRunBytes = sortRunBytes }
+    if let temporaryDirectory { job.temporaryDirectory = temporaryDirectory }
     let harness = await AnalysisHarness(schema: Schema(fields: []))
     defer { Task { await harness.close() } }
     let events = try await harness.run(job, command: "query")
@@ -97,6 +100,46 @@ struct StreamedQueryTests {
         #expect(ids(answer.features) == Array(expected))
         #expect(answer.features == (try whole(query, path: path)))
         #expect(answer.summary?.members["count"] == .int(Int64(limit)))
+    }
+
+    /// Ordered without a limit, with runs of 8 KiB: the matches go through
+    /// dozens of sorted temporary files and come out in the test's own
+    /// order (ties by object id, which is the line order), equal to the
+    /// whole-file answer, geometry and dates included. A temporary directory
+    /// that does not exist fails the query with a message naming it, which
+    /// shows the matches were written out.
+    @Test("order by without a limit: an external sort through temporary files")
+    func externalSort() async throws {
+        let data = rows(4000, seed: 17)
+        let path = try write(data)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var query = FeatureQuery(whereClause: "val IS NOT NULL OR id > 3900")
+        query.orderBy = [OrderByField(field: "val", descending: true)]
+        let answer = try await run(query, path: path, sortRunBytes: 8192)
+        let expected = data.filter { $0.value != nil || $0.id > 3900 }.sorted { a, b in
+            // Nulls sort first, so last when descending; ties by id.
+            switch (a.value, b.value) {
+            case let (x?, y?) where x != y: return x > y
+            case (nil, _?): return false
+            case (_?, nil): return true
+            default: return a.id < b.id
+            }
+        }.map(\.id)
+        #expect(ids(answer.features) == expected)
+        #expect(answer.features == (try whole(query, path: path)))
+        #expect(answer.summary?.members["count"] == .int(Int64(expected.count)))
+
+        let missing = "/nonexistent-\(UUID().uuidString)"
+        var job = FileQueryJob(path: path, load: load, query: query)
+        job.chunkSize = 1500
+        job.sortRunBytes = 8192
+        job.temporaryDirectory = missing
+        let harness = await AnalysisHarness(schema: Schema(fields: []))
+        defer { Task { await harness.close() } }
+        let events = try await harness.run(job, command: "query")
+        #expect(events.last?.phase == .failed)
+        #expect("\(events.last?.members ?? JSONObject())".contains("cannot make a temporary file in \(missing)"))
+        #expect(events.filter { $0.phase == .result }.isEmpty)
     }
 
     /// A limit without an order: the first matches of the file, and reading stops (no `rows`).

@@ -15,9 +15,11 @@ import EntityStream
 /// in file order as they are found, reading stopping once `--limit`
 /// features are out (the summary then has no `rows`, the file was not
 /// read to its end); with an order (or an object-id column, whose order
-/// is the answer's) the best `--limit` matches are kept as chunks arrive
-/// (a bounded top-k), and without a limit every match is held and sorted
-/// (memory in proportion to the matches, not the file). Before anything
+/// is the answer's) the matches go through an ``ExternalSorter``: with
+/// `--limit` the best matches are kept as chunks arrive (a bounded top-k),
+/// and matches that outgrow ``sortRunBytes`` are written, sorted, to
+/// temporary files and merged at the end (an external sort), so memory
+/// stays bounded whatever the count. Before anything
 /// is written, one pass over the file settles the types of the columns
 /// written (so nothing written is ever taken back). Object ids, offsets,
 /// extents and a file that is one JSON document are answered from the
@@ -28,6 +30,11 @@ public struct FileQueryJob: AnalysisJob {
     public let query: FeatureQuery
     /// The bytes per chunk a streamed CSV file is read in.
     public var chunkSize = CSVFileScan.defaultChunkSize
+    /// The bytes of matches an ordered query holds before it writes them,
+    /// sorted, to a temporary file (see ``ExternalSorter``).
+    public var sortRunBytes = 64 << 20
+    /// Where an ordered query's temporary files are made.
+    public var temporaryDirectory = ExternalSorterDefaults.temporaryDirectory
 
     public init(path: String, load: FeatureLoadOptions = FeatureLoadOptions(), query: FeatureQuery) {
         self.path = path
@@ -46,6 +53,8 @@ public struct FileQueryJob: AnalysisJob {
                     throw AnalysisFailure(error.description)
                 } catch let error as FeatureQueryError {
                     throw AnalysisFailure(error.description)
+                } catch let error as ExternalSortError {
+                    throw AnalysisFailure("\(path): \(error.description)")
                 }
             }
         }
@@ -95,10 +104,9 @@ public struct FileQueryJob: AnalysisJob {
             for _ in 1...2 {
                 var count = 0
                 var progress = FileScanProgress(scan, in: context)
-                let filtered = scan.keepsOnlyPassingRows
-                let outcome = try await scan.scan(neededFields: filtered ? [] : nil, filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
+                let outcome = try await scan.scan(neededFields: [], filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
                                                   readsGeometry: false) { table in
-                    filtered ? table.count : try engine.matchingRows(filter, on: table).count
+                    table.count
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
@@ -119,7 +127,7 @@ public struct FileQueryJob: AnalysisJob {
         let order = query.orderBy.compactMap { entry in schema.index(ofField: entry.field).map { (field: $0, descending: entry.descending) } }
         let unordered = order.isEmpty && scan.assignsObjectIDs
         let rowFilter = try engine.rowFilter(query, on: try scan.emptyTable())
-        var kept: [RankedFeature] = []
+        let sorter = ExternalSorter<RankedFeature>(runBytes: sortRunBytes, limit: limit, directory: temporaryDirectory) { $0.precedes($1, order: order) }
         var written = 0
         var progress = FileScanProgress(scan, in: context)
         let outcome: CSVFileScan.Outcome
@@ -141,12 +149,7 @@ public struct FileQueryJob: AnalysisJob {
                     written += take
                     if let limit, written >= limit { throw LimitReached() }
                 } else {
-                    kept.append(contentsOf: features)
-                    // A bounded top-k: sorted and cut back to the limit whenever it holds twice as many.
-                    if let limit, kept.count >= 2 * limit {
-                        kept.sort { $0.precedes($1, order: order) }
-                        kept.removeLast(kept.count - limit)
-                    }
+                    for feature in features { try sorter.append(feature) }
                 }
             }
         } catch is LimitReached {
@@ -155,10 +158,10 @@ public struct FileQueryJob: AnalysisJob {
         }
         guard case .finished(let fileRows) = outcome else { throw AnalysisFailure("\(path): the file changed while it was read") }
         if !unordered {
-            kept.sort { $0.precedes($1, order: order) }
-            if let limit, kept.count > limit { kept.removeLast(kept.count - limit) }
-            try await Self.emit(kept.map(\.feature), in: context)
-            written = kept.count
+            try await sorter.finish { features in
+                try await Self.emit(features.map(\.feature), in: context)
+                written += features.count
+            }
         }
         summary.append(key: "rows", value: .int(Int64(fileRows)))
         summary.append(key: "count", value: .int(Int64(written)))

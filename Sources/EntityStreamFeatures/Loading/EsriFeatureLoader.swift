@@ -306,7 +306,10 @@ package enum EsriFeatureLoader {
 
     /// Pass 2: the rows of `messages` in ``Layout`` (messages pass 1
     /// skipped are skipped again).
-    package static func appendRows(_ messages: [Message], layout: Layout, file: String, to builder: inout FeatureTableBuilder) throws(FeatureLoadError) {
+    @discardableResult
+    package static func appendRows(_ messages: [Message], layout: Layout, file: String, to builder: inout FeatureTableBuilder,
+                                   selection: LoadedRowSelection? = nil) throws(FeatureLoadError) -> LoadedRows {
+        var loaded = LoadedRows()
         let plan = layout.plan
         let sourceCount = layout.sourceSchema.fields.count
         var rowDecoder = EsriFeatureDecoder(schema: layout.sourceSchema)
@@ -327,6 +330,7 @@ package enum EsriFeatureLoader {
                 guard case .observation(let observation) = item else { continue }
                 for index in 0..<sourceCount {
                     let target = plan.finalIndex(ofSource: index)
+                    if let selection, !selection.converts(target) { continue }
                     let value = observation.attribute(index)
                     guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
                         let field = plan.schema.fields[target]
@@ -338,11 +342,17 @@ package enum EsriFeatureLoader {
                 if layout.geometryType == .point, let given = observation.geometry {
                     point = try convert(given, to: layout.wkid, file: file, line: message.line)
                 }
+                loaded.records += 1
+                if let selection {
+                    guard selection.keeps(values, point: point.map { var point = $0; point.wkid = layout.wkid; return point }) else { continue }
+                    loaded.positions.append(loaded.records - 1)
+                }
                 do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
                     throw FeatureLoadError(file: file, line: message.line, error.description)
                 }
             }
         }
+        return loaded
     }
 
     /// `point` in the layer's spatial reference `wkid` (through PROJ).

@@ -222,8 +222,10 @@ package enum GeoJSONFeatureLoader {
     }
 
     /// Pass 2: the rows of `messages` in ``Layout``.
+    @discardableResult
     package static func appendRows(_ messages: [EsriFeatureLoader.Message], layout: Layout, file: String,
-                           to builder: inout FeatureTableBuilder) throws(FeatureLoadError) {
+                                   to builder: inout FeatureTableBuilder, selection: LoadedRowSelection? = nil) throws(FeatureLoadError) -> LoadedRows {
+        var loaded = LoadedRows()
         let plan = layout.plan
         var values = [AttributeValue](repeating: .null, count: plan.schema.fields.count)
         var checkpoint = CancellationCheckpoint()
@@ -233,6 +235,7 @@ package enum GeoJSONFeatureLoader {
             for index in values.indices { values[index] = .null }
             func set(_ value: AttributeValue, source: Int) throws(FeatureLoadError) {
                 let target = plan.finalIndex(ofSource: source)
+                if let selection, !selection.converts(target) { return }
                 guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
                     let field = plan.schema.fields[target]
                     throw FeatureLoadError(file: file, line: message.line, "field '\(field.name)' (\(field.type.esriName)) cannot hold \(value.displayText)")
@@ -244,10 +247,17 @@ package enum GeoJSONFeatureLoader {
                 guard let index = layout.indexByFolded[Schema.fold(property)] else { continue }   // learned in pass 1
                 try set(value, source: index + layout.propertyOffset)
             }
-            do throws(FeatureTableError) { try builder.append(geometry: layout.sawGeometry ? feature.point : nil, values: values) } catch {
+            let point = layout.sawGeometry ? feature.point : nil
+            loaded.records += 1
+            if let selection {
+                guard selection.keeps(values, point: point.map { var point = $0; point.wkid = layout.wkid; return point }) else { continue }
+                loaded.positions.append(loaded.records - 1)
+            }
+            do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
                 throw FeatureLoadError(file: file, line: message.line, error.description)
             }
         }
+        return loaded
     }
 
     /// Parses one Feature object.

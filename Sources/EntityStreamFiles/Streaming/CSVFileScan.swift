@@ -193,14 +193,8 @@ public final class CSVFileScan: @unchecked Sendable {
         let plan = layout.plan
         if plan.assignsObjectIDs, neededFields.union(filter.fieldIndices).contains(plan.objectIDFieldIndex) {
             // Assigned object ids are numbered in tables, once the rows of the chunks before are counted.
-            return try await scan(neededFields: neededFields, filter: filter, readsGeometry: false, workers: workers, process: { table in
-                var sink = makeSink()
-                table.withRowValues { values, width in
-                    guard let base = values.baseAddress else { return }
-                    for row in 0..<table.count { sink.take(FeatureTableRowValues(base: base + row &* width, width: width)) }
-                }
-                return sink
-            }, consume: consume)
+            return try await scan(neededFields: neededFields, filter: filter, readsGeometry: false, workers: workers,
+                                  process: { table in sinkTaking(everyRowOf: table, makeSink()) }, consume: consume)
         }
         let setup = try prepare(neededFields: neededFields, filter: filter, readsGeometry: false)
         let layout = self.layout

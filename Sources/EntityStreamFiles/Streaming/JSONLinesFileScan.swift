@@ -20,9 +20,7 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     /// Reads the whole file: each chunk's table goes to `process` on one of
     /// `workers` threads, each result to `consume` in file order (see
     /// ``CSVFileScan/scan(neededFields:filter:readsGeometry:workers:process:consume:)``).
-    /// With a `filter`, each table holds at least the rows it passes (a
-    /// CSV scan keeps only those; a JSON scan keeps every row), so the
-    /// caller applies the filter again to the table it is given.
+    /// With a `filter`, each table holds only the rows it passes.
     func scan<Partial: Sendable>(neededFields: Set<Int>?, filter: FeatureRowFilter?, readsGeometry: Bool, workers: Int,
                                  process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                  consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome
@@ -34,9 +32,6 @@ public protocol FeatureFileScan: AnyObject, Sendable {
                                          consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome
     /// A table of no rows with the scan's layout: what a caller compiles its filters against.
     func emptyTable() throws(FeatureLoadError) -> FeatureTable
-    /// True when a filtered scan's tables hold only the rows the filter
-    /// passes (CSV); false when they hold every row and the caller filters.
-    var keepsOnlyPassingRows: Bool { get }
     /// Settles the layout of the columns a later scan with `neededFields`
     /// reads, so that scan never answers ``CSVFileScan/Outcome/layoutChanged``.
     func verifyLayout(neededFields: Set<Int>?, workers: Int) async throws
@@ -55,31 +50,21 @@ extension FeatureFileScan {
         try await aggregate(neededFields: neededFields, filter: filter, workers: 2, makeSink: makeSink, consume: consume)
     }
 
-    /// Row by row over each chunk's table: the rows `filter` passes go to the chunk's sink.
-    public func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
-                                                makeSink: @escaping @Sendable () -> Sink,
-                                                consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome {
-        try await scan(neededFields: neededFields.union(filter.fieldIndices), filter: filter, readsGeometry: filter.readsGeometry,
-                       workers: workers, process: { table in
-            var sink = makeSink()
-            table.withRowValues { values, width in
-                guard let base = values.baseAddress else { return }
-                for row in 0..<table.count {
-                    let values = FeatureTableRowValues(base: base + row &* width, width: width)
-                    if filter.passes(values, point: filter.readsGeometry ? table.geometry(at: row) : nil) { sink.take(values) }
-                }
-            }
-            return sink
-        }, consume: consume)
-    }
-
     public func verifyLayout(neededFields: Set<Int>? = nil) async throws {
         try await verifyLayout(neededFields: neededFields, workers: 2)
     }
 }
 
-extension CSVFileScan: FeatureFileScan {
-    public var keepsOnlyPassingRows: Bool { true }
+extension CSVFileScan: FeatureFileScan {}
+
+/// `sink` after it took every row of `table`, in order.
+func sinkTaking<Sink: FeatureRowSink>(everyRowOf table: FeatureTable, _ sink: Sink) -> Sink {
+    var sink = sink
+    table.withRowValues { values, width in
+        guard let base = values.baseAddress else { return }
+        for row in 0..<table.count { sink.take(FeatureTableRowValues(base: base + row &* width, width: width)) }
+    }
+    return sink
 }
 
 /// Opens a feature file for streaming, whatever its format.
@@ -276,9 +261,13 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
 
     /// Reads the whole file: each chunk's table (rows in file order) goes to
     /// `process` on one of `workers` threads, and each result to `consume`,
-    /// in file order, on the calling task. Every field is read and every
-    /// row kept (`neededFields`, `filter` and `readsGeometry` are for the
-    /// interface's sake: JSON is parsed whole; the caller filters).
+    /// in file order, on the calling task. With a `filter`, a table holds
+    /// only the rows it passes (numbered with their object ids in the
+    /// file), as a CSV scan's; with `neededFields`, only those fields, the
+    /// filter's, the time fields and the object id are converted (the
+    /// others are null). Each
+    /// JSON text is still parsed whole (`readsGeometry` is for the
+    /// interface's sake: a point costs nothing more to keep).
     /// - Throws: ``FeatureLoadError`` for the first bad record in file
     ///   order, or what `process` or `consume` threw; `CancellationError`.
     public func scan<Partial: Sendable>(neededFields: Set<Int>?, filter: FeatureRowFilter?, readsGeometry: Bool, workers: Int,
@@ -286,46 +275,110 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                                         consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
         let kind = self.kind, layout = self.layout, path = self.path, name = tableName
         let numbersObjectIDs = assignsObjectIDs
+        let objectIDField = self.objectIDFieldIndex
+        // A filter that tests assigned object ids runs once they are numbered, on the chunk's table.
+        let testsAssignedIDs = numbersObjectIDs && filter?.fieldIndices.contains(objectIDField) == true
+        let early = filter.flatMap { $0.passesAll || testsAssignedIDs ? nil : $0 }
+        let late = testsAssignedIDs ? filter : nil
+        // As a CSV scan: the object id and time fields are always converted.
+        let always = Set([objectIDField] + timeFieldIndices).union(filter?.fieldIndices ?? [])
+        let converted = neededFields.map { needed in schema.fields.indices.map { needed.contains($0) || always.contains($0) } }
+        let selection = converted == nil && early == nil ? nil : LoadedRowSelection(converts: converted, filter: early)
         let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             let lines = Self.lineCount(chunk.bytes)
             var builder: FeatureTableBuilder
+            let loaded: LoadedRows
             do throws(FeatureLoadError) {
                 let messages = Self.messages(chunk.bytes, kind: kind, atFileStart: chunk.index == 0)
+                builder = try Self.builder(layout, name: name, file: path)
                 switch layout {
                 case .esri(let layout):
-                    builder = try layout.builder(name: name, file: path)
-                    try EsriFeatureLoader.appendRows(messages, layout: layout, file: path, to: &builder)
+                    loaded = try EsriFeatureLoader.appendRows(messages, layout: layout, file: path, to: &builder, selection: selection)
                 case .geoJSON(let layout):
-                    builder = try layout.builder(name: name, file: path)
                     builder.reserveCapacity(messages.count)
-                    try GeoJSONFeatureLoader.appendRows(messages, layout: layout, file: path, to: &builder)
+                    loaded = try GeoJSONFeatureLoader.appendRows(messages, layout: layout, file: path, to: &builder, selection: selection)
                 }
             } catch {
                 // Later chunks wait for this one's row count.
                 if numbersObjectIDs { _ = context.recordBase(records: 0) }
                 return .failed(error)
             }
+            var table: FeatureTable
+            let records = selection == nil ? builder.count : loaded.records
             if numbersObjectIDs {
-                guard let base = context.recordBase(records: builder.count) else { throw CancellationError() }
-                builder.numberAssignedObjectIDs(after: Int64(base))
+                guard let base = context.recordBase(records: records) else { throw CancellationError() }
+                builder.numberAssignedObjectIDs(after: Int64(base), positions: early == nil ? nil : loaded.positions)
+                table = builder.build()
+                if let late { table = try Self.rows(of: table, passing: late, base: Int64(base), layout: layout, name: name, file: path) }
+            } else {
+                table = builder.build()
             }
-            let table = builder.build()
-            return .parsed(try process(table), lines: lines, rows: table.count)
+            return .parsed(try process(table), lines: lines, rows: records)
         }
         _ = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
         return .finished(rows: self.rows)
     }
 
-    /// Every row is kept; the caller filters.
-    public var keepsOnlyPassingRows: Bool { false }
+    /// Reads the whole file like ``scan(neededFields:filter:readsGeometry:workers:process:consume:)``
+    /// with a filter: each chunk's rows that pass go to the chunk's sink,
+    /// made by `makeSink` on a worker thread, and each sink to `consume`, in
+    /// file order.
+    public func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
+                                                makeSink: @escaping @Sendable () -> Sink,
+                                                consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await scan(neededFields: neededFields, filter: filter, readsGeometry: filter.readsGeometry, workers: workers,
+                       process: { table in sinkTaking(everyRowOf: table, makeSink()) }, consume: consume)
+    }
+
+    /// The schema indices of the start and end time fields.
+    private var timeFieldIndices: [Int] {
+        switch layout {
+        case .esri(let layout): [layout.plan.startTimeFieldIndex, layout.plan.endTimeFieldIndex].compactMap { $0 }
+        case .geoJSON(let layout): [layout.plan.startTimeFieldIndex, layout.plan.endTimeFieldIndex].compactMap { $0 }
+        }
+    }
+
+    /// The schema index of the object id field.
+    private var objectIDFieldIndex: Int {
+        switch layout {
+        case .esri(let layout): layout.plan.objectIDFieldIndex
+        case .geoJSON(let layout): layout.plan.objectIDFieldIndex
+        }
+    }
+
+    private static func builder(_ layout: Layout, name: String, file: String) throws(FeatureLoadError) -> FeatureTableBuilder {
+        switch layout {
+        case .esri(let layout): return try layout.builder(name: name, file: file)
+        case .geoJSON(let layout): return try layout.builder(name: name, file: file)
+        }
+    }
+
+    /// The rows of `table` (object ids numbered after `base`) that `filter` passes, numbered as before.
+    private static func rows(of table: FeatureTable, passing filter: FeatureRowFilter, base: Int64, layout: Layout,
+                             name: String, file: String) throws -> FeatureTable {
+        var kept = try builder(layout, name: name, file: file)
+        var positions: [Int] = []
+        var failure: FeatureTableError?
+        table.withRowValues { values, width in
+            guard let start = values.baseAddress else { return }
+            for row in 0..<table.count where failure == nil {
+                let point = table.geometry(at: row)
+                guard filter.passes(FeatureTableRowValues(base: start + row &* width, width: width), point: point) else { continue }
+                do throws(FeatureTableError) {
+                    try kept.append(geometry: point, values: Array(UnsafeBufferPointer(start: start + row &* width, count: width)))
+                } catch { failure = error }
+                positions.append(row)
+            }
+        }
+        if let failure { throw FeatureLoadError(file: file, failure.description) }
+        kept.numberAssignedObjectIDs(after: base, positions: positions)
+        return kept.build()
+    }
 
     /// A table of no rows with the file's layout.
     public func emptyTable() throws(FeatureLoadError) -> FeatureTable {
-        switch layout {
-        case .esri(let layout): return try layout.builder(name: tableName, file: path).build()
-        case .geoJSON(let layout): return try layout.builder(name: tableName, file: path).build()
-        }
+        try Self.builder(layout, name: tableName, file: path).build()
     }
 
     /// Nothing to settle: ``open(path:options:chunkSize:workers:)`` read every record's types.
