@@ -233,11 +233,12 @@ enum RelayBenchmark {
         return lines
     }
 
-    /// Every run's figures, when there were several: delivered/s, p99 (when measured) and peak RSS.
+    /// Every run's figures, when there were several: delivered/s, relay CPU per message, p99 (when measured) and peak RSS.
     private static func values(_ runs: [Measure]) -> String {
         guard runs.count > 1 else { return "" }
         return " [runs: " + runs.map { run in
-            String(format: "%.0f/s", run.delivered) + (run.p99 > 0 ? String(format: " p99 %.2f ms", run.p99) : "") + String(format: " %.1f MB", run.peakMB)
+            String(format: "%.0f/s %.3f µs", run.delivered, run.cpuPerMessage * 1e6) + (run.p99 > 0 ? String(format: " p99 %.2f ms", run.p99) : "")
+                + String(format: " %.1f MB", run.peakMB)
         }.joined(separator: "; ") + "]"
     }
 }
