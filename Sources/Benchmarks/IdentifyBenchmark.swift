@@ -9,7 +9,9 @@ import EntityStreamModel
 /// on a warm cache, in the raster's CRS and in WGS84 (through PROJ), against
 /// `gdallocationinfo -valonly` (the same points on stdin) and rasterio's
 /// `sample` when installed; identify point by point, and in the identify
-/// job's batches (PROJ batches split across the cores). Runs alternate; medians are reported. Values are
+/// job's batches (PROJ batches split across the cores). Runs alternate;
+/// medians are reported, as points per second of wall time and per
+/// CPU-second (the process's CPU time: both threads of a batch counted). Values are
 /// checked against gdallocationinfo's for every point, and against
 /// rasterio's by their sum. rasterio samples point by point (about 20,000
 /// points/s), so it gets the first `rasterioCount` of the same points.
@@ -77,6 +79,9 @@ enum IdentifyBenchmark {
         var timings: [String: [Timing]] = [:]
         var rasterioTimings: [String: [Timing]] = [:]
         var ourTotals: [String: Int] = [:]
+        /// The calling thread's CPU time in the batches: the other thread's part runs beside it,
+        /// so on an otherwise idle machine the wall time is at least this.
+        var callerCPU: [String: [Double]] = [:]
         var peerNotes: [String: String] = [:]
         for run in 0..<runs {
             for (label, points, spatialReference, prefixFile) in [("raster CRS", native, SpatialReference?.none, prefixFiles[0]),
@@ -98,11 +103,11 @@ enum IdentifyBenchmark {
                 for i in points.xs.indices {
                     if let cell = try raster.identify(x: points.xs[i], y: points.ys[i], in: spatialReference) { extentSum += cell.extent.xmin }
                 }
-                timings["entitystream identify (values + extent), \(label)", default: []].append(start.elapsed())
+                timings["entitystream identify (values + extent), one thread, point by point, \(label)", default: []].append(start.elapsed())
                 if extentSum == 0 { throw BenchmarkError("no cells identified") }
                 // As the identify job asks: batches of IdentifyRasterJob.chunkSize points, each a PROJ batch each way.
                 var batchSum = 0.0
-                let wall = ContinuousClock.now, cpu = ReprojectBenchmark.processCPU()
+                let wall = ContinuousClock.now, cpu = ReprojectBenchmark.processCPU(), caller = Timing.Start()
                 var batchStart = 0
                 while batchStart < points.xs.count {
                     let end = min(batchStart + 16_384, points.xs.count)
@@ -111,8 +116,9 @@ enum IdentifyBenchmark {
                     }
                     batchStart = end
                 }
-                timings["entitystream identify in batches of 16,384 (values + extent, all cores), \(label)", default: []]
+                timings["entitystream identify in batches of 16,384 (values + extent; PROJ and envelopes on \(ProcessInfo.processInfo.activeProcessorCount) threads, cells read on one), \(label)", default: []]
                     .append(Timing(wall: (ContinuousClock.now - wall).seconds, cpu: ReprojectBenchmark.processCPU() - cpu))
+                callerCPU[label, default: []].append(caller.elapsed().cpu)
                 if batchSum != extentSum { throw BenchmarkError("batched identify differs from point by point (\(label))") }
 
                 if let gdal {
@@ -136,6 +142,12 @@ enum IdentifyBenchmark {
         }
         lines.append("identify: warm-up decoded \(warmDecodes) tiles; cache holds \(raster.cacheStatistics.cachedBytes) bytes; decoded during the runs: \(raster.cacheStatistics.decodedBlocks - warmDecodes)")
         for (key, note) in peerNotes.sorted(by: { $0.key < $1.key }) { lines.append("identify: check (\(key)): \(note)") }
+        for (label, seconds) in callerCPU.sorted(by: { $0.key < $1.key }) {
+            let median = seconds.sorted()[seconds.count / 2]
+            lines.append("identify: in batches, \(label): the calling thread's CPU median " + String(format: "%.3f s = ", median)
+                         + Int((Double(count) / median).rounded()).formatted(.number.grouping(.automatic))
+                         + " points per second of it (the wall time's floor with the other part on another core)")
+        }
         for (table, points) in [(timings, count), (rasterioTimings, rasterioCount)] {
             for key in table.keys.sorted() {
                 let runs = table[key, default: []]

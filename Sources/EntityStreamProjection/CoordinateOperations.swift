@@ -103,28 +103,53 @@ public enum CoordinateOperations {
             if source == target { try source.validate() }
             return 0
         }
+        let failures = LockedState(0)
+        let xBase = UncheckedPointer(value: x), yBase = UncheckedPointer(value: y)
+        try forEachPart(of: count, from: source, to: target) { operation, range in
+            let px = UnsafeMutableRawPointer(xBase.value).advanced(by: range.lowerBound * xStride).assumingMemoryBound(to: Double.self)
+            let py = UnsafeMutableRawPointer(yBase.value).advanced(by: range.lowerBound * yStride).assumingMemoryBound(to: Double.self)
+            let failed = operation.transform(x: px, xStride: xStride, y: py, yStride: yStride, count: range.count, direction)
+            if failed > 0 { failures.withLock { $0 += failed } }
+        }
+        return failures.withLock { $0 }
+    }
+
+    /// How many parts `count` items of `pointsEach` points are split into:
+    /// one below ``parallelThreshold`` points, else one per core (each part at
+    /// least half the threshold).
+    public static func partCount(of count: Int, pointsEach: Int = 1) -> Int {
+        let points = count * max(1, pointsEach)
+        guard count > 1, points >= parallelThreshold else { return 1 }
+        return max(1, min(ProcessorCount.value, count, points / (parallelThreshold / 2)))
+    }
+
+    /// Runs `body` on consecutive parts of `0..<count` that together cover it
+    /// once, in order (``partCount(of:pointsEach:)`` parts, `pointsEach` being
+    /// the points each item sends to PROJ), each part on its own thread with
+    /// its own operation from `source` to `target` (a PROJ context serves one
+    /// thread at a time), and returns once every part has ended. One part
+    /// runs on the calling thread. What `body` writes must be the part's own
+    /// (its range of a buffer): the parts run at the same time.
+    /// - Throws: ``ProjectionError`` for an unknown reference or a missing
+    ///   transformation (before any part runs).
+    public static func forEachPart(of count: Int, pointsEach: Int = 1, from source: SpatialReference, to target: SpatialReference,
+                                   _ body: @Sendable (CoordinateOperation, Range<Int>) -> Void) throws(ProjectionError) {
+        guard count > 0 else { return }
         let first = try borrow(from: source, to: target)
         defer { giveBack(first) }
-        let parts = count >= parallelThreshold ? min(ProcessorCount.value, count / (parallelThreshold / 2)) : 1
-        guard parts > 1 else { return first.transform(x: x, xStride: xStride, y: y, yStride: yStride, count: count, direction) }
+        let parts = partCount(of: count, pointsEach: pointsEach)
+        guard parts > 1 else { return body(first, 0..<count) }
         var operations = [first]
         for _ in 1..<parts {
             guard let another = try? borrow(from: source, to: target) else { break }
             operations.append(another)
         }
         defer { for operation in operations.dropFirst() { giveBack(operation) } }
-        let failures = LockedState(0)
-        let xBase = UncheckedPointer(value: x), yBase = UncheckedPointer(value: y)
         let shared = UncheckedOperations(value: operations)
-        let pieces = shared.value.count
+        let pieces = operations.count
         DispatchQueue.concurrentPerform(iterations: pieces) { part in
-            let start = count * part / pieces, end = count * (part + 1) / pieces
-            let px = UnsafeMutableRawPointer(xBase.value).advanced(by: start * xStride).assumingMemoryBound(to: Double.self)
-            let py = UnsafeMutableRawPointer(yBase.value).advanced(by: start * yStride).assumingMemoryBound(to: Double.self)
-            let failed = shared.value[part].transform(x: px, xStride: xStride, y: py, yStride: yStride, count: end - start, direction)
-            if failed > 0 { failures.withLock { $0 += failed } }
+            body(shared.value[part], (count * part / pieces)..<(count * (part + 1) / pieces))
         }
-        return failures.withLock { $0 }
     }
 
     /// Transforms two arrays of equal length in place (`direction` as above);

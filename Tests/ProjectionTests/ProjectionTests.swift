@@ -137,6 +137,48 @@ struct ProjectionTests {
         #expect(parallelX == serialX && parallelY == serialY)
     }
 
+    /// The parts of a batch large enough to split cover it once, in order,
+    /// each with an operation of its own (a PROJ context serves one thread);
+    /// transformed in parts, EPSG's published OSGB 1936 point (Guidance Note
+    /// 7-2) put at both ends of every part comes out as published, and every
+    /// point as one operation alone transforms it, in the input's order.
+    @Test
+    func partsCoverTheBatchInOrder() throws {
+        let osgb = SpatialReference(wkid: 4277), britishGrid = SpatialReference(wkid: 27700)
+        let count = CoordinateOperations.parallelThreshold * 2 + 5
+        let seen = PartLog()
+        try CoordinateOperations.forEachPart(of: count, from: osgb, to: britishGrid) { operation, range in
+            seen.lock.withLock { seen.parts.append((range, ObjectIdentifier(operation))) }
+        }
+        let parts = seen.parts.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        #expect(parts.count == CoordinateOperations.partCount(of: count))
+        #expect(parts.first?.range.lowerBound == 0 && parts.last?.range.upperBound == count)
+        for (part, next) in zip(parts, parts.dropFirst()) { #expect(part.range.upperBound == next.range.lowerBound) }
+        #expect(Set(parts.map(\.operation)).count == parts.count)
+        // Below the threshold: one part, the whole batch.
+        #expect(CoordinateOperations.partCount(of: 100) == 1)
+        // Items of several points (a cell's four corners) split as their points would.
+        #expect(CoordinateOperations.partCount(of: 2048, pointsEach: 4) == CoordinateOperations.partCount(of: 8192))
+
+        var generator = SplitMix64(seed: 27700)
+        var xs: [Double] = [], ys: [Double] = []
+        for _ in 0..<count {
+            xs.append(-5 + generator.nextDouble() * 6)
+            ys.append(50 + generator.nextDouble() * 5)
+        }
+        let published = parts.flatMap { [$0.range.lowerBound, $0.range.upperBound - 1] }
+        for index in published { (xs[index], ys[index]) = (0.5, 50.5) }
+        var partX = xs, partY = ys
+        #expect(try CoordinateOperations.transform(x: &partX, y: &partY, from: osgb, to: britishGrid) == 0)
+        for index in published {
+            #expect(abs(partX[index] - 577_274.99) < 0.01 && abs(partY[index] - 69_740.50) < 0.01, "point \(index)")
+        }
+        let alone = try CoordinateOperation(from: osgb, to: britishGrid)
+        var aloneX = xs, aloneY = ys
+        alone.transform(x: &aloneX, y: &aloneY)
+        #expect(partX == aloneX && partY == aloneY)
+    }
+
     /// A point outside the projection's domain is an error naming it, or in
     /// a batch a NaN point that is counted; the operation stays usable.
     @Test
@@ -211,4 +253,11 @@ struct ProjectionTests {
         #expect(try SpatialReference.webMercator.unitName() == "metre")
         #expect(try Self.oregonNorth.name().contains("Oregon North"))
     }
+}
+
+/// The parts ``CoordinateOperations/forEachPart(of:pointsEach:from:to:_:)``
+/// ran, as each part noted them from its own thread.
+private final class PartLog: @unchecked Sendable {
+    let lock = NSLock()
+    var parts: [(range: Range<Int>, operation: ObjectIdentifier)] = []
 }

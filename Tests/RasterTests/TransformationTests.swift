@@ -169,9 +169,10 @@ struct TransformationTests {
         }
     }
 
-    /// Many points at once (one PROJ batch each way, split across the cores when large) give exactly the
-    /// answers of one point at a time: cells with their extents, points off the raster, a point PROJ cannot
-    /// transform and a non-finite one, in WGS84, Web Mercator and the raster's own CRS.
+    /// Many points at once (one PROJ batch each way, split across the cores when large, each part taking
+    /// its own cells' envelopes) give exactly the answers of one point at a time, in the points' order:
+    /// cells with their extents, points off the raster, a point PROJ cannot transform and a non-finite one,
+    /// in WGS84, Web Mercator and the raster's own CRS (UTM 18N, by its code: no PROJ).
     @Test
     func batchesEqualPointByPoint() throws {
         let directory = try TemporaryDirectory()
@@ -184,11 +185,12 @@ struct TransformationTests {
         }
         xs += [10, .nan, -74.0]
         ys += [95, 40.0, 40.0]
-        for reference in [SpatialReference.wgs84, .webMercator] {
+        for reference in [SpatialReference.wgs84, .webMercator, SpatialReference(wkid: 32618)] {
             var px = xs, py = ys
-            if reference == .webMercator {
+            if reference != .wgs84 {
                 for index in px.indices where px[index].isFinite && abs(py[index]) < 85 {
-                    let projected = ProjectionOracles.webMercator(longitude: px[index], latitude: py[index])
+                    let projected = reference == .webMercator ? ProjectionOracles.webMercator(longitude: px[index], latitude: py[index])
+                        : Self.utm(longitude: px[index], latitude: py[index], zone: 18)
                     (px[index], py[index]) = (projected.x, projected.y)
                 }
             }
@@ -200,7 +202,14 @@ struct TransformationTests {
                 switch (batch[index], single) {
                 case (.success(let a), .success(let b)):
                     #expect(a == b, "\(reference) point \(index)")
-                    if a != nil { cells += 1 }
+                    if let a {
+                        cells += 1
+                        // In the raster's own CRS the extent is the cell itself (30 m cells from 580,000, 4,430,000).
+                        if reference.code == 32618 {
+                            #expect(a.extent == Envelope(xmin: 580_000 + 30 * Double(a.column), ymin: 4_430_000 - 30 * Double(a.row + 1),
+                                                         xmax: 580_000 + 30 * Double(a.column + 1), ymax: 4_430_000 - 30 * Double(a.row), wkid: 32618))
+                        }
+                    }
                 case (.failure(let a), .failure(let b)):
                     #expect("\(a)" == "\(b)", "\(reference) point \(index)")
                 default:

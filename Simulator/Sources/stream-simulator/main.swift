@@ -50,6 +50,9 @@ Feature layers:
                                 and y/lat/latitude columns, or a table without them), Esri feature JSON
                                 lines, an Esri JSON array or FeatureSet, GeoJSON, or a recording
   --max-record-count N          most features one query answers (default 2000)
+  --stream-layers-over BYTES    a layer file larger than BYTES (default 67108864, 64 MiB) in a format
+                                that streams (CSV, JSON lines, GeoJSON sequence, recording) is not
+                                loaded: each query reads the file, in bounded memory (0: always)
 Hot-spot geoprocessing services (the "Analyze hotspots" sample's 911 Calls Hotspot task):
   --hotspots NAME=FILE          serve FILE's incidents as …/NAME/GPServer/911 Calls Hotspot (repeatable);
                                 its Query parameter selects incidents ("DATE" names their time field)
@@ -212,6 +215,7 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         case "--job-delay": configuration.jobDelayMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: 3_600_000))
         case "--job-execution": configuration.jobExecutionMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: 3_600_000))
         case "--max-record-count": configuration.maxRecordCount = try arguments.integer(for: word, minimum: 1)
+        case "--stream-layers-over": configuration.layerStreamingThreshold = try arguments.integer(for: word, minimum: 0)
         case "--no-layer-pagination": configuration.layerPagination = false
         case "--no-archive": configuration.fleetArchive = false
         case "--no-related": configuration.fleetRelated = false

@@ -88,12 +88,14 @@ public enum HotSpotSource: Sendable {
             for _ in 1...2 {
                 var gathered: HotSpotTableSelection.Gathered?
                 var layer: LayerFacts?
+                var progress = FileScanProgress(scan, in: context)
                 let outcome = try await scan.scan(neededFields: nil) { table -> (HotSpotTableSelection.Gathered, LayerFacts) in
                     let part = try HotSpotTableSelection.gather(from: table, whereClause: whereClause, timeExtent: timeExtent,
                                                                 valueField: valueField, processing: processing)
                     return (part, LayerFacts(table))
                 } consume: { part in
                     try context.checkCancellation()
+                    await progress.chunkDelivered()
                     if gathered == nil {
                         gathered = part.0
                         layer = part.1

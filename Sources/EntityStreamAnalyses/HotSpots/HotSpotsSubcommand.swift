@@ -184,6 +184,7 @@ struct HotSpotsSubcommand: RunnableCommand {
         let job = try job()
         var session = OneShotAnalysis(format: source.format, remote: source.remote)
         session.keepsProgress = { GPJobReporter.isStatusLine($0) }
+        session.showsProgress = source.progress
         session.coordinates = outSR ?? .wgs84
         return await session.run("hotspots", job: job)
     }

@@ -15,6 +15,8 @@ struct AnalysisSourceOptions {
     var allowSelfSigned = false
     var load = FeatureLoadOptions()
     var format = OutputFormat.esri
+    /// `--progress` (true) or `--no-progress` (false); nil: progress on stderr when it is a terminal.
+    var progress: Bool?
     /// `--in-sr` or a column mapping's `wkid=` was given.
     var inputReferenceGiven = false
 
@@ -39,6 +41,9 @@ struct AnalysisSourceOptions {
         --format esri|geojson|csv   Esri JSON lines (default); or the results for a GIS: one GeoJSON
                                     Feature per line (WGS84), or a CSV table with x/y columns (WGS84
                                     unless --out-sr), the other lines as JSON on stderr
+        --progress, --no-progress   draw the progress of reading a file (rows, rows/s, percent) on
+                                    stderr even when it is not a terminal, or never (default: on a
+                                    terminal only; stdout never carries it)
     """
 
     /// Consumes `flag` (and its value) if it is one of these options.
@@ -61,6 +66,8 @@ struct AnalysisSourceOptions {
             load.format = format
         case "--format":
             format = try arguments.format(for: flag)
+        case "--progress": progress = true
+        case "--no-progress": progress = false
         default:
             return false
         }

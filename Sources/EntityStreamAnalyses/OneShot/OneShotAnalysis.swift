@@ -24,6 +24,8 @@ struct OneShotAnalysis {
     var coordinates: SpatialReference? = .wgs84
     var remote = RemoteServiceOptions()
     var clock: any EntityClock = SystemClock()
+    /// Whether progress is drawn on stderr (`--progress`, `--no-progress`); nil: when stderr is a terminal.
+    var showsProgress: Bool?
     /// Progress lines to print as well (the others only on a terminal's stderr).
     var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
     /// A failure a completed job's summary reports (the job ran to its end, but
@@ -44,7 +46,7 @@ struct OneShotAnalysis {
         let writer = JSONLinesWriter(subscriber: subscriber, schema: pipeline.schema, format: format, coordinates: coordinates)
         let keepsProgress = self.keepsProgress
         let stops = StopTriggers<StopReason>(interrupted: .interrupted, durationSeconds: nil, durationElapsed: .finished, clock: clock)
-        let showsProgress = Stderr.isTerminal
+        let showsProgress = self.showsProgress ?? Stderr.isTerminal
         let runtime = AnalysisRuntime(environment: AnalysisEnvironment(clock: clock, remote: remote)) { events in
             var rest: [StreamEvent] = []
             for event in events {

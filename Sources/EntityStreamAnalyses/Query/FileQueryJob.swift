@@ -95,6 +95,7 @@ public struct FileQueryJob: AnalysisJob {
             let filter = counting
             for _ in 1...2 {
                 var count = 0
+                var progress = FileScanProgress(scan, in: context)
                 let filtered = scan.keepsOnlyPassingRows
                 let outcome = try await scan.scan(neededFields: filtered ? [] : nil, filter: try engine.rowFilter(filter, on: try scan.emptyTable()),
                                                   readsGeometry: false) { table in
@@ -102,6 +103,7 @@ public struct FileQueryJob: AnalysisJob {
                 } consume: { chunkCount in
                     try context.checkCancellation()
                     count += chunkCount
+                    await progress.chunkDelivered()
                 }
                 guard case .finished(let rows) = outcome else { continue }
                 summary.append(key: "rows", value: .int(Int64(rows)))
@@ -120,6 +122,7 @@ public struct FileQueryJob: AnalysisJob {
         let rowFilter = try engine.rowFilter(query, on: try scan.emptyTable())
         var kept: [RankedFeature] = []
         var written = 0
+        var progress = FileScanProgress(scan, in: context)
         let outcome: CSVFileScan.Outcome
         do {
             // Each chunk's table holds the rows the filter passes; the engine then answers the query over them.
@@ -132,6 +135,7 @@ public struct FileQueryJob: AnalysisJob {
                 }
             } consume: { features in
                 try context.checkCancellation()
+                await progress.chunkDelivered()
                 if unordered {
                     let take = limit.map { min(features.count, $0 - written) } ?? features.count
                     try await Self.emit(features.prefix(take).map(\.feature), in: context)

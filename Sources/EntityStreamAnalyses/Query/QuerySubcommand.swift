@@ -74,6 +74,7 @@ struct QuerySubcommand: RunnableCommand {
             ? LayerQueryJob(layerURL: source.source, query: query)
             : FileQueryJob(path: source.source, load: source.load, query: query)
         var analysis = OneShotAnalysis(format: source.format, remote: source.remote)
+        analysis.showsProgress = source.progress
         analysis.coordinates = SpatialReference(code: query.outSpatialReference) ?? .wgs84
         return await analysis.run("query", job: job)
     }

@@ -89,6 +89,7 @@ public struct FileStatisticsJob: AnalysisJob {
             }
             var total = plan.makeAccumulator(maximumGroups: maximumGroups)
             var matched = 0
+            var progress = FileScanProgress(scan, in: context)
             let outcome: CSVFileScan.Outcome
             do {
                 // The rows the filter passes go straight into each chunk's accumulator.
@@ -98,6 +99,7 @@ public struct FileStatisticsJob: AnalysisJob {
                     try context.checkCancellation()
                     total.merge(chunk.accumulator)
                     matched += chunk.matched
+                    await progress.chunkDelivered()
                 }
             } catch let error as FeatureLoadError {
                 throw AnalysisFailure(error.description)

@@ -99,6 +99,8 @@ struct StatisticsSubcommand: RunnableCommand {
         let job: any AnalysisJob = source.isRemote
             ? LayerStatisticsJob(layerURL: source.source, request: request, query: query)
             : FileStatisticsJob(path: source.source, load: source.load, request: request, query: query)
-        return await OneShotAnalysis(format: source.format, remote: source.remote).run("statistics", job: job)
+        var analysis = OneShotAnalysis(format: source.format, remote: source.remote)
+        analysis.showsProgress = source.progress
+        return await analysis.run("statistics", job: job)
     }
 }

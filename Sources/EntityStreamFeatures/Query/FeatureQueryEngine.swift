@@ -115,22 +115,9 @@ public struct FeatureQueryEngine: Sendable {
 
         // Selection.
         let rows = select(table, filter: filter, objectIDs: query.objectIDs)
-        let limit: Int
-        switch query.resultType {
-        case .standard: limit = standardMaxRecordCount
-        case .tile: limit = tileMaxRecordCount
-        case .none:
-            let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
-            limit = product.overflow ? Int.max : product.partialValue
-        }
-        let pageSize = min(query.resultRecordCount ?? limit, limit)
+        let pageSize = pageSize(of: query)
         if let statistics, query.isStatisticsQuery {
-            var result = try statistics.statistics(of: table, rows: rows, query: query)
-            let offset = min(query.resultOffset ?? 0, result.rows.count)
-            let end = offset + min(pageSize, result.rows.count - offset)
-            result.exceededTransferLimit = result.exceededTransferLimit || result.rows.count > end
-            result.rows = Array(result.rows[offset..<end])
-            return .statistics(result)
+            return .statistics(Self.page(try statistics.statistics(of: table, rows: rows, query: query), from: query.resultOffset, size: pageSize))
         }
         if query.returnExtentOnly {
             let extent = table.geometryType == .point ? Self.extent(of: rows, in: table, reference: outputReference) : nil
@@ -156,6 +143,32 @@ public struct FeatureQueryEngine: Sendable {
             }
         }
         return .features(selection)
+    }
+
+    /// The most rows (features or statistics records) one answer to
+    /// `query` holds: `resultRecordCount` within the page size of its
+    /// `resultType` (``maxRecordCount`` × `maxRecordCountFactor` without one).
+    public func pageSize(of query: FeatureQuery) -> Int {
+        let limit: Int
+        switch query.resultType {
+        case .standard: limit = standardMaxRecordCount
+        case .tile: limit = tileMaxRecordCount
+        case .none:
+            let product = maxRecordCount.multipliedReportingOverflow(by: max(1, query.maxRecordCountFactor ?? 1))
+            limit = product.overflow ? Int.max : product.partialValue
+        }
+        return min(query.resultRecordCount ?? limit, limit)
+    }
+
+    /// One page of statistics records: from `offset` (nil: 0), at most
+    /// `size`, `exceededTransferLimit` when more records follow.
+    public static func page(_ result: FeatureStatisticsResult, from offset: Int?, size: Int) -> FeatureStatisticsResult {
+        var result = result
+        let offset = min(max(0, offset ?? 0), result.rows.count)
+        let end = offset + min(size, result.rows.count - offset)
+        result.exceededTransferLimit = result.exceededTransferLimit || result.rows.count > end
+        result.rows = Array(result.rows[offset..<end])
+        return result
     }
 
     /// The rows `query`'s filters select (`where`, `text`, object ids,

@@ -12,6 +12,25 @@ import EntityStreamModel
 public protocol FeatureStatisticsEngine: Sendable {
     /// The statistics `query` asks for over `rows` (indices into `table`, in row order).
     func statistics(of table: FeatureTable, rows: [Int], query: FeatureQuery) throws(FeatureQueryError) -> FeatureStatisticsResult
+    /// The same statistics computed over rows handed over in parts (a file
+    /// read chunk by chunk, never held whole): nil when the engine computes
+    /// only over one table (the default).
+    func aggregation(for query: FeatureQuery, schema: Schema) throws(FeatureQueryError) -> (any FeatureStatisticsAggregation)?
+}
+
+extension FeatureStatisticsEngine {
+    public func aggregation(for query: FeatureQuery, schema: Schema) throws(FeatureQueryError) -> (any FeatureStatisticsAggregation)? { nil }
+}
+
+/// A statistics query under way over rows handed over in parts, each the
+/// selected rows of one table of the query's schema, in file order:
+/// ``finish()`` answers what ``FeatureStatisticsEngine/statistics(of:rows:query:)``
+/// answers over all of them at once (unpaged).
+public protocol FeatureStatisticsAggregation: Sendable {
+    /// Adds `rows` (indices into `table`) to the aggregates.
+    mutating func add(_ table: FeatureTable, rows: [Int])
+    /// The records (or the refusal, e.g. too many groups).
+    func finish() throws(FeatureQueryError) -> FeatureStatisticsResult
 }
 
 /// What a statistics query answers: the output fields (group fields, then

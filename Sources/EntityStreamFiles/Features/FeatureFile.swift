@@ -124,6 +124,11 @@ public enum FeatureFile {
         bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) MiB"
     }
 
+    /// The size in bytes of the regular file at `path`.
+    public static func size(path: String) throws(FeatureLoadError) -> Int {
+        try read(path: path, upTo: 0, limit: .max).size
+    }
+
     /// The first `count` bytes of the file (fewer when it is shorter) and its size.
     static func head(path: String, count: Int) throws(FeatureLoadError) -> (bytes: [UInt8], size: Int) {
         try read(path: path, upTo: count, limit: .max)

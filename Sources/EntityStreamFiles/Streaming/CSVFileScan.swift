@@ -47,6 +47,8 @@ public final class CSVFileScan: @unchecked Sendable {
     public let chunkSize: Int
     /// The file's size in bytes when opened.
     public let fileSize: Int
+    /// How far the scan under way has got (for progress reports).
+    public let position = ScanPosition()
     private let options: FeatureLoadOptions
     private let names: [String]
     private let headerLine: Int
@@ -295,6 +297,7 @@ public final class CSVFileScan: @unchecked Sendable {
     private func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, evidence: inout CSVEvidence,
                                             to consume: (Partial) async throws -> Void) async throws -> Int {
         defer { chunks.stop() }
+        position.reset()
         var lines = 0
         var rows = 0
         while let delivery = try await chunks.next() {
@@ -305,6 +308,7 @@ public final class CSVFileScan: @unchecked Sendable {
                 lines += chunkLines
                 rows += chunkRows
                 if let chunkEvidence { evidence.merge(chunkEvidence) }
+                position.delivered(through: delivery.offset + delivery.byteCount, rows: chunkRows)
                 try await consume(partial)
             }
         }

@@ -9,6 +9,8 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     var path: String { get }
     /// The file's size in bytes when opened.
     var fileSize: Int { get }
+    /// How far the scan under way has got: bytes and rows delivered (for progress reports).
+    var position: ScanPosition { get }
     /// The schema of the tables a scan gives.
     var schema: Schema { get }
     /// True when object ids are numbered 1, 2, 3… in file order.
@@ -135,6 +137,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     public let path: String
     public let chunkSize: Int
     public let fileSize: Int
+    public let position = ScanPosition()
     public let format: FeatureFileFormat
     private let kind: Kind
     private let layout: Layout
@@ -267,7 +270,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// What a worker made of one chunk: its result and line count, or its
     /// first bad record (line in the chunk).
     private enum ChunkOutcome<Partial: Sendable>: Sendable {
-        case parsed(Partial, lines: Int)
+        case parsed(Partial, lines: Int, rows: Int = 0)
         case failed(FeatureLoadError)
     }
 
@@ -307,9 +310,10 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 guard let base = context.recordBase(records: builder.count) else { throw CancellationError() }
                 builder.numberAssignedObjectIDs(after: Int64(base))
             }
-            return .parsed(try process(builder.build()), lines: lines)
+            let table = builder.build()
+            return .parsed(try process(table), lines: lines, rows: table.count)
         }
-        _ = try await Self.deliver(chunks, path: path) { partial, _ in try await consume(partial) }
+        _ = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
         return .finished(rows: self.rows)
     }
 
@@ -330,16 +334,18 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// Takes the chunks' outcomes in file order, handing each result to
     /// `consume` with the lines before its chunk; the first bad record
     /// throws with its line in the file. Returns the lines read.
-    private static func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, path: String,
+    private static func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, path: String, position: ScanPosition? = nil,
                                                    to consume: (Partial, Int) async throws -> Void) async throws -> Int {
         defer { chunks.stop() }
+        position?.reset()
         var lines = 0
         while let delivery = try await chunks.next() {
             switch delivery.partial {
             case .failed(var error):
                 error.line = error.line.map { lines + $0 }
                 throw error
-            case .parsed(let partial, let chunkLines):
+            case .parsed(let partial, let chunkLines, let rows):
+                position?.delivered(through: delivery.offset + delivery.byteCount, rows: rows)
                 try await consume(partial, lines)
                 lines += chunkLines
             }

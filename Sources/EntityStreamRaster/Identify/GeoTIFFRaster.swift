@@ -107,9 +107,11 @@ public final class GeoTIFFRaster {
     /// when the point has none), or the error for that point — the answers
     /// ``identify(x:y:in:)`` gives point by point. The points go into the
     /// raster's CRS in one PROJ batch, and the corners of the cells whose
-    /// extent is not cached back into the points' reference in another (each
-    /// split across the cores when large: ``CoordinateOperations``), which is
-    /// where identify from another reference spends its time.
+    /// extent is not cached back into the points' reference in another, which
+    /// is where identify from another reference spends its time. Both are
+    /// split across the cores when large (``CoordinateOperations/forEachPart(of:pointsEach:from:to:_:)``,
+    /// one PROJ operation per thread), each part also taking the envelopes of
+    /// its cells' corners; reading the cells stays on the calling thread.
     /// - Throws: what concerns every point: no georeferencing, an unknown
     ///   raster CRS or spatial reference, no transformation between them.
     public func identify(xs: [Double], ys: [Double], in spatialReference: SpatialReference? = nil) throws(RasterError) -> [Result<RasterCell?, RasterError>] {
@@ -117,73 +119,93 @@ public final class GeoTIFFRaster {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
         let count = min(xs.count, ys.count)
-        let transformer = try transformer(for: spatialReference)
-        var rasterX = Array(xs.prefix(count)), rasterY = Array(ys.prefix(count))
-        let conversion = try transformer.map { _ throws(RasterError) in (source: spatialReference ?? .wgs84, target: try targetReference()) }
-        if let conversion {
-            do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: conversion.source, to: conversion.target) } catch { throw RasterError(error) }
-        }
         let wkid = spatialReference?.code ?? info.crs.epsgCode
         var results = [Result<RasterCell?, RasterError>](repeating: .success(nil), count: count)
-        var samples: [(index: Int, sample: RasterSample)] = []
-        samples.reserveCapacity(count)
-        var cornerX: [Double] = [], cornerY: [Double] = []
-        cornerX.reserveCapacity(4 * count)
-        cornerY.reserveCapacity(4 * count)
+        guard let transformer = try transformer(for: spatialReference) else {
+            // In the raster's CRS: the extent is the envelope of the cell's corners as they are.
+            for index in 0..<count {
+                switch batchSample(x: xs[index], y: ys[index], rasterX: xs[index], rasterY: ys[index], geoTransform, transformer: nil) {
+                case .success(let sample?):
+                    results[index] = Result { () throws(RasterError) in
+                        RasterCell(sample: sample, extent: try cellExtent(column: sample.column, row: sample.row, transformer: nil, wkid: wkid))
+                    }.map { $0 }
+                case .success(nil): continue
+                case .failure(let error): results[index] = .failure(error)
+                }
+            }
+            return results
+        }
+        let source = spatialReference ?? .wgs84, target = try targetReference()
+        var rasterX = Array(xs.prefix(count)), rasterY = Array(ys.prefix(count))
+        do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: source, to: target) } catch { throw RasterError(error) }
+        // The cells whose extent is not cached, and their corners (x, y pairs, four a cell).
+        var pending: [(index: Int, sample: RasterSample)] = []
+        pending.reserveCapacity(count)
+        let corners = UnsafeMutablePointer<Double>.allocate(capacity: 8 * count)
+        defer { corners.deallocate() }
         for index in 0..<count {
-            guard xs[index].isFinite && ys[index].isFinite else {
-                results[index] = .failure(.invalidPoint(x: xs[index], y: ys[index]))
-                continue
-            }
-            guard rasterX[index].isFinite && rasterY[index].isFinite else {
-                // PROJ's reason for this point, asked again one point at a time.
-                results[index] = .failure(pointFailure(x: xs[index], y: ys[index], transformer))
-                continue
-            }
-            let pixel = geoTransform.pixel(x: rasterX[index], y: rasterY[index])
-            guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { continue }
-            let column = Int(pixel.column), row = Int(pixel.row)
             let sample: RasterSample
-            do { sample = try readSample(column: column, row: row) } catch {
+            switch batchSample(x: xs[index], y: ys[index], rasterX: rasterX[index], rasterY: rasterY[index], geoTransform, transformer: transformer) {
+            case .success(let found?): sample = found
+            case .success(nil): continue
+            case .failure(let error):
                 results[index] = .failure(error)
                 continue
             }
-            if let conversion, let held = extentCache.lookup(cell: row &* layout.width &+ column, code: conversion.source.code) {
+            if let held = extentCache.lookup(cell: sample.row &* layout.width &+ sample.column, code: source.code) {
                 results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: held.xmin, ymin: held.ymin, xmax: held.xmax,
                                                                                      ymax: held.ymax, wkid: wkid)))
                 continue
             }
-            samples.append((index, sample))
-            let corners = self.corners(column: column, row: row, of: geoTransform)
-            cornerX.append(corners.0.x); cornerY.append(corners.0.y)
-            cornerX.append(corners.1.x); cornerY.append(corners.1.y)
-            cornerX.append(corners.2.x); cornerY.append(corners.2.y)
-            cornerX.append(corners.3.x); cornerY.append(corners.3.y)
+            let cell = self.corners(column: sample.column, row: sample.row, of: geoTransform)
+            let at = corners + 8 * pending.count
+            (at[0], at[1], at[2], at[3]) = (cell.0.x, cell.0.y, cell.1.x, cell.1.y)
+            (at[4], at[5], at[6], at[7]) = (cell.2.x, cell.2.y, cell.3.x, cell.3.y)
+            pending.append((index, sample))
         }
-        if let conversion {
-            do { try CoordinateOperations.transform(x: &cornerX, y: &cornerY, from: conversion.source, to: conversion.target, .inverse) } catch {
-                throw RasterError(error)
+        // Each part: its cells' corners back into the points' reference, then
+        // each cell's envelope (xmin, ymin, xmax, ymax) over its first four numbers.
+        let shared = CornerBuffer(pointer: corners)
+        do {
+            try CoordinateOperations.forEachPart(of: pending.count, pointsEach: 4, from: source, to: target) { operation, cells in
+                let first = shared.pointer + 8 * cells.lowerBound
+                operation.transform(x: first, xStride: 16, y: first + 1, yStride: 16, count: 4 * cells.count, .inverse)
+                for cell in cells {
+                    let at = shared.pointer + 8 * cell
+                    let xmin = min(min(at[0], at[2]), min(at[4], at[6])), xmax = max(max(at[0], at[2]), max(at[4], at[6]))
+                    let ymin = min(min(at[1], at[3]), min(at[5], at[7])), ymax = max(max(at[1], at[3]), max(at[5], at[7]))
+                    (at[0], at[1], at[2], at[3]) = (xmin, ymin, xmax, ymax)
+                }
             }
+        } catch {
+            throw RasterError(error)
         }
-        for (position, (index, sample)) in samples.enumerated() {
-            let first = position * 4
-            var xmin = cornerX[first], xmax = xmin, ymin = cornerY[first], ymax = ymin
-            for corner in (first + 1)..<(first + 4) {
-                xmin = min(xmin, cornerX[corner]); xmax = max(xmax, cornerX[corner])
-                ymin = min(ymin, cornerY[corner]); ymax = max(ymax, cornerY[corner])
-            }
+        for (position, (index, sample)) in pending.enumerated() {
+            let at = corners + 8 * position
+            let (xmin, ymin, xmax, ymax) = (at[0], at[1], at[2], at[3])
             guard xmin.isFinite && xmax.isFinite && ymin.isFinite && ymax.isFinite else {
-                results[index] = .failure(.cannotTransform(x: xs[index], y: ys[index], from: conversion?.target.label ?? "?",
-                                                           to: conversion?.source.label ?? "?", detail: "a corner of the cell is outside the projection's domain"))
+                results[index] = .failure(.cannotTransform(x: xs[index], y: ys[index], from: target.label, to: source.label,
+                                                           detail: "a corner of the cell is outside the projection's domain"))
                 continue
             }
-            if let conversion {
-                extentCache.insert(cell: sample.row &* layout.width &+ sample.column, code: conversion.source.code,
-                                   xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
-            }
+            extentCache.insert(cell: sample.row &* layout.width &+ sample.column, code: source.code, xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
             results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
         }
         return results
+    }
+
+    /// One point of a batch, (`x`, `y`) as given and (`rasterX`, `rasterY`)
+    /// in the raster's CRS: its cell's values, nil when it has no cell, or
+    /// its error (not finite, not transformable, a block that cannot be read).
+    @inline(__always)
+    private func batchSample(x: Double, y: Double, rasterX: Double, rasterY: Double, _ geoTransform: GeoTransform,
+                             transformer: CoordinateOperation?) -> Result<RasterSample?, RasterError> {
+        guard x.isFinite && y.isFinite else { return .failure(.invalidPoint(x: x, y: y)) }
+        // PROJ's reason for this point, asked again one point at a time.
+        guard rasterX.isFinite && rasterY.isFinite else { return .failure(pointFailure(x: x, y: y, transformer)) }
+        let pixel = geoTransform.pixel(x: rasterX, y: rasterY)
+        guard pixel.column >= 0, pixel.row >= 0, pixel.column < Double(layout.width), pixel.row < Double(layout.height) else { return .success(nil) }
+        return Result { () throws(RasterError) in try readSample(column: Int(pixel.column), row: Int(pixel.row)) }.map { $0 }
     }
 
     /// The four corners of cell (`column`, `row`) in the raster's CRS: top-left,
@@ -447,6 +469,12 @@ public final class GeoTIFFRaster {
         }
         return extent
     }
+}
+
+/// The corner buffer of one batch, handed to the parts that each transform
+/// and reduce their own cells' range of it.
+private struct CornerBuffer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Double>
 }
 
 /// An open raster is confined to one thread/actor at a time (see ``GeoTIFFRaster``).

@@ -29,31 +29,57 @@ public struct TableStatisticsEngine: FeatureStatisticsEngine {
     }
 
     public func statistics(of table: FeatureTable, rows: [Int], query: FeatureQuery) throws(FeatureQueryError) -> FeatureStatisticsResult {
-        let distinct = query.outStatistics == nil
-        let request = distinct ? try Self.distinctRequest(query) : try StatisticsRequest(featureQuery: query)
+        var aggregation = try Aggregation(query: query, schema: table.schema, maximumGroups: maximumGroups)
+        aggregation.add(table, rows: rows)
+        return try aggregation.finish()
+    }
+
+    public func aggregation(for query: FeatureQuery, schema: Schema) throws(FeatureQueryError) -> (any FeatureStatisticsAggregation)? {
+        try Aggregation(query: query, schema: schema, maximumGroups: maximumGroups)
+    }
+
+    /// One statistics query's accumulator, fed table by table.
+    struct Aggregation: FeatureStatisticsAggregation {
+        let distinct: Bool
         let plan: StatisticsPlan
-        do { plan = try StatisticsPlan(request, schema: table.schema) } catch {
-            if distinct, error.restParameter == "groupByFieldsForStatistics" { throw FeatureQueryError("outFields", error.description) }
-            throw error.featureQueryError
+        let schema: Schema
+        let maximumGroups: Int
+        var accumulator: StatisticsAccumulator
+
+        init(query: FeatureQuery, schema: Schema, maximumGroups: Int) throws(FeatureQueryError) {
+            distinct = query.outStatistics == nil
+            let request = distinct ? try TableStatisticsEngine.distinctRequest(query) : try StatisticsRequest(featureQuery: query)
+            do { plan = try StatisticsPlan(request, schema: schema) } catch {
+                if distinct, error.restParameter == "groupByFieldsForStatistics" { throw FeatureQueryError("outFields", error.description) }
+                throw error.featureQueryError
+            }
+            self.schema = schema
+            self.maximumGroups = maximumGroups
+            accumulator = plan.makeAccumulator(maximumGroups: maximumGroups)
         }
-        var accumulator = plan.makeAccumulator(maximumGroups: maximumGroups)
-        table.withRowValues { values, width in
-            guard let base = values.baseAddress else { return }
-            for row in rows where row >= 0 && row < table.count {
-                accumulator.add(FeatureTableRowValues(base: base + row &* width, width: width))
+
+        mutating func add(_ table: FeatureTable, rows: [Int]) {
+            table.withRowValues { values, width in
+                guard let base = values.baseAddress else { return }
+                for row in rows where row >= 0 && row < table.count {
+                    accumulator.add(FeatureTableRowValues(base: base + row &* width, width: width))
+                }
             }
         }
-        let result = accumulator.finish()
-        if result.rowsOverGroupLimit > 0 {
-            throw FeatureQueryError(distinct ? "outFields" : "groupByFieldsForStatistics",
-                                    "the query forms more than \(maximumGroups) groups, the most this server computes")
+
+        func finish() throws(FeatureQueryError) -> FeatureStatisticsResult {
+            let result = accumulator.finish()
+            if result.rowsOverGroupLimit > 0 {
+                throw FeatureQueryError(distinct ? "outFields" : "groupByFieldsForStatistics",
+                                        "the query forms more than \(maximumGroups) groups, the most this server computes")
+            }
+            var fields = plan.outputFields(in: schema)
+            if distinct { fields.removeLast(plan.statisticNames.count) }
+            let records = result.records.map { record in
+                record.group.map(\.value) + (distinct ? [] : record.statistics.map(\.value))
+            }
+            return FeatureStatisticsResult(fields: fields, rows: records)
         }
-        var fields = plan.outputFields(in: table.schema)
-        if distinct { fields.removeLast(plan.statisticNames.count) }
-        let records = result.records.map { record in
-            record.group.map(\.value) + (distinct ? [] : record.statistics.map(\.value))
-        }
-        return FeatureStatisticsResult(fields: fields, rows: records)
     }
 
     /// `returnDistinctValues`: the distinct `outFields` combinations, as a

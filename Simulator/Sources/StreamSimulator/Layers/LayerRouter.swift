@@ -56,6 +56,17 @@ enum LayerRouter {
         let layer: SimulatedLayer
         do throws(FeatureQueryError) {
             query = try FeatureQuery(parameters: parameters)
+        } catch {
+            return self.error(error.arcGISError, status: 400)
+        }
+        do {
+            if let result = try await source.answer(query) { return response(result, format: query.format) }
+        } catch let error as FeatureQueryError {
+            return self.error(error.arcGISError, status: 400)
+        } catch {
+            return self.error(ArcGISError(code: 500, message: "Unable to complete operation.", details: [String(describing: error)]), status: 500)
+        }
+        do throws(FeatureQueryError) {
             layer = try await source.layer(answering: query)
         } catch {
             return self.error(error.arcGISError, status: 400)
@@ -76,9 +87,14 @@ enum LayerRouter {
         } catch {
             return self.error(error.arcGISError, status: 400)
         }
+        return response(result, format: query.format)
+    }
+
+    /// A query's answer as the response body, in the format asked for.
+    static func response(_ result: FeatureQueryResult, format: FeatureQuery.Format) -> HTTPServerResponse {
         var contentType = "application/json"
-        if query.format == .geojson, case .features = result { contentType = "application/geo+json" }
-        return HTTPServerResponse(status: 200, contentType: contentType, body: FeatureSetWriter.write(result, format: query.format))
+        if format == .geojson, case .features = result { contentType = "application/geo+json" }
+        return HTTPServerResponse(status: 200, contentType: contentType, body: FeatureSetWriter.write(result, format: format))
     }
 
     /// A query of a polygon layer: the spatial filter tests each row's

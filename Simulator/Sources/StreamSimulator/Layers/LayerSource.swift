@@ -15,6 +15,14 @@ protocol LayerSource: Sendable {
     func currentDescription() async -> LayerDescription
     /// The table to answer `query` from, as of now; throws the query's error when it cannot be answered.
     func layer(answering query: FeatureQuery) async throws(FeatureQueryError) -> SimulatedLayer
+    /// The answer to `query` when the source answers it without a table
+    /// (a layer read from a file, ``StreamedFileLayer``); nil (the default):
+    /// the engine answers on ``layer(answering:)``.
+    func answer(_ query: FeatureQuery) async throws -> FeatureQueryResult?
+}
+
+extension LayerSource {
+    func answer(_ query: FeatureQuery) async throws -> FeatureQueryResult? { nil }
 }
 
 extension SimulatedLayer: LayerSource {

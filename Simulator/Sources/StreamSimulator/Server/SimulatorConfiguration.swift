@@ -44,6 +44,12 @@ public struct SimulatorConfiguration: Sendable {
     public var jobExecutionMilliseconds: Int64?
     /// The layers' `maxRecordCount`: the most features one query answer holds.
     public var maxRecordCount = 2000
+    /// A layer file larger than this many bytes, in a format that streams
+    /// (CSV, Esri JSON lines, GeoJSON sequences, recordings), is served
+    /// without loading it (``StreamedFileLayer``: every query reads the
+    /// file, in bounded memory); smaller files, and one-document formats,
+    /// are loaded whole (`--stream-layers-over BYTES`).
+    public var layerStreamingThreshold = 64 << 20
     /// Whether the layers support `resultOffset`/`resultRecordCount` (false
     /// makes them answer as old servers do, for testing clients' fallbacks).
     public var layerPagination = true

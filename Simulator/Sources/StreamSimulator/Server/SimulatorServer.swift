@@ -4,6 +4,7 @@ import Synchronization
 import EntityStreamTransport
 import EntityStreamModel
 import EntityStreamFeatures
+import EntityStreamFiles
 
 /// An ArcGIS stream-service emulator on one port: for each service,
 /// `GET /arcgis/rest/services/<Name>/StreamServer?f=json` answers a real
@@ -29,7 +30,7 @@ public final class SimulatorServer: Sendable {
 
     final class SharedState: Sendable {
         let services: [String: SimulatedService]
-        let layers: [String: SimulatedLayer]
+        let layers: [String: any LayerSource]
         let hotSpots: [String: SimulatedHotSpotService]
         /// The fleets' latest-per-track archive layers, by layer name.
         let archives: [String: FleetLatestArchive]
@@ -49,7 +50,7 @@ public final class SimulatorServer: Sendable {
         /// request's `Host` header): where `streamUrls` point.
         let webSocketBase = LockedState<String>("")
 
-        init(services: [String: SimulatedService], layers: [String: SimulatedLayer], hotSpots: [String: SimulatedHotSpotService],
+        init(services: [String: SimulatedService], layers: [String: any LayerSource], hotSpots: [String: SimulatedHotSpotService],
              configuration: SimulatorConfiguration) throws(SimulatorError) {
             let serverStart = configuration.clock.now()
             var layers = layers
@@ -132,9 +133,15 @@ public final class SimulatorServer: Sendable {
             services[specification.name] = service
         }
         guard configuration.maxRecordCount >= 1 else { throw SimulatorError("the layers' maxRecordCount must be at least 1") }
-        var layers: [String: SimulatedLayer] = [:]
+        var layers: [String: any LayerSource] = [:]
         for specification in configuration.layers {
             guard layers[specification.name] == nil else { throw SimulatorError("layer '\(specification.name)' is given twice") }
+            if let streamed = try await streamedLayer(specification, configuration: configuration) {
+                layers[specification.name] = streamed
+                configuration.log("layer \(specification.name): \(streamed.index.rows) \(streamed.geometryType == .none ? "rows (a table)" : "features") from \(specification.path) (\(streamed.report.format?.name ?? "?"), read for each query, not held)")
+                for line in streamed.report.summary { configuration.log("layer \(specification.name): \(line)") }
+                continue
+            }
             let layer = try SimulatedLayer.load(specification, maxRecordCount: configuration.maxRecordCount,
                                                 supportsPagination: configuration.layerPagination, statistics: configuration.statisticsEngine)
             layers[specification.name] = layer
@@ -180,6 +187,17 @@ public final class SimulatorServer: Sendable {
         return SimulatorServer(port: server.port, usesTLS: configuration.tls != nil, serviceNames: configuration.services.map(\.name),
                                layerNames: configuration.layers.map(\.name), hotSpotServiceNames: configuration.hotSpotServices.map(\.name),
                                server: server, state: state, rotation: rotation)
+    }
+
+    /// `specification`'s layer read from its file for each query, when the
+    /// file is larger than ``SimulatorConfiguration/layerStreamingThreshold``
+    /// and its format streams; nil: load it whole.
+    static func streamedLayer(_ specification: LayerSpecification, configuration: SimulatorConfiguration) async throws(SimulatorError) -> StreamedFileLayer? {
+        let size: Int
+        do { size = try FeatureFile.size(path: specification.path) } catch { throw SimulatorError("layer \(specification.name): \(error)") }
+        guard size > configuration.layerStreamingThreshold else { return nil }
+        return try await StreamedFileLayer.open(specification, maxRecordCount: configuration.maxRecordCount,
+                                                supportsPagination: configuration.layerPagination, statistics: configuration.statisticsEngine)
     }
 
     /// The REST URL of service `name` (what a client connects to).
