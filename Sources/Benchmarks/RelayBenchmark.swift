@@ -17,6 +17,9 @@ import EntityStreamTransport
 ///   simulator directly give that baseline.
 ///
 /// Each configuration runs `runs` times, in alternating order, and the
+/// medians are reported. With a baseline (`--baseline PATH`, another build's
+/// `entitystream`), each run of this build is paired with one of the
+/// baseline's on the same simulator build, the order alternating, and both
 /// medians are reported.
 enum RelayBenchmark {
     struct Child {
@@ -57,8 +60,13 @@ enum RelayBenchmark {
     }
 
     static func start(_ program: String, _ arguments: [String], ready: String? = nil) throws -> Child {
+        try start(executable: ProcessBenchmarks.binaries.appendingPathComponent(program), arguments, ready: ready)
+    }
+
+    static func start(executable: URL, _ arguments: [String], ready: String? = nil) throws -> Child {
+        let program = executable.lastPathComponent
         let process = Process()
-        process.executableURL = ProcessBenchmarks.binaries.appendingPathComponent(program)
+        process.executableURL = executable
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
@@ -106,14 +114,16 @@ enum RelayBenchmark {
     static let path = "/arcgis/ws/services/SandyVehicles/StreamServer/subscribe"
 
     /// One run: a simulator with `simulatorArguments`, the relay (or none: the clients on the simulator), `clients` readers.
-    static func measure(clients: Int, simulatorArguments: [String], throughRelay: Bool, latency: Bool,
+    /// `relay`: the `entitystream` to serve with (nil: the clients read the simulator directly).
+    static func measure(clients: Int, simulatorArguments: [String], relay relayExecutable: URL?, latency: Bool,
                         warmup: Double, window: Double) async throws -> Measure {
         let simulator = try start("stream-simulator", ["--port", "0", "--no-related", "--no-archive"] + simulatorArguments)
         defer { simulator.stop() }
         var relay: Child?
         defer { relay?.stop() }
-        if throughRelay {
-            relay = try start("entitystream", ["serve", "http://127.0.0.1:\(simulator.port)/arcgis/rest/services/SandyVehicles/StreamServer",
+        let throughRelay = relayExecutable != nil
+        if let relayExecutable {
+            relay = try start(executable: relayExecutable, ["serve", "http://127.0.0.1:\(simulator.port)/arcgis/rest/services/SandyVehicles/StreamServer",
                                                "--port", "0", "--events", "status,error", "--max-clients", "1000"], ready: "described its stream")
         }
         let port = relay?.port ?? simulator.port
@@ -157,40 +167,78 @@ enum RelayBenchmark {
         return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
 
-    static func run(runs: Int, clientCounts: [Int] = [1, 10, 100], window: Double = 5) async throws -> [String] {
+    /// What to measure: `burst`, `paced` (10,000 observations/s through the relay), `direct` (the same on the simulator).
+    enum Mode: String, CaseIterable { case burst, paced, direct }
+
+    static func run(runs: Int, clientCounts: [Int] = [1, 10, 100], window: Double = 5, modes: Set<Mode> = Set(Mode.allCases),
+                    baseline: URL? = nil) async throws -> [String] {
         var lines: [String] = []
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
-        lines.append("relay: machine load average \(load) at the start; \(runs) runs per configuration, alternating, medians")
-        var burst: [Int: [Measure]] = [:]
-        var paced: [Int: [Measure]] = [:]
+        lines.append("relay: machine load average \(load) at the start; \(runs) runs per configuration, alternating, medians"
+                     + (baseline.map { "; paired with the baseline \($0.path)" } ?? ""))
+        let current = ProcessBenchmarks.binaries.appendingPathComponent("entitystream")
+        // The builds compared: this one, then the baseline's (each run of one is paired with one of the other).
+        let builds = [("", current)] + (baseline.map { [("baseline ", $0)] } ?? [])
+        var burst: [String: [Int: [Measure]]] = [:]
+        var paced: [String: [Int: [Measure]]] = [:]
         var direct: [Measure] = []
         for round in 0..<runs {
             let order = round % 2 == 0 ? clientCounts : clientCounts.reversed()
-            for clients in order {
-                burst[clients, default: []].append(try await measure(clients: clients, simulatorArguments: ["--fleet", "100", "--burst"],
-                                                                     throughRelay: true, latency: false, warmup: 1, window: window))
+            let pairs = round % 2 == 0 ? builds : builds.reversed()
+            if modes.contains(.burst) {
+                for clients in order {
+                    for (label, relay) in pairs {
+                        burst[label, default: [:]][clients, default: []].append(
+                            try await measure(clients: clients, simulatorArguments: ["--fleet", "100", "--burst"], relay: relay,
+                                              latency: false, warmup: 1, window: window))
+                    }
+                }
             }
-            for clients in order {
-                paced[clients, default: []].append(try await measure(clients: clients, simulatorArguments: ["--fleet", "100", "--rate", "100"],
-                                                                     throughRelay: true, latency: true, warmup: 2, window: window))
+            if modes.contains(.paced) {
+                for clients in order {
+                    for (label, relay) in pairs {
+                        paced[label, default: [:]][clients, default: []].append(
+                            try await measure(clients: clients, simulatorArguments: ["--fleet", "100", "--rate", "100"], relay: relay,
+                                              latency: true, warmup: 2, window: window))
+                    }
+                }
             }
-            direct.append(try await measure(clients: 1, simulatorArguments: ["--fleet", "100", "--rate", "100"], throughRelay: false,
-                                            latency: true, warmup: 2, window: window))
+            if modes.contains(.direct) {
+                direct.append(try await measure(clients: 1, simulatorArguments: ["--fleet", "100", "--rate", "100"], relay: nil,
+                                                latency: true, warmup: 2, window: window))
+            }
         }
-        for clients in clientCounts {
-            let runs = burst[clients] ?? []
-            lines.append(String(format: "relay burst, %d client%@: %.0f messages/s delivered in total (upstream %.0f observations/s), %.3f µs relay CPU per delivered message, peak RSS %.1f MB, %.1f %% dropped by policy",
-                                clients, clients == 1 ? "" : "s", median(runs.map(\.delivered)), median(runs.map(\.upstream)),
-                                median(runs.map(\.cpuPerMessage)) * 1e6, median(runs.map(\.peakMB)), median(runs.map(\.droppedShare)) * 100))
+        for (label, _) in builds {
+            for clients in clientCounts {
+                guard let runs = burst[label]?[clients] else { continue }
+                lines.append(String(format: "%@relay burst, %d client%@: %.0f messages/s delivered in total (upstream %.0f observations/s), %.3f µs relay CPU per delivered message, peak RSS %.1f MB, %.1f %% dropped by policy",
+                                    label, clients, clients == 1 ? "" : "s", median(runs.map(\.delivered)), median(runs.map(\.upstream)),
+                                    median(runs.map(\.cpuPerMessage)) * 1e6, median(runs.map(\.peakMB)), median(runs.map(\.droppedShare)) * 100)
+                             + values(runs))
+            }
         }
-        for clients in clientCounts {
-            let runs = paced[clients] ?? []
-            lines.append(String(format: "relay at 10,000 observations/s, %d client%@: latency median %.2f ms, p99 %.2f ms; %.0f messages/s delivered, %.3f µs relay CPU per delivered message, peak RSS %.1f MB, %.2f %% dropped",
-                                clients, clients == 1 ? "" : "s", median(runs.map(\.p50)), median(runs.map(\.p99)), median(runs.map(\.delivered)),
-                                median(runs.map(\.cpuPerMessage)) * 1e6, median(runs.map(\.peakMB)), median(runs.map(\.droppedShare)) * 100))
+        for (label, _) in builds {
+            for clients in clientCounts {
+                guard let runs = paced[label]?[clients] else { continue }
+                lines.append(String(format: "%@relay at 10,000 observations/s, %d client%@: latency median %.2f ms, p99 %.2f ms; %.0f messages/s delivered, %.3f µs relay CPU per delivered message, peak RSS %.1f MB, %.2f %% dropped",
+                                    label, clients, clients == 1 ? "" : "s", median(runs.map(\.p50)), median(runs.map(\.p99)), median(runs.map(\.delivered)),
+                                    median(runs.map(\.cpuPerMessage)) * 1e6, median(runs.map(\.peakMB)), median(runs.map(\.droppedShare)) * 100)
+                             + values(runs))
+            }
         }
-        lines.append(String(format: "baseline, the same client on the simulator directly at 10,000 observations/s: latency median %.2f ms, p99 %.2f ms",
-                            median(direct.map(\.p50)), median(direct.map(\.p99))))
+        if !direct.isEmpty {
+            lines.append(String(format: "baseline, the same client on the simulator directly at 10,000 observations/s: latency median %.2f ms, p99 %.2f ms",
+                                median(direct.map(\.p50)), median(direct.map(\.p99))))
+        }
         return lines
+    }
+
+    /// Every run's figures, when there were several: delivered/s, relay CPU per message, p99 (when measured) and peak RSS.
+    private static func values(_ runs: [Measure]) -> String {
+        guard runs.count > 1 else { return "" }
+        return " [runs: " + runs.map { run in
+            String(format: "%.0f/s %.3f µs", run.delivered, run.cpuPerMessage * 1e6) + (run.p99 > 0 ? String(format: " p99 %.2f ms", run.p99) : "")
+                + String(format: " %.1f MB", run.peakMB)
+        }.joined(separator: "; ") + "]"
     }
 }

@@ -33,7 +33,9 @@ Benchmarks (default all):
                  --format jsonl: the same rows as Esri JSON lines, DuckDB's read_json_auto)
   jetstream      publishing and consuming the AIS recording through nats-server (nats-py peer)
   relay          the fleet through entitystream serve to 1, 10 and 100 WebSocket clients: bursts and
-                 10,000 observations/s (latency); --runs N (default 3), --window S (default 5)
+                 10,000 observations/s (latency); --runs N (default 3), --window S (default 5),
+                 --clients N,N,… (default 1,10,100), --modes burst,paced,direct (default all),
+                 --baseline PATH (another build's entitystream, paired with this one run by run)
   soak           make soak: the demo and a looped replay, RSS sampled; exit status 1 when memory
                  grew once the store was full (--seconds N, default 60)
 
@@ -159,7 +161,14 @@ do {
             skip("compare")
         }
     case "relay":
-        for line in try await RelayBenchmark.run(runs: option("--runs", default: 3), window: Double(option("--window", default: 5))) { report(line) }
+        let modes = try stringOption("--modes", default: "burst,paced,direct").split(separator: ",").map { name in
+            guard let mode = RelayBenchmark.Mode(rawValue: String(name)) else { throw BenchmarkError("--modes: '\(name)' is not burst, paced or direct") }
+            return mode
+        }
+        let clientCounts = stringOption("--clients", default: "1,10,100").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+        let baseline = arguments.contains("--baseline") ? URL(fileURLWithPath: stringOption("--baseline", default: "")) : nil
+        for line in try await RelayBenchmark.run(runs: option("--runs", default: 3), clientCounts: clientCounts.isEmpty ? [1, 10, 100] : clientCounts,
+                                                 window: Double(option("--window", default: 5)), modes: Set(modes), baseline: baseline) { report(line) }
     case "stages":
         if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
     case "identify":

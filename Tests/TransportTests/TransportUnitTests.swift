@@ -41,15 +41,16 @@ struct ServerOutboundQueueTests {
         Array(text.utf8).withUnsafeBytes { queue.append(text: $0, fragmentSize: nil) }
     }
 
-    /// Queued messages come out as framed bytes, in order, one chunk per write.
-    @Test func framesMessagesIntoChunks() throws {
+    /// Queued messages come out as framed bytes, in order, in one write.
+    @Test func framesMessagesIntoOneWrite() throws {
         var queue = ServerOutboundQueue()
         enqueue(&queue, "a")
         enqueue(&queue, "bc")
         #expect(queue.queuedBytes == 3 + 4)
-        let taken = queue.takeChunk()
-        let chunk = try #require(taken)
-        #expect(Array(chunk.bytes[chunk.start...]) == [0x81, 1, 0x61, 0x81, 2, 0x62, 0x63])
+        let taken = queue.takeWrite()
+        let write = try #require(taken)
+        #expect(write.joined == [0x81, 1, 0x61, 0x81, 2, 0x62, 0x63])
+        #expect(write.messageCount == 2)
         #expect(queue.isEmpty)
         #expect(queue.queuedBytes == 0)
     }
@@ -60,10 +61,10 @@ struct ServerOutboundQueueTests {
         for index in 0..<10 { enqueue(&queue, "m\(index)") }
         queue.dropOldest(toFit: 4 * 4)
         #expect(queue.droppedMessages == 6)
-        let taken = queue.takeChunk()
-        let chunk = try #require(taken)
-        let payloads = stride(from: chunk.start, to: chunk.bytes.count, by: 4).map {
-            String(decoding: chunk.bytes[($0 + 2)..<($0 + 4)], as: UTF8.self)
+        let taken = queue.takeWrite()
+        let bytes = try #require(taken).joined
+        let payloads = stride(from: 0, to: bytes.count, by: 4).map {
+            String(decoding: bytes[($0 + 2)..<($0 + 4)], as: UTF8.self)
         }
         #expect(payloads == ["m6", "m7", "m8", "m9"])
     }

@@ -1,8 +1,11 @@
 /// Text messages framed once as a server sends them (unmasked frames, RFC
 /// 6455 §5.2), ready to be queued to any number of clients with
 /// ``ServerWebSocket/trySend(_:)``: a broadcast serializes and frames each
-/// message once, and each client's queue takes the whole batch with one
-/// copy under one lock. A value type; reuse one with ``removeAll()``.
+/// message once, and every client's queue holds the same bytes (it shares
+/// the buffers, under one lock, without copying them) until it has sent or
+/// dropped them. A value type; reuse one with ``removeAll()`` and hand
+/// queues a ``compacted()`` copy, so that what they hold is no larger than
+/// the messages.
 public struct FramedTextMessages: Sendable {
     /// The frames, back to back.
     public private(set) var bytes: [UInt8] = []
@@ -28,6 +31,18 @@ public struct FramedTextMessages: Sendable {
     /// Frames `payload` (UTF-8 text, not validated) as one message.
     public mutating func append(_ payload: [UInt8]) {
         payload.withUnsafeBytes { append($0) }
+    }
+
+    /// A copy whose buffers are exactly as large as its messages.
+    public func compacted() -> FramedTextMessages {
+        var copy = FramedTextMessages()
+        copy.bytes = [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
+        copy.ends = [Int](unsafeUninitializedCapacity: ends.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: ends)
+        }
+        return copy
     }
 
     /// Forgets every message, keeping the buffers' capacity.

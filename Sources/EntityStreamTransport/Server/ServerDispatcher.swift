@@ -30,6 +30,21 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
     func webSocket(_ id: Int) -> ServerWebSocketSession? { socketsByID[id] }
     func markDirty(_ session: ServerWebSocketSession) { dirty.append(session) }
 
+    /// The service thread's buffer for writes made of several pieces (one for every client: it is
+    /// used by one write at a time, and libwebsockets copies what a socket does not take at once).
+    private var gathered: [UInt8] = []
+
+    /// Calls `body` with `write`'s bytes in one piece of memory: its only
+    /// piece as it is, or its pieces copied one after another.
+    func withContiguousBytes<R>(of write: ServerOutboundQueue.Write, _ body: (UnsafePointer<UInt8>, Int) -> R) -> R {
+        if write.pieces.count == 1, let piece = write.pieces.first {
+            return piece.bytes.withUnsafeBufferPointer { body($0.baseAddress! + piece.range.lowerBound, piece.range.count) }
+        }
+        gathered.removeAll(keepingCapacity: true)
+        for piece in write.pieces { gathered.append(contentsOf: piece.bytes[piece.range]) }
+        return gathered.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+    }
+
 
     func callback(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
                   input: UnsafeMutableRawPointer?, length: Int) -> Int32 {

@@ -75,8 +75,9 @@ public final class ServerWebSocket: Sendable {
     /// nothing when the queue is full (``FramedSendOutcome/full``); under
     /// ``SlowClientPolicy/disconnect`` nothing when the batch would overflow
     /// it: the queued messages are dropped (counted) and the client is
-    /// closed with 1008. One lock and one copy per run of messages, so a
-    /// broadcast to many clients never waits for any of them.
+    /// closed with 1008. One lock and no copy (the queue shares the batch's
+    /// buffers), so a broadcast to many clients never waits for any of them
+    /// and holds its bytes once, however many clients it goes to.
     public func trySend(_ messages: FramedTextMessages) -> FramedSendOutcome {
         guard !messages.isEmpty else { return .queued }
         let configuration = session.configuration

@@ -71,14 +71,15 @@ final class ServerWebSocketSession: @unchecked Sendable {
         core.peerInitiatedClose(input: input, length: length)
     }
 
-    /// SERVER_WRITEABLE: one `lws_write` with the oldest chunk, or the close.
+    /// SERVER_WRITEABLE: one `lws_write` with the oldest queued messages (up
+    /// to 64 KiB), or the close.
     func writeNext(wsi: OpaquePointer) -> Int32 {
-        enum Action { case write(ServerOutboundQueue.Chunk, more: Bool), close(UInt16, String), abort, nothing }
+        enum Action { case write(ServerOutboundQueue.Write, more: Bool), close(UInt16, String), abort, nothing }
         var waiters: [CheckedContinuation<Void, Never>] = []
         var flushed: [CheckedContinuation<Void, Never>] = []
         let action = shared.withLock { state -> Action in
             if state.abortRequested { return .abort }
-            if let chunk = state.queue.takeChunk() {
+            if let write = state.queue.takeWrite() {
                 let more = !state.queue.isEmpty || state.closeRequest != nil
                 if !more { state.writeRequested = false }
                 if state.queue.queuedBytes < configuration.outboundQueueLimit {
@@ -89,7 +90,7 @@ final class ServerWebSocketSession: @unchecked Sendable {
                     flushed = state.flushWaiters
                     state.flushWaiters = []
                 }
-                return .write(chunk, more: more)
+                return .write(write, more: more)
             }
             if let close = state.closeRequest {
                 state.closeRequest = nil
@@ -101,10 +102,12 @@ final class ServerWebSocketSession: @unchecked Sendable {
         }
         for waiter in waiters { waiter.resume() }
         switch action {
-        case .write(var chunk, let more):
-            let length = chunk.bytes.count - chunk.start
-            let written = chunk.bytes.withUnsafeMutableBufferPointer { pointer in
-                lws_write(wsi, pointer.baseAddress! + chunk.start, length, LWS_WRITE_HTTP)
+        case .write(let write, let more):
+            let written = dispatcher.withContiguousBytes(of: write) { pointer, count in
+                // LWS_WRITE_HTTP: libwebsockets sends these bytes as they are (they are framed already) and
+                // neither writes before them nor into them, so a buffer shared with other clients is safe
+                // to hand it; what the socket does not take at once it copies into its own buffer.
+                lws_write(wsi, UnsafeMutablePointer(mutating: pointer), count, LWS_WRITE_HTTP)
             }
             for waiter in flushed { waiter.resume() }
             if written < 0 { return -1 }

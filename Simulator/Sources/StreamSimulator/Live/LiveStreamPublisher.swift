@@ -11,7 +11,7 @@ import EntityStreamModel
 /// version of the service (``LiveServiceInfo``), and the batch is filtered,
 /// written as Esri JSON features (one per message, as ArcGIS stream services
 /// send them) and framed once per group; each member's bounded queue then
-/// takes the framed batch with one copy (``ServerWebSocket/trySend(_:)``).
+/// holds that framed batch, shared, not copied (``ServerWebSocket/trySend(_:)``).
 /// A filter that no longer compiles (the service's schema changed under it)
 /// closes its subscribers with 4400. Not thread-safe: one task owns a
 /// publisher.
@@ -67,8 +67,10 @@ public struct LiveStreamPublisher {
                 writer.withUnsafeBytes { framed.append($0) }
                 admitted += 1
             }
+            // The members' queues share this copy (exactly as large as the batch) until they have sent it.
+            let batch = framed.compacted()
             for member in members {
-                if member.offer(framed, admitted: admitted) == .disconnected {
+                if member.offer(batch, admitted: admitted) == .disconnected {
                     log("\(stream.name): subscriber \(member.session.id) fell behind; closed with 1008 (its queue was full)")
                 } else if !behind, member.isDrainingBehind(halfLimit: halfQueue) {
                     behind = true
