@@ -41,12 +41,15 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
         /// Tests that spawn child processes or open sockets.
         case io
 
-        /// How many tests of the lane run at once. Two cores do not compute
-        /// faster with more; the width above the core count lets tests that
-        /// await events overlap with tests that compute.
+        /// How many tests of the lane run at once. Compute tests run on
+        /// threads of their own, one per slot, so their width is the core
+        /// count (2 to 4): more would not compute faster, and would take the
+        /// cores from the processes and servers the I/O tests drive in real
+        /// time. I/O tests mostly wait for events; 3 overlap those waits
+        /// without piling up children on a loaded machine.
         public var width: Int {
             switch self {
-            case .compute: 4
+            case .compute: BoundedTest.computeWidth
             case .io: 3
             }
         }
@@ -70,8 +73,10 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
         }
     }
 
+    /// The compute lane's width: the core count, at least 2 and at most 4.
+    static let computeWidth = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     /// The compute lane's threads (see ``Lane/executor``).
-    static let computeExecutor = AnalysisExecutor(threads: Lane.compute.width)
+    static let computeExecutor = AnalysisExecutor(threads: computeWidth)
 
     /// The lane the tests wait in.
     public let lane: Lane
