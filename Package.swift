@@ -92,39 +92,61 @@ let package = Package(
         .target(name: "EntityStreamTestSupport", dependencies: [
             "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamModel", "EntityStreamTransport", "EntityStreamLocking",
         ]),
-        .testTarget(name: "ProjectionTests", dependencies: ["EntityStreamProjection", "EntityStreamModel", "EntityStreamTestSupport"]),
-        .testTarget(name: "RasterTests", dependencies: ["EntityStreamRaster", "EntityStreamModel", "EntityStreamTestSupport", "EntityStreamProjection"]),
+        .testTarget(name: "EntityStreamModelTests", dependencies: [
+            "EntityStreamCore", "EntityStreamModel", "EntityStreamWhere", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamWhereTests", dependencies: [
+            "EntityStreamCore", "EntityStreamModel", "EntityStreamWhere", "EntityStreamTestSupport",
+        ]),
         .testTarget(name: "EntityStreamCoreTests", dependencies: [
-            "EntityStreamCore", "EntityStreamModel", "EntityStreamWhere", "EntityStreamFeatures", "EntityStreamFiles",
-            "EntityStreamTestSupport", "EntityStreamProjection",
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamModel", "EntityStreamProjection",
+            "EntityStreamWhere", "EntityStreamTestSupport",
         ]),
-        .testTarget(name: "StatisticsTests", dependencies: [
-            "EntityStreamStatistics", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
+        .testTarget(name: "EntityStreamFeaturesTests", dependencies: [
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamModel", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamFilesTests", dependencies: [
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamModel", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamTransportTests", dependencies: [
+            "EntityStreamLocking", "EntityStreamTransport", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamProjectionTests", dependencies: [
+            "EntityStreamModel", "EntityStreamProjection", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamRasterTests", dependencies: [
+            "EntityStreamModel", "EntityStreamProjection", "EntityStreamRaster", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamStatisticsTests", dependencies: [
+            "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamModel", "EntityStreamStatistics", "EntityStreamWhere",
             "EntityStreamTestSupport",
         ]),
-        .testTarget(name: "TransportTests", dependencies: ["EntityStreamTransport", "EntityStreamLocking", "EntityStreamTestSupport"]),
-        .testTarget(name: "StreamSimulatorTests", dependencies: [
-            "StreamSimulator", "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
-            "EntityStreamWhere", "EntityStreamModel", "EntityStreamTransport", "EntityStreamTestSupport", "EntityStreamLocking",
-            "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamProjection",
-        ]),
-        .testTarget(name: "CommandLineTests", dependencies: [
-            "EntityStreamCLI", "StreamSimulatorCLI", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamModel",
-            "EntityStreamTestSupport", "EntityStreamRaster", "EntityStreamProjection", "EntityStreamTransport",
-        ]),
-        .testTarget(name: "HotSpotsTests", dependencies: [
-            "EntityStreamHotSpots", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
-            "EntityStreamTestSupport", "EntityStreamProjection",
-        ]),
-        .testTarget(name: "JetStreamTests", dependencies: [
-            "EntityStreamJetStream", "EntityStream", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamModel", "EntityStreamStatistics",
-            "EntityStreamTestSupport",
+        .testTarget(name: "EntityStreamHotSpotsTests", dependencies: [
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamHotSpots", "EntityStreamModel",
+            "EntityStreamProjection", "EntityStreamWhere", "EntityStreamTestSupport",
         ]),
         .testTarget(name: "EntityStreamTests", dependencies: [
-            "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere",
-            "EntityStreamModel", "EntityStreamTransport", "EntityStreamTestSupport", "EntityStreamStatistics", "EntityStreamHotSpots",
-            "EntityStreamRaster", "EntityStreamLocking",
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
+            "EntityStreamHotSpots", "EntityStreamLocking", "EntityStreamModel", "EntityStreamTransport", "EntityStreamWhere",
+            "EntityStreamTestSupport",
         ], exclude: ["Fixtures"]),
+        .testTarget(name: "EntityStreamAnalysesTests", dependencies: [
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
+            "EntityStreamHotSpots", "EntityStreamModel", "EntityStreamRaster", "EntityStreamStatistics", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamJetStreamTests", dependencies: [
+            "EntityStreamCore", "EntityStreamFeatures", "EntityStreamJetStream", "EntityStreamModel", "EntityStreamStatistics",
+            "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "StreamSimulatorTests", dependencies: [
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
+            "EntityStreamHotSpots", "EntityStreamLocking", "EntityStreamModel", "EntityStreamProjection", "EntityStreamStatistics",
+            "EntityStreamTransport", "EntityStreamWhere", "StreamSimulator", "EntityStreamTestSupport",
+        ]),
+        .testTarget(name: "EntityStreamCLITests", dependencies: [
+            "EntityStreamCLI", "EntityStreamCommandLine", "EntityStreamCore", "EntityStreamModel", "EntityStreamProjection",
+            "EntityStreamRaster", "EntityStreamTransport", "StreamSimulatorCLI", "EntityStreamTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import EntityStream
 import Foundation
 import Testing
 
@@ -24,6 +25,14 @@ import Testing
 ///
 /// When a test exceeds its limit, the trait records an issue naming the limit
 /// and how long the test had waited for its slot, then cancels the test.
+///
+/// Compute tests run on threads of their own (``Lane/executor``), not on
+/// Swift's cooperative pool: that pool has one thread per core, and two
+/// compute tests each running a synchronous loop for seconds held both, so
+/// that every test awaiting an event (an HTTP answer, a job's status) waited
+/// behind them and its own timeouts measured that queue. With the compute
+/// lane on its threads, the kernel shares the cores between them and the
+/// pool, and the pool stays free for the tests that wait.
 public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
     /// A queue of tests that share the machine with a bounded width.
     public enum Lane: Sendable {
@@ -32,12 +41,15 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
         /// Tests that spawn child processes or open sockets.
         case io
 
-        /// How many tests of the lane run at once. Two cores do not compute
-        /// faster with more; the width above the core count lets tests that
-        /// await events overlap with tests that compute.
+        /// How many tests of the lane run at once. Compute tests run on
+        /// threads of their own, one per slot, so their width is the core
+        /// count (2 to 4): more would not compute faster, and would take the
+        /// cores from the processes and servers the I/O tests drive in real
+        /// time. I/O tests mostly wait for events; 3 overlap those waits
+        /// without piling up children on a loaded machine.
         public var width: Int {
             switch self {
-            case .compute: 4
+            case .compute: BoundedTest.computeWidth
             case .io: 3
             }
         }
@@ -48,7 +60,23 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
             case .io: TestGate.io
             }
         }
+
+        /// Where the lane's test bodies run: the compute lane on threads of
+        /// its own, one per slot (an ``AnalysisExecutor``, dedicated threads at
+        /// the process's priority); the I/O lane on the cooperative pool, whose
+        /// tests mostly await events.
+        public var executor: (any TaskExecutor)? {
+            switch self {
+            case .compute: BoundedTest.computeExecutor
+            case .io: nil
+            }
+        }
     }
+
+    /// The compute lane's width: the core count, at least 2 and at most 4.
+    static let computeWidth = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// The compute lane's threads (see ``Lane/executor``).
+    static let computeExecutor = AnalysisExecutor(threads: computeWidth)
 
     /// The lane the tests wait in.
     public let lane: Lane
@@ -83,7 +111,9 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
                 }
             }
             try await Self.$isInsideBoundedTest.withValue(true) {
-                try await Self.run(function, within: limit, clock: clock, waited: waited, test: "\(test.id)")
+                try await withTaskExecutorPreference(lane.executor) {
+                    try await Self.run(function, within: limit, clock: clock, waited: waited, test: "\(test.id)")
+                }
             }
         }
     }
@@ -114,7 +144,8 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
                     try await body()
                     return false
                 }
-                group.addTask {
+                // On the pool, not the lane's threads: a body that blocks every one of them is still timed.
+                group.addTask(executorPreference: globalConcurrentExecutor) {
                     try await clock.sleep(for: limit)
                     return true
                 }

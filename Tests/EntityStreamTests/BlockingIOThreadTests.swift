@@ -44,7 +44,7 @@ struct BlockingIOThreadTests {
         }
         // The pool is free: a burst of small tasks completes while all three writers are stuck.
         let sum = await withTaskGroup(of: Int.self) { group in
-            for value in 0..<100 { group.addTask { await Task.yield(); return value } }
+            for value in 0..<100 { group.addTask(executorPreference: globalConcurrentExecutor) { await Task.yield(); return value } }
             return await group.reduce(0, +)
         }
         #expect(sum == 4_950)

@@ -51,16 +51,16 @@ struct StoreMemoryTests {
     /// What the store's state keeps beside its observations (arrival
     /// entries, history records) stays proportional to what it holds while
     /// count purging runs for a long time, with or without an age limit:
-    /// 400 tracks reporting about every 300 ms for a simulated 10 minutes at a 5,000 cap.
+    /// 200 tracks reporting about every 300 ms for a simulated 10 minutes at a 2,500 cap.
     @Test(arguments: [0.0, 300.0]) func stateFootprintIsBoundedByTheCap(maximumDuration: Double) {
-        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: maximumDuration, maximumObservations: 5_000))
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: maximumDuration, maximumObservations: 2_500))
         var events: [StoreEvent] = []
-        let names = (0..<400).map { "TRUCK \($0)" }
+        let names = (0..<200).map { "TRUCK \($0)" }
         var now: Int64 = 0
         var largest = store.footprint
         for second in 0..<600 where second % 3 == 0 {
             for tick in 0..<10 {
-                for track in stride(from: tick % 2, to: 400, by: 2) {
+                for track in stride(from: tick % 2, to: 200, by: 2) {
                     events.removeAll(keepingCapacity: true)
                     store.ingest(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string(names[track]), .double(1)], receivedAt: now),
                                  now: now, into: &events)
@@ -72,11 +72,11 @@ struct StoreMemoryTests {
             largest.arrivalCapacity = max(largest.arrivalCapacity, footprint.arrivalCapacity)
             largest.retainedRecords = max(largest.retainedRecords, footprint.retainedRecords)
         }
-        #expect(store.observationCount == 5_000)
-        #expect(largest.arrivalEntries <= 5_000)
-        #expect(largest.arrivalCapacity <= 4 * 5_000)
+        #expect(store.observationCount == 2_500)
+        #expect(largest.arrivalEntries <= 2_500)
+        #expect(largest.arrivalCapacity <= 4 * 2_500)
         // A chunk holds at most 128 records of a track: at most one partly purged and one partly filled per track.
-        #expect(largest.retainedRecords <= 5_000 + 2 * 128 * 400)
+        #expect(largest.retainedRecords <= 2_500 + 2 * 128 * 200)
     }
 
     /// A store of 20,000 tracks holding one observation each allocates history words for about
@@ -98,16 +98,16 @@ struct StoreMemoryTests {
         #expect(store.storeBytes <= 20_000 * 700, "\(store.storeBytes) bytes")
     }
 
-    /// Memory is flat once the store is full: 2,000 tracks reporting round robin under a cap of
-    /// 10,000 observations (five per track) for 600 rounds (each track starting a new chunk every
+    /// Memory is flat once the store is full: 500 tracks reporting round robin under a cap of
+    /// 2,500 observations (five per track) for 600 rounds (each track starting a new chunk every
     /// 128) allocate no more history words in the last 300 rounds than in the 300 after the store
     /// filled, and at most four times the live records' words (each track's chunk used to keep its
     /// purged records until 128 had been appended, touching new pages as it went: 158 → 186 MB for
     /// `demo --vehicles 20000 --rate 5` after its store was full).
     @Test func memoryIsFlatOnceTheStoreIsFull() {
-        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 10_000))
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 2_500))
         var events: [StoreEvent] = []
-        let names = (0..<2_000).map { "TRUCK \($0)" }
+        let names = (0..<500).map { "TRUCK \($0)" }
         let stride = 4 + 2
         var wordsWhenFull = 0
         var largest = 0
@@ -123,12 +123,12 @@ struct StoreMemoryTests {
             if round >= 5 && round < 300 { wordsWhenFull = max(wordsWhenFull, words) }
             if round >= 300 { largest = max(largest, words) }
         }
-        #expect(store.observationCount == 10_000)
+        #expect(store.observationCount == 2_500)
         #expect(largest <= wordsWhenFull, "at most \(wordsWhenFull) words after the store filled, \(largest) later")
-        #expect(largest <= 4 * 10_000 * stride, "\(largest) words for 10,000 live records of \(stride) words")
+        #expect(largest <= 4 * 2_500 * stride, "\(largest) words for 2,500 live records of \(stride) words")
         // Each track started a new chunk every 128 observations (four times): the emptied ones
         // leave its array, which keeps one or two (they stayed until 16 had piled up).
-        #expect(store.footprint.chunks <= 2 * 2_000, "\(store.footprint.chunks) chunks kept for 2,000 tracks")
+        #expect(store.footprint.chunks <= 2 * 500, "\(store.footprint.chunks) chunks kept for 500 tracks")
     }
 
     /// The byte budget purges the oldest observations first, with their own reason, until the store
