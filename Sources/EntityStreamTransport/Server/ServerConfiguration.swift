@@ -31,6 +31,16 @@ public struct ServerConfiguration: Sendable {
     public var customRequestHeaders: [String] = []
     /// Largest POST body accepted (413 beyond it).
     public var maximumRequestBodySize = 16 * 1024 * 1024
+    /// Seconds a client may take to send a request's headers and body, and
+    /// may hold an idle connection before its first request (at most 10 s).
+    public var networkTimeoutSeconds = 20
+    /// Seconds one answer may take, from the request handed to
+    /// ``httpResponder`` to its last byte written, before the connection is
+    /// closed. libwebsockets puts ``networkTimeoutSeconds`` on a request
+    /// before handing it over; this replaces it, so that a query streaming a
+    /// large file is not cut off. 600 s is ArcGIS Server's default longest
+    /// time a client may use a service.
+    public var responseTimeLimitSeconds = 600
 
     public init() {}
 }

@@ -63,7 +63,7 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             guard let exchange = exchanges[wsi] else { return -1 }
-            if !exchange.bodyTooLarge { runResponder(exchange) }
+            if !exchange.bodyTooLarge { runResponder(exchange, wsi: wsi) }
             return 0
 
         case LWS_CALLBACK_HTTP_WRITEABLE:
@@ -122,11 +122,13 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
         forgetExchange(wsi)
         exchanges[wsi] = exchange
         exchangesByID[exchange.id] = (wsi, exchange)
-        if !isPost { runResponder(exchange) }
+        if !isPost { runResponder(exchange, wsi: wsi) }
         return 0
     }
 
-    private func runResponder(_ exchange: ServerHTTPExchange) {
+    private func runResponder(_ exchange: ServerHTTPExchange, wsi: OpaquePointer) {
+        // libwebsockets timed the request with its network timeout; the answer gets its own limit.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(clamping: configuration.responseTimeLimitSeconds))
         let responder = configuration.httpResponder
         let request = exchange.request
         let id = exchange.id

@@ -54,7 +54,8 @@ public final class TransportServer: Sendable {
             // every interface): an IPv4 address gets an IPv4-only context.
             info.iface = listenAddress.address.map { keep($0) }
             info.fd_limit_per_thread = 4096
-            info.timeout_secs = 20
+            info.timeout_secs = UInt32(clamping: configuration.networkTimeoutSeconds)
+            info.timeout_secs_ah_idle = UInt32(clamping: min(10, configuration.networkTimeoutSeconds))
             info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
             if listenAddress.family == .ipv4 { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
             if let tls = configuration.tls {
