@@ -154,9 +154,12 @@ public final class CSVFileScan: @unchecked Sendable {
                                         workers: Int = 2,
                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                         consume: (Partial) async throws -> Void) async throws -> Outcome {
-        let setup = try prepare(neededFields: neededFields, filter: filter, readsGeometry: readsGeometry)
-        let layout = self.layout
         let numbersObjectIDs = layout.plan.assignsObjectIDs
+        // A filter that tests assigned object ids runs once they are numbered, on the chunk's table.
+        let late = numbersObjectIDs && filter?.fieldIndices.contains(layout.plan.objectIDFieldIndex) == true ? filter : nil
+        let setup = try prepare(neededFields: late == nil ? neededFields : neededFields?.union(late!.fieldIndices),
+                                filter: late == nil ? filter : nil, readsGeometry: readsGeometry || late?.readsGeometry == true)
+        let layout = self.layout, path = self.path
         let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             try chunk.bytes.withUnsafeBufferPointer { bytes throws -> ChunkOutcome<Partial> in
@@ -173,6 +176,13 @@ public final class CSVFileScan: @unchecked Sendable {
                 if numbersObjectIDs {
                     guard let base = context.recordBase(records: parsed.records) else { throw CancellationError() }
                     parsed.builder.numberAssignedObjectIDs(after: Int64(base), positions: parsed.positions)
+                    if let late {
+                        let table: FeatureTable
+                        do throws(FeatureTableError) {
+                            table = try parsed.builder.build().rows(passing: late, idsAfter: Int64(base), into: setup.empty)
+                        } catch { throw FeatureLoadError(file: path, error.description) }
+                        return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: parsed.records)
+                    }
                 }
                 let table = parsed.builder.build()
                 return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: parsed.records)

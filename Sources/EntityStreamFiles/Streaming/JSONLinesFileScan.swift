@@ -310,7 +310,12 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 guard let base = context.recordBase(records: records) else { throw CancellationError() }
                 builder.numberAssignedObjectIDs(after: Int64(base), positions: early == nil ? nil : loaded.positions)
                 table = builder.build()
-                if let late { table = try Self.rows(of: table, passing: late, base: Int64(base), layout: layout, name: name, file: path) }
+                if let late {
+                    let empty = try Self.builder(layout, name: name, file: path)
+                    do throws(FeatureTableError) {
+                        table = try table.rows(passing: late, idsAfter: Int64(base), into: empty)
+                    } catch { throw FeatureLoadError(file: path, error.description) }
+                }
             } else {
                 table = builder.build()
             }
@@ -352,28 +357,6 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         case .esri(let layout): return try layout.builder(name: name, file: file)
         case .geoJSON(let layout): return try layout.builder(name: name, file: file)
         }
-    }
-
-    /// The rows of `table` (object ids numbered after `base`) that `filter` passes, numbered as before.
-    private static func rows(of table: FeatureTable, passing filter: FeatureRowFilter, base: Int64, layout: Layout,
-                             name: String, file: String) throws -> FeatureTable {
-        var kept = try builder(layout, name: name, file: file)
-        var positions: [Int] = []
-        var failure: FeatureTableError?
-        table.withRowValues { values, width in
-            guard let start = values.baseAddress else { return }
-            for row in 0..<table.count where failure == nil {
-                let point = table.geometry(at: row)
-                guard filter.passes(FeatureTableRowValues(base: start + row &* width, width: width), point: point) else { continue }
-                do throws(FeatureTableError) {
-                    try kept.append(geometry: point, values: Array(UnsafeBufferPointer(start: start + row &* width, count: width)))
-                } catch { failure = error }
-                positions.append(row)
-            }
-        }
-        if let failure { throw FeatureLoadError(file: file, failure.description) }
-        kept.numberAssignedObjectIDs(after: base, positions: positions)
-        return kept.build()
     }
 
     /// A table of no rows with the file's layout.
