@@ -31,8 +31,8 @@ struct FetchedBatch: Sendable {
     var replies: [UInt8] = []
     var subjects: [UInt8] = []
     var entries: [Entry] = []
-    /// The track-field header of the batch's first observation carrying one,
-    /// read until an observation has carried it (the decoder needs the first one's).
+    /// The track-field header the consumer found on the first observation carrying one, in this
+    /// batch or an earlier one (the decoder is made from it).
     var trackField: String?
 
     var count: Int { entries.count }
@@ -77,10 +77,11 @@ public final class JetStreamConsumer: @unchecked Sendable {
     private let counts = LockedState(Counts())
     /// Touched only on ``thread``.
     private var pulls: PullRequests
-    /// Whether an observation has carried the track-field header: the decoder is made from the first
-    /// one, so later messages skip the lookup (libnats builds a header table per message for it).
-    /// Touched only on ``thread``.
-    private var sawTrackField = false
+    /// The track-field header of the first observation that carried one, kept for every later batch
+    /// (the decoder is made from the first observation the consumer keeps, which may come in a later
+    /// batch than the header, e.g. with `--partition`); once found, messages skip the lookup (libnats
+    /// builds a header table per message for it). Touched only on ``thread``.
+    private var trackField: String?
     /// How long the server keeps a pull request waiting for messages.
     static let requestExpiresMilliseconds: Int64 = 5_000
     /// How long a fetch waits for the next message its open request owes
@@ -324,16 +325,14 @@ public final class JetStreamConsumer: @unchecked Sendable {
         if settings.partition != nil, let subject = natsMsg_GetSubject(message) {
             batch.subjects.append(contentsOf: UnsafeRawBufferPointer(start: subject, count: strlen(subject)))
         }
-        if !sawTrackField && batch.trackField == nil {
+        if trackField == nil {
             var field: UnsafePointer<CChar>?
             if natsMsgHeader_Get(message, trackFieldHeader, &field) == NATS_OK, let field {
                 let isObservation = batch.lines.withUnsafeBytes { Self.isObservation(UnsafeRawBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
-                if isObservation {
-                    batch.trackField = String(cString: field)
-                    sawTrackField = true
-                }
+                if isObservation { trackField = String(cString: field) }
             }
         }
+        if batch.trackField == nil { batch.trackField = trackField }
         batch.entries.append(FetchedBatch.Entry(lineStart: Int32(lineStart), lineEnd: Int32(lineEnd), reply: Int32(replyStart),
                                                 subjectStart: Int32(subjectStart), subjectEnd: Int32(batch.subjects.count),
                                                 streamSequence: ack?.streamSequence ?? 0, deliveries: ack?.deliveries ?? 1,
