@@ -244,7 +244,8 @@ final class StreamedFileLayer: LayerSource, Sendable {
                     }
                     noteKept(kept.count)
                     if kept.count > pageSize && !needsExtent { throw PageComplete() }
-                } else {
+                } else if !rows.isEmpty {
+                    // A chunk with no match leaves the running best as it is.
                     kept = try Self.best(keep + 1, of: kept.build(), and: rows, in: table, query: orderQuery, engine: engine)
                     noteKept(kept.count)
                 }
