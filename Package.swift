@@ -150,3 +150,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Compiler settings every Swift target shares (Sources, Tests, Simulator, benchmarks), set
+// once here rather than on each target: existential types are spelled `any P`.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
