@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamAnalyses
 import EntityStreamCore
+import EntityStreamFeatures
 import EntityStreamHotSpots
 import EntityStreamStatistics
 import EntityStreamTestSupport
