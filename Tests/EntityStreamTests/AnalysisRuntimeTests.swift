@@ -36,8 +36,18 @@ private struct WaitingJob: AnalysisJob {
     }
 }
 
+/// The error ``FailingJob`` throws: a typed error of the test's own.
+private enum Refusal: Error, Hashable, CustomStringConvertible {
+    case unknownField(String)
+    var description: String {
+        switch self {
+        case .unknownField(let name): return "unknown field '\(name)'"
+        }
+    }
+}
+
 private struct FailingJob: AnalysisJob {
-    func run(in context: AnalysisContext) async throws -> AnalysisSummary { throw AnalysisFailure("unknown field 'x'") }
+    func run(in context: AnalysisContext) async throws -> AnalysisSummary { throw Refusal.unknownField("x") }
 }
 
 private func makeRuntime(_ published: PublishedEvents, status: StreamStatus? = .connection(.connected),
@@ -152,7 +162,7 @@ struct AnalysisRuntimeTests {
         await running.value
     }
 
-    /// A failing job ends with its reason; other jobs running beside it are not disturbed.
+    /// A failing job ends with its reason, the error it threw kept as thrown; other jobs running beside it are not disturbed.
     @Test func failuresAreReportedAndIsolated() async throws {
         let published = PublishedEvents()
         let runtime = makeRuntime(published, status: nil)
@@ -166,6 +176,7 @@ struct AnalysisRuntimeTests {
         }
         #expect(failed.map(\.job) == [.int(1)])
         #expect(failed.first?.members["error"] == .string("unknown field 'x'"))
+        #expect(failed.first?.failure?.error as? Refusal == .unknownField("x"), "classified by its case, not its text")
         let second = phases(events).filter { $0.hasPrefix("2 ") }
         #expect(second.first == "2 accepted" && second.last == "2 summary" && second.count == 52)
         #expect(failed.first?.members["stream"] == nil, "no stream, no stream member")

@@ -53,10 +53,10 @@ public struct AnalysisContext: Sendable {
 
     /// A consistent copy of the entity store as of now (the stream goes on
     /// while the job reads it); its stream status and as-of time go into the
-    /// job's summary. Throws ``AnalysisFailure`` when the session has no store.
+    /// job's summary. Throws ``AnalysisContextError/noStore(command:)`` when the session has no store.
     public func snapshot() async throws -> StoreSnapshot {
         guard let store = environment.store else {
-            throw AnalysisFailure("\(command) needs a running stream's entity store (use it as a control command of connect, replay or the demo)")
+            throw AnalysisContextError.noStore(command: command)
         }
         var snapshot = await store.snapshot()
         snapshot.streamStatus = await environment.streamStatus?()

@@ -35,21 +35,16 @@ public enum HotSpotSource: Sendable {
         }
     }
 
-    /// Reads the points; throws ``AnalysisFailure`` naming what is wrong, or
-    /// `CancellationError`.
+    /// Reads the points; throws the error naming what is wrong (the file's,
+    /// the selection's, ``AnalysisJobError``), or `CancellationError`.
     func prepare(valueField: String?, processing: Int? = nil, in context: AnalysisContext) async throws -> Prepared {
         switch self {
         case .store(let request):
             let snapshot = try await context.snapshot()
             let schema = snapshot.contents.schema
             let scan = try request.compile(for: schema).scan
-            let selection: HotSpotStoreSelection
-            do {
-                selection = try HotSpotStoreSelection.select(from: snapshot.contents, scan: scan, valueField: valueField,
-                                                             processing: processing, shouldStop: { Task.isCancelled })
-            } catch let error as HotSpotSelectionError {
-                throw AnalysisFailure(error.description)
-            }
+            let selection = try HotSpotStoreSelection.select(from: snapshot.contents, scan: scan, valueField: valueField,
+                                                                 processing: processing, shouldStop: { Task.isCancelled })
             let report = HotSpotSelectionReport(file: nil, timeField: ReportedTimeField(scan.timeKey, schema: schema), timeExtent: scan.timeExtent,
                                                 whereClause: request.whereClause, matched: selection.matchedCount)
             return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
@@ -59,16 +54,10 @@ public enum HotSpotSource: Sendable {
                                                       valueField: valueField, processing: processing, in: context) {
                 return streamed
             }
-            let table: FeatureTable
-            do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
+            let table = try FeatureFile.load(path: path, options: load)
             try Task.checkCancellation()
-            let selection: HotSpotTableSelection
-            do {
-                selection = try HotSpotTableSelection.select(from: table, whereClause: whereClause, timeExtent: timeExtent, valueField: valueField,
-                                                             processing: processing)
-            } catch {
-                throw AnalysisFailure(error.description)
-            }
+            let selection = try HotSpotTableSelection.select(from: table, whereClause: whereClause, timeExtent: timeExtent, valueField: valueField,
+                                                                 processing: processing)
             return Self.prepared(selection, path: path, layer: LayerFacts(table), rows: table.count, skipped: table.report.skippedCount,
                                  whereClause: whereClause, timeExtent: timeExtent)
         }
@@ -80,38 +69,32 @@ public enum HotSpotSource: Sendable {
     /// file that is one JSON document (loaded whole instead).
     private static func streamed(path: String, load: FeatureLoadOptions, whereClause: String?, timeExtent: TimeExtent?,
                                  valueField: String?, processing: Int?, in context: AnalysisContext) async throws -> Prepared? {
-        do {
-            guard let scan = try await FeatureFileScans.open(path: path, options: load) else { return nil }
-            for _ in 1...2 {
-                var gathered: HotSpotTableSelection.Gathered?
-                var layer: LayerFacts?
-                var progress = FileScanProgress(scan, in: context)
-                let outcome = try await scan.scan(neededFields: nil) { table -> (HotSpotTableSelection.Gathered, LayerFacts) in
-                    let part = try HotSpotTableSelection.gather(from: table, whereClause: whereClause, timeExtent: timeExtent,
-                                                                valueField: valueField, processing: processing)
-                    return (part, LayerFacts(table))
-                } consume: { part in
-                    try context.checkCancellation()
-                    await progress.chunkDelivered()
-                    if gathered == nil {
-                        gathered = part.0
-                        layer = part.1
-                    } else {
-                        gathered?.append(part.0)
-                    }
+        guard let scan = try await FeatureFileScans.open(path: path, options: load) else { return nil }
+        for _ in 1...2 {
+            var gathered: HotSpotTableSelection.Gathered?
+            var layer: LayerFacts?
+            var progress = FileScanProgress(scan, in: context)
+            let outcome = try await scan.scan(neededFields: nil) { table -> (HotSpotTableSelection.Gathered, LayerFacts) in
+                let part = try HotSpotTableSelection.gather(from: table, whereClause: whereClause, timeExtent: timeExtent,
+                                                            valueField: valueField, processing: processing)
+                return (part, LayerFacts(table))
+            } consume: { part in
+                try context.checkCancellation()
+                await progress.chunkDelivered()
+                if gathered == nil {
+                    gathered = part.0
+                    layer = part.1
+                } else {
+                    gathered?.append(part.0)
                 }
-                guard case .finished(let rows) = outcome else { continue }
-                guard let gathered, let layer else { return nil }   // no chunk at all: an empty file, said by the loader
-                let skipped = (scan as? JSONLinesFileScan)?.report.skippedCount ?? 0
-                return prepared(gathered.selection(), path: path, layer: layer, rows: rows, skipped: skipped,
-                                whereClause: whereClause, timeExtent: timeExtent)
             }
-            throw AnalysisFailure("\(path): the file changed while it was read")
-        } catch let error as FeatureLoadError {
-            throw AnalysisFailure(error.description)
-        } catch let error as HotSpotSelectionError {
-            throw AnalysisFailure(error.description)
+            guard case .finished(let rows) = outcome else { continue }
+            guard let gathered, let layer else { return nil }   // no chunk at all: an empty file, said by the loader
+            let skipped = (scan as? JSONLinesFileScan)?.report.skippedCount ?? 0
+            return prepared(gathered.selection(), path: path, layer: layer, rows: rows, skipped: skipped,
+                            whereClause: whereClause, timeExtent: timeExtent)
         }
+        throw AnalysisJobError.fileChanged(path)
     }
 
     /// The prepared points of a file and what the summary says of them.

@@ -69,7 +69,7 @@ public struct LocalHotSpotJob: AnalysisJob {
                 output = try HotSpotOutput(result: result, valueField: prepared.valueField, sourceID: { [prepared] in prepared.sourceID($0) },
                                            wkid: reading.processingWKID, outSR: outSR ?? reading.outputWKID)
             } catch {
-                throw AnalysisFailure("outSR: \(error)")
+                throw AnalysisJobError.parameter("outSR", underlying: error)
             }
             let processing = SpatialReference(code: reading.processingWKID)
             try job.note("Distances are measured in \(reading.distanceUnit) (processing spatial reference \(processing.map(String.init(describing:)) ?? "unknown")).")
@@ -93,9 +93,8 @@ public struct LocalHotSpotJob: AnalysisJob {
             }
             throw CancellationError()
         } catch {
-            let reason = (error as? HotSpotError)?.description ?? (error as? AnalysisFailure)?.description ?? String(describing: error)
-            if let failed = try? job.fail(reason, at: clock.now()) { await carryOut(failed) }
-            throw AnalysisFailure(reason)
+            if let failed = try? job.fail(String(describing: error), at: clock.now()) { await carryOut(failed) }
+            throw error
         }
     }
 

@@ -66,8 +66,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
         options.clock = context.environment.clock
         if let token = context.environment.remote.token { options.tokenSource = StaticTokenSource(token) }
         options.onStatus = context.statusRelay(service: "gp")
-        let client: GeoprocessingClient
-        do { client = try GeoprocessingClient(taskURL: taskURL, options: options) } catch { throw AnalysisFailure(error.description) }
+        let client = try GeoprocessingClient(taskURL: taskURL, options: options)
         let conversation = Conversation(job: self, client: client, context: context)
         let request = CancelRequest()
         // The conversation must outlive a cancel of this task: it sends the cancel and awaits its confirmation.
@@ -94,7 +93,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
                 submitted = try await client.submitJob(job.submitParameters)
             } catch {
                 if cancel.isFired { throw CancellationError() }
-                throw AnalysisFailure(error.description)
+                throw error
             }
             let reporter = GPJobReporter(context: context, jobID: submitted.jobID)
             var machine = GPJobConversation(submitted: submitted, policy: job.policy, resultName: job.resultName, at: clock.now())
@@ -138,13 +137,9 @@ public struct RemoteHotSpotJob: AnalysisJob {
         }
 
         private func fetch(_ id: String, name: String) async throws -> GPFeatureRecordSet {
-            do {
-                let parameter = try await client.result(id, parameter: name)
-                return try GPFeatureRecordSet(json: parameter.value)
-            } catch let error as GPRESTError {
-                throw AnalysisFailure("result \(name) from \(client.displayURL): \(error.description)")
-            } catch {
-                throw AnalysisFailure(String(describing: error))
+            let parameter = try await client.result(id, parameter: name)
+            do { return try GPFeatureRecordSet(json: parameter.value) } catch {
+                throw RemoteHotSpotError.result(name: name, task: client.displayURL, error)
             }
         }
 
@@ -154,14 +149,13 @@ public struct RemoteHotSpotJob: AnalysisJob {
             case .succeeded(let result):
                 return AnalysisSummary(RemoteHotSpotReport(task: client.displayURL, query: job.query, result: result))
             case .gaveUp(let reason):
-                throw AnalysisFailure("job \(jobID) at \(client.displayURL): \(reason)")
+                throw RemoteHotSpotError.gaveUp(jobID: jobID, task: client.displayURL, reason: reason)
             case .cancelled:
                 throw CancellationError()
             case .ended(let final, let errors):
-                let detail = errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")
-                throw AnalysisFailure("job \(jobID) ended \(final.rawValue)\(detail)")
+                throw RemoteHotSpotError.ended(jobID: jobID, final, errors: errors)
             case .noFinalStatus:
-                throw AnalysisFailure("job \(jobID): the conversation ended without a final status")
+                throw RemoteHotSpotError.noFinalStatus(jobID: jobID)
             }
         }
     }

@@ -62,7 +62,7 @@ public struct IdentifyRasterJob: AnalysisJob {
     public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let info = raster.info
         if info.geoTransform == nil {
-            throw AnalysisFailure(RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform").description)
+            throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
         var counts = IdentifyReport(raster: raster.name, info: info)
         switch input {

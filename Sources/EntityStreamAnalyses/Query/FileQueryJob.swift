@@ -44,25 +44,15 @@ public struct FileQueryJob: AnalysisJob {
 
     public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         if streams {
-            let scan: (any FeatureFileScan)?
-            do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
-                throw AnalysisFailure(error.description)
-            }
-            if let scan {
-                do { return try await runStreamed(scan, in: context) } catch let error as FeatureLoadError {
-                    throw AnalysisFailure(error.description)
-                } catch let error as FeatureQueryError {
-                    throw AnalysisFailure(error.description)
-                } catch let error as ExternalSortError {
-                    throw AnalysisFailure("\(path): \(error.description)")
+            if let scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) {
+                do { return try await runStreamed(scan, in: context) } catch let error as ExternalSortError {
+                    throw AnalysisJobError.file(path, underlying: error)
                 }
             }
         }
-        let table: FeatureTable
-        do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
+        let table = try FeatureFile.load(path: path, options: load)
         try context.checkCancellation()
-        let result: FeatureQueryResult
-        do { result = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table) } catch { throw AnalysisFailure(error.description) }
+        let result = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table)
         try context.checkCancellation()
         let answer: FileQueryReport.Answer
         switch result {
@@ -77,7 +67,7 @@ public struct FileQueryJob: AnalysisJob {
         case .objectIDs(_, let ids):
             answer = .count(ids.count)
         case .statistics:
-            throw AnalysisFailure("statistics queries run with the statistics command")
+            throw AnalysisJobError.statisticsNeedStatisticsCommand
         case .extent(let extent, _, let count):
             answer = .extent(extent, count: count)
         }
@@ -113,7 +103,7 @@ public struct FileQueryJob: AnalysisJob {
                 guard case .finished(let rows) = outcome else { continue }
                 return report(rows: rows, .count(count))
             }
-            throw AnalysisFailure("\(path): the file changed while it was read")
+            throw AnalysisJobError.fileChanged(path)
         }
         var needed = Self.fields(of: query, in: scan.schema)
         try await scan.verifyLayout(neededFields: needed)
@@ -151,7 +141,7 @@ public struct FileQueryJob: AnalysisJob {
         } catch is LimitReached {
             return report(rows: nil, .count(written))
         }
-        guard case .finished(let fileRows) = outcome else { throw AnalysisFailure("\(path): the file changed while it was read") }
+        guard case .finished(let fileRows) = outcome else { throw AnalysisJobError.fileChanged(path) }
         if !unordered {
             try await sorter.finish { features in
                 try await Self.emit(features.map(\.feature), in: context)

@@ -38,7 +38,7 @@ public struct LayerQueryJob: AnalysisJob {
                                                     timeExtent: query.time))
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw CancellationError() }
-            throw AnalysisFailure(error.description)
+            throw error
         }
     }
 }

@@ -20,23 +20,25 @@ public struct QueryObservationsRequest: Sendable, Hashable {
 
     public init() {}
 
-    /// The query compiled against `schema`; throws ``AnalysisFailure`` naming
-    /// an unknown field, a time field that holds no times, a bad clause.
-    public func compile(for schema: Schema) throws(AnalysisFailure) -> ObservationQuery {
+    /// The query compiled against `schema`; throws ``AnalysisJobError`` naming
+    /// an unknown field, a time field that holds no times, a bad clause
+    /// (`.parameter("where", WhereClauseError)`), or the ``ObservationOrderError``
+    /// of a bad order.
+    public func compile(for schema: Schema) throws -> ObservationQuery {
         var scan = ObservationScan(timeExtent: timeExtent, envelope: envelope, trackIDs: trackIDs)
         scan.timeKey = try timeKey(schema)
         if let whereClause {
-            do { scan.whereClause = try WhereClause(whereClause, schema: schema) } catch { throw AnalysisFailure("where: \(error)") }
+            do { scan.whereClause = try WhereClause(whereClause, schema: schema) } catch { throw AnalysisJobError.parameter("where", underlying: error) }
         }
         var query = ObservationQuery(scan: scan, limit: limit)
         if let orderBy {
-            do { query.order = try ObservationOrder.parse(orderBy, schema: schema) } catch { throw AnalysisFailure(error.description) }
+            query.order = try ObservationOrder.parse(orderBy, schema: schema)
         }
         if let outFields {
             var indices: [Int] = []
             for name in outFields {
                 guard let index = schema.index(ofField: name) else {
-                    throw AnalysisFailure("outFields: unknown field '\(name)' (fields: \(Self.names(schema)))")
+                    throw AnalysisJobError.unknownField(parameter: "outFields", name: name, known: schema.fields.map(\.name))
                 }
                 indices.append(index)
             }
@@ -45,20 +47,16 @@ public struct QueryObservationsRequest: Sendable, Hashable {
         return query
     }
 
-    private func timeKey(_ schema: Schema) throws(AnalysisFailure) -> ObservationTimeKey {
+    private func timeKey(_ schema: Schema) throws(AnalysisJobError) -> ObservationTimeKey {
         guard let timeField else { return .automatic(for: schema) }
         if timeField.lowercased() == "received" { return .received }
         guard let index = schema.index(ofField: timeField) else {
-            throw AnalysisFailure("timeField: unknown field '\(timeField)' (received, or one of \(Self.names(schema)))")
+            throw .unknownTimeField(timeField, known: schema.fields.map(\.name))
         }
         let type = schema.fields[index].type
         guard type == .date || type.isInteger || type.isFloatingPoint else {
-            throw AnalysisFailure("timeField: '\(schema.fields[index].name)' is \(type.esriName), not a date or a number of epoch milliseconds")
+            throw .notTimeField(schema.fields[index].name, type: type)
         }
         return .field(start: index, end: index == schema.startTimeIndex ? schema.endTimeIndex : nil)
-    }
-
-    private static func names(_ schema: Schema) -> String {
-        schema.fields.map(\.name).joined(separator: ", ")
     }
 }

@@ -11,14 +11,14 @@ import EntityStreamFeatures
 struct LayerConnection: Sendable {
     let client: FeatureLayerClient
 
-    /// - Throws: ``AnalysisFailure`` for a URL the client refuses.
-    init(layerURL: String, context: AnalysisContext) throws(AnalysisFailure) {
+    /// - Throws: the client's ``FeatureLayerError`` for a URL it refuses.
+    init(layerURL: String, context: AnalysisContext) throws(FeatureLayerError) {
         let environment = context.environment
         var options = FeatureLayerClientOptions()
         options.http = environment.remote.http
         options.clock = environment.clock
         if let token = environment.remote.token { options.tokenSource = StaticTokenSource(token) }
         options.onStatus = context.statusRelay(service: "layer")
-        do { client = try FeatureLayerClient(layerURL: layerURL, options: options) } catch { throw AnalysisFailure(error.description) }
+        client = try FeatureLayerClient(layerURL: layerURL, options: options)
     }
 }

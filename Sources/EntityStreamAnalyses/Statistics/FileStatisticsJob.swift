@@ -42,24 +42,17 @@ public struct FileStatisticsJob: AnalysisJob {
     }
 
     public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
-        let scan: (any FeatureFileScan)?
-        do { scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) } catch let error as FeatureLoadError {
-            throw AnalysisFailure(error.description)
-        }
-        if let scan { return try await runStreamed(scan, in: context) }
-        let table: FeatureTable
-        do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
+        if let scan = try await FeatureFileScans.open(path: path, options: load, chunkSize: chunkSize) { return try await runStreamed(scan, in: context) }
+        let table = try FeatureFile.load(path: path, options: load)
         try context.checkCancellation()
-        let plan: StatisticsPlan
-        do { plan = try StatisticsPlan(request, schema: table.schema) } catch { throw AnalysisFailure(error.description) }
+        let plan = try StatisticsPlan(request, schema: table.schema)
         var statisticsQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
                                            spatialRelationship: query.spatialRelationship)
         request.apply(to: &statisticsQuery, plan: plan)
         let engine = FeatureQueryEngine(maxRecordCount: Int.max, statistics: TableStatisticsEngine())
-        let result: FeatureQueryResult
-        do { result = try engine.run(statisticsQuery, on: table) } catch { throw AnalysisFailure(error.description) }
+        let result = try engine.run(statisticsQuery, on: table)
         try context.checkCancellation()
-        guard case .statistics(let rows) = result else { throw AnalysisFailure("the file's query engine answered no statistics") }
+        guard case .statistics(let rows) = result else { throw AnalysisJobError.noStatisticsAnswer }
         let records = plan.records(from: rows)
         try await StatisticsRecordJSON.emit(records, in: context)
         var countQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
@@ -78,45 +71,33 @@ public struct FileStatisticsJob: AnalysisJob {
         let maximumGroups = StatisticsLimits.defaultMaximumGroups
         for attempt in 1...2 {
             let schema = scan.schema
-            let plan: StatisticsPlan
-            do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
-            let rowFilter: FeatureRowFilter
-            do { rowFilter = try FeatureQueryEngine(maxRecordCount: Int.max).rowFilter(filter, on: try scan.emptyTable()) } catch {
-                throw AnalysisFailure(String(describing: error))
-            }
+            let plan = try StatisticsPlan(request, schema: schema)
+            let rowFilter = try FeatureQueryEngine(maxRecordCount: Int.max).rowFilter(filter, on: try scan.emptyTable())
             var total = plan.makeAccumulator(maximumGroups: maximumGroups)
             var matched = 0
             var progress = FileScanProgress(scan, in: context)
-            let outcome: CSVFileScan.Outcome
-            do {
-                // The rows the filter passes go straight into each chunk's accumulator.
-                outcome = try await scan.aggregate(neededFields: Set(plan.referencedFieldIndices), filter: rowFilter) {
-                    ChunkStatistics(accumulator: plan.makeAccumulator(maximumGroups: maximumGroups), matched: 0)
-                } consume: { chunk in
-                    try context.checkCancellation()
-                    total.merge(chunk.accumulator)
-                    matched += chunk.matched
-                    await progress.chunkDelivered()
-                }
-            } catch let error as FeatureLoadError {
-                throw AnalysisFailure(error.description)
-            } catch let error as FeatureQueryError {
-                throw AnalysisFailure(error.description)
+            // The rows the filter passes go straight into each chunk's accumulator.
+            let outcome = try await scan.aggregate(neededFields: Set(plan.referencedFieldIndices), filter: rowFilter) {
+                ChunkStatistics(accumulator: plan.makeAccumulator(maximumGroups: maximumGroups), matched: 0)
+            } consume: { chunk in
+                try context.checkCancellation()
+                total.merge(chunk.accumulator)
+                matched += chunk.matched
+                await progress.chunkDelivered()
             }
             guard case .finished(let fileRows) = outcome else {
-                if attempt == 2 { throw AnalysisFailure("\(path): the file changed while it was read") }
+                if attempt == 2 { throw AnalysisJobError.fileChanged(path) }
                 continue
             }
             let result = total.finish()
             if result.rowsOverGroupLimit > 0 {
-                throw AnalysisFailure(FeatureQueryError("groupByFieldsForStatistics",
-                                                        "the query forms more than \(maximumGroups) groups, the most this server computes").description)
+                throw FeatureQueryError("groupByFieldsForStatistics", "the query forms more than \(maximumGroups) groups, the most this server computes")
             }
             try await StatisticsRecordJSON.emit(result.records, in: context)
             return AnalysisSummary(FileStatisticsReport(file: path, fileRows: fileRows, rows: matched, records: result.records.count,
                                                         names: StatisticsNames(plan), timeExtent: query.time))
         }
-        throw AnalysisFailure("\(path): the file changed while it was read")
+        throw AnalysisJobError.fileChanged(path)
     }
 }
 

@@ -45,12 +45,9 @@ public struct LayerStatisticsJob: AnalysisJob {
             let description = try await client.description()
             let advanced = description.advancedQueryCapabilities
             guard description.supportsStatistics || advanced?.supportsStatistics == true else {
-                throw AnalysisFailure("the layer \(client.displayURL) does not support statistics queries (supportsStatistics is false)")
+                throw AnalysisJobError.statisticsUnsupported(layer: client.displayURL)
             }
-            let plan: StatisticsPlan
-            do { plan = try StatisticsPlan(request, schema: Schema(fields: description.fields)) } catch {
-                throw AnalysisFailure(error.description)
-            }
+            let plan = try StatisticsPlan(request, schema: Schema(fields: description.fields))
             var statisticsQuery = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
                                                spatialRelationship: query.spatialRelationship)
             let havingHere = plan.hasHaving && !(advanced?.supportsHavingClause ?? false)
@@ -71,7 +68,7 @@ public struct LayerStatisticsJob: AnalysisJob {
                     records = read.records
                     dropped.withLock { $0 += read.dropped }
                 } catch {
-                    throw AnalysisFailure("the layer \(client.displayURL) answered the statistics query unexpectedly: \(error)")
+                    throw AnalysisJobError.unexpectedStatisticsAnswer(layer: client.displayURL, underlying: error)
                 }
                 try await StatisticsRecordJSON.emit(records, in: context)
             }
@@ -81,7 +78,7 @@ public struct LayerStatisticsJob: AnalysisJob {
                                                          names: StatisticsNames(plan), timeExtent: query.time))
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw CancellationError() }
-            throw AnalysisFailure(error.description)
+            throw error
         }
     }
 }

@@ -70,14 +70,13 @@ public struct StoreStatisticsJob: AnalysisJob {
     /// entities, or every stored observation), aggregated for `request`: the
     /// accumulator before ``StatisticsAccumulator/finish()``, so that a
     /// caller can merge it with others (a fleet of partitioned consumers).
-    /// - Throws: ``AnalysisFailure`` for a request the schema cannot answer,
+    /// - Throws: ``StatisticsError`` or ``AnalysisJobError`` for a request the schema cannot answer,
     ///   `CancellationError` when cancelled during the scan.
     public static func accumulate(_ contents: StoreContents, request: StatisticsRequest, rows: Rows, selection: QueryObservationsRequest,
                                   parts: Int = defaultParts, maximumGroups: Int = StatisticsLimits.defaultMaximumGroups) async throws
         -> (StatisticsAccumulator, StatisticsPlan, ObservationScan) {
         let schema = contents.schema
-        let plan: StatisticsPlan
-        do { plan = try StatisticsPlan(request, schema: schema) } catch { throw AnalysisFailure(error.description) }
+        let plan = try StatisticsPlan(request, schema: schema)
         let scan = try selection.compile(for: schema).scan
         try Task.checkCancellation()
         switch rows {
