@@ -14,7 +14,7 @@ public struct AnalysisHarness: Sendable {
         func setFilter(_ filter: StreamFilter) async -> FilterOutcome {
             FilterOutcome(result: .rejected, requested: filter, error: "not in this harness")
         }
-        func statusFacts() async -> JSONObject { JSONObject() }
+        func sourceStatus() async -> any SourceStatus { FixedSourceStatus(.connection(.connected)) }
         func streamStatus() async -> StreamStatus { .connection(.connected) }
     }
 

@@ -46,7 +46,7 @@ private final class Scratch {
 
 private struct FixedTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
-    func statusFacts() async -> JSONObject { JSONObject() }
+    func sourceStatus() async -> any SourceStatus { FixedSourceStatus(.connection(.connected)) }
     func streamStatus() async -> StreamStatus { .connection(.connected) }
 }
 

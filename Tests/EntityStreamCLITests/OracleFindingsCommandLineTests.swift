@@ -174,11 +174,16 @@ struct OracleFindingsCommandLineTests {
 
     /// The progress line says the attempt and why it failed while retrying (a DNS failure), and just the status when connected.
     @Test func progressLineShowsAttemptAndReason() {
-        let retrying = JSONObject([("status", .string("connecting")), ("attempt", .int(3)),
-                                   ("lastError", .string("the service description could not be fetched: cannot resolve host 'nowhere.invalid': Name or service not known"))])
+        func live(_ status: ConnectionStatus, attempt: Int, lastError: String? = nil) -> LiveSourceStatus {
+            LiveSourceStatus(connection: status, attempt: attempt, service: "https://example.com/arcgis/rest/services/S/StreamServer",
+                             lastError: lastError, undecodableMessages: 0, filter: StreamFilter())
+        }
+        let retrying = live(.connecting, attempt: 3,
+                            lastError: "the service description could not be fetched: cannot resolve host 'nowhere.invalid': Name or service not known")
         #expect(ProgressReporter.statusText(retrying) == "connecting (attempt 3: the service description could not be fetched: cannot resolve host 'nowhere.invalid': Name or service not known)")
-        #expect(ProgressReporter.statusText(JSONObject([("status", .string("connected")), ("attempt", .int(0))])) == "connected")
-        #expect(ProgressReporter.statusText(JSONObject([("status", .string("connecting")), ("attempt", .int(0))])) == "connecting")
+        #expect(ProgressReporter.statusText(live(.connected, attempt: 0)) == "connected")
+        #expect(ProgressReporter.statusText(live(.connecting, attempt: 0)) == "connecting")
+        #expect(ProgressReporter.statusText(FixedSourceStatus(.replaying)) == "replaying", "a source that does not connect: its status alone")
     }
 }
 

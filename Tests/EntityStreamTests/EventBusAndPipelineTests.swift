@@ -124,6 +124,12 @@ struct StreamPipelineTests {
     }
 }
 
+/// A source status whose facts say `testing`: the `status` command writes the target's own facts.
+private struct TestingStatus: SourceStatus {
+    var status: StreamStatus { .replaying }
+    var json: JSONObject { JSONObject([("status", .string("testing"))]) }
+}
+
 /// A control target that records what it was asked.
 private final class RecordingTarget: ControlTarget, Sendable {
     let filters = LockedState<[StreamFilter]>([])
@@ -132,7 +138,7 @@ private final class RecordingTarget: ControlTarget, Sendable {
         return FilterOutcome(result: filter.whereClause == "reject" ? .rejected : .applied, requested: filter,
                              error: filter.whereClause == "reject" ? "refused by the test" : nil)
     }
-    func statusFacts() async -> JSONObject { JSONObject([("status", .string("testing"))]) }
+    func sourceStatus() async -> any SourceStatus { TestingStatus() }
     func streamStatus() async -> StreamStatus { .replaying }
 }
 

@@ -7,7 +7,7 @@ import EntityStreamModel
 
 private struct QuietTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
-    func statusFacts() async -> JSONObject { JSONObject([("status", .string("test"))]) }
+    func sourceStatus() async -> any SourceStatus { FixedSourceStatus(.connection(.connected)) }
     func streamStatus() async -> StreamStatus { .connection(.connected) }
 }
 

@@ -20,8 +20,9 @@ public struct ControlSession: Sendable {
 public protocol ControlTarget: Sendable {
     /// Applies a new filter; returns the outcome (applied, rejected, timed out).
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome
-    /// Facts for the `status` command (connection status, URL, counters…).
-    func statusFacts() async -> JSONObject
+    /// What the source says of itself (status, connection attempt, URL,
+    /// counters…), for the `status` command and the progress line.
+    func sourceStatus() async -> any SourceStatus
     /// The stream's status in one word (`connected`, `replaying`, …), which
     /// every analysis result carries.
     func streamStatus() async -> StreamStatus

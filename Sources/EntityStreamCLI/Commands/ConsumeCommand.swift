@@ -208,13 +208,28 @@ struct ConsumeRun: SessionSource, ControlTarget {
         SourceStreamFacts(description: "JetStream stream \(consumer.connection.address.description)", spatialReference: nil)
     }
 
-    func statusFacts() async -> JSONObject {
-        let counts = consumer.currentCounts
+    func sourceStatus() async -> any SourceStatus {
+        ConsumeSourceStatus(stream: consumer.connection.address.description, durable: consumer.settings.durable,
+                            partition: consumer.settings.partition?.description, counts: consumer.currentCounts)
+    }
+}
+
+/// What a JetStream consumer says of itself: consuming, the stream, its
+/// durable name and partition (when it has them), and its message counts.
+struct ConsumeSourceStatus: SourceStatus {
+    var stream: String
+    var durable: String?
+    var partition: String?
+    var counts: JetStreamConsumer.Counts
+
+    var status: StreamStatus { .consuming }
+
+    var json: JSONObject {
         var facts = JSONObject()
-        facts.append(key: "status", value: .string("consuming"))
-        facts.append(key: "stream", value: .string(consumer.connection.address.description))
-        if let durable = consumer.settings.durable { facts.append(key: "durable", value: .string(durable)) }
-        if let partition = consumer.settings.partition { facts.append(key: "partition", value: .string(partition.description)) }
+        facts.append(key: "status", value: .string(status.description))
+        facts.append(key: "stream", value: .string(stream))
+        if let durable { facts.append(key: "durable", value: .string(durable)) }
+        if let partition { facts.append(key: "partition", value: .string(partition)) }
         facts.append(key: "messages", value: .int(Int64(counts.messages)))
         facts.append(key: "redelivered", value: .int(Int64(counts.redelivered)))
         facts.append(key: "acknowledged", value: .int(Int64(counts.acknowledged)))

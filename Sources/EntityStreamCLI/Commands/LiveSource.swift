@@ -38,16 +38,36 @@ struct LiveSource: SessionSource, ControlTarget {
         .connection(await connection.status)
     }
 
-    func statusFacts() async -> JSONObject {
+    func sourceStatus() async -> any SourceStatus {
+        LiveSourceStatus(connection: await connection.status, attempt: await connection.attempt,
+                         service: ServiceURLs.redacted(connection.serviceURL), lastError: await connection.lastError,
+                         undecodableMessages: await connection.undecodableMessageCount, filter: await connection.filter)
+    }
+}
+
+/// What a live connection says of itself: its status, the attempt and the
+/// last attempt's error, the service (its URL redacted), the messages it
+/// could not decode and the filter in force.
+struct LiveSourceStatus: SourceStatus {
+    var connection: ConnectionStatus
+    var attempt: Int?
+    var service: String
+    var lastError: String?
+    var undecodableMessages: Int
+    var filter: StreamFilter
+
+    var status: StreamStatus { .connection(connection) }
+
+    var json: JSONObject {
         var facts = JSONObject()
-        facts.append(key: "status", value: .string(await connection.status.rawValue))
-        facts.append(key: "attempt", value: .int(Int64(await connection.attempt)))
-        facts.append(key: "service", value: .string(ServiceURLs.redacted(connection.serviceURL)))
-        if let error = await connection.lastError { facts.append(key: "lastError", value: .string(error)) }
-        facts.append(key: "undecodableMessages", value: .int(Int64(await connection.undecodableMessageCount)))
-        var filter = JSONWriter(capacity: 256)
-        JSONLinesFormatter.appendFilter(await connection.filter, to: &filter)
-        if let value = try? JSONParser.parse(filter.bytes) { facts.append(key: "filter", value: value) }
+        facts.append(key: "status", value: .string(connection.rawValue))
+        if let attempt { facts.append(key: "attempt", value: .int(Int64(attempt))) }
+        facts.append(key: "service", value: .string(service))
+        if let lastError { facts.append(key: "lastError", value: .string(lastError)) }
+        facts.append(key: "undecodableMessages", value: .int(Int64(undecodableMessages)))
+        var writer = JSONWriter(capacity: 256)
+        JSONLinesFormatter.appendFilter(filter, to: &writer)
+        if let value = try? JSONParser.parse(writer.bytes) { facts.append(key: "filter", value: value) }
         return facts
     }
 }

@@ -206,7 +206,18 @@ struct ReplayRun: SessionSource, ControlTarget {
 
     func streamStatus() async -> StreamStatus { ended.isSet ? .ended : .replaying }
 
-    func statusFacts() async -> JSONObject {
-        JSONObject([("status", .string(await streamStatus().description)), ("file", .string(source.path)), ("layout", .string(source.layout.rawValue))])
+    func sourceStatus() async -> any SourceStatus {
+        ReplaySourceStatus(status: await streamStatus(), file: source.path, layout: source.layout)
+    }
+}
+
+/// What a replay says of itself: replaying or ended, the file and its layout.
+struct ReplaySourceStatus: SourceStatus {
+    var status: StreamStatus
+    var file: String
+    var layout: RecordingFile.Layout
+
+    var json: JSONObject {
+        JSONObject([("status", .string(status.description)), ("file", .string(file)), ("layout", .string(layout.rawValue))])
     }
 }

@@ -51,7 +51,7 @@ final class Relay: SessionCompanion {
             let snapshot = await pipeline.store.snapshot()
             return (snapshot.contents, snapshot.asOf)
         }
-        configuration.liveServices = [LiveServiceSpecification(stream: stream, store: store, sourceStatus: { await target.statusFacts() })]
+        configuration.liveServices = [LiveServiceSpecification(stream: stream, store: store, sourceStatus: { await target.sourceStatus().json })]
         configuration.servesMapPage = true
         let server: SimulatorServer
         do { server = try await SimulatorServer.start(configuration) } catch {

@@ -32,7 +32,7 @@ struct ProgressReporter {
             let elapsed = Double((now - previousTime).components.attoseconds) / 1e18 + Double((now - previousTime).components.seconds)
             let rate = elapsed > 0 ? Double(written - previous) / elapsed : 0
             let entities = await pipeline.store.entityCount
-            let status = Self.statusText(await target.statusFacts())
+            let status = Self.statusText(await target.sourceStatus())
             Stderr.write("\r\u{1B}[K\(Int(rate)) observations/s · \(entities) entities · \(written) written · \(status)")
             previous = written
             previousTime = now
@@ -41,12 +41,12 @@ struct ProgressReporter {
 
     /// The status part of the line: `connected`, or `connecting (attempt 3:
     /// cannot resolve host 'x': …)` while retrying.
-    static func statusText(_ facts: JSONObject) -> String {
-        let status = facts["status"]?.stringValue ?? "-"
-        guard status != "connected", let attempt = facts["attempt"].flatMap({ if case .int(let n) = $0 { n } else { nil } }),
-              attempt > 0 || facts["lastError"] != nil else { return status }
+    static func statusText(_ source: any SourceStatus) -> String {
+        let status = source.status.description
+        guard source.status != .connection(.connected), let attempt = source.attempt,
+              attempt > 0 || source.lastError != nil else { return status }
         var text = "\(status) (attempt \(attempt)"
-        if let error = facts["lastError"]?.stringValue { text += ": " + OneLine.text(error, maximumLength: 160) }
+        if let error = source.lastError { text += ": " + OneLine.text(error, maximumLength: 160) }
         return text + ")"
     }
 

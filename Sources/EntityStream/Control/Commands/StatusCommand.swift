@@ -14,7 +14,7 @@ public struct StatusCommand: ControlCommand {
     }
 
     public func start(in session: ControlSession) async -> ControlCommandOutcome {
-        var facts = await session.target.statusFacts()
+        var facts = await session.target.sourceStatus().json
         facts.append(key: "entities", value: .int(Int64(await session.pipeline.store.entityCount)))
         facts.append(key: "observations", value: .int(Int64(await session.pipeline.store.observationCount)))
         let store = session.pipeline.store
