@@ -133,6 +133,7 @@ let package = Package(
         .testTarget(name: "EntityStreamAnalysesTests", dependencies: [
             "EntityStream", "EntityStreamAnalyses", "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles",
             "EntityStreamHotSpots", "EntityStreamModel", "EntityStreamRaster", "EntityStreamStatistics", "EntityStreamTestSupport",
+            "EntityStreamWhere",
         ]),
         .testTarget(name: "EntityStreamJetStreamTests", dependencies: [
             "EntityStreamCore", "EntityStreamFeatures", "EntityStreamJetStream", "EntityStreamModel", "EntityStreamStatistics",
