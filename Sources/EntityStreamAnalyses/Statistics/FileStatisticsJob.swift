@@ -112,8 +112,7 @@ public struct FileStatisticsJob: AnalysisJob {
             }
             let result = total.finish()
             if result.rowsOverGroupLimit > 0 {
-                throw AnalysisFailure(FeatureQueryError("groupByFieldsForStatistics",
-                                                        "the query forms more than \(maximumGroups) groups, the most this server computes").description)
+                throw AnalysisFailure(FeatureQueryError.tooManyGroups(parameter: "groupByFieldsForStatistics", maximum: maximumGroups).description)
             }
             try await StatisticsRecordJSON.emit(result.records, in: context)
             var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(fileRows))), ("rows", .int(Int64(matched))),
