@@ -114,8 +114,8 @@ struct JobFailureTests {
     }
 
     /// A file's jobs: a where clause the file's fields cannot answer is the
-    /// query engine's error for `where`; a statistic on an unknown field is
-    /// the statistics plan's own case.
+    /// query engine's `.whereClause`, the clause's error at its position; a
+    /// statistic on an unknown field is the statistics plan's own case.
     @Test func fileJobErrorsAreTheEnginesOwn() async throws {
         let path = try TestFiles.temporary(Array("id,speed,x,y\n1,2.5,10,20\n2,3.5,11,21\n".utf8), prefix: "failure", suffix: "csv")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -124,8 +124,10 @@ struct JobFailureTests {
         var query = FeatureQuery(whereClause: "speed > 3 AND heading > 3")
         query.returnCountOnly = true
         let badWhere = try #require(failure(try await harness.run(FileQueryJob(path: path, query: query), command: "query")))
-        let queryError = try #require(badWhere.error as? FeatureQueryError, "\(type(of: badWhere.error)): \(badWhere.text)")
-        #expect(queryError.parameter == "where")
+        guard case .whereClause(let clause)? = badWhere.error as? FeatureQueryError else {
+            Issue.record("not the engine's where clause error: \(type(of: badWhere.error)) \(badWhere.text)"); return
+        }
+        #expect(clause.position == 15 && clause.near == "heading > 3")
         #expect(badWhere.text == #"'where' parameter is invalid: where clause error at position 15: unknown field 'heading' (near "heading > 3")"#)
 
         let request = try StatisticsRequest(statisticSpecs: ["avg:gust"])

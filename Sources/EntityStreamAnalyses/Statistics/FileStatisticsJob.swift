@@ -91,7 +91,7 @@ public struct FileStatisticsJob: AnalysisJob {
             }
             let result = total.finish()
             if result.rowsOverGroupLimit > 0 {
-                throw FeatureQueryError("groupByFieldsForStatistics", "the query forms more than \(maximumGroups) groups, the most this server computes")
+                throw FeatureQueryError.tooManyGroups(parameter: "groupByFieldsForStatistics", maximum: maximumGroups)
             }
             try await StatisticsRecordJSON.emit(result.records, in: context)
             return AnalysisSummary(FileStatisticsReport(file: path, fileRows: fileRows, rows: matched, records: result.records.count,
