@@ -118,7 +118,7 @@ public struct CommandMembers: Sendable {
                 case .string(let text): return try Instant.parse(text)
                 case .int(let milliseconds): return try Instant.checked(milliseconds, text: String(milliseconds))
                 case .double(let milliseconds): return try Instant.milliseconds(milliseconds, text: "\(milliseconds)")
-                default: throw InstantError(text: "\(value)", reason: "expected ISO-8601 text, epoch milliseconds or null")
+                default: throw .notAnInstantValue("\(value)")
                 }
             } catch {
                 throw self.error("\(name).\(label): \(error.description)")
