@@ -1,5 +1,6 @@
 @testable import EntityStream
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamTestSupport
 import Testing
 import EntityStreamTransport

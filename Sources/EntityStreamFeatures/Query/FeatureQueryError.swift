@@ -1,3 +1,5 @@
+import EntityStreamModel
+
 /// A query that cannot be run as given: the REST parameter at fault and why.
 ///
 /// ``arcGISError`` is what a server answers (code 400, the parameter named
