@@ -63,6 +63,8 @@ struct ControlCommandTests {
         (#"{"id":1,"command":"query-observations","timeExtent":true}"#, .timeExtentShape(member: "timeExtent")),
         (#"{"id":1,"command":"query-observations","limit":0}"#, .notAWholeNumber(member: "limit", range: 1...QueryObservationsCommand.maximumLimit)),
         (#"{"id":1,"command":"query-observations","returnCountOnly":"yes"}"#, .notABool(member: "returnCountOnly")),
+        (#"{"id":1,"command":"identify","raster":"dem","x":1,"y":2,"sr":4326,"inSR":4326}"#, .conflicting("inSR", "sr")),
+        (#"{"id":1,"command":"hotspots","outSR":true}"#, .spatialReference(member: "outSR", .malformed("true", reason: "expected a WKID, {\"wkid\":N} or {\"wkt\":\"…\"}"))),
     ] as [(String, ControlCommandError.Problem)])
     func badCommandsAreNamed(line: String, expected: ControlCommandError.Problem) {
         do {

@@ -1,4 +1,5 @@
 import EntityStreamModel
+import EntityStreamProjection
 import EntityStreamWhere
 
 /// A control line that is not a valid command; answered with an error
@@ -66,6 +67,10 @@ public struct ControlCommandError: Error, Sendable, Hashable, CustomStringConver
         case timeExtent(member: String, TimeExtentError)
         /// A time extent given as something other than an object, an array or text.
         case timeExtentShape(member: String)
+        /// Two members of which one may be given, both given.
+        case conflicting(String, String)
+        /// A member that is not a spatial reference PROJ knows.
+        case spatialReference(member: String, ProjectionError)
         /// A where clause that does not parse.
         case whereClause(WhereClauseError)
         /// `set-filter` without `filter`.
@@ -106,6 +111,8 @@ public struct ControlCommandError: Error, Sendable, Hashable, CustomStringConver
             case .timeExtentArray(let member): return "\"\(member)\" as an array must be [start, end]"
             case .timeExtent(let member, let error): return "\(member): \(error.description)"
             case .timeExtentShape(let member): return "\"\(member)\" must be {\"start\":…,\"end\":…}, [start, end] or \"start,end\""
+            case .conflicting(let first, let second): return "give \"\(first)\" or \"\(second)\", not both"
+            case .spatialReference(let member, let error): return "\"\(member)\": \(error)"
             case .whereClause(let error): return "where: \(error)"
             case .missingFilter: return "missing \"filter\" (an object with where, geometry, outFields; or null)"
             case .filter(let error): return error.description
