@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamProjection
 import EntityStreamTestSupport
 import Testing
 import EntityStreamModel

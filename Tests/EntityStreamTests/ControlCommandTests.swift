@@ -64,7 +64,6 @@ struct ControlCommandTests {
         (#"{"id":1,"command":"query-observations","limit":0}"#, .notAWholeNumber(member: "limit", range: 1...QueryObservationsCommand.maximumLimit)),
         (#"{"id":1,"command":"query-observations","returnCountOnly":"yes"}"#, .notABool(member: "returnCountOnly")),
         (#"{"id":1,"command":"identify","raster":"dem","x":1,"y":2,"sr":4326,"inSR":4326}"#, .conflicting("inSR", "sr")),
-        (#"{"id":1,"command":"hotspots","outSR":true}"#, .spatialReference(member: "outSR", .malformed("true", reason: "expected a WKID, {\"wkid\":N} or {\"wkt\":\"…\"}"))),
     ] as [(String, ControlCommandError.Problem)])
     func badCommandsAreNamed(line: String, expected: ControlCommandError.Problem) {
         do {
@@ -84,6 +83,9 @@ struct ControlCommandTests {
         let unknown = #expect(throws: ControlCommandError.self) { try parse(#"{"id":"x","command":"purge-all","force":true}"#) }
         #expect(unknown?.message == "unknown member 'force' for purge-all")
         #expect(unknown?.id == .string("x") && unknown?.command == "purge-all")
+        let notAReference = #expect(throws: ControlCommandError.self) { try parse(#"{"id":1,"command":"hotspots","outSR":true}"#) }
+        guard case .spatialReference(member: "outSR", _)? = notAReference?.problem else { Issue.record("\(String(describing: notAReference))"); return }
+        #expect(notAReference?.message == #""outSR": 'true' is not a spatial reference: expected a WKID, {"wkid":N} or {"wkt":"…"}"#)
     }
 
     /// Lines that are not commands at all are refused with a null id.
