@@ -82,7 +82,7 @@ final class StreamedFileLayer: LayerSource, Sendable {
                 index.timeExtent = Self.union(index.timeExtent, chunk.2)
                 if report == nil { report = chunk.3 }
             })
-            guard case .finished = outcome else { throw SimulatorError("layer \(specification.name): \(specification.path) changed while it was read") }
+            guard case .finished = outcome else { throw SimulatorError.layerChanged(name: specification.name, path: specification.path) }
             var loadReport = (scan as? JSONLinesFileScan)?.report ?? report ?? FeatureLoadReport()
             loadReport.rows = index.rows
             return try StreamedFileLayer(name: specification.name, path: specification.path, scan: scan, index: index, report: loadReport,
@@ -91,8 +91,13 @@ final class StreamedFileLayer: LayerSource, Sendable {
                                          maximumRows: maximumRows)
         } catch let error as SimulatorError {
             throw error
+        } catch let error as FeatureLoadError {
+            throw .layerFile(name: specification.name, error)
+        } catch is CancellationError {
+            throw .layerCancelled(name: specification.name)
         } catch {
-            throw SimulatorError("layer \(specification.name): \(error)")
+            // The file scans throw untyped; any other error is kept as its text.
+            throw .layerScan(name: specification.name, detail: "\(error)")
         }
     }
 
