@@ -66,7 +66,7 @@ struct CommandLineTests {
     @Test(arguments: [
         (["connect"], "missing the service URL"),
         (["connect", "http://h/StreamServer", "--max-observations", "-1"], "--max-observations expects a whole number ≥ 0, not '-1'"),
-        (["connect", "ws://h/arcgis/ws/services/x/StreamServer"], "not a WebSocket URL"),
+        (["connect", "ws://h/arcgis/ws/services/x/StreamServer"], "connect expects the service's REST URL (https://…/StreamServer), not 'ws://h/arcgis/ws/services/x/StreamServer'"),
         (["connect", "ftp://h/x"], "unsupported scheme"),
         (["connect", "http://h/x", "--token"], "--token needs a value"),
         (["replay", "f.json", "--limit", "0"], "--limit expects a whole number ≥ 1, not '0'"),
@@ -92,7 +92,7 @@ struct CommandLineTests {
         (["replay", "f.json", "--interval", "9223372036854775807"], "--interval expects a whole number ≤ 1000000000000"),
         (["connect", "http://h/StreamServer", "--reconnect-interval", "1e300"], "--reconnect-interval expects a number ≤ 1000000000"),
         (["replay", "f.json", "--bogus"], "unknown option '--bogus'"),
-        (["replay", "f.json", "--limit", "5", "--events", "status"], "include observation in --events"),
+        (["replay", "f.json", "--limit", "5", "--events", "status"], "--limit needs observation in --events"),
         (["replay"], "missing the FILE"),
         (["record", "http://h/StreamServer"], "missing -o FILE"),
         (["demo", "--vehicles", "0"], "--vehicles expects a whole number ≥ 1"),

@@ -49,9 +49,9 @@ struct SimulatorLayerCommandLineTests {
     @Test(arguments: [
         (["--layer", "Ships"], "--layer expects NAME=FILE"),
         (["--layer", "Bad Name=x.csv"], "must be letters, digits"),
-        (["--layer", "A=a.csv", "--columns", "B=x=lon,y=lat"], "names 'B', which no"),
+        (["--layer", "A=a.csv", "--columns", "B=x=lon,y=lat"], "--columns B: no service, layer or hot-spot task (--service, --recording, --layer, --hotspots) is named 'B'"),
         (["--layer", "A=a.csv", "--columns", "A=lon=x"], "unknown key 'lon'"),
-        (["--layer", "A=a.csv", "--file-format", "A=shapefile"], "unknown format"),
+        (["--layer", "A=a.csv", "--file-format", "A=shapefile"], "--file-format expects csv, esri-lines, esri-array, esri-featureset, geojson, geojsonseq or recording, not 'shapefile'"),
         (["--layer", "A=a.csv", "--in-sr", "A=99999"], "unknown spatial reference wkid 99999"),
         (["--layer", "A=a.csv", "--port=x"], "--port expects"),
         (["--layer", "A=a.csv", "--max-record-count", "0"], "--max-record-count expects a whole number ≥ 1"),

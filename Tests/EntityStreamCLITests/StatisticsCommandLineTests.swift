@@ -37,7 +37,7 @@ struct StatisticsCommandLineTests {
     @Test func usageErrors() throws {
         let path = try temporaryFile("State,Diabetes\nUtah,7.5\n", ext: "csv")
         let cases: [([String], String)] = [
-            ([path], "give at least one --stat"),
+            ([path], "statistics: missing a --stat TYPE:FIELD[:ALIAS]"),
             ([path, "--stat", "median:Diabetes"], "unknown statistic type 'median'"),
             ([path, "--stat", "avg"], "expected TYPE:FIELD"),
             ([path, "--stat", "avg:Diabetes", "--order-by", "Diabetes"], "neither a group-by field nor a statistic"),
