@@ -127,7 +127,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     private let kind: Kind
     private let layout: Layout
     private let tableName: String
-    /// The rows the file holds.
+    /// The rows the file held when opened (the layout pass's count).
     public let rows: Int
 
     /// The largest prefix looked at to tell the format.
@@ -284,7 +284,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         let always = Set([objectIDField] + timeFieldIndices).union(filter?.fieldIndices ?? [])
         let converted = neededFields.map { needed in schema.fields.indices.map { needed.contains($0) || always.contains($0) } }
         let selection = converted == nil && early == nil ? nil : LoadedRowSelection(converts: converted, filter: early)
-        let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize)
+        // Up to the size the layout pass read: lines added since would have no layout, and each scan gives the same rows.
+        let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             let lines = Self.lineCount(chunk.bytes)
             var builder: FeatureTableBuilder
@@ -321,8 +322,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
             }
             return .parsed(try process(table), lines: lines, rows: records)
         }
-        _ = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
-        return .finished(rows: self.rows)
+        let delivered = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
+        return .finished(rows: delivered)
     }
 
     /// Reads the whole file like ``scan(neededFields:filter:readsGeometry:workers:process:consume:)``
@@ -369,12 +370,13 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
 
     /// Takes the chunks' outcomes in file order, handing each result to
     /// `consume` with the lines before its chunk; the first bad record
-    /// throws with its line in the file. Returns the lines read.
+    /// throws with its line in the file. Returns the rows delivered.
     private static func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, path: String, position: ScanPosition? = nil,
                                                    to consume: (Partial, Int) async throws -> Void) async throws -> Int {
         defer { chunks.stop() }
         position?.reset()
         var lines = 0
+        var delivered = 0
         while let delivery = try await chunks.next() {
             switch delivery.partial {
             case .failed(var error):
@@ -384,9 +386,10 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 position?.delivered(through: delivery.offset + delivery.byteCount, rows: rows)
                 try await consume(partial, lines)
                 lines += chunkLines
+                delivered += rows
             }
         }
-        return lines
+        return delivered
     }
 
     /// The records of one chunk with their lines in it (1-based).
