@@ -30,6 +30,14 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
                                          makeSink: @escaping @Sendable () -> Sink,
                                          consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome
+    /// Reads the whole file as `scan` does (no filter, the point read) and
+    /// settles the layout of every column in the same pass, as
+    /// ``verifyLayout(neededFields:workers:)`` with no `neededFields` would
+    /// before it (see ``CSVFileScan/scanSettlingLayout(neededFields:workers:process:consume:)``):
+    /// ``CSVFileScan/Outcome/layoutChanged`` when what it gave must be discarded and scanned again.
+    func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+                                               process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                               consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome
     /// A table of no rows with the scan's layout: what a caller compiles its filters against.
     func emptyTable() throws(FeatureLoadError) -> FeatureTable
     /// Settles the layout of the columns a later scan with `neededFields`
@@ -52,6 +60,12 @@ extension FeatureFileScan {
 
     public func verifyLayout(neededFields: Set<Int>? = nil) async throws {
         try await verifyLayout(neededFields: neededFields, workers: 2)
+    }
+
+    public func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?,
+                                                      process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                                      consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await scanSettlingLayout(neededFields: neededFields, workers: 2, process: process, consume: consume)
     }
 }
 
@@ -367,6 +381,13 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
 
     /// Nothing to settle: ``open(path:options:chunkSize:workers:)`` read every record's types.
     public func verifyLayout(neededFields: Set<Int>?, workers: Int) async throws {}
+
+    /// A scan (the layout is settled already: never ``CSVFileScan/Outcome/layoutChanged``).
+    public func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+                                                      process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                                      consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await scan(neededFields: neededFields, filter: nil, readsGeometry: true, workers: workers, process: process, consume: consume)
+    }
 
     /// Takes the chunks' outcomes in file order, handing each result to
     /// `consume` with the lines before its chunk; the first bad record
