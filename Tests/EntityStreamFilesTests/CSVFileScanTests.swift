@@ -174,6 +174,26 @@ struct CSVFileScanTests {
         }
     }
 
+    /// A scan reads the file up to its size when opened: rows appended
+    /// later are not read, so every scan gives the same rows.
+    @Test("a file that grows after opening is read to its size at open")
+    func growingFile() async throws {
+        var text = "k,v\n"
+        for i in 0..<500 { text += "g\(i % 3),\(i)\n" }
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 1000))
+        let v = try #require(scan.schema.index(ofField: "v"))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((500..<900).map { "g\($0 % 3),\($0)\n" }.joined().utf8))
+        try handle.close()
+        var values: [AttributeValue] = []
+        let outcome = try await scan.scan(process: plainRows) { values += $0.map { $0.values[v] } }
+        #expect(outcome == .finished(rows: 500))
+        #expect(values == (0..<500).map { .int(Int64($0)) })
+    }
+
     /// A bad record many chunks into the file is reported with its line in
     /// the file (counting the line breaks inside quoted fields before it),
     /// as the loader reports it.

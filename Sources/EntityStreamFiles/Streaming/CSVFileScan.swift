@@ -32,7 +32,8 @@ public protocol FeatureRowSink: Sendable {
 /// Memory: about `(2 × workers + 2)` chunks of text plus, per worker, one
 /// chunk's table, whatever the file's size. Blocking reads and parsing run
 /// on threads of their own, never on the cooperative pool. One scan at a
-/// time per instance.
+/// time per instance. Every scan reads the file up to ``fileSize`` (its
+/// size when opened), so a file that grows gives the same rows each time.
 public final class CSVFileScan: @unchecked Sendable {
     /// What a scan ended with.
     public enum Outcome: Sendable, Equatable {
@@ -190,7 +191,7 @@ public final class CSVFileScan: @unchecked Sendable {
         }
         let setup = prepared
         let layout = self.layout, path = self.path
-        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             try chunk.bytes.withUnsafeBufferPointer { bytes throws -> ChunkOutcome<Partial> in
                 var parsed: CSVChunkParser.Parsed
@@ -238,7 +239,7 @@ public final class CSVFileScan: @unchecked Sendable {
         }
         let setup = try prepare(neededFields: neededFields, filter: filter, readsGeometry: false)
         let layout = self.layout
-        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Sink>>(reader: reader, workers: workers) { chunk, context in
             chunk.bytes.withUnsafeBufferPointer { bytes -> ChunkOutcome<Sink> in
                 var sink = makeSink()
@@ -309,7 +310,7 @@ public final class CSVFileScan: @unchecked Sendable {
         let columns = names.count
         let settled = settledColumns(needed)
         let epochColumns = CSVLayout.epochColumns(names, mapping: options.mapping)
-        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Void>>(reader: reader, workers: workers) { chunk, context in
             chunk.bytes.withUnsafeBufferPointer { bytes -> ChunkOutcome<Void> in
                 do throws(CSVError) {
