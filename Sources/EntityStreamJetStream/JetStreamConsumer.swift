@@ -495,12 +495,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
     }
 
     static func isObservation(_ line: UnsafeRawBufferPointer) -> Bool {
-        let prefix: StaticString = "{\"event\":\"observation\""
-        guard line.count >= prefix.utf8CodeUnitCount else { return false }
-        return prefix.withUTF8Buffer { expected in
-            for index in 0..<expected.count where line[index] != expected[index] { return false }
-            return true
-        }
+        LiteralBytes.hasPrefix(line, "{\"event\":\"observation\"")
     }
 
     /// The `"epoch"` member of a line (the publisher's receive time), read without parsing the line.
