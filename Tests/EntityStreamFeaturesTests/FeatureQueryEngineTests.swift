@@ -3,6 +3,8 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
 import EntityStreamFeatures
+import EntityStreamProjection
+import EntityStreamWhere
 import EntityStreamFiles
 
 /// One synthetic row, as the test knows it (the oracle's side).
@@ -223,29 +225,38 @@ struct FeatureQueryEngineTests {
         let statePlane = try table(randomRows(5, seed: 1), wkid: 2913)
         var statistics = FeatureQuery()
         statistics.outStatistics = [StatisticDefinition(type: .count, field: "speed")]
-        let cases: [(FeatureQuery, FeatureTable, FeatureQueryEngine, String, String)] = [
-            (FeatureQuery(whereClause: "nope = 1"), layer, engine, "where", "unknown field 'nope'"),
-            (FeatureQuery(whereClause: "speed >"), layer, engine, "where", "position"),
-            (FeatureQuery(outFields: ["speed", "wind"]), layer, engine, "outFields", "unknown field 'wind'"),
-            (FeatureQuery(orderBy: [OrderByField(field: "wind")]), layer, engine, "orderByFields", "unknown field 'wind'"),
-            (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1)), noGeometry, engine, "geometry", "table"),
-            (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1, wkid: 99999)), layer, engine, "inSR", "99999"),
-            (FeatureQuery(outSpatialReference: 99999), layer, engine, "outSR", "99999"),
-            (FeatureQuery(outSpatialReference: 3857, format: .geojson), statePlane, engine, "outSR", "WGS84"),
-            (statistics, layer, engine, "outStatistics", "not supported by this server yet"),
+        let fields = layer.schema.fields.map(\.name)
+        let unknownWhere = try #require(thrown { () throws(WhereClauseError) in _ = try WhereClause("nope = 1", schema: layer.schema) })
+        let badWhere = try #require(thrown { () throws(WhereClauseError) in _ = try WhereClause("speed >", schema: layer.schema) })
+        func isProjection(_ parameter: String) -> @Sendable (FeatureQueryError) -> Bool {
+            { error in if case .projection(parameter, _) = error { return true } else { return false } }
+        }
+        let cases: [(FeatureQuery, FeatureTable, @Sendable (FeatureQueryError) -> Bool)] = [
+            (FeatureQuery(whereClause: "nope = 1"), layer, { $0 == .whereClause(unknownWhere) }),
+            (FeatureQuery(whereClause: "speed >"), layer, { $0 == .whereClause(badWhere) }),
+            (FeatureQuery(outFields: ["speed", "wind"]), layer, { $0 == .unknownField(parameter: "outFields", "wind", fields: fields) }),
+            (FeatureQuery(orderBy: [OrderByField(field: "wind")]), layer, { $0 == .unknownField(parameter: "orderByFields", "wind", fields: fields) }),
+            (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1)), noGeometry, { $0 == .noGeometry }),
+            (FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1, wkid: 99999)), layer, isProjection("inSR")),
+            (FeatureQuery(outSpatialReference: 99999), layer, isProjection("outSR")),
+            (FeatureQuery(outSpatialReference: 3857, format: .geojson), statePlane, { $0 == .geoJSONNotWGS84(SpatialReference.webMercator) }),
+            (statistics, layer, { $0 == .statisticsUnsupported(parameter: "outStatistics") }),
             ({ var q = FeatureQuery(geometry: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1)); q.distance = 5; q.distanceUnit = .meter; return q }(),
-             statePlane, engine, "units", "2913"),
+             statePlane, { $0 == .unitNotConvertible(layerReference: 2913, .meter) }),
         ]
-        for (query, target, engine, parameter, reason) in cases {
+        for (query, target, matches) in cases {
             #expect {
                 _ = try engine.run(query, on: target)
             } throws: { error in
                 guard let error = error as? FeatureQueryError else { return false }
-                return error.parameter == parameter && error.description.contains(reason)
+                return matches(error)
             }
         }
+        do throws(FeatureQueryError) { _ = try engine.run(FeatureQuery(outFields: ["wind"]), on: layer) } catch {
+            #expect(error.description == "'outFields' parameter is invalid: unknown field 'wind' (fields: \(fields.joined(separator: ", ")))")
+        }
         let untimed = try FeatureFile.load(bytes: Array("a,lat,lon\n1,2,3\n".utf8), fileName: "u.csv")
-        #expect(throws: FeatureQueryError.self) { _ = try engine.run(FeatureQuery(time: try TimeExtent(start: 0, end: 1)), on: untimed) }
+        #expect(throws: FeatureQueryError.notTimeAware) { _ = try engine.run(FeatureQuery(time: try TimeExtent(start: 0, end: 1)), on: untimed) }
     }
 
     /// A statistics engine, when given, receives exactly the filtered rows and its rows are written as attribute-only features.

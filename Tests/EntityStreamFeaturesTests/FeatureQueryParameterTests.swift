@@ -3,6 +3,13 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
 import EntityStreamFeatures
+import EntityStreamProjection
+
+/// The error `body` throws, as its own type; nil when it throws none.
+func thrown<E: Error>(_ body: () throws(E) -> Void) -> E? {
+    do { try body() } catch { return error }
+    return nil
+}
 
 /// Parses `pairs` as REST parameters.
 private func parse(_ pairs: [(String, String)]) throws -> FeatureQuery {
@@ -66,63 +73,80 @@ struct FeatureQueryParameterTests {
         #expect(try FeatureQuery(parameters: all.parameters.map { (name: $0.0, value: $0.1) }).outFields == nil)
     }
 
-    /// Each bad parameter is refused with its name and the reason, as ArcGIS error JSON with code 400.
+    /// Each bad parameter is refused by case, naming the parameter as given, as ArcGIS error JSON with code 400.
     @Test(arguments: [
-        (("time", "969580800000,967766400000"), "time", "before the start"),
-        (("time", "2000-13-01"), "time", "month 13"),
-        (("time", "1,2,3"), "time", "START,END"),
-        (("objectIds", "1,x"), "objectIds", "'x' is not an object id"),
-        (("geometry", "1,2,3"), "geometry", "xmin,ymin,xmax,ymax"),
-        (("geometry", #"{"paths":[[[0,0],[1,0],[1,1]]]}"#), "geometry", "only envelope, point and polygon"),
-        (("geometry", #"{"rings":[[[0,0],[1,0]]]}"#), "geometry", "at least 3 vertices"),
-        (("geometry", #"{"rings":[[[0,0],[1,"a"],[1,1]]]}"#), "geometry", "not [x, y] numbers"),
-        (("geometryType", "esriGeometryPolyline"), "geometryType", "esriGeometryEnvelope, esriGeometryPoint or esriGeometryPolygon"),
-        (("inSR", "web"), "inSR", "is not a spatial reference"),
-        (("inSR", "99999"), "inSR", "unknown spatial reference wkid 99999"),
-        (("spatialRel", "esriSpatialRelWithin"), "spatialRel", "not supported"),
-        (("returnGeometry", "yes"), "returnGeometry", "not true or false"),
-        (("outSR", "-1"), "outSR", "is not a spatial reference"),
-        (("orderByFields", "a UP"), "orderByFields", "'UP' is not ASC or DESC"),
-        (("orderByFields", "a,,b"), "orderByFields", "empty entry"),
-        (("resultOffset", "-1"), "resultOffset", "≥ 0"),
-        (("resultRecordCount", "0"), "resultRecordCount", "≥ 1"),
-        (("maxRecordCountFactor", "9"), "maxRecordCountFactor", "between 1 and 5"),
-        (("returnCountOnly", "1"), "returnCountOnly", "not true or false"),
-        (("f", "html"), "f", "json, pjson or geojson"),
-        (("outStatistics", "[{\"statisticType\":\"median\",\"onStatisticField\":\"a\"}]"), "outStatistics", "'median' is not one of"),
-        (("outStatistics", "{}"), "outStatistics", "non-empty JSON array"),
-        (("havingClause", "COUNT(a) > 1"), "havingClause", "only with outStatistics"),
-        (("having", "COUNT(a) > 1"), "having", "only with outStatistics"),
-        (("geometryPrecision", "18"), "geometryPrecision", "between 0 and 17"),
-        (("geometryPrecision", "two"), "geometryPrecision", "not a whole number"),
-        (("resultType", "page"), "resultType", "none, standard or tile"),
-        (("distance", "-1"), "distance", "a number ≥ 0"),
-        (("distance", "10"), "distance", "needs a geometry"),
-        (("units", "esriSRUnit_Parsec"), "units", "is not a unit"),
-        (("quantizationParameters", "{\"tolerance\":1}"), "quantizationParameters", "has no extent"),
-        (("quantizationParameters", "[1]"), "quantizationParameters", "not a JSON object"),
-        (("returnExtentOnly", "maybe"), "returnExtentOnly", "not true or false"),
-    ] as [((String, String), String, String)])
-    func refusesBadParameters(pair: (String, String), parameter: String, expected: String) {
-        #expect {
-            _ = try parse([pair])
-        } throws: { error in
-            guard let error = error as? FeatureQueryError else { return false }
-            let arcGIS = error.arcGISError
-            return error.parameter == parameter && error.reason.contains(expected)
-                && arcGIS.code == 400 && arcGIS.details == ["'\(parameter)' parameter is invalid: \(error.reason)"]
+        (("objectIds", "1,x"), .notObjectID(parameter: "objectIds", "x")),
+        (("geometry", #"{"paths":[[[0,0],[1,0],[1,1]]]}"#), .unsupportedGeometry(parameter: "geometry")),
+        (("geometry", #"{"rings":[[[0,0],[1,0]]]}"#), .ringTooShort(parameter: "geometry", ring: 0)),
+        (("geometry", #"{"rings":[[[0,0],[1,"a"],[1,1]]]}"#), .badVertex(parameter: "geometry", ring: 0)),
+        (("geometryType", "esriGeometryPolyline"), .unsupportedGeometryType("esriGeometryPolyline")),
+        (("spatialRel", "esriSpatialRelWithin"), .unsupportedSpatialRelationship(parameter: "spatialRel", "esriSpatialRelWithin")),
+        (("returnGeometry", "yes"), .notBoolean(parameter: "returnGeometry", "yes")),
+        (("orderByFields", "a UP"), .notDirection(parameter: "orderByFields", "UP", entry: "a UP")),
+        (("orderByFields", "a,,b"), .emptyOrderEntry(parameter: "orderByFields", list: "a,,b")),
+        (("resultOffset", "-1"), .notWholeNumber(parameter: "resultOffset", "-1", minimum: 0)),
+        (("resultRecordCount", "0"), .notWholeNumber(parameter: "resultRecordCount", "0", minimum: 1)),
+        (("maxRecordCountFactor", "9"), .maxRecordCountFactorOutOfRange(parameter: "maxRecordCountFactor", 9)),
+        (("returnCountOnly", "1"), .notBoolean(parameter: "returnCountOnly", "1")),
+        (("f", "html"), .unsupportedFormat(parameter: "f", "html")),
+        (("outStatistics", "[{\"statisticType\":\"median\",\"onStatisticField\":\"a\"}]"), .unknownStatisticType("median")),
+        (("outStatistics", "{}"), .outStatisticsNotList),
+        (("havingClause", "COUNT(a) > 1"), .havingWithoutStatistics(parameter: "havingClause")),
+        (("having", "COUNT(a) > 1"), .havingWithoutStatistics(parameter: "having")),
+        (("geometryPrecision", "18"), .geometryPrecisionOutOfRange(parameter: "geometryPrecision", 18)),
+        (("geometryPrecision", "two"), .notWholeNumber(parameter: "geometryPrecision", "two", minimum: 0)),
+        (("resultType", "page"), .unknownResultType(parameter: "resultType", "page")),
+        (("distance", "-1"), .notDistance(parameter: "distance", "-1")),
+        (("distance", "10"), .distanceWithoutGeometry),
+        (("units", "esriSRUnit_Parsec"), .unknownUnit(parameter: "units", "esriSRUnit_Parsec")),
+        (("quantizationParameters", "{\"tolerance\":1}"), .quantizationWithoutExtent),
+        (("quantizationParameters", "[1]"), .quantizationNotObject),
+        (("returnExtentOnly", "maybe"), .notBoolean(parameter: "returnExtentOnly", "maybe")),
+        (("RETURNextentonly", "maybe"), .notBoolean(parameter: "RETURNextentonly", "maybe")),
+    ] as [((String, String), FeatureQueryError)])
+    func refusesBadParameters(pair: (String, String), expected: FeatureQueryError) {
+        #expect(throws: expected) { _ = try parse([pair]) }
+        let arcGIS = expected.arcGISError
+        #expect(arcGIS.code == 400 && arcGIS.details == ["'\(expected.parameter)' parameter is invalid: \(expected.reason)"])
+    }
+
+    /// A value another parser refuses keeps that parser's error, under the parameter as given.
+    @Test func keepsTheInnerError() throws {
+        func refusal(_ pair: (String, String)) -> FeatureQueryError? {
+            do throws(FeatureQueryError) { _ = try FeatureQuery(parameters: [(name: pair.0, value: pair.1)]) } catch { return error }
+            return nil
         }
+        for text in ["969580800000,967766400000", "2000-13-01", "1,2,3"] {
+            let inner = try #require(thrown { () throws(TimeExtentError) in _ = try TimeExtent.parse(text) })
+            #expect(refusal(("time", text)) == .time(parameter: "time", inner))
+        }
+        let envelope = try #require(thrown { () throws(FilterError) in _ = try StreamFilter.parseEnvelope("1,2,3") })
+        #expect(refusal(("geometry", "1,2,3")) == .envelope(parameter: "geometry", envelope))
+        for (name, text) in [("inSR", "web"), ("inSR", "99999"), ("outSR", "-1")] {
+            let inner = try #require(thrown { () throws(ProjectionError) in _ = try SpatialReference.parse(text: text) })
+            #expect(refusal((name, text)) == .projection(parameter: name, inner))
+        }
+    }
+
+    /// The printed refusal reads as ArcGIS words it (README and clients quote it).
+    @Test func refusalText() {
+        #expect(FeatureQueryError.notDirection(parameter: "orderByFields", "UP", entry: "a UP").description
+                == "'orderByFields' parameter is invalid: 'UP' is not ASC or DESC (in 'a UP')")
+        #expect(FeatureQueryError.unknownStatisticType("median").description
+                == "'outStatistics' parameter is invalid: statisticType 'median' is not one of count, sum, min, max, avg, stddev, var, percentile_cont, percentile_disc")
     }
 
     /// A parameter repeated with different values is refused; repeated identically it is accepted.
     @Test func repeatedParameters() throws {
         #expect(try parse([("where", "a=1"), ("WHERE", "a=1")]).whereClause == "a=1")
-        #expect(throws: FeatureQueryError.self) { _ = try parse([("where", "a=1"), ("where", "a=2")]) }
+        #expect(throws: FeatureQueryError.givenTwice(parameter: "where", first: "a=1", second: "a=2")) { _ = try parse([("where", "a=1"), ("where", "a=2")]) }
         // ArcGIS: with returnIdsOnly and returnCountOnly both, the count takes precedence.
         let both = try parse([("returnCountOnly", "true"), ("returnIdsOnly", "true")])
         #expect(both.returnCountOnly && !both.returnIDsOnly)
-        #expect(throws: FeatureQueryError.self) { _ = try parse([("having", "COUNT(*) > 1"), ("havingClause", "COUNT(*) > 2"), ("outStatistics", #"[{"statisticType":"count","onStatisticField":"a"}]"#)]) }
-        #expect(throws: FeatureQueryError.self) {
+        #expect(throws: FeatureQueryError.havingDisagrees(parameter: "havingClause", first: "COUNT(*) > 1", second: "COUNT(*) > 2")) {
+            _ = try parse([("having", "COUNT(*) > 1"), ("havingClause", "COUNT(*) > 2"), ("outStatistics", #"[{"statisticType":"count","onStatisticField":"a"}]"#)])
+        }
+        #expect(throws: FeatureQueryError.inSRContradictsGeometry(inSR: 2056, geometry: 4326)) {
             _ = try parse([("geometry", #"{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}}"#), ("inSR", "2056")])
         }
     }

@@ -198,11 +198,11 @@ struct CSVFileScanTests {
     /// the file (counting the line breaks inside quoted fields before it),
     /// as the loader reports it.
     @Test("errors name the file's line, as the loader's do", arguments: [
-        ("a,b\n", "1,2,3\n", "expected 2 fields"),
-        ("a,\"b\"\n", "1,\"never closed\n", "never closed"),
-        ("x,y\n", "1,north\n", "not a number"),
-    ])
-    func errorsKeepLines(header: String, bad: String, message: String) async throws {
+        ("a,b\n", "1,2,3\n", .fieldCount(expected: 2, found: 3)),
+        ("a,\"b\"\n", "1,\"never closed\n", .unclosedQuote),
+        ("x,y\n", "1,north\n", .notANumber(key: "y", column: "y", text: "multi\nline")),   // the first bad y is the quoted text at line 2
+    ] as [(String, String, CSVError.Reason)])
+    func errorsKeepLines(header: String, bad: String, reason: CSVError.Reason) async throws {
         var text = header
         for i in 0..<300 { text += i % 7 == 0 ? "\(i),\"multi\nline\"\n" : "\(i),\(i)\n" }
         text += bad
@@ -212,7 +212,7 @@ struct CSVFileScanTests {
         var loaderError: FeatureLoadError?
         do { _ = try FeatureFile.load(path: path) } catch { loaderError = error }
         let expected = try #require(loaderError)
-        #expect(expected.message.contains(message))
+        #expect(expected.reason == .csv(reason))
         let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 50))
         await #expect(throws: expected) {
             _ = try await scan.scan(process: { $0.count }) { _ in }
@@ -239,7 +239,7 @@ struct CSVFileScanTests {
         do { _ = try await scan.scan(process: { $0.count }) { _ in } } catch { thrown = error as? FeatureLoadError }
         let error = try #require(thrown)
         #expect(error.line == badLine)
-        #expect(error.message.contains("expected 2 fields"))
+        #expect(error.reason == .csv(.fieldCount(expected: 2, found: 3)))
     }
 
     /// JSON files are not streamed here (nil), and binary ones are refused by name.
@@ -250,6 +250,8 @@ struct CSVFileScanTests {
         #expect(try CSVFileScan.open(path: json) == nil)
         let binary = try temporaryCSV([0x1F, 0x8B, 0x08, 0x00])
         defer { try? FileManager.default.removeItem(atPath: binary) }
-        #expect(throws: FeatureLoadError.self) { try CSVFileScan.open(path: binary) }
+        #expect(throws: FeatureLoadError(file: binary, .binary(kind: "it is gzip-compressed (decompress it first: gunzip)"))) {
+            try CSVFileScan.open(path: binary)
+        }
     }
 }

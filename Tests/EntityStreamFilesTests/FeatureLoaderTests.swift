@@ -125,27 +125,34 @@ struct FeatureLoaderTests {
         #expect(table.schema.fields.map(\.type) == [.objectID, .string, .string, .double, .date])
     }
 
-    /// Each bad CSV is refused with the file, the line and the problem.
+    /// Each bad CSV is refused with the file, the line and the problem, by case.
     @Test(arguments: [
-        ("", nil, nil, "empty"),
-        ("a,b,A\n1,2,3\n", nil, 1, "twice"),
-        ("a,,c\n1,2,3\n", nil, 1, "column 2 has no name"),
-        ("a,lat,lon\n1,2,3\n4,5\n", nil, 3, "expected 3 fields as in the header, found 2"),
-        ("a,lat,lon\n1,2,3\n4,north,5\n", nil, 3, "y column 'lat': 'north' is not a number"),
-        ("a,lat,lon\n1,2,3\n4,,5\n", nil, 3, "y column 'lat' is empty while the other coordinate is not"),
-        ("a,t,lat,lon\n1,2000-01-01,2,3\n4,yesterday,5,6\n", "time=t", 3, "cannot read 'yesterday' as a time"),
-        ("a,t\n1,2\n", "time=when", nil, "the column mapping names time field 'when'"),
-        ("a,b\n1,2\n", "x=a,y=c", 1, "no column 'c' (mapped as y)"),
-        ("a,b\n1,x\n1,y\n", "oid=a", 3, "object id 1 is repeated"),
-        ("a,b\n1,x\n", "oid=b", nil, "holds esriFieldTypeString values, not integers"),
-        ("a,b\n\"1,x\n", nil, 2, "never closed"),
-    ] as [(String, String?, Int?, String)])
-    func csvErrors(text: String, mapping: String?, line: Int?, expected: String) {
+        ("", nil, nil, .csv(.emptyText)),
+        ("a,b,A\n1,2,3\n", nil, 1, .csv(.headerColumnTwice("A"))),
+        ("a,,c\n1,2,3\n", nil, 1, .csv(.headerColumnWithoutName(column: 2))),
+        ("a,lat,lon\n1,2,3\n4,5\n", nil, 3, .csv(.fieldCount(expected: 3, found: 2))),
+        ("a,lat,lon\n1,2,3\n4,north,5\n", nil, 3, .csv(.notANumber(key: "y", column: "lat", text: "north"))),
+        ("a,lat,lon\n1,2,3\n4,,5\n", nil, 3, .csv(.coordinateEmptyBesideOther(key: "y", column: "lat"))),
+        ("a,t,lat,lon\n1,2000-01-01,2,3\n4,yesterday,5,6\n", "time=t", 3, .csv(.unreadableTime(column: "t", text: "yesterday"))),
+        ("a,t\n1,2\n", "time=when", nil, .mappedFieldMissing(role: "time", name: "when", fields: ["a", "t"])),
+        ("a,b\n1,2\n", "x=a,y=c", 1, .csv(.missingColumn("c", role: "y", columns: ["a", "b"]))),
+        ("a,b\n1,x\n1,y\n", "oid=a", 3, .csv(.row(.repeatedObjectID(1, field: "a")))),
+        ("a,b\n1,x\n", "oid=b", nil, .oidNotInteger(field: "b", .string)),
+        ("a,b\n\"1,x\n", nil, 2, .csv(.unclosedQuote)),
+    ] as [(String, String?, Int?, FeatureLoadError.Reason)])
+    func csvErrors(text: String, mapping: String?, line: Int?, reason: FeatureLoadError.Reason) {
         let error = loadError(text, name: "bad.csv", mapping: mapping)
-        #expect(error?.file == "bad.csv")
-        #expect(error?.line == line, "\(String(describing: error))")
-        #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
-        #expect(error?.description.hasPrefix("bad.csv\(line.map { ":\($0)" } ?? ""): ") == true)
+        #expect(error == FeatureLoadError(file: "bad.csv", line: line, reason))
+        #expect(error?.description == "bad.csv\(line.map { ":\($0)" } ?? ""): \(reason)")
+    }
+
+    /// The printed error names the file, the line and the problem in words (README and users read it).
+    @Test func csvErrorText() {
+        #expect(loadError("a,lat,lon\n1,2,3\n4,north,5\n", name: "bad.csv")?.description == "bad.csv:3: y column 'lat': 'north' is not a number")
+        #expect(loadError("a,b\n1,x\n1,y\n", name: "bad.csv", mapping: "oid=a")?.description
+                == "bad.csv:3: object id 1 is repeated ('a' must be unique)")
+        #expect(loadError("a,t\n1,2\n", name: "bad.csv", mapping: "time=when")?.description
+                == "bad.csv: the column mapping names time field 'when', which the file does not have (fields: a, t)")
     }
 
     /// Esri feature lines: fields learned in order, ints widened to doubles when a later value has a fraction, ISO texts as dates, wkid from the features.
@@ -196,13 +203,15 @@ struct FeatureLoaderTests {
         #expect(column(table, "a") == [.int(1), .int(2)])
         let polyline = loadError("[\n{\"attributes\":{\"a\":1}},\n{\"geometry\":{\"paths\":[[[0,0],[1,1]]]},\"attributes\":{\"a\":2}}\n]")
         #expect(polyline?.line == 3)
-        #expect(polyline?.message.contains("polyline") == true)
+        #expect(polyline?.reason == .nonPointFeature(kind: "polyline"))
         let badLine = loadError("{\"attributes\":{\"a\":1}}\n{\"attributes\":{\"a\":\"x\"}}\n{\"attributes\": 5}\n")
         #expect(badLine?.line == 3)
-        #expect(badLine?.message.contains("not an Esri JSON feature") == true)
+        guard case .notEsriFeature? = badLine?.reason else { Issue.record("\(String(describing: badLine))"); return }
+        #expect(badLine?.description.hasPrefix("layer.txt:3: not an Esri JSON feature: ") == true)
         let declared = loadError("{\"fields\":[{\"name\":\"n\",\"type\":\"esriFieldTypeInteger\"}],\"features\":[\n{\"attributes\":{\"n\":1}},\n{\"attributes\":{\"n\":\"many\"}}]}")
         #expect(declared?.line == 3)
-        #expect(declared?.message.contains("field 'n' (esriFieldTypeInteger) cannot hold 'many'") == true)
+        #expect(declared?.reason == .cannotHold(field: "n", .integer, .string("many")))
+        #expect(declared?.description == "layer.txt:3: field 'n' (esriFieldTypeInteger) cannot hold 'many'")
     }
 
     /// GeoJSON: Points in WGS84, properties typed, unique integer ids become the object ids; GeoJSONSeq reads one feature per line.
@@ -231,10 +240,10 @@ struct FeatureLoaderTests {
 
         let line = loadError("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{}}\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[0,0],[1,1]]},\"properties\":{}}\n")
         #expect(line?.line == 2)
-        #expect(line?.message.contains("only Point geometries") == true)
+        #expect(line?.reason == .notPointGeometry("LineString"))
         let casing = loadError("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"Name\":1}}\n{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"name\":2}}\n")
         #expect(casing?.line == 2)
-        #expect(casing?.message.contains("differ only in case") == true)
+        #expect(casing?.reason == .propertiesDifferInCase("Name", "name"))
     }
 
     /// A recording loads with the recorded description's fields and time field; deletes and undecodable messages are skipped and counted.
@@ -274,24 +283,20 @@ struct FeatureLoaderTests {
         // A one-column CSV whose header starts with '{' is still read as CSV when forced.
         let forced = try load("{weird}\n1\n2\n", format: .csv)
         #expect(forced.count == 2)
-        #expect(loadError("{\"hello\":1}")?.message.contains("cannot tell the format") == true)
-        #expect(loadError("[]", mapping: "x=a,y=b")?.message.contains("CSV files only") == true)
+        #expect(loadError("{\"hello\":1}")?.reason == .unknownFormat)
+        #expect(loadError("[]", mapping: "x=a,y=b")?.reason == .coordinatesForNonCSV(.esriFeatureArray))
     }
 
     /// Mapping texts are parsed strictly: unknown keys, one coordinate without the other, a bad wkid are refused.
     @Test(arguments: [
-        ("x=lon", "names x without y"),
-        ("lon=x", "unknown key 'lon'"),
-        ("wkid=web", "is not a spatial reference id"),
-        ("time=none,end=t", "time=none and an end"),
-        ("x=a,x=b", "given twice"),
-    ])
-    func mappingErrors(text: String, expected: String) {
-        #expect {
-            _ = try FeatureColumnMapping(parsing: text)
-        } throws: { error in
-            (error as? CSVError)?.message.contains(expected) == true
-        }
+        ("x=lon", .oneCoordinate(given: "x", missing: "y")),
+        ("lon=x", .unknownKey("lon", keys: FeatureColumnMapping.keys)),
+        ("wkid=web", .badWKID("web")),
+        ("time=none,end=t", .noTimeWithEnd),
+        ("x=a,x=b", .repeatedKey("x")),
+    ] as [(String, CSVError.Reason)])
+    func mappingErrors(text: String, reason: CSVError.Reason) {
+        #expect(throws: CSVError(reason)) { _ = try FeatureColumnMapping(parsing: text) }
     }
 
     /// Loading from a path reads the file; a missing file names it and the system's reason.
@@ -306,12 +311,13 @@ struct FeatureLoaderTests {
             _ = try FeatureFile.load(path: path + ".missing")
         } throws: { error in
             let error = error as? FeatureLoadError
-            return error?.file == path + ".missing" && error?.message.contains("No such file") == true
+            return error == FeatureLoadError(file: path + ".missing", .system(.open, errno: ENOENT))
+                && error?.description == "\(path).missing: cannot open the file: No such file or directory"
         }
         #expect {
             _ = try FeatureFile.load(path: path, options: FeatureLoadOptions(maximumFileSize: 3))
         } throws: { error in
-            (error as? FeatureLoadError)?.message.contains("more than the limit of 3") == true
+            (error as? FeatureLoadError)?.reason == .fileTooLarge(size: 12, limit: 3)
         }
     }
 

@@ -208,7 +208,7 @@ struct JSONLinesFileScanTests {
         defer { try? FileManager.default.removeItem(atPath: path2) }
         await #expect { _ = try await JSONLinesFileScan.open(path: path2, chunkSize: 512) } throws: { error in
             guard let error = error as? FeatureLoadError else { return false }
-            return error.line == 251 && error.message.contains("differ only in case")
+            return error.line == 251 && error.reason == .propertiesDifferInCase("n", "N")
         }
     }
 

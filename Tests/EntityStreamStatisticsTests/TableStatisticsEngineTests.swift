@@ -87,24 +87,32 @@ struct TableStatisticsEngineTests {
     @Test func refusalsNameTheParameter() throws {
         let layer = try table(rows(20))
         let count = #"[{"statisticType":"count","onStatisticField":"speed"}]"#
-        let cases: [([(String, String)], String, String)] = [
-            ([("outStatistics", count), ("groupByFieldsForStatistics", "kind"), ("orderByFields", "speed DESC")], "orderByFields", "neither a group-by field nor a statistic"),
-            ([("outStatistics", count), ("orderByFields", "OBJECTID")], "orderByFields", "neither a group-by field nor a statistic"),
-            ([("outStatistics", count), ("having", "speed > 3")], "having", "not inside an aggregate"),
-            ([("outStatistics", count), ("having", "AVG(kind) > 3")], "having", "numeric"),
-            ([("outStatistics", count), ("having", "COUNT(speed) >")], "having", "position"),
-            ([("havingClause", "COUNT(speed) > 1")], "havingClause", "only with outStatistics"),
-            ([("outStatistics", #"[{"statisticType":"avg","onStatisticField":"kind"}]"#)], "outStatistics", "numeric field"),
-            ([("outStatistics", #"[{"statisticType":"sum","onStatisticField":"wind"}]"#)], "outStatistics", "unknown field 'wind'"),
+        /// The statistics engine's own refusal, of the kind `kind` matches.
+        func refused(_ kind: @escaping @Sendable (StatisticsError) -> Bool) -> @Sendable (FeatureQueryError) -> Bool {
+            { error in
+                guard case .statistics(_, let underlying) = error, let inner = underlying.error as? StatisticsError else { return false }
+                return kind(inner)
+            }
+        }
+        let cases: [([(String, String)], String, String, @Sendable (FeatureQueryError) -> Bool)] = [
+            ([("outStatistics", count), ("groupByFieldsForStatistics", "kind"), ("orderByFields", "speed DESC")], "orderByFields", "neither a group-by field nor a statistic", refused { if case .unknownOrderBy = $0 { true } else { false } }),
+            ([("outStatistics", count), ("orderByFields", "OBJECTID")], "orderByFields", "neither a group-by field nor a statistic", refused { if case .unknownOrderBy = $0 { true } else { false } }),
+            ([("outStatistics", count), ("having", "speed > 3")], "having", "not inside an aggregate", refused { if case .having = $0 { true } else { false } }),
+            ([("outStatistics", count), ("having", "AVG(kind) > 3")], "having", "numeric", refused { if case .having = $0 { true } else { false } }),
+            ([("outStatistics", count), ("having", "COUNT(speed) >")], "having", "position", refused { if case .having = $0 { true } else { false } }),
+            ([("havingClause", "COUNT(speed) > 1")], "havingClause", "only with outStatistics", { $0 == .havingWithoutStatistics(parameter: "havingClause") }),
+            ([("outStatistics", #"[{"statisticType":"avg","onStatisticField":"kind"}]"#)], "outStatistics", "numeric field", refused { if case .nonNumericField(.avg, "kind", _) = $0 { true } else { false } }),
+            ([("outStatistics", #"[{"statisticType":"sum","onStatisticField":"wind"}]"#)], "outStatistics", "unknown field 'wind'", refused { if case .unknownStatisticField(field: "wind", _) = $0 { true } else { false } }),
             ([("outStatistics", #"[{"statisticType":"percentile_cont","onStatisticField":"speed","statisticParameters":{"value":0.5}}]"#)],
-             "outStatistics", "not supported"),
-            ([("outStatistics", count), ("groupByFieldsForStatistics", "colour")], "groupByFieldsForStatistics", "unknown group-by field 'colour'"),
-            ([("outStatistics", count), ("groupByFieldsForStatistics", "kind,KIND")], "groupByFieldsForStatistics", "listed twice"),
-            ([("returnDistinctValues", "true"), ("outFields", "*")], "outFields", "returnDistinctValues needs outFields"),
+             "outStatistics", "not supported", { $0 == .statisticTypeNotSupported("percentile_cont") }),
+            ([("outStatistics", count), ("groupByFieldsForStatistics", "colour")], "groupByFieldsForStatistics", "unknown group-by field 'colour'", refused { $0 == .unknownGroupByField("colour") }),
+            ([("outStatistics", count), ("groupByFieldsForStatistics", "kind,KIND")], "groupByFieldsForStatistics", "listed twice", refused { if case .duplicateGroupByField = $0 { true } else { false } }),
+            ([("returnDistinctValues", "true"), ("outFields", "*")], "outFields", "returnDistinctValues needs outFields", { $0 == .distinctWithoutOutFields }),
         ]
-        for (parameters, parameter, reason) in cases {
+        for (parameters, parameter, reason, matches) in cases {
             var error: FeatureQueryError?
             do { _ = try engine.run(try query(parameters), on: layer) } catch let caught as FeatureQueryError { error = caught }
+            #expect(error.map(matches) == true, "\(parameters): \(String(describing: error))")
             #expect(error?.parameter == parameter, "\(parameters): \(String(describing: error))")
             #expect(error?.description.contains(reason) == true, "\(parameters): \(String(describing: error))")
             #expect(error?.arcGISError.json().isEmpty == false)

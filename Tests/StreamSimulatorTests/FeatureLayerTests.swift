@@ -401,7 +401,7 @@ extension FeatureLayerTests {
         struct GroupCount: FeatureStatisticsEngine {
             func statistics(of table: FeatureTable, rows: [Int], query: FeatureQuery) throws(FeatureQueryError) -> FeatureStatisticsResult {
                 guard let group = query.groupByFieldsForStatistics.first, let field = table.schema.index(ofField: group),
-                      let statistic = query.outStatistics?.first else { throw FeatureQueryError("groupByFieldsForStatistics", "one group field needed") }
+                      let statistic = query.outStatistics?.first else { throw FeatureQueryError.statisticsUnsupported(parameter: "groupByFieldsForStatistics") }
                 var counts: [String: Int64] = [:]
                 for row in rows { if case .string(let key) = table.value(row: row, field: field) { counts[key, default: 0] += 1 } }
                 return FeatureStatisticsResult(fields: [Field(name: group, type: .string), Field(name: statistic.resolvedOutputName, type: .integer)],

@@ -102,10 +102,10 @@ public enum CSVReader {
                     i += 1
                 }
                 guard closed else {
-                    throw CSVError("quoted field opened here is never closed", line: openLine)
+                    throw CSVError(.unclosedQuote, line: openLine)
                 }
                 if i < n, bytes[i] != comma, bytes[i] != cr, bytes[i] != lf {
-                    throw CSVError("unexpected character after a closing quote (a quote inside a quoted field must be doubled)", line: line)
+                    throw CSVError(.characterAfterClosingQuote, line: line)
                 }
                 if scratch.allSatisfy({ $0 == 32 || $0 == 9 }) { quotedBlank.append(fields.count) }
                 fields.append(String(decoding: scratch, as: UTF8.self))

@@ -14,22 +14,22 @@ public enum ColumnMappingPairs {
         var values: [String: String] = [:]
         let trimmed = CSVNumber.trim(Substring(text))
         guard !trimmed.isEmpty else {
-            throw CSVError("empty column mapping; expected \(keys.map { "\($0)=…" }.joined(separator: ","))")
+            throw CSVError(.emptyMapping(keys: keys))
         }
         for pair in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
             guard let equals = pair.firstIndex(of: "=") else {
-                throw CSVError("malformed pair '\(pair)' in column mapping; expected key=column")
+                throw CSVError(.malformedPair(String(pair)))
             }
             let key = Schema.fold(String(CSVNumber.trim(pair[..<equals])))
             let column = CSVNumber.trim(pair[pair.index(after: equals)...])
             guard !key.isEmpty, !column.isEmpty else {
-                throw CSVError("malformed pair '\(pair)' in column mapping; expected key=column")
+                throw CSVError(.malformedPair(String(pair)))
             }
             guard keys.contains(key) else {
-                throw CSVError("unknown key '\(CSVNumber.trim(pair[..<equals]))' in column mapping; the keys are \(list(keys))")
+                throw CSVError(.unknownKey(String(CSVNumber.trim(pair[..<equals])), keys: keys))
             }
             guard values[key] == nil else {
-                throw CSVError("key '\(key)' is given twice in column mapping")
+                throw CSVError(.repeatedKey(key))
             }
             values[key] = String(column)
         }

@@ -61,11 +61,11 @@ struct CSVTokenizer {
                         if byte == Self.lf || (byte == Self.cr && !(i + 1 < n && base[i + 1] == Self.lf)) { line += 1 }
                         i += 1
                     }
-                    guard closed else { throw CSVError("quoted field opened here is never closed", line: openLine) }
+                    guard closed else { throw CSVError(.unclosedQuote, line: openLine) }
                     fields.append(CSVFieldSpan(start: start, end: i, quoted: true, escaped: escaped))
                     i += 1
                     if i < n, base[i] != Self.comma, base[i] != Self.cr, base[i] != Self.lf {
-                        throw CSVError("unexpected character after a closing quote (a quote inside a quoted field must be doubled)", line: line)
+                        throw CSVError(.characterAfterClosingQuote, line: line)
                     }
                 } else {
                     let start = i
@@ -285,7 +285,7 @@ package enum CSVChunkParser {
                             values[target] = .date(milliseconds: ms)
                         } else if timeFailure == nil {
                             let text = String(decoding: trimmed, as: UTF8.self)
-                            timeFailure = CSVError("time column '\(layout.names[column])': cannot read '\(text)' as a time (expected e.g. 2000-09-01T00:00:00Z, 2000-09-01 06:00:00 as UTC, or epoch seconds or milliseconds)", line: tokenizer.recordLine)
+                            timeFailure = CSVError(.unreadableTime(column: layout.names[column], text: text), line: tokenizer.recordLine)
                         }
                     } else {
                         values[target] = value(raw, trimmed: trimmed, scanned: scanned, type: types[column],
@@ -301,10 +301,10 @@ package enum CSVChunkParser {
                     point = Point(x: x, y: y)
                 } else {
                     for (key, column, empty, number) in [("x", xColumn, xEmpty, x), ("y", yColumn, yEmpty, y)] {
-                        if empty { throw CSVError("\(key) column '\(layout.names[column])' is empty while the other coordinate is not", line: tokenizer.recordLine) }
+                        if empty { throw CSVError(.coordinateEmptyBesideOther(key: key, column: layout.names[column]), line: tokenizer.recordLine) }
                         if number == nil {
                             let text = tokenizer.withText(fields[column], scratch: &scratch) { String(decoding: CSVNumber.trim($0), as: UTF8.self) }
-                            throw CSVError("\(key) column '\(layout.names[column])': '\(text)' is not a number", line: tokenizer.recordLine)
+                            throw CSVError(.notANumber(key: key, column: layout.names[column], text: text), line: tokenizer.recordLine)
                         }
                     }
                 }
@@ -334,7 +334,7 @@ package enum CSVChunkParser {
                 positions.append(rowCount &- 1)
             }
             do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
-                throw CSVError(error.description, line: tokenizer.recordLine)
+                throw CSVError(.row(error), line: tokenizer.recordLine)
             }
         }
         return Parsed(builder: builder, evidence: evidence, lines: tokenizer.linesPassed, records: rowCount,
@@ -352,7 +352,7 @@ package enum CSVChunkParser {
                 continue
             }
             guard fields.count == columnCount else {
-                throw CSVError("expected \(columnCount) fields as in the header, found \(fields.count)", line: tokenizer.recordLine)
+                throw CSVError(.fieldCount(expected: columnCount, found: fields.count), line: tokenizer.recordLine)
             }
             return true
         }

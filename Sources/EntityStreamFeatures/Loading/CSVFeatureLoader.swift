@@ -23,11 +23,11 @@ package enum CSVFeatureLoader {
     static let yNames = ["y", "lat", "latitude"]
 
     package static func load(_ bytes: UnsafeBufferPointer<UInt8>, file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
-        func failure(_ error: CSVError) -> FeatureLoadError { FeatureLoadError(file: file, line: error.line, error.message) }
+        func failure(_ error: CSVError) -> FeatureLoadError { FeatureLoadError(file: file, line: error.line, .csv(error.reason)) }
         // Pass 1: header, shape, types.
         let found: (names: [String], line: Int)?
         do { found = try CSVChunkParser.header(of: bytes) } catch { throw failure(error) }
-        guard let header = found else { throw FeatureLoadError(file: file, "the CSV text is empty: a header row naming the columns is required") }
+        guard let header = found else { throw FeatureLoadError(file: file, .csv(.emptyText)) }
         let epochColumns = CSVLayout.epochColumns(header.names, mapping: mapping)
         // A cancelled task stops either pass (checked every 4096 rows).
         let cancelled = { Task.isCancelled }
@@ -38,7 +38,7 @@ package enum CSVFeatureLoader {
         } catch {
             throw failure(error)
         }
-        if cancelled() { throw failure(CSVError("cancelled")) }
+        if cancelled() { throw failure(CSVError(.cancelled)) }
         let layout = try CSVLayout(names: header.names, headerLine: header.line, evidence: evidence, mapping: mapping, file: file)
         // Pass 2: rows.
         let builder = try layout.builder(name: name)
@@ -49,7 +49,7 @@ package enum CSVFeatureLoader {
         } catch {
             throw failure(error)
         }
-        if cancelled() { throw failure(CSVError("cancelled")) }
+        if cancelled() { throw failure(CSVError(.cancelled)) }
         return table
     }
 }

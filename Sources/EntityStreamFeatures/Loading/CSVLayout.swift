@@ -36,8 +36,8 @@ package struct CSVLayout: Sendable {
         let names = fields.map { String(CSVNumber.trim($0)) }
         var seen: Set<String> = []
         for (column, name) in names.enumerated() {
-            guard !name.isEmpty else { throw CSVError("header column \(column + 1) has no name", line: line) }
-            guard seen.insert(Schema.fold(name)).inserted else { throw CSVError("header names column '\(name)' twice", line: line) }
+            guard !name.isEmpty else { throw CSVError(.headerColumnWithoutName(column: column + 1), line: line) }
+            guard seen.insert(Schema.fold(name)).inserted else { throw CSVError(.headerColumnTwice(name), line: line) }
         }
         return names
     }
@@ -64,7 +64,7 @@ package struct CSVLayout: Sendable {
         let folded = names.map(Schema.fold)
         func column(_ name: String, role: String) throws(FeatureLoadError) -> Int {
             guard let index = folded.firstIndex(of: Schema.fold(name.trimmingSpaces)) else {
-                throw FeatureLoadError(file: file, line: headerLine, "the header has no column '\(name)' (mapped as \(role)); its columns are: \(names.joined(separator: ", "))")
+                throw FeatureLoadError(file: file, line: headerLine, .csv(.missingColumn(name, role: role, columns: names)))
             }
             return index
         }
@@ -73,7 +73,7 @@ package struct CSVLayout: Sendable {
         if let x = mapping.x, let y = mapping.y {
             xColumn = try column(x, role: "x")
             yColumn = try column(y, role: "y")
-            if xColumn == yColumn { throw FeatureLoadError(file: file, "x and y both name column '\(names[xColumn ?? 0])'") }
+            if xColumn == yColumn { throw FeatureLoadError(file: file, .sameCoordinateColumn(names[xColumn ?? 0])) }
         } else if let x = folded.firstIndex(where: { CSVFeatureLoader.xNames.contains($0) }),
                   let y = folded.firstIndex(where: { CSVFeatureLoader.yNames.contains($0) }) {
             xColumn = x
@@ -128,7 +128,7 @@ package struct CSVLayout: Sendable {
                                            spatialReference: wkid, startTimeFieldIndex: plan.startTimeFieldIndex,
                                            endTimeFieldIndex: plan.endTimeFieldIndex, report: report)
         } catch {
-            throw FeatureLoadError(file: file, error.description)
+            throw FeatureLoadError(file: file, .table(error))
         }
     }
 }

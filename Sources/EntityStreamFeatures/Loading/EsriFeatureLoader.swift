@@ -45,7 +45,7 @@ package enum EsriFeatureLoader {
     package static func loadArray(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
         let ranges: [Range<Int>]
         do { ranges = try JSONParser.elementRanges(ofArray: bytes) } catch {
-            throw FeatureLoadError(file: file, line: lineNumber(of: error.offset, in: bytes), "the JSON array is invalid: \(error.message)")
+            throw FeatureLoadError(file: file, line: lineNumber(of: error.offset, in: bytes), .invalidArray(error))
         }
         return try load(messages(bytes, ranges), declared: Declared(), lenient: false, format: .esriFeatureArray,
                         file: file, name: name, mapping: mapping)
@@ -54,26 +54,26 @@ package enum EsriFeatureLoader {
     package static func loadFeatureSet(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
         let members: [(key: String, value: Range<Int>)]
         do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
-            throw FeatureLoadError(file: file, line: lineNumber(of: error.offset, in: bytes), "the FeatureSet is not valid JSON: \(error.message)")
+            throw FeatureLoadError(file: file, line: lineNumber(of: error.offset, in: bytes), .invalidFeatureSet(error))
         }
         func member(_ key: String) throws(FeatureLoadError) -> JSONValue? {
             guard let range = members.last(where: { $0.key == key })?.value else { return nil }
             do { return try JSONParser.parse(Array(bytes[range])) } catch {
-                throw FeatureLoadError(file: file, line: lineNumber(of: range.lowerBound, in: bytes), "'\(key)': \(error)")
+                throw FeatureLoadError(file: file, line: lineNumber(of: range.lowerBound, in: bytes), .invalidMember(key: key, error))
             }
         }
         if let error = try member("error"), !error.isNull {
-            throw FeatureLoadError(file: file, "the file holds an ArcGIS error, not features: \(ArcGISError(json: .object(JSONObject([("error", error)])))?.description ?? "\(error)")")
+            throw FeatureLoadError(file: file, .arcGISError(error))
         }
         var declared = Declared()
         let fieldsMember = try member("fields")
         do throws(FeatureFormatError) { declared.fields = try Field.esriFields(fieldsMember) } catch {
-            throw FeatureLoadError(file: file, error.description)
+            throw FeatureLoadError(file: file, .fields(error))
         }
         declared.time.objectIDField = try member("objectIdFieldName")?.stringValue
         if let type = try member("geometryType"), !type.isNull {
             guard type.stringValue == "esriGeometryPoint" else {
-                throw FeatureLoadError(file: file, "only point layers can be loaded; the FeatureSet's geometryType is \(type)")
+                throw FeatureLoadError(file: file, .notPointLayer(geometryType: type))
             }
             declared.geometryType = .point
         }
@@ -81,13 +81,13 @@ package enum EsriFeatureLoader {
             declared.wkid = SpatialReference.code(ofJSON: reference)
         }
         guard let features = members.last(where: { $0.key == "features" })?.value else {
-            throw FeatureLoadError(file: file, "the FeatureSet has no 'features' array")
+            throw FeatureLoadError(file: file, .featureSetWithoutFeatures)
         }
         let ranges: [Range<Int>]
         do throws(JSONError) {
             ranges = try EsriFeatureLoader.elementRanges(bytes, in: features)
         } catch {
-            throw FeatureLoadError(file: file, line: lineNumber(of: features.lowerBound + error.offset, in: bytes), "'features' must be an array of features: \(error.message)")
+            throw FeatureLoadError(file: file, line: lineNumber(of: features.lowerBound + error.offset, in: bytes), .featuresNotArray(error))
         }
         return try load(messages(bytes, ranges), declared: declared, lenient: false, format: .esriFeatureSet,
                         file: file, name: name, mapping: mapping)
@@ -96,11 +96,15 @@ package enum EsriFeatureLoader {
     package static func loadRecording(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
         let recording: RecordingFile
         do { recording = try RecordingFile(bytes: bytes) } catch {
-            throw FeatureLoadError(file: file, line: error.line, error.message)
+            throw FeatureLoadError(file: file, line: error.line, .recording(error))
         }
         var declared = Declared()
         if let header = recording.header {
-            do { declared = try Self.declared(by: header) } catch { throw FeatureLoadError(file: file, line: 1, error.message) }
+            do { declared = try Self.declared(by: header) } catch {
+                var error = error
+                error.file = file
+                throw error
+            }
         }
         let messages = recording.entries.map { Message(line: $0.line, bytes: $0.message[...], malformed: $0.problem != nil) }
         return try load(messages, declared: declared, lenient: true, format: .recording, file: file, name: name, mapping: mapping)
@@ -111,7 +115,7 @@ package enum EsriFeatureLoader {
         var declared = Declared()
         let description = header.description
         do { declared.fields = try Field.esriFields(description["fields"]) } catch {
-            throw FeatureLoadError(file: "", line: 1, "the recorded service description: \(error.description)")
+            throw FeatureLoadError(file: "", line: 1, .recordedFields(error))
         }
         let timeInfo = description["timeInfo"]
         declared.time = FeatureSchemaPlan.Declared(objectIDField: description["objectIdField"]?.stringValue,
@@ -231,7 +235,7 @@ package enum EsriFeatureLoader {
                                                startTimeFieldIndex: plan.startTimeFieldIndex, endTimeFieldIndex: plan.endTimeFieldIndex,
                                                report: report)
             } catch {
-                throw FeatureLoadError(file: file, error.description)
+                throw FeatureLoadError(file: file, .table(error))
             }
         }
     }
@@ -266,7 +270,7 @@ package enum EsriFeatureLoader {
                 Result { () throws(JSONError) in try decoder.decode(buffer, receivedAt: 0, into: &decoded) }
             }
             do throws(JSONError) { try result.get() } catch {
-                guard lenient else { throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)") }
+                guard lenient else { throw FeatureLoadError(file: file, line: message.line, .notEsriFeature(error)) }
                 evidence.report.skip("undecodable message", line: message.line)
                 continue
             }
@@ -286,14 +290,14 @@ package enum EsriFeatureLoader {
                     }
                 case .nonPointGeometry(let kind, _):
                     guard lenient else {
-                        throw FeatureLoadError(file: file, line: message.line, "only point features can be loaded; this feature has a \(kind) geometry")
+                        throw FeatureLoadError(file: file, line: message.line, .nonPointFeature(kind: kind))
                     }
                     evidence.report.skip("\(kind) geometry (only points are kept)", line: message.line)
                 case .delete:
-                    guard lenient else { throw FeatureLoadError(file: file, line: message.line, "a delete message is not a feature") }
+                    guard lenient else { throw FeatureLoadError(file: file, line: message.line, .deleteMessage) }
                     evidence.report.skip("delete message", line: message.line)
                 case .filterReply:
-                    guard lenient else { throw FeatureLoadError(file: file, line: message.line, "a filter reply is not a feature") }
+                    guard lenient else { throw FeatureLoadError(file: file, line: message.line, .filterReply) }
                     evidence.report.skip("filter reply", line: message.line)
                 }
             }
@@ -324,7 +328,7 @@ package enum EsriFeatureLoader {
             }
             do throws(JSONError) { try result.get() } catch {
                 if layout.lenient { continue }   // counted in pass 1
-                throw FeatureLoadError(file: file, line: message.line, "not an Esri JSON feature: \(error)")
+                throw FeatureLoadError(file: file, line: message.line, .notEsriFeature(error))
             }
             for item in decoded {
                 guard case .observation(let observation) = item else { continue }
@@ -334,7 +338,7 @@ package enum EsriFeatureLoader {
                     let value = observation.attribute(index)
                     guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
                         let field = plan.schema.fields[target]
-                        throw FeatureLoadError(file: file, line: message.line, "field '\(field.name)' (\(field.type.esriName)) cannot hold \(value.displayText)")
+                        throw FeatureLoadError(file: file, line: message.line, .cannotHold(field: field.name, field.type, value))
                     }
                     values[target] = converted
                 }
@@ -348,7 +352,7 @@ package enum EsriFeatureLoader {
                     loaded.positions.append(loaded.records - 1)
                 }
                 do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
-                    throw FeatureLoadError(file: file, line: message.line, error.description)
+                    throw FeatureLoadError(file: file, line: message.line, .table(error))
                 }
             }
         }
@@ -358,8 +362,8 @@ package enum EsriFeatureLoader {
     /// `point` in the layer's spatial reference `wkid` (through PROJ).
     static func convert(_ point: Point, to wkid: Int, file: String, line: Int) throws(FeatureLoadError) -> Point {
         guard let own = SpatialReference(code: point.wkid), let target = SpatialReference(code: wkid), own != target else { return point }
-        do { return try point.converted(to: target) } catch {
-            throw FeatureLoadError(file: file, line: line, "the point cannot be brought into the layer's spatial reference: \(error)")
+        do throws(ProjectionError) { return try point.converted(to: target) } catch {
+            throw FeatureLoadError(file: file, line: line, .pointNotConvertible(error))
         }
     }
 

@@ -50,21 +50,21 @@ public struct FeatureColumnMapping: Sendable, Hashable {
     /// Parses `key=column,…` (see the type's contract).
     public init(parsing text: String) throws(CSVError) {
         let values = try ColumnMappingPairs.parse(text, keys: Self.keys)
-        if values["id"] != nil, values["track"] != nil { throw CSVError("column mapping gives both track= and id= (the same key; use track=)") }
+        if values["id"] != nil, values["track"] != nil { throw CSVError(.trackAndID) }
         self.init(x: values["x"], y: values["y"], end: values["end"], track: values["track"] ?? values["id"], objectID: values["oid"])
         if let time = values["time"] {
             if Schema.fold(time) == "none" { noTime = true } else { self.time = time }
         }
         if let text = values["wkid"] {
             guard let wkid = Int(text), wkid > 0, wkid <= Int(Int32.max) else {
-                throw CSVError("wkid '\(text)' in column mapping is not a spatial reference id (a positive whole number)")
+                throw CSVError(.badWKID(text))
             }
             self.wkid = wkid
         }
         guard (x == nil) == (y == nil) else {
-            throw CSVError("column mapping names \(x == nil ? "y" : "x") without \(x == nil ? "x" : "y"); give both coordinate columns or neither")
+            throw CSVError(.oneCoordinate(given: x == nil ? "y" : "x", missing: x == nil ? "x" : "y"))
         }
-        if noTime, end != nil { throw CSVError("column mapping has time=none and an end time field") }
+        if noTime, end != nil { throw CSVError(.noTimeWithEnd) }
     }
 
     /// The deprecated keys `text` uses (`id`, `wkid`), for a warning.

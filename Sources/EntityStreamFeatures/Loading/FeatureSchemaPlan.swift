@@ -41,10 +41,10 @@ package struct FeatureSchemaPlan: Sendable {
     init(sourceFields: [Field], mapping: FeatureColumnMapping, declared: Declared, file: String) throws(FeatureLoadError) {
         var fields = sourceFields
         let lookup = Schema(fields: fields)
-        let available = fields.map(\.name).joined(separator: ", ")
+        let available = fields.map(\.name)
         func index(_ name: String, role: String) throws(FeatureLoadError) -> Int {
             guard let index = lookup.index(ofField: name) else {
-                throw FeatureLoadError(file: file, "the column mapping names \(role) field '\(name)', which the file does not have (fields: \(available))")
+                throw FeatureLoadError(file: file, .mappedFieldMissing(role: role, name: name, fields: available))
             }
             return index
         }
@@ -69,11 +69,11 @@ package struct FeatureSchemaPlan: Sendable {
         } else if !mapping.noTime {
             end = declaredIndex(declared.endTimeField)
         }
-        if end != nil, start == nil { throw FeatureLoadError(file: file, "an end time field needs a start time field (time=FIELD)") }
-        if let start, let end, start == end { throw FeatureLoadError(file: file, "the start and end time fields are the same field '\(fields[start].name)'") }
+        if end != nil, start == nil { throw FeatureLoadError(file: file, .endWithoutStart) }
+        if let start, let end, start == end { throw FeatureLoadError(file: file, .sameStartAndEnd(fields[start].name)) }
         for index in [start, end].compactMap({ $0 }) where fields[index].type != .date {
             guard fields[index].type != .objectID else {
-                throw FeatureLoadError(file: file, "the object-id field '\(fields[index].name)' cannot be a time field")
+                throw FeatureLoadError(file: file, .objectIDIsTime(fields[index].name))
             }
             fields[index].type = .date
         }
@@ -84,10 +84,10 @@ package struct FeatureSchemaPlan: Sendable {
         if let name = mapping.objectID {
             let found = try index(name, role: "oid")
             guard fields[found].type.isInteger else {
-                throw FeatureLoadError(file: file, "the oid field '\(fields[found].name)' holds \(fields[found].type.esriName) values, not integers")
+                throw FeatureLoadError(file: file, .oidNotInteger(field: fields[found].name, fields[found].type))
             }
             guard found != start, found != end else {
-                throw FeatureLoadError(file: file, "the oid field '\(fields[found].name)' cannot also be a time field")
+                throw FeatureLoadError(file: file, .oidIsTime(fields[found].name))
             }
             objectID = found
         } else if let declared = declaredIndex(declared.objectIDField), fields[declared].type.isInteger {

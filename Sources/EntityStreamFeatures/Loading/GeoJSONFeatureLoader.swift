@@ -19,7 +19,7 @@ package enum GeoJSONFeatureLoader {
     package static func loadDocument(_ bytes: [UInt8], file: String, name: String, mapping: FeatureColumnMapping) throws(FeatureLoadError) -> FeatureTable {
         let members: [(key: String, value: Range<Int>)]
         do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
-            throw FeatureLoadError(file: file, line: EsriFeatureLoader.lineNumber(of: error.offset, in: bytes), "not valid GeoJSON: \(error.message)")
+            throw FeatureLoadError(file: file, line: EsriFeatureLoader.lineNumber(of: error.offset, in: bytes), .invalidGeoJSON(error))
         }
         let type = members.last { $0.key == "type" }.flatMap { try? JSONParser.parse(Array(bytes[$0.value])) }?.stringValue
         switch type {
@@ -28,17 +28,17 @@ package enum GeoJSONFeatureLoader {
         case "FeatureCollection":
             break
         default:
-            throw FeatureLoadError(file: file, "not a GeoJSON FeatureCollection or Feature (\"type\" is \(type.map { "'\($0)'" } ?? "missing"))")
+            throw FeatureLoadError(file: file, .notFeatureCollection(type: type))
         }
         guard let features = members.last(where: { $0.key == "features" })?.value else {
-            throw FeatureLoadError(file: file, "the FeatureCollection has no 'features' array")
+            throw FeatureLoadError(file: file, .collectionWithoutFeatures)
         }
         let ranges: [Range<Int>]
         do throws(JSONError) {
             ranges = try EsriFeatureLoader.elementRanges(bytes, in: features)
         } catch {
             throw FeatureLoadError(file: file, line: EsriFeatureLoader.lineNumber(of: features.lowerBound + error.offset, in: bytes),
-                                   "'features' must be an array: \(error.message)")
+                                   .collectionFeaturesNotArray(error))
         }
         return try load(EsriFeatureLoader.messages(bytes, ranges), format: .geoJSON, file: file, name: name, mapping: mapping)
     }
@@ -96,7 +96,7 @@ package enum GeoJSONFeatureLoader {
             let folded = Schema.fold(name)
             if let known = indexByFolded[folded] {
                 guard names[known] == name else {
-                    throw FeatureLoadError(file: file, line: line, "properties '\(names[known])' and '\(name)' differ only in case; field names must differ in more")
+                    throw FeatureLoadError(file: file, line: line, .propertiesDifferInCase(names[known], name))
                 }
                 return known
             }
@@ -178,7 +178,7 @@ package enum GeoJSONFeatureLoader {
                                                spatialReference: wkid, startTimeFieldIndex: plan.startTimeFieldIndex,
                                                endTimeFieldIndex: plan.endTimeFieldIndex, report: report)
             } catch {
-                throw FeatureLoadError(file: file, error.description)
+                throw FeatureLoadError(file: file, .table(error))
             }
         }
     }
@@ -238,7 +238,7 @@ package enum GeoJSONFeatureLoader {
                 if let selection, !selection.converts(target) { return }
                 guard let converted = AttributeTypeInference.convert(value, to: plan.types[target]) else {
                     let field = plan.schema.fields[target]
-                    throw FeatureLoadError(file: file, line: message.line, "field '\(field.name)' (\(field.type.esriName)) cannot hold \(value.displayText)")
+                    throw FeatureLoadError(file: file, line: message.line, .cannotHold(field: field.name, field.type, value))
                 }
                 values[target] = converted
             }
@@ -254,7 +254,7 @@ package enum GeoJSONFeatureLoader {
                 loaded.positions.append(loaded.records - 1)
             }
             do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
-                throw FeatureLoadError(file: file, line: message.line, error.description)
+                throw FeatureLoadError(file: file, line: message.line, .table(error))
             }
         }
         return loaded
@@ -262,32 +262,32 @@ package enum GeoJSONFeatureLoader {
 
     /// Parses one Feature object.
     static func parse(_ message: EsriFeatureLoader.Message, file: String) throws(FeatureLoadError) -> Parsed {
-        func fail(_ text: String) -> FeatureLoadError { FeatureLoadError(file: file, line: message.line, text) }
+        func fail(_ reason: FeatureLoadError.Reason) -> FeatureLoadError { FeatureLoadError(file: file, line: message.line, reason) }
         let value: JSONValue
-        do { value = try JSONParser.parse(Array(message.bytes)) } catch { throw fail("not valid JSON: \(error)") }
-        guard let object = value.objectValue else { throw fail("expected a GeoJSON Feature object") }
+        do throws(JSONError) { value = try JSONParser.parse(Array(message.bytes)) } catch { throw fail(.featureNotJSON(error)) }
+        guard let object = value.objectValue else { throw fail(.featureNotObject) }
         guard object["type"]?.stringValue == "Feature" else {
-            throw fail("expected a GeoJSON Feature, found \"type\" \(object["type"].map { $0.description } ?? "missing")")
+            throw fail(.notFeature(type: object["type"]))
         }
         var point: Point?
         if let geometry = object["geometry"], !geometry.isNull {
-            guard let type = geometry["type"]?.stringValue else { throw fail("the geometry has no \"type\"") }
-            guard type == "Point" else { throw fail("only Point geometries can be loaded; this feature is a \(type)") }
-            guard let coordinates = geometry["coordinates"]?.arrayValue else { throw fail("the Point has no \"coordinates\" array") }
+            guard let type = geometry["type"]?.stringValue else { throw fail(.geometryWithoutType) }
+            guard type == "Point" else { throw fail(.notPointGeometry(type)) }
+            guard let coordinates = geometry["coordinates"]?.arrayValue else { throw fail(.pointWithoutCoordinates) }
             if !coordinates.isEmpty {
                 let numbers = coordinates.compactMap(\.doubleValue)
                 guard numbers.count == coordinates.count, (2...3).contains(numbers.count), numbers.allSatisfy(\.isFinite) else {
-                    throw fail("Point coordinates must be 2 or 3 finite numbers, not \(JSONValue.array(coordinates))")
+                    throw fail(.badCoordinates(coordinates))
                 }
                 point = Point(x: numbers[0], y: numbers[1], z: numbers.count > 2 ? numbers[2] : nil)
             }
         }
         var properties: [(name: String, value: AttributeValue)] = []
         if let members = object["properties"], !members.isNull {
-            guard let members = members.objectValue else { throw fail("\"properties\" must be an object or null") }
+            guard let members = members.objectValue else { throw fail(.propertiesNotObject) }
             var seen: Set<String> = []
             for member in members.members {
-                guard seen.insert(member.key).inserted else { throw fail("property '\(member.key)' is given twice") }
+                guard seen.insert(member.key).inserted else { throw fail(.propertyTwice(member.key)) }
                 properties.append((member.key, attributeValue(member.value)))
             }
         }

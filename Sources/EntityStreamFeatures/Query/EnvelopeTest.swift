@@ -28,7 +28,7 @@ struct EnvelopeTest: Sendable {
             conversion = nil
             return
         }
-        do { try CoordinateOperations.check(from: target, to: source) } catch { throw FeatureQueryError("inSR", error.description) }
+        do throws(ProjectionError) { try CoordinateOperations.check(from: target, to: source) } catch { throw .projection(parameter: "inSR", error) }
         conversion = (source, target)
         var xs: [Double] = [], ys: [Double] = []
         let steps = 64

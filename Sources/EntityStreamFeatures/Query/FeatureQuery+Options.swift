@@ -102,25 +102,24 @@ public struct QuantizationParameters: Sendable, Hashable {
     /// Reads the parameter's JSON (`{"mode":"view","originPosition":"upperLeft","tolerance":1.5,"extent":{…}}`).
     /// - Throws: ``FeatureQueryError`` for `quantizationParameters` naming what is wrong.
     public init(parameter text: String) throws(FeatureQueryError) {
-        let name = "quantizationParameters"
         guard let value = try? JSONParser.parse(text), value.objectValue != nil else {
-            throw FeatureQueryError(name, "not a JSON object ({\"mode\":\"view\",\"originPosition\":\"upperLeft\",\"tolerance\":T,\"extent\":{…}})")
+            throw .quantizationNotObject
         }
         var mode = Mode.view
         if let given = value["mode"]?.stringValue {
-            guard let parsed = Mode(rawValue: given) else { throw FeatureQueryError(name, "mode '\(given)' is not view or edit") }
+            guard let parsed = Mode(rawValue: given) else { throw .quantizationMode(given) }
             mode = parsed
         }
         var origin = Origin.upperLeft
         if let given = value["originPosition"]?.stringValue {
-            guard let parsed = Origin(rawValue: given) else { throw FeatureQueryError(name, "originPosition '\(given)' is not upperLeft or bottomLeft") }
+            guard let parsed = Origin(rawValue: given) else { throw .quantizationOrigin(given) }
             origin = parsed
         }
-        guard let extentValue = value["extent"] else { throw FeatureQueryError(name, "has no extent") }
+        guard let extentValue = value["extent"] else { throw .quantizationWithoutExtent }
         let extent: Envelope
-        do { extent = try StreamFilter.parseEnvelope(json: extentValue) } catch { throw FeatureQueryError(name, "extent: \(error.description)") }
+        do throws(FilterError) { extent = try StreamFilter.parseEnvelope(json: extentValue) } catch { throw .quantizationExtent(error) }
         let tolerance = value["tolerance"]?.doubleValue ?? 1
-        guard tolerance.isFinite, tolerance > 0 else { throw FeatureQueryError(name, "tolerance must be a positive number") }
+        guard tolerance.isFinite, tolerance > 0 else { throw .quantizationTolerance }
         self.init(mode: mode, origin: origin, tolerance: tolerance, extent: extent)
     }
 

@@ -42,7 +42,7 @@ extension FeatureQuery {
         for (name, value) in parameters {
             let key = Schema.fold(name)
             if let earlier = seen[key] {
-                guard earlier.value == value else { throw FeatureQueryError(name, "given twice with different values ('\(earlier.value)' and '\(value)')") }
+                guard earlier.value == value else { throw .givenTwice(parameter: name, first: earlier.value, second: value) }
                 continue
             }
             seen[key] = (name, value)
@@ -64,17 +64,17 @@ extension FeatureQuery {
                 guard !trimmed.isEmpty else { continue }
                 var ids: [Int64] = []
                 for part in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let id = Int64(part.trimmingSpaces) else { throw FeatureQueryError(name, "'\(part)' is not an object id (a whole number)") }
+                    guard let id = Int64(part.trimmingSpaces) else { throw .notObjectID(parameter: name, String(part)) }
                     ids.append(id)
                 }
                 objectIDs = ids
             case "time":
                 guard !trimmed.isEmpty else { continue }
-                do {
+                do throws(TimeExtentError) {
                     let extent = try TimeExtent.parse(trimmed)
                     time = extent.isUnbounded ? nil : extent
                 } catch {
-                    throw FeatureQueryError(name, error.description)
+                    throw .time(parameter: name, error)
                 }
             case "geometry":
                 guard !trimmed.isEmpty else { continue }
@@ -91,9 +91,9 @@ extension FeatureQuery {
                     continue
                 }
                 if trimmed.hasPrefix("{"), let parsed = try? JSONParser.parse(trimmed), parsed["paths"] != nil || parsed["points"] != nil {
-                    throw FeatureQueryError(name, "only envelope, point and polygon geometries are supported ({\"xmin\":…,\"ymin\":…,\"xmax\":…,\"ymax\":…}, xmin,ymin,xmax,ymax, {\"x\":…,\"y\":…}, x,y or {\"rings\":[…]})")
+                    throw .unsupportedGeometry(parameter: name)
                 }
-                do { geometry = try StreamFilter.parseEnvelope(trimmed) } catch { throw FeatureQueryError(name, error.description) }
+                do throws(FilterError) { geometry = try StreamFilter.parseEnvelope(trimmed) } catch { throw .envelope(parameter: name, error) }
             case "geometrytype":
                 geometryType = trimmed.isEmpty ? nil : trimmed
             case "insr":
@@ -101,7 +101,7 @@ extension FeatureQuery {
             case "spatialrel":
                 guard !trimmed.isEmpty else { continue }
                 guard let relation = SpatialRelationship(rawValue: trimmed) else {
-                    throw FeatureQueryError(name, "'\(trimmed)' is not supported (only esriSpatialRelIntersects and esriSpatialRelEnvelopeIntersects)")
+                    throw .unsupportedSpatialRelationship(parameter: name, trimmed)
                 }
                 spatialRelationship = relation
             case "outfields":
@@ -118,7 +118,7 @@ extension FeatureQuery {
                 resultRecordCount = try Self.integer(trimmed, parameter: name, minimum: 1)
             case "maxrecordcountfactor":
                 maxRecordCountFactor = try Self.integer(trimmed, parameter: name, minimum: 1)
-                if let factor = maxRecordCountFactor, factor > 5 { throw FeatureQueryError(name, "must be between 1 and 5, not \(factor)") }
+                if let factor = maxRecordCountFactor, factor > 5 { throw .maxRecordCountFactorOutOfRange(parameter: name, factor) }
             case "returncountonly":
                 returnCountOnly = try Self.boolean(trimmed, parameter: name) ?? false
             case "returnidsonly":
@@ -128,7 +128,7 @@ extension FeatureQuery {
             case "f":
                 guard !trimmed.isEmpty else { continue }
                 guard let parsed = Format(rawValue: trimmed.lowercased()) else {
-                    throw FeatureQueryError(name, "'\(trimmed)' is not supported (json, pjson or geojson)")
+                    throw .unsupportedFormat(parameter: name, trimmed)
                 }
                 format = parsed
             case "outstatistics":
@@ -139,32 +139,32 @@ extension FeatureQuery {
             case "having", "havingclause":
                 guard !trimmed.isEmpty else { continue }
                 if let other = havingClause, other != value {
-                    throw FeatureQueryError(name, "having and havingClause (its alias) disagree ('\(other)' and '\(value)')")
+                    throw .havingDisagrees(parameter: name, first: other, second: value)
                 }
                 havingClause = value
                 havingName = name
             case "geometryprecision":
                 geometryPrecision = try Self.integer(trimmed, parameter: name, minimum: 0)
-                if let digits = geometryPrecision, digits > 17 { throw FeatureQueryError(name, "must be between 0 and 17 decimal places, not \(digits)") }
+                if let digits = geometryPrecision, digits > 17 { throw .geometryPrecisionOutOfRange(parameter: name, digits) }
             case "quantizationparameters":
                 guard !trimmed.isEmpty else { continue }
                 quantization = try QuantizationParameters(parameter: trimmed)
             case "resulttype":
                 guard !trimmed.isEmpty else { continue }
                 guard let parsed = ResultType.allCases.first(where: { $0.rawValue == trimmed.lowercased() }) else {
-                    throw FeatureQueryError(name, "'\(trimmed)' is not none, standard or tile")
+                    throw .unknownResultType(parameter: name, trimmed)
                 }
                 resultType = parsed
             case "distance":
                 guard !trimmed.isEmpty else { continue }
                 guard let number = Double(trimmed), number.isFinite, number >= 0 else {
-                    throw FeatureQueryError(name, "'\(trimmed)' is not a distance (a number ≥ 0)")
+                    throw .notDistance(parameter: name, trimmed)
                 }
                 distance = number
             case "units":
                 guard !trimmed.isEmpty else { continue }
                 guard let unit = DistanceUnit(parameter: trimmed) else {
-                    throw FeatureQueryError(name, "'\(trimmed)' is not a unit (\(DistanceUnit.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw .unknownUnit(parameter: name, trimmed)
                 }
                 distanceUnit = unit
             case "returnextentonly":
@@ -188,18 +188,18 @@ extension FeatureQuery {
         if let geometryType {
             switch geometryType {
             case "esriGeometryEnvelope":
-                if geometryIsPoint || geometryIsPolygon { throw FeatureQueryError("geometryType", "esriGeometryEnvelope, but the geometry is a \(geometryIsPoint ? "point" : "polygon")") }
+                if geometryIsPoint || geometryIsPolygon { throw .geometryNotEnvelope(actual: geometryIsPoint ? "point" : "polygon") }
             case "esriGeometryPoint":
-                if geometry != nil && !geometryIsPoint { throw FeatureQueryError("geometryType", "esriGeometryPoint, but the geometry is not a point") }
+                if geometry != nil && !geometryIsPoint { throw .geometryNotPoint }
             case "esriGeometryPolygon":
-                if geometry != nil && !geometryIsPolygon { throw FeatureQueryError("geometryType", "esriGeometryPolygon, but the geometry has no rings") }
+                if geometry != nil && !geometryIsPolygon { throw .geometryNotPolygon }
             default:
-                throw FeatureQueryError("geometryType", "'\(geometryType)' is not supported (esriGeometryEnvelope, esriGeometryPoint or esriGeometryPolygon)")
+                throw .unsupportedGeometryType(geometryType)
             }
         }
         if let inSR {
             if let own = geometry?.wkid, own != inSR {
-                throw FeatureQueryError("inSR", "\(SpatialReference(code: inSR).map(String.init(describing:)) ?? "?") contradicts the geometry's spatial reference \(SpatialReference(code: own).map(String.init(describing:)) ?? "?")")
+                throw .inSRContradictsGeometry(inSR: inSR, geometry: own)
             }
             if var envelope = geometry {
                 envelope.wkid = envelope.wkid ?? inSR
@@ -207,10 +207,10 @@ extension FeatureQuery {
             }
         }
         if havingClause != nil && outStatistics == nil {
-            throw FeatureQueryError(havingName, "is allowed only with outStatistics")
+            throw .havingWithoutStatistics(parameter: havingName)
         }
         if distance != nil && geometry == nil {
-            throw FeatureQueryError("distance", "needs a geometry to measure from")
+            throw .distanceWithoutGeometry
         }
         // ArcGIS: with both, the count takes precedence (the JS SDK's queryFeatureCount sends both).
         if returnCountOnly { returnIDsOnly = false }
@@ -223,22 +223,22 @@ extension FeatureQuery {
     /// and their bounding box with the geometry's spatial reference.
     static func polygon(_ value: JSONValue, parameter: String) throws(FeatureQueryError) -> ([[AnalysisGeometry.Coordinate]], Envelope) {
         guard let ringValues = value["rings"]?.arrayValue, !ringValues.isEmpty else {
-            throw FeatureQueryError(parameter, "a polygon needs at least one ring ({\"rings\":[[[x,y],…]]})")
+            throw .polygonWithoutRings(parameter: parameter)
         }
         var rings: [[AnalysisGeometry.Coordinate]] = []
         var vertices = 0
         var box: Envelope?
         for (ringIndex, ringValue) in ringValues.enumerated() {
             guard let points = ringValue.arrayValue, points.count >= 3 else {
-                throw FeatureQueryError(parameter, "ring \(ringIndex) needs at least 3 vertices")
+                throw .ringTooShort(parameter: parameter, ring: ringIndex)
             }
             vertices += points.count
-            guard vertices <= maximumPolygonVertices else { throw FeatureQueryError(parameter, "the polygon has more than \(maximumPolygonVertices) vertices") }
+            guard vertices <= maximumPolygonVertices else { throw .tooManyVertices(parameter: parameter, maximum: maximumPolygonVertices) }
             var ring: [AnalysisGeometry.Coordinate] = []
             ring.reserveCapacity(points.count)
             for point in points {
                 guard let pair = point.arrayValue, pair.count >= 2, let x = pair[0].doubleValue, let y = pair[1].doubleValue, x.isFinite, y.isFinite else {
-                    throw FeatureQueryError(parameter, "ring \(ringIndex) has a vertex that is not [x, y] numbers")
+                    throw .badVertex(parameter: parameter, ring: ringIndex)
                 }
                 ring.append(AnalysisGeometry.Coordinate(x: x, y: y))
                 box = Envelope.including(box, x: x, y: y)
@@ -257,7 +257,7 @@ extension FeatureQuery {
         if text.hasPrefix("{") {
             guard let value = try? JSONParser.parse(text), value["x"] != nil else { return nil }
             guard let x = value["x"]?.doubleValue, let y = value["y"]?.doubleValue, x.isFinite, y.isFinite else {
-                throw FeatureQueryError(parameter, "the point's x and y must be numbers")
+                throw .pointNotNumbers(parameter: parameter)
             }
             let reference = value["spatialReference"]
             let wkid = (reference?["wkid"]?.intValue ?? reference?["latestWkid"]?.intValue).flatMap { Int(exactly: $0) }
@@ -266,7 +266,7 @@ extension FeatureQuery {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         guard let x = Double(parts[0].trimmingSpaces), let y = Double(parts[1].trimmingSpaces), x.isFinite, y.isFinite else {
-            throw FeatureQueryError(parameter, "'\(text)' is not a point (x,y)")
+            throw .notPoint(parameter: parameter, text)
         }
         return Envelope(xmin: x, ymin: y, xmax: x, ymax: y)
     }
@@ -276,14 +276,14 @@ extension FeatureQuery {
         case "": return nil
         case "true": return true
         case "false": return false
-        default: throw FeatureQueryError(parameter, "'\(text)' is not true or false")
+        default: throw .notBoolean(parameter: parameter, text)
         }
     }
 
     static func integer(_ text: String, parameter: String, minimum: Int) throws(FeatureQueryError) -> Int? {
         guard !text.isEmpty else { return nil }
         guard let value = Int(text), value >= minimum else {
-            throw FeatureQueryError(parameter, "'\(text)' is not a whole number ≥ \(minimum)")
+            throw .notWholeNumber(parameter: parameter, text, minimum: minimum)
         }
         return value
     }
@@ -292,6 +292,6 @@ extension FeatureQuery {
     /// `{"latestWkid":3857}`, `{"wkt":"…"}`), checked with PROJ: its code.
     static func spatialReference(_ text: String, parameter: String) throws(FeatureQueryError) -> Int? {
         guard !text.isEmpty else { return nil }
-        do { return try SpatialReference.parse(text: text).code } catch { throw FeatureQueryError(parameter, error.description) }
+        do throws(ProjectionError) { return try SpatialReference.parse(text: text).code } catch { throw .projection(parameter: parameter, error) }
     }
 }

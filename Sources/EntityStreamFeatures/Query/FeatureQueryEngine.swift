@@ -77,7 +77,7 @@ public struct FeatureQueryEngine: Sendable {
         // names: the statistics engine checks that order, not the schema.
         let order = try (query.isStatisticsQuery ? [] : query.orderBy).map { (entry) throws(FeatureQueryError) -> (Int, Bool) in
             guard let index = schema.index(ofField: entry.field) else {
-                throw FeatureQueryError("orderByFields", "unknown field '\(entry.field)' (fields: \(Self.fieldList(schema)))")
+                throw .unknownField(parameter: "orderByFields", entry.field, fields: schema.fields.map(\.name))
             }
             return (index, entry.descending)
         }
@@ -86,7 +86,7 @@ public struct FeatureQueryEngine: Sendable {
             var requested: SpatialReference?
             if query.format == .geojson {
                 if let outSR = SpatialReference(code: query.outSpatialReference), outSR != .wgs84 {
-                    throw FeatureQueryError("outSR", "f=geojson is always WGS84 (RFC 7946), not \(outSR)")
+                    throw .geoJSONNotWGS84(outSR)
                 }
                 requested = .wgs84
             } else {
@@ -94,23 +94,22 @@ public struct FeatureQueryEngine: Sendable {
             }
             if let requested, requested.code != table.spatialReference {
                 guard let own = SpatialReference(code: table.spatialReference) else {
-                    throw FeatureQueryError(query.format == .geojson ? "f" : "outSR",
-                                            "the layer's spatial reference is unknown, so its points cannot be converted to \(requested)")
+                    throw .unknownLayerReference(parameter: query.format == .geojson ? "f" : "outSR", target: requested)
                 }
-                do { try CoordinateOperations.check(from: own, to: requested) } catch {
-                    throw FeatureQueryError(query.format == .geojson ? "f" : "outSR", error.description)
+                do throws(ProjectionError) { try CoordinateOperations.check(from: own, to: requested) } catch {
+                    throw .projection(parameter: query.format == .geojson ? "f" : "outSR", error)
                 }
                 outputReference = requested.code
             }
         }
         if query.isStatisticsQuery && statistics == nil {
             let parameter = query.outStatistics != nil ? "outStatistics" : "returnDistinctValues"
-            throw FeatureQueryError(parameter, "statistics queries are not supported by this server yet")
+            throw .statisticsUnsupported(parameter: parameter)
         }
 
         if let quantization = query.quantization, let wkid = quantization.extent.wkid, let output = outputReference,
            SpatialReference(code: wkid) != SpatialReference(code: output) {
-            throw FeatureQueryError("quantizationParameters", "the extent's spatial reference \(wkid) is not the output's \(output)")
+            throw .quantizationReference(extent: wkid, output: output)
         }
 
         // Selection.
@@ -188,25 +187,25 @@ public struct FeatureQueryEngine: Sendable {
         let schema = table.schema
         var whereClause: WhereClause?
         if let text = query.effectiveWhereClause {
-            do { whereClause = try WhereClause(text, schema: schema) } catch { throw FeatureQueryError("where", error.description) }
+            do throws(WhereClauseError) { whereClause = try WhereClause(text, schema: schema) } catch { throw .whereClause(error) }
         }
         var textClause: WhereClause?
         if let text = query.text {
             guard let field = LayerDescription.displayField(of: schema) else {
-                throw FeatureQueryError("text", "the layer has no display field (no string field) to search")
+                throw .noDisplayField
             }
             let literal = "'%" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "%'"
-            do { textClause = try WhereClause("\(field) LIKE \(literal)", schema: schema) } catch {
-                throw FeatureQueryError("text", error.description)
+            do throws(WhereClauseError) { textClause = try WhereClause("\(field) LIKE \(literal)", schema: schema) } catch {
+                throw .textSearch(error)
             }
         }
         if query.time != nil && !table.isTimeAware {
-            throw FeatureQueryError("time", "the layer is not time-aware (it has no timeInfo start time field)")
+            throw .notTimeAware
         }
         var envelope: EnvelopeTest?
         var area: SearchArea?
         if let geometry = query.geometry {
-            guard table.geometryType == .point else { throw FeatureQueryError("geometry", "the layer is a table: it has no geometry to intersect") }
+            guard table.geometryType == .point else { throw .noGeometry }
             if query.polygonRings == nil, (query.distance ?? 0) <= 0 {
                 envelope = try EnvelopeTest(geometry, tableReference: table.spatialReference)
             } else {
@@ -282,7 +281,7 @@ public struct FeatureQueryEngine: Sendable {
         var kept: Set<Int> = [objectIDField]
         for name in outFields {
             guard let index = schema.index(ofField: name.trimmingSpaces) else {
-                throw FeatureQueryError("outFields", "unknown field '\(name)' (fields: \(Self.fieldList(schema)))")
+                throw .unknownField(parameter: "outFields", name, fields: schema.fields.map(\.name))
             }
             kept.insert(index)
         }
@@ -296,15 +295,11 @@ public struct FeatureQueryEngine: Sendable {
         guard let source = SpatialReference(code: source), let target = SpatialReference(code: target), source != target else { return rings }
         var converted = rings
         for index in converted.indices {
-            do {
-                if try AnalysisGeometry.convert(&converted[index], from: source, to: target) > 0 {
-                    throw FeatureQueryError("inSR", "a vertex of the polygon has no place in the layer's spatial reference \(target)")
-                }
-            } catch let error as FeatureQueryError {
-                throw error
-            } catch {
-                throw FeatureQueryError("inSR", "\(error)")
+            let outside: Int
+            do throws(ProjectionError) { outside = try AnalysisGeometry.convert(&converted[index], from: source, to: target) } catch {
+                throw .projection(parameter: "inSR", error)
             }
+            if outside > 0 { throw .vertexOutside(target) }
         }
         return converted
     }
@@ -324,20 +319,13 @@ public struct FeatureQueryEngine: Sendable {
             xs += [geometry.xmin + t * (geometry.xmax - geometry.xmin), geometry.xmax, geometry.xmax - t * (geometry.xmax - geometry.xmin), geometry.xmin]
             ys += [geometry.ymin, geometry.ymin + t * (geometry.ymax - geometry.ymin), geometry.ymax, geometry.ymax - t * (geometry.ymax - geometry.ymin)]
         }
-        do {
-            guard try CoordinateOperations.transform(x: &xs, y: &ys, from: source, to: target) == 0,
-                  let xmin = xs.min(), let xmax = xs.max(), let ymin = ys.min(), let ymax = ys.max() else {
-                throw FeatureQueryError("inSR", "the geometry has no place in the layer's spatial reference \(target)")
-            }
-            return Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: target.code)
-        } catch let error as FeatureQueryError {
-            throw error
-        } catch {
-            throw FeatureQueryError("inSR", "\(error)")
+        let outside: Int
+        do throws(ProjectionError) { outside = try CoordinateOperations.transform(x: &xs, y: &ys, from: source, to: target) } catch {
+            throw .projection(parameter: "inSR", error)
         }
-    }
-
-    static func fieldList(_ schema: Schema) -> String {
-        schema.fields.map(\.name).joined(separator: ", ")
+        guard outside == 0, let xmin = xs.min(), let xmax = xs.max(), let ymin = ys.min(), let ymax = ys.max() else {
+            throw .geometryOutside(target)
+        }
+        return Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: target.code)
     }
 }

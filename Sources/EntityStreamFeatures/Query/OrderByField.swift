@@ -21,15 +21,15 @@ public struct OrderByField: Sendable, Hashable, CustomStringConvertible {
             let words = part.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if words.isEmpty {
                 if text.trimmingSpaces.isEmpty { return [] }
-                throw FeatureQueryError(parameter, "an empty entry in '\(text)'")
+                throw .emptyOrderEntry(parameter: parameter, list: text)
             }
-            guard words.count <= 2 else { throw FeatureQueryError(parameter, "'\(part.trimmingSpaces)' is not 'FIELD [ASC|DESC]'") }
+            guard words.count <= 2 else { throw .notOrderEntry(parameter: parameter, part.trimmingSpaces) }
             var descending = false
             if words.count == 2 {
                 switch words[1].uppercased() {
                 case "ASC": descending = false
                 case "DESC": descending = true
-                default: throw FeatureQueryError(parameter, "'\(words[1])' is not ASC or DESC (in '\(part.trimmingSpaces)')")
+                default: throw .notDirection(parameter: parameter, String(words[1]), entry: part.trimmingSpaces)
                 }
             }
             result.append(OrderByField(field: String(words[0]), descending: descending))

@@ -47,7 +47,7 @@ public struct SearchArea: Sendable {
         } else if SpatialReference(code: layerReference)?.isWebMercator == true {
             measure = .planar(distance * unit.metres)
         } else {
-            throw FeatureQueryError("units", "the layer's spatial reference \(layerReference.map(String.init) ?? "(unknown)") has a linear unit this server does not convert \(unit.rawValue) into; give the distance in the layer's own units (without units)")
+            throw .unitNotConvertible(layerReference: layerReference, unit)
         }
     }
 

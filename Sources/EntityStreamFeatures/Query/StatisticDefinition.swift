@@ -37,20 +37,20 @@ public struct StatisticDefinition: Sendable, Hashable {
 
     /// Reads one entry.
     public init(json value: JSONValue) throws(FeatureQueryError) {
-        guard let object = value.objectValue else { throw FeatureQueryError("outStatistics", "each statistic must be an object, not \(value)") }
+        guard let object = value.objectValue else { throw .statisticNotObject(value) }
         guard let typeName = object["statisticType"]?.stringValue else {
-            throw FeatureQueryError("outStatistics", "a statistic has no 'statisticType'")
+            throw .missingStatisticType
         }
         guard let type = StatisticType(rawValue: typeName.lowercased()) else {
-            throw FeatureQueryError("outStatistics", "statisticType '\(typeName)' is not one of \(StatisticType.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .unknownStatisticType(typeName)
         }
         guard let field = object["onStatisticField"]?.stringValue, !field.trimmingSpaces.isEmpty else {
-            throw FeatureQueryError("outStatistics", "the \(typeName) statistic has no 'onStatisticField'")
+            throw .missingStatisticField(type: typeName)
         }
         var percentile: Double?
         if type == .percentileContinuous || type == .percentileDiscrete {
             guard let value = object["statisticParameters"]?["value"]?.doubleValue, value >= 0, value <= 1 else {
-                throw FeatureQueryError("outStatistics", "\(typeName) needs statisticParameters {\"value\": p} with 0 ≤ p ≤ 1")
+                throw .missingPercentile(type: typeName)
             }
             percentile = value
         }
@@ -61,9 +61,9 @@ public struct StatisticDefinition: Sendable, Hashable {
     /// Reads an `outStatistics` value (a JSON array text).
     public static func parseList(_ text: String) throws(FeatureQueryError) -> [StatisticDefinition] {
         let value: JSONValue
-        do { value = try JSONParser.parse(text) } catch { throw FeatureQueryError("outStatistics", "not JSON: \(error)") }
+        do throws(JSONError) { value = try JSONParser.parse(text) } catch { throw .outStatisticsNotJSON(error) }
         guard let entries = value.arrayValue, !entries.isEmpty else {
-            throw FeatureQueryError("outStatistics", "must be a non-empty JSON array of statistic definitions")
+            throw .outStatisticsNotList
         }
         var result: [StatisticDefinition] = []
         for entry in entries { result.append(try StatisticDefinition(json: entry)) }

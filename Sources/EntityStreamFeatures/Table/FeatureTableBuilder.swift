@@ -39,16 +39,16 @@ public struct FeatureTableBuilder: Sendable {
                 report: FeatureLoadReport = FeatureLoadReport()) throws(FeatureTableError) {
         let fields = schema.fields
         guard fields.indices.contains(objectIDFieldIndex), fields[objectIDFieldIndex].type == .objectID else {
-            throw FeatureTableError("the object-id field must be a field of type esriFieldTypeOID")
+            throw .objectIDFieldNotOID
         }
         for (role, index) in [("start time", startTimeFieldIndex), ("end time", endTimeFieldIndex)] {
             guard let index else { continue }
             guard fields.indices.contains(index), fields[index].type == .date else {
-                throw FeatureTableError("the \(role) field must be a field of type esriFieldTypeDate")
+                throw .timeFieldNotDate(role: role)
             }
         }
         if endTimeFieldIndex != nil && startTimeFieldIndex == nil {
-            throw FeatureTableError("an end time field needs a start time field")
+            throw .endTimeWithoutStart
         }
         self.name = name
         self.schema = schema
@@ -80,10 +80,10 @@ public struct FeatureTableBuilder: Sendable {
     public mutating func append(geometry: Point?, values rowValues: [AttributeValue]) throws(FeatureTableError) {
         let width = schema.fields.count
         guard rowValues.count <= width else {
-            throw FeatureTableError("\(rowValues.count) values for \(width) fields")
+            throw .tooManyValues(rowValues.count, fields: width)
         }
         if geometryType == .none, geometry != nil {
-            throw FeatureTableError("a table's rows have no geometry")
+            throw .geometryOnTable
         }
         let objectID: Int64
         if assignsObjectIDs {
@@ -92,10 +92,10 @@ public struct FeatureTableBuilder: Sendable {
             let given = objectIDFieldIndex < rowValues.count ? rowValues[objectIDFieldIndex] : .null
             guard case .int(let id) = given else {
                 let name = schema.fields[objectIDFieldIndex].name
-                throw FeatureTableError(given.isNull ? "the object id '\(name)' is missing" : "the object id '\(name)' must be an integer, not \(given.displayText)")
+                throw given.isNull ? .missingObjectID(field: name) : .objectIDNotInteger(field: name, given)
             }
             guard !seenObjectIDs.contains(id) else {
-                throw FeatureTableError("object id \(id) is repeated ('\(schema.fields[objectIDFieldIndex].name)' must be unique)")
+                throw .repeatedObjectID(id, field: schema.fields[objectIDFieldIndex].name)
             }
             objectID = id
         }
@@ -109,7 +109,7 @@ public struct FeatureTableBuilder: Sendable {
             case .date(let ms), .int(let ms):
                 first = Swift.min(first ?? ms, ms)
                 last = Swift.max(last ?? ms, ms)
-            case let other: throw FeatureTableError("the time field '\(schema.fields[index].name)' holds \(other.displayText), not a date")
+            case let other: throw FeatureTableError.timeNotDate(field: schema.fields[index].name, other)
             }
         }
 
@@ -193,8 +193,39 @@ public struct FeatureTableBuilder: Sendable {
     }
 }
 
-/// Why a ``FeatureTableBuilder`` refused a schema or a row.
-public struct FeatureTableError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+/// Why a ``FeatureTableBuilder`` refused a schema or a row, by what is wrong.
+/// ``description`` reads `object id 7 is repeated ('OBJECTID' must be unique)`.
+public enum FeatureTableError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The object-id index is outside the schema or not an `esriFieldTypeOID` field.
+    case objectIDFieldNotOID
+    /// The time field in `role` ("start time", "end time") is outside the schema or not a date field.
+    case timeFieldNotDate(role: String)
+    /// An end time field was given without a start time field.
+    case endTimeWithoutStart
+    /// A row has more values than the schema has fields.
+    case tooManyValues(Int, fields: Int)
+    /// A row of a table (no geometry type) came with a geometry.
+    case geometryOnTable
+    /// A row has no value for the object-id field.
+    case missingObjectID(field: String)
+    /// A row's object id is not an integer (the value given).
+    case objectIDNotInteger(field: String, AttributeValue)
+    /// A row repeats an object id already appended.
+    case repeatedObjectID(Int64, field: String)
+    /// A time field holds a value that is not a date (the value given).
+    case timeNotDate(field: String, AttributeValue)
+
+    public var description: String {
+        switch self {
+        case .objectIDFieldNotOID: return "the object-id field must be a field of type esriFieldTypeOID"
+        case .timeFieldNotDate(let role): return "the \(role) field must be a field of type esriFieldTypeDate"
+        case .endTimeWithoutStart: return "an end time field needs a start time field"
+        case .tooManyValues(let count, let fields): return "\(count) values for \(fields) fields"
+        case .geometryOnTable: return "a table's rows have no geometry"
+        case .missingObjectID(let field): return "the object id '\(field)' is missing"
+        case .objectIDNotInteger(let field, let value): return "the object id '\(field)' must be an integer, not \(value.displayText)"
+        case .repeatedObjectID(let id, let field): return "object id \(id) is repeated ('\(field)' must be unique)"
+        case .timeNotDate(let field, let value): return "the time field '\(field)' holds \(value.displayText), not a date"
+        }
+    }
 }

@@ -46,14 +46,14 @@ public enum FeatureFile {
     private static func loadUncancelled(bytes: [UInt8], fileName: String, options: FeatureLoadOptions) throws(FeatureLoadError) -> FeatureTable {
         let name = options.name ?? baseName(fileName)
         if let binary = binaryKind(bytes) {
-            throw FeatureLoadError(file: fileName, "not a CSV or JSON file: \(binary) (feature files are text: CSV, Esri JSON, GeoJSON or a recording)")
+            throw FeatureLoadError(file: fileName, .binary(kind: binary))
         }
         guard let format = options.format ?? FeatureFileFormat.sniff(bytes, fileName: fileName) else {
-            throw FeatureLoadError(file: fileName, "cannot tell the format: the text starts like JSON but is not Esri features, a FeatureSet, GeoJSON or a recording (force one of \(FeatureFileFormat.names))")
+            throw FeatureLoadError(file: fileName, .unknownFormat)
         }
         let mapping = options.mapping
         if format != .csv, mapping.x != nil {
-            throw FeatureLoadError(file: fileName, "x and y columns apply to CSV files only; this file is \(format.name), whose features carry their geometry")
+            throw FeatureLoadError(file: fileName, .coordinatesForNonCSV(format))
         }
         switch format {
         case .csv:
@@ -101,27 +101,9 @@ public enum FeatureFile {
         return first == UInt8(ascii: "{") ? .geoJSON : nil
     }
 
-    /// The error for a one-document file over the limit: what it is, its
-    /// size, the limit, and the format that streams instead.
+    /// The error for a one-document file over the limit.
     static func tooLarge(path: String, size: Int, format: FeatureFileFormat, limit: Int) -> FeatureLoadError {
-        let what: String, instead: String
-        switch format {
-        case .esriFeatureArray:
-            what = "one JSON array of Esri features"
-            instead = "Esri JSON lines, one feature per line (e.g. jq -c '.[]' FILE > FILE.jsonl)"
-        case .esriFeatureSet:
-            what = "one Esri FeatureSet"
-            instead = "Esri JSON lines, one feature per line (e.g. jq -c '.features[]' FILE > FILE.jsonl)"
-        default:
-            what = "one GeoJSON document"
-            instead = "a GeoJSON sequence, one Feature per line (e.g. ogr2ogr -f GeoJSONSeq FILE.geojsonl FILE, or jq -c '.features[]' FILE)"
-        }
-        return FeatureLoadError(file: path, "the file has \(size) bytes (\(mebibytes(size))), more than the \(mebibytes(limit)) a file that is \(what) may have: "
-                                + "such a file is parsed whole, in memory; write it as \(instead), which is read in bounded memory")
-    }
-
-    private static func mebibytes(_ bytes: Int) -> String {
-        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\((Double(bytes) / Double(1 << 20) * 10).rounded() / 10) MiB"
+        FeatureLoadError(file: path, .documentTooLarge(size: size, format: format, limit: limit))
     }
 
     /// The size in bytes of the regular file at `path`.
@@ -149,17 +131,17 @@ public enum FeatureFile {
     /// The file's first `count` bytes (all when it is shorter) and its
     /// size, refusing a file larger than `limit` bytes.
     private static func read(path: String, upTo count: Int, limit: Int) throws(FeatureLoadError) -> (bytes: [UInt8], size: Int) {
-        func failure(_ what: String) -> FeatureLoadError {
-            FeatureLoadError(file: path, "cannot \(what): \(String(cString: strerror(errno)))")
+        func failure(_ operation: FeatureLoadError.FileOperation) -> FeatureLoadError {
+            FeatureLoadError(file: path, .system(operation, errno: errno))
         }
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw failure("open the file") }
+        guard descriptor >= 0 else { throw failure(.open) }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw failure("read the file's size") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw FeatureLoadError(file: path, "not a regular file") }
+        guard fstat(descriptor, &status) == 0 else { throw failure(.readSize) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw FeatureLoadError(file: path, .notRegularFile) }
         let size = Int(status.st_size)
-        guard size <= limit else { throw FeatureLoadError(file: path, "the file has \(size) bytes, more than the limit of \(limit)") }
+        guard size <= limit else { throw FeatureLoadError(file: path, .fileTooLarge(size: size, limit: limit)) }
         let wanted = min(count, size)
         var bytes = [UInt8](repeating: 0, count: wanted)
         var filled = 0
@@ -170,7 +152,7 @@ public enum FeatureFile {
             }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw failure("read the file")
+                throw failure(.read)
             }
             if got == 0 { break }
             filled += got

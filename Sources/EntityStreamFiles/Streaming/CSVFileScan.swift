@@ -87,7 +87,7 @@ public final class CSVFileScan: @unchecked Sendable {
         let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
         let first = try reader.next() ?? FileChunk(index: 0, offset: 0, bytes: [], isLast: true)
         if let binary = FeatureFile.binaryKind(first.bytes) {
-            throw FeatureLoadError(file: path, "not a CSV or JSON file: \(binary) (feature files are text: CSV, Esri JSON, GeoJSON or a recording)")
+            throw FeatureLoadError(file: path, .binary(kind: binary))
         }
         if options.format == nil {
             // Only the start of the text is needed to tell CSV from JSON.
@@ -114,9 +114,9 @@ public final class CSVFileScan: @unchecked Sendable {
         }
         let header: (names: [String], line: Int)?
         let evidence: CSVEvidence?
-        do { (header, evidence) = try sample.get() } catch { throw FeatureLoadError(file: path, line: error.line, error.message) }
+        do { (header, evidence) = try sample.get() } catch { throw FeatureLoadError(file: path, line: error.line, .csv(error.reason)) }
         guard let header, let evidence else {
-            throw FeatureLoadError(file: path, "the CSV text is empty: a header row naming the columns is required")
+            throw FeatureLoadError(file: path, .csv(.emptyText))
         }
         names = header.names
         headerLine = header.line
@@ -211,7 +211,7 @@ public final class CSVFileScan: @unchecked Sendable {
                         let table: FeatureTable
                         do throws(FeatureTableError) {
                             table = try parsed.builder.build().rows(passing: late, idsAfter: Int64(base), into: setup.empty)
-                        } catch { throw FeatureLoadError(file: path, error.description) }
+                        } catch { throw FeatureLoadError(file: path, .table(error)) }
                         return .parsed(try process(table), evidence: parsed.evidence, lines: parsed.lines, rows: parsed.records)
                     }
                 }
@@ -340,7 +340,7 @@ public final class CSVFileScan: @unchecked Sendable {
         while let delivery = try await chunks.next() {
             switch delivery.partial {
             case .failed(let error):
-                throw FeatureLoadError(file: path, line: error.line.map { lines + $0 }, error.message)
+                throw FeatureLoadError(file: path, line: error.line.map { lines + $0 }, .csv(error.reason))
             case .parsed(let partial, let chunkEvidence, let chunkLines, let chunkRows):
                 lines += chunkLines
                 rows += chunkRows

@@ -176,20 +176,20 @@ public final class FileChunkReader {
     /// `start` must be a record boundary (0, or the end of an earlier chunk).
     public init(path: String, splitter: any RecordSplitter, chunkSize: Int, maximumRecordBytes: Int = 64 << 20,
                 start: Int = 0, end: Int? = nil) throws(FeatureLoadError) {
-        func failure(_ what: String) -> FeatureLoadError {
-            FeatureLoadError(file: path, "cannot \(what): \(String(cString: strerror(errno)))")
+        func failure(_ operation: FeatureLoadError.FileOperation) -> FeatureLoadError {
+            FeatureLoadError(file: path, .system(operation, errno: errno))
         }
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw failure("open the file") }
+        guard descriptor >= 0 else { throw failure(.open) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            let error = failure("read the file's size")
+            let error = failure(.readSize)
             close(descriptor)
             throw error
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
-            throw FeatureLoadError(file: path, "not a regular file")
+            throw FeatureLoadError(file: path, .notRegularFile)
         }
         self.path = path
         self.descriptor = descriptor
@@ -240,7 +240,7 @@ public final class FileChunkReader {
             if buffer.count > maximumRecordBytes {
                 finished = true
                 let message = buffer.withUnsafeBufferPointer { splitter.unfinishedRecord($0, limit: maximumRecordBytes) }
-                throw FeatureLoadError(file: path, "at byte \(start): \(message)")
+                throw FeatureLoadError(file: path, .unfinishedRecord(offset: start, message))
             }
         }
     }
@@ -265,7 +265,7 @@ public final class FileChunkReader {
             }
         }
         buffer.removeLast(count - filled)
-        if failed != 0 { throw FeatureLoadError(file: path, "cannot read the file: \(String(cString: strerror(failed)))") }
+        if failed != 0 { throw FeatureLoadError(file: path, .system(.read, errno: failed)) }
         return filled
     }
 }

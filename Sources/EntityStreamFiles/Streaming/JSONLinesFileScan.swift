@@ -196,7 +196,11 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         case .recording?:
             guard let header = recordingHeader(head.bytes) else { return nil }
             var declared: EsriFeatureLoader.Declared
-            do { declared = try EsriFeatureLoader.declared(by: header) } catch { throw FeatureLoadError(file: path, line: 1, error.message) }
+            do { declared = try EsriFeatureLoader.declared(by: header) } catch {
+                var error = error
+                error.file = path
+                throw error
+            }
             declared.geometryType = .point
             kind = .esri(declared, lenient: true, recording: true, format: .recording)
         default:
@@ -204,7 +208,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         }
         guard let format else { return nil }
         if options.mapping.x != nil {
-            throw FeatureLoadError(file: path, "x and y columns apply to CSV files only; this file is \(format.name), whose features carry their geometry")
+            throw FeatureLoadError(file: path, .coordinatesForNonCSV(format))
         }
         let name = options.name ?? FeatureFile.baseName(path)
         let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize)
@@ -329,7 +333,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                     let empty = try Self.builder(layout, name: name, file: path)
                     do throws(FeatureTableError) {
                         table = try table.rows(passing: late, idsAfter: Int64(base), into: empty)
-                    } catch { throw FeatureLoadError(file: path, error.description) }
+                    } catch { throw FeatureLoadError(file: path, .table(error)) }
                 }
             } else {
                 table = builder.build()

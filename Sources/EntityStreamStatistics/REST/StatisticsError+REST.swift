@@ -25,8 +25,8 @@ extension StatisticsError {
         }
     }
 
-    /// The error as a server reports it: the parameter and this description.
+    /// The error as a server reports it: the parameter, with this error kept as it is.
     public var featureQueryError: FeatureQueryError {
-        FeatureQueryError(restParameter, description)
+        .statistics(parameter: restParameter, FeatureQueryError.Underlying(self))
     }
 }

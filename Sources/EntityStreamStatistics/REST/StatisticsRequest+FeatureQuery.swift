@@ -11,13 +11,12 @@ extension StatisticsRequest {
     ///   supported here), and for the limits of ``StatisticsLimits``.
     public init(featureQuery query: FeatureQuery) throws(FeatureQueryError) {
         guard let definitions = query.outStatistics, !definitions.isEmpty else {
-            throw FeatureQueryError("outStatistics", "must list at least one statistic")
+            throw .noStatistics
         }
         var statistics: [StatisticDefinition] = []
         for definition in definitions {
             guard let type = StatisticType(restName: definition.type.rawValue) else {
-                throw FeatureQueryError("outStatistics", "statisticType '\(definition.type.rawValue)' is not supported by this server "
-                                        + "(count, sum, min, max, avg, stddev or var)")
+                throw .statisticTypeNotSupported(definition.type.rawValue)
             }
             let alias = definition.outputName.map { $0.trimmingSpaces }.flatMap { $0.isEmpty ? nil : $0 }
             statistics.append(StatisticDefinition(field: definition.field.trimmingSpaces, type: type, alias: alias))

@@ -50,7 +50,7 @@ public struct TableStatisticsEngine: FeatureStatisticsEngine {
             distinct = query.outStatistics == nil
             let request = distinct ? try TableStatisticsEngine.distinctRequest(query) : try StatisticsRequest(featureQuery: query)
             do { plan = try StatisticsPlan(request, schema: schema) } catch {
-                if distinct, error.restParameter == "groupByFieldsForStatistics" { throw FeatureQueryError("outFields", error.description) }
+                if distinct, error.restParameter == "groupByFieldsForStatistics" { throw .statistics(parameter: "outFields", FeatureQueryError.Underlying(error)) }
                 throw error.featureQueryError
             }
             self.schema = schema
@@ -70,8 +70,7 @@ public struct TableStatisticsEngine: FeatureStatisticsEngine {
         func finish() throws(FeatureQueryError) -> FeatureStatisticsResult {
             let result = accumulator.finish()
             if result.rowsOverGroupLimit > 0 {
-                throw FeatureQueryError(distinct ? "outFields" : "groupByFieldsForStatistics",
-                                        "the query forms more than \(maximumGroups) groups, the most this server computes")
+                throw .tooManyGroups(parameter: distinct ? "outFields" : "groupByFieldsForStatistics", maximum: maximumGroups)
             }
             var fields = plan.outputFields(in: schema)
             if distinct { fields.removeLast(plan.statisticNames.count) }
@@ -86,15 +85,14 @@ public struct TableStatisticsEngine: FeatureStatisticsEngine {
     /// grouping by those fields with a hidden count.
     static func distinctRequest(_ query: FeatureQuery) throws(FeatureQueryError) -> StatisticsRequest {
         guard let fields = query.outFields, !fields.isEmpty, !fields.contains("*") else {
-            throw FeatureQueryError("outFields", "returnDistinctValues needs outFields naming the fields whose distinct values to return (not *)")
+            throw .distinctWithoutOutFields
         }
         var request = StatisticsRequest(statistics: [StatisticDefinition(field: StatisticDefinition.allRows, type: .count,
                                                                          alias: "__distinct_count")],
                                         groupBy: fields.map { $0.trimmingSpaces })
         for entry in query.orderBy {
             guard fields.contains(where: { Schema.fold($0.trimmingSpaces) == Schema.fold(entry.field) }) else {
-                throw FeatureQueryError("orderByFields", "'\(entry.field)' is not one of the outFields (\(fields.joined(separator: ", "))), "
-                                        + "which are what returnDistinctValues returns")
+                throw .distinctOrderNotInOutFields(field: entry.field, outFields: fields)
             }
             request.orderBy.append(StatisticsOrdering(name: entry.field, direction: entry.descending ? .descending : .ascending))
         }

@@ -177,8 +177,7 @@ final class StreamedFileLayer: LayerSource, Sendable {
 
     private func statistics(_ query: FeatureQuery) async throws -> FeatureQueryResult {
         guard var aggregation = try engine.statistics?.aggregation(for: query, schema: empty.schema) else {
-            throw FeatureQueryError(query.outStatistics != nil ? "outStatistics" : "returnDistinctValues",
-                                    "this server's statistics engine cannot aggregate a layer read from a file in parts")
+            throw FeatureQueryError.partialAggregationUnsupported(parameter: query.outStatistics != nil ? "outStatistics" : "returnDistinctValues")
         }
         let engine = self.engine
         _ = try await scan.scan(neededFields: nil, filter: nil, readsGeometry: true, process: { table in
@@ -216,8 +215,7 @@ final class StreamedFileLayer: LayerSource, Sendable {
         let needsExtent = query.returnQueryExtent && empty.geometryType == .point
         let (keep, overflow) = query.returnIDsOnly ? (maximumRows, false) : offset.addingReportingOverflow(pageSize)
         guard !overflow, inFileOrder || keep <= maximumRows else {
-            throw FeatureQueryError(query.returnIDsOnly ? "orderByFields" : "resultOffset",
-                                    "an ordered answer would keep more than \(maximumRows) rows of this layer read from a file; narrow it with where, time or geometry, or page without orderByFields")
+            throw FeatureQueryError.orderedAnswerTooLarge(parameter: query.returnIDsOnly ? "orderByFields" : "resultOffset", maximum: maximumRows)
         }
         let extentQuery = Self.extentQuery(of: query)
         let orderQuery = Self.orderQuery(of: query)
@@ -252,7 +250,7 @@ final class StreamedFileLayer: LayerSource, Sendable {
             })
         } catch is PageComplete {}
         if query.returnIDsOnly && kept.count > keep {
-            throw FeatureQueryError("orderByFields", "more than \(maximumRows) ids match; this layer, read from a file, orders at most \(maximumRows): narrow the query or leave out orderByFields")
+            throw FeatureQueryError.tooManyIDsToOrder(maximum: maximumRows)
         }
         var pageQuery = query
         if inFileOrder { pageQuery.resultOffset = nil }

@@ -116,7 +116,7 @@ struct StoreTracksLayer: LayerSource {
             return true
         }
         if tooMany {
-            throw FeatureQueryError("where", "the query would read more than \(maximumRows) of the \(contents.observationCount) observations the store holds; narrow it with where, time or geometry")
+            throw .storeQueryTooLarge(maximum: maximumRows, observations: contents.observationCount)
         }
         return settings.layer(builder.build())
     }

@@ -10,7 +10,7 @@ extension CSVColumnMapping {
         let named: [(String, String?)] = [("track", track), ("time", mapping.time), ("x", mapping.x), ("y", mapping.y)]
         let missing = named.filter { $0.1 == nil }.map(\.0)
         if !missing.isEmpty {
-            throw CSVError("a CSV of tracks needs the columns track, time, x and y; missing \(ColumnMappingPairs.list(missing.map { "\($0)=" }))")
+            throw CSVError(.trackColumnsMissing(missing))
         }
         self.init(id: track ?? "", time: mapping.time ?? "", x: mapping.x ?? "", y: mapping.y ?? "")
         try validate()

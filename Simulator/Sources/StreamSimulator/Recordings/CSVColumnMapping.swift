@@ -37,8 +37,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
         let values = try ColumnMappingPairs.parse(text, keys: keys)
         let missing = keys.filter { values[$0] == nil }
         if !missing.isEmpty {
-            let list = missing.map { "'\($0)'" }.joined(separator: ", ")
-            throw CSVError("column mapping is missing key\(missing.count > 1 ? "s" : "") \(list); all of id, time, x and y are required")
+            throw CSVError(.missingKeys(missing))
         }
         self.init(id: values["id"] ?? "", time: values["time"] ?? "", x: values["x"] ?? "", y: values["y"] ?? "")
         try validate()
@@ -49,11 +48,11 @@ public struct CSVColumnMapping: Sendable, Hashable {
     public func validate() throws(CSVError) {
         let named = [("id", id), ("time", time), ("x", x), ("y", y)]
         for (key, column) in named where Self.trim(Substring(column)).isEmpty {
-            throw CSVError("column mapping gives no column for '\(key)'")
+            throw CSVError(.noColumnForKey(key))
         }
         for i in named.indices {
             for j in named.indices where j > i && Self.fold(named[i].1) == Self.fold(named[j].1) {
-                throw CSVError("'\(named[i].0)' and '\(named[j].0)' both name column '\(named[i].1)'; id, time, x and y must be different columns")
+                throw CSVError(.sameColumn(named[i].0, named[j].0, column: named[i].1))
             }
         }
     }

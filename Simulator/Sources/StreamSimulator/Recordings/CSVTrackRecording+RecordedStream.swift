@@ -15,12 +15,12 @@ extension CSVTrackRecording {
     /// reports it in its place and goes on. Throws ``CSVError`` when
     /// `trackIDField` is not a column or the file holds no row at all.
     public func recordedStream(trackIDField: String?) throws(CSVError) -> RecordedStream {
-        guard !observations.isEmpty || !rejectedRows.isEmpty else { throw CSVError("the CSV holds a header but no positions") }
+        guard !observations.isEmpty || !rejectedRows.isEmpty else { throw CSVError(.noPositions) }
         let firstTime = observations.first?.receivedAt ?? 0
         var schema = self.schema
         if let trackIDField {
             guard let index = schema.index(ofField: trackIDField) else {
-                throw CSVError("--track-field '\(trackIDField)' is not one of its columns (\(schema.fields.map(\.name).joined(separator: ", ")))")
+                throw CSVError(.unknownTrackField(trackIDField, columns: schema.fields.map(\.name)))
             }
             schema.trackIDIndex = index
         }

@@ -49,7 +49,7 @@ public struct CSVTrackRecording: Sendable {
     /// or before every observation when `after` is nil.
     public struct RejectedRow: Sendable, Hashable {
         public let line: Int
-        public let reason: String
+        public let reason: CSVError.Reason
         public let after: Int?
     }
 
@@ -60,7 +60,7 @@ public struct CSVTrackRecording: Sendable {
         self.mapping = mapping
         let records = try CSVReader.records(text)
         guard let header = records.first else {
-            throw CSVError("the CSV text is empty: a header row naming the columns is required")
+            throw CSVError(.emptyText)
         }
 
         // Header names and the mapped columns.
@@ -68,17 +68,17 @@ public struct CSVTrackRecording: Sendable {
         var columnByFoldedName: [String: Int] = [:]
         for (column, name) in names.enumerated() {
             guard !name.isEmpty else {
-                throw CSVError("header column \(column + 1) has no name", line: header.line)
+                throw CSVError(.headerColumnWithoutName(column: column + 1), line: header.line)
             }
             let folded = Schema.fold(name)
             guard columnByFoldedName[folded] == nil else {
-                throw CSVError("header names column '\(name)' twice", line: header.line)
+                throw CSVError(.headerColumnTwice(name), line: header.line)
             }
             columnByFoldedName[folded] = column
         }
         func column(_ key: String, _ name: String) throws(CSVError) -> Int {
             guard let column = columnByFoldedName[CSVColumnMapping.fold(name)] else {
-                throw CSVError("the header has no column '\(CSVColumnMapping.trim(Substring(name)))' (mapped as \(key)); its columns are: \(names.joined(separator: ", "))")
+                throw CSVError(.missingColumn(String(CSVColumnMapping.trim(Substring(name))), role: key, columns: names))
             }
             return column
         }
@@ -104,20 +104,20 @@ public struct CSVTrackRecording: Sendable {
         var times: [Int64] = []
         var validRows: [CSVRecord] = []
         // Per rejected row: its line, reason, and how many valid rows came before it.
-        var rejected: [(line: Int, reason: String, validBefore: Int)] = []
+        var rejected: [(line: Int, reason: CSVError.Reason, validBefore: Int)] = []
         points.reserveCapacity(rows.count)
         times.reserveCapacity(rows.count)
         for row in rows {
             let x: Double, y: Double, time: Int64
             do throws(CSVError) {
                 guard row.fields.count == width else {
-                    throw CSVError("expected \(width) fields as in the header, found \(row.fields.count)", line: row.line)
+                    throw CSVError(.fieldCount(expected: width, found: row.fields.count), line: row.line)
                 }
                 x = try Self.coordinate(row, xColumn, key: "x", name: names[xColumn])
                 y = try Self.coordinate(row, yColumn, key: "y", name: names[yColumn])
                 time = try Self.time(row, timeColumn, name: names[timeColumn], unit: unit)
             } catch {
-                rejected.append((row.line, error.message, validRows.count))
+                rejected.append((row.line, error.reason, validRows.count))
                 continue
             }
             validRows.append(row)
@@ -170,10 +170,10 @@ public struct CSVTrackRecording: Sendable {
     private static func coordinate(_ row: CSVRecord, _ column: Int, key: String, name: String) throws(CSVError) -> Double {
         let text = CSVNumber.trim(row.fields[column])
         guard !text.isEmpty else {
-            throw CSVError("\(key) column '\(name)' is empty", line: row.line)
+            throw CSVError(.coordinateEmpty(key: key, column: name), line: row.line)
         }
         guard let value = CSVNumber.double(text) else {
-            throw CSVError("\(key) column '\(name)': '\(text)' is not a number", line: row.line)
+            throw CSVError(.notANumber(key: key, column: name, text: String(text)), line: row.line)
         }
         return value
     }
@@ -182,11 +182,11 @@ public struct CSVTrackRecording: Sendable {
                              unit: CSVTime.EpochUnit) throws(CSVError) -> Int64 {
         let text = CSVNumber.trim(row.fields[column])
         guard !text.isEmpty else {
-            throw CSVError("time column '\(name)' is empty", line: row.line)
+            throw CSVError(.timeEmpty(column: name), line: row.line)
         }
         let parsed = CSVTime.milliseconds(text, unit: unit)
         guard let parsed else {
-            throw CSVError("time column '\(name)': cannot read '\(text)' as a time (expected e.g. 2016-11-24T00:00:51-06:00, 2016-11-24 06:00:51 as UTC, or epoch seconds or milliseconds)", line: row.line)
+            throw CSVError(.unreadableTrackTime(column: name, text: String(text)), line: row.line)
         }
         return parsed
     }
