@@ -18,10 +18,10 @@ struct JetStreamFetchTests {
 
     @Test("Fetches that find 2,423 messages of earlier requests waiting, and more arriving, take at most a batch each, every message once, in order",
           .enabled(if: ready))
-    func earlierRequestsStillArriving() throws {
+    func earlierRequestsStillArriving() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let published = try CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
+        let published = try await CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
                                                                  "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
         #expect(published.status == 0, "\(published.standardError)")
         let connection = try NATSConnection(address: try NATSAddress(parsing: "\(server.url)/AIS", nameIs: "stream"), name: "fetch test")
