@@ -150,3 +150,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Compiler settings every Swift target shares (Sources, Tests, Simulator, benchmarks), set
+// once here rather than on each target: existential types are spelled `any P`, and a file
+// imports every module whose members it uses instead of seeing them through another file's
+// imports. InternalImportsByDefault is not on (yet): every `import` would need its access level.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

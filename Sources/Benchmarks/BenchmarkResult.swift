@@ -1,3 +1,5 @@
+import Foundation
+
 /// One measured figure, printed as a line of the benchmark report.
 struct BenchmarkResult {
     var name: String

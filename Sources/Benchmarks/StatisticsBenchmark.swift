@@ -3,6 +3,7 @@ import EntityStreamAnalyses
 import EntityStreamCore
 import Foundation
 import EntityStreamStatistics
+import EntityStreamModel
 
 /// `entitystream-bench statistics [--count N] [--runs R] [--no-peers]`: a grouped
 /// statistics query over N retained observations (default 1,000,000; 5

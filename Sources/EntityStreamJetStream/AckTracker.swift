@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Which consumed messages may be acknowledged: the pure half of
 /// ``JetStreamConsumer`` (a value type tests drive directly).

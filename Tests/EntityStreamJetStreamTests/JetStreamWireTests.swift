@@ -1,5 +1,6 @@
 @testable import EntityStreamJetStream
 import Testing
+import EntityStreamTestSupport
 
 /// What the consumer reads from a delivered message's bytes, without
 /// libnats' metadata call or Swift strings: the acknowledgement subject's

@@ -2,6 +2,7 @@ import EntityStreamCore
 import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
+import Foundation
 
 /// Decoded observations keep their values in their decoder's slab, not in an
 /// array each. What users rely on: every way of reading the values gives what

@@ -3,6 +3,7 @@ import EntityStreamProjection
 import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Bad files and bad points answer a clear RasterError naming what was
 /// wrong; nothing crashes and nothing is silently wrong.

@@ -2,6 +2,7 @@ import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
+import EntityStreamProjection
 
 /// The concurrency contract: one open raster per actor; distinct rasters
 /// (each with its own libtiff handle, cache and PROJ contexts) run in parallel.

@@ -1,6 +1,7 @@
 import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Cell ownership at edges and corners, GDAL's rule: floor of the inverse
 /// geotransform, so a cell is [x0, x0+dx) × (y0−dy, y0] north-up; a point

@@ -1,6 +1,7 @@
 import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// GDAL_NODATA: parsing the tag and GDAL's NoData-mask comparison (the
 /// value converted to the band's type), on files the test wrote.

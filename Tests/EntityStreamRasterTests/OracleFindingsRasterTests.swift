@@ -3,6 +3,7 @@ import Foundation
 import EntityStreamRaster
 import Testing
 import EntityStreamModel
+import EntityStreamProjection
 
 /// Raster answers an independent check found wrong or refused, each against
 /// an oracle the test computes: GDAL's inverse-geotransform rule written out

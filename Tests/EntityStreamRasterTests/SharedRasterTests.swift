@@ -3,6 +3,7 @@ import EntityStreamTestSupport
 import EntityStreamRaster
 import Testing
 import EntityStreamModel
+import EntityStreamProjection
 
 /// The real rasters in `../shared/data/rasters/` (skipped when absent).
 /// Oracles: published checksums (GDAL autotest, rasterio's tests), values

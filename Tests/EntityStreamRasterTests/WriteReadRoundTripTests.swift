@@ -1,6 +1,7 @@
 import EntityStreamRaster
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 
 /// Every layout, pixel type, compression, predictor and planar
 /// configuration: the test writes values it chose with libtiff and reads

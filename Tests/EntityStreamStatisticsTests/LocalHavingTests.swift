@@ -3,6 +3,7 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamFeatures
 import EntityStreamFiles
+import EntityStreamModel
 
 /// A having clause applied here, for servers that do not advertise
 /// `supportsHavingClause`: the query asks for the statistics the clause needs

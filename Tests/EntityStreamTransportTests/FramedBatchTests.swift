@@ -1,6 +1,7 @@
 import EntityStreamTestSupport
 import Testing
 @testable import EntityStreamTransport
+import Foundation
 
 /// The bytes a queue hands to the socket, write after write.
 private func drain(_ queue: inout ServerOutboundQueue) -> (bytes: [UInt8], writes: Int) {

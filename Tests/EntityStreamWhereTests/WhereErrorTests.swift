@@ -2,6 +2,7 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 import EntityStreamWhere
+import EntityStreamModel
 
 @Suite("Where errors: message and exact 1-based Unicode-scalar position", .bounded)
 struct WhereErrorTests {

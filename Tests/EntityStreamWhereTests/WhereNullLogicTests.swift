@@ -2,6 +2,7 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 import EntityStreamWhere
+import EntityStreamModel
 
 @Suite("Where NULL handling: SQL three-valued logic", .bounded)
 struct WhereNullLogicTests {

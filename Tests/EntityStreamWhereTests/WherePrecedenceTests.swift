@@ -2,6 +2,7 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamCore
 import EntityStreamWhere
+import EntityStreamModel
 
 @Suite("Where precedence: NOT > AND > OR, arithmetic and comparisons bind tighter", .bounded)
 struct WherePrecedenceTests {

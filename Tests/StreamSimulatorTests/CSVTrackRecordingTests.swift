@@ -4,6 +4,7 @@ import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
 import EntityStreamFeatures
+import EntityStreamFiles
 
 private let mapping = CSVColumnMapping(id: "id", time: "t", x: "x", y: "y")
 

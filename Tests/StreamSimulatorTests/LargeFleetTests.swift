@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamTestSupport
 @testable import StreamSimulator
 import Testing

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 
 /// Runs control commands: parses each line through the registry, answers
 /// with a `response` event carrying the command's `id` — errors too, with

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamTransport
 import EntityStreamFeatures
+import EntityStreamModel
 
 /// A client for one ArcGIS feature layer or table (`…/MapServer/0`,
 /// `…/FeatureServer/0`): loads its description, then runs queries, paging

@@ -4,6 +4,7 @@ import EntityStreamCore
 import EntityStreamHotSpots
 import EntityStreamProjection
 import EntityStreamModel
+import EntityStreamFeatures
 
 /// `entitystream hotspots FILE|GP_TASK_URL …`: the "Analyze hotspots"
 /// sample — a Getis-Ord Gi* hot-spot analysis of a local file by the

@@ -3,6 +3,7 @@ import EntityStreamHotSpots
 import EntityStreamProjection
 import EntityStreamModel
 import EntityStream
+import EntityStreamTransport
 
 /// A hot-spot analysis run by a remote ArcGIS geoprocessing service, as the
 /// "Analyze hotspots" sample runs `911 Calls Hotspot`: the same lines as

@@ -3,6 +3,7 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamProjection
 import EntityStreamRaster
+import EntityStreamModel
 
 /// `entitystream identify RASTER.tif …`: the "Identify raster cell" sample —
 /// the cell of a GeoTIFF under each point, one JSON line per point, then a

@@ -1,6 +1,7 @@
 import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
+import EntityStreamModel
 
 /// `--raster NAME=FILE.tif` (repeatable) and `--enrich NAME` (repeatable),
 /// shared by `connect`, `replay` and the demo: the rasters the session

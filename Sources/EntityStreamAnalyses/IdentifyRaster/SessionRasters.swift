@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamRaster
 import EntityStream
+import EntityStreamProjection
 
 /// The rasters a session opened (`--raster NAME=FILE.tif`, repeatable), by
 /// name, each owned by its ``SessionRaster`` actor: the session resource

@@ -1,5 +1,6 @@
 import EntityStream
 import EntityStreamFiles
+import EntityStreamModel
 
 /// Publishes a streamed file scan's progress as `progress` lines (`rows`,
 /// `rowsPerSecond`, `percent` of the file's bytes), rate-limited by

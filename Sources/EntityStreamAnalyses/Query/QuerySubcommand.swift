@@ -3,6 +3,7 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamProjection
 import EntityStreamFeatures
+import EntityStreamModel
 
 /// `entitystream query LAYER_URL|FILE …`: the "Query with time extent"
 /// sample — features of a remote ArcGIS layer (paged as ArcGIS clients

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import EntityStreamModel
 import EntityStream
+import EntityStreamFeatures
 
 /// A ``FeatureLayerClient`` made for one analysis job from the session's
 /// remote options (token, TLS trust, HTTP limits, clock), whose status

@@ -3,6 +3,7 @@ import EntityStream
 import EntityStreamCore
 import EntityStreamTransport
 import EntityStreamFiles
+import EntityStreamAnalyses
 
 /// `entitystream connect URL …`: stream a live ArcGIS stream service.
 struct ConnectCommand {

@@ -4,6 +4,7 @@ import EntityStreamCore
 import Foundation
 import EntityStreamJetStream
 import EntityStreamModel
+import EntityStreamAnalyses
 
 /// `entitystream consume nats://HOST:PORT/STREAM …`: a JetStream stream as
 /// a session's source, with the same store, output, control commands and

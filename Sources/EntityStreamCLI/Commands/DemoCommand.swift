@@ -2,6 +2,7 @@ import EntityStreamCommandLine
 import EntityStream
 import EntityStreamCore
 import StreamSimulator
+import EntityStreamAnalyses
 
 /// `entitystream` with no arguments (or `entitystream demo`): the embedded
 /// demo. Starts the simulator in-process with the snowplow fleet on a free

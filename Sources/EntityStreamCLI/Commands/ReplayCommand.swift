@@ -7,6 +7,7 @@ import Synchronization
 import EntityStreamModel
 import EntityStreamFeatures
 import EntityStreamFiles
+import EntityStreamAnalyses
 
 /// `entitystream replay FILE …`: run a recording through the same store and
 /// output, with no network.

@@ -4,6 +4,7 @@ import EntityStreamLocking
 import StreamSimulator
 import EntityStreamTransport
 import EntityStreamModel
+import EntityStreamFeatures
 
 /// `serve`'s server beside a session: the simulator's server with one live
 /// service over the session's pipeline — its observations fanned out to

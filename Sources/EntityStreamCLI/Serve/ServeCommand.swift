@@ -5,6 +5,7 @@ import Foundation
 import StreamSimulator
 import EntityStreamTransport
 import EntityStreamFiles
+import EntityStreamJetStream
 
 /// `entitystream serve SOURCE …`: one upstream source, many local
 /// consumers. The source is what `connect` or `replay` take (chosen by

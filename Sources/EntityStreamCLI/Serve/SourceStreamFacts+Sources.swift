@@ -1,6 +1,7 @@
 import EntityStream
 import EntityStreamCore
 import Foundation
+import EntityStreamFiles
 
 extension LiveSource {
     /// The service's own description text and spatial reference, once its description is loaded.

@@ -1,3 +1,5 @@
+import EntityStreamModel
+
 /// The kinds of events on the bus, by their JSON-lines names.
 public enum EventKind: String, Sendable, Hashable, CaseIterable {
     case status

@@ -1,3 +1,5 @@
+import EntityStreamModel
+
 /// Every stored observation in arrival order, as (track slot, observation
 /// id) packed into one word, so the globally oldest observation is found in
 /// O(1) for the total and age limits.

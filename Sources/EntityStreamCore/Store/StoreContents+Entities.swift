@@ -1,4 +1,5 @@
 import EntityStreamModel
+import EntityStreamWhere
 /// The entities' latest observations, as the SDK's dynamic entities are
 /// queried (each entity counts once, with its current state).
 extension StoreContents {

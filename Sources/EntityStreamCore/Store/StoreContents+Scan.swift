@@ -1,4 +1,5 @@
 import EntityStreamModel
+import EntityStreamWhere
 /// Scans of the stored history: every observation (not only an entity's
 /// latest) matching an ``ObservationScan``, visited in place.
 extension StoreContents {

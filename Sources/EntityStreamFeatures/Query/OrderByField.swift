@@ -1,3 +1,5 @@
+import EntityStreamModel
+
 /// One `orderByFields` entry: a field name and a direction.
 ///
 /// ``parseList(_:)`` reads `name [ASC|DESC], …` (directions

@@ -1,3 +1,6 @@
+import EntityStreamCore
+import EntityStreamModel
+
 /// One remote geoprocessing job's conversation after `submitJob` answered,
 /// as a pure state machine: it wraps a ``GPJobPoller`` (when to poll,
 /// cancel, fetch or give up) and decides what the caller does next, one

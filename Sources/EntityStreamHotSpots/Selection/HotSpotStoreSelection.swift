@@ -1,5 +1,6 @@
 import EntityStreamCore
 import EntityStreamProjection
+import EntityStreamModel
 
 /// The stored observations a hot-spot analysis of a live stream reads: every
 /// observation of a store snapshot matching an ``ObservationScan`` (time

@@ -2,6 +2,7 @@ import EntityStreamCore
 import EntityStreamModel
 import EntityStreamWhere
 import EntityStreamFeatures
+import EntityStreamProjection
 
 /// The records of a ``FeatureTable`` a hot-spot analysis reads: the rows
 /// matching a where clause and a time extent, as a ``HotSpotInput`` of

@@ -1,4 +1,5 @@
 import EntityStreamFeatures
+import EntityStreamModel
 
 extension StatisticsRequest {
     /// The request a feature-layer query carries (a server reading

@@ -1,4 +1,5 @@
 import EntityStreamFeatures
+import EntityStreamModel
 
 /// One requested statistic: a field (or `*`, all rows, for `count`), a type
 /// and an optional alias (the output name; REST `outStatisticFieldName`).

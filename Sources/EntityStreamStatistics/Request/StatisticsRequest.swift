@@ -1,4 +1,5 @@
 import EntityStreamFeatures
+import EntityStreamModel
 
 /// A grouped-statistics request as the user or a client gave it: the
 /// statistics, the group-by fields, the order-by terms and an optional

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLibWebSockets
 
 /// A POSIX thread whose end can be waited for: the service loop's thread.
 ///

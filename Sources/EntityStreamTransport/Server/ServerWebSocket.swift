@@ -1,3 +1,5 @@
+import EntityStreamLocking
+
 /// One client connected to a ``TransportServer`` over WebSocket.
 ///
 /// Send from any task; each client has its own bounded outbound queue, so a

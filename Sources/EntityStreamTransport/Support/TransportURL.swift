@@ -1,3 +1,5 @@
+import Foundation
+
 /// A parsed `ws`, `wss`, `http` or `https` URL: what libwebsockets needs to
 /// open a connection.
 ///

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import EntityStreamLocking
 
 /// An open client WebSocket connection.
 ///

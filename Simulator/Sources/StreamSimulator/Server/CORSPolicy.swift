@@ -1,4 +1,6 @@
 import EntityStreamTransport
+import EntityStreamModel
+import Foundation
 
 /// Cross-origin resource sharing as ArcGIS Server does it by default
 /// (`allowedOrigins` `*`): every REST answer carries

@@ -3,6 +3,7 @@ import EntityStreamHotSpots
 import EntityStreamTransport
 import EntityStreamModel
 import EntityStreamFeatures
+import EntityStreamLocking
 
 /// The server's live services (a relay's): their store layers and hot-spot
 /// task, `/status`, the map page at `/`, and the checks their subscribers pass.

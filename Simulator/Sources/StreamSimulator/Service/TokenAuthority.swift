@@ -1,5 +1,6 @@
 import EntityStreamLocking
 import EntityStreamTransport
+import EntityStreamModel
 
 /// The simulator's tokens: the one the REST description requires
 /// (`--token`), and the short-lived socket token it hands out in

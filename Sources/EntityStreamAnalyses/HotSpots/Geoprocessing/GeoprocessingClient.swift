@@ -3,6 +3,8 @@ import EntityStreamHotSpots
 import EntityStreamTransport
 import EntityStreamFeatures
 import EntityStream
+import EntityStreamModel
+import Foundation
 
 /// A client for one ArcGIS geoprocessing task (`…/GPServer/<task>`), as an
 /// asynchronous (`submitJob`) task is used: describe it, submit a job, read
