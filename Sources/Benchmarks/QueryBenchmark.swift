@@ -155,7 +155,13 @@ enum QueryBenchmark {
                 rounds += 1
                 await Task.yield()
             }
-            return AnalysisSummary(JSONObject([("rounds", .int(Int64(rounds)))]))
+            return AnalysisSummary(Rounds(rounds: rounds))
+        }
+
+        /// `"rounds"`: the scans done.
+        struct Rounds: AnalysisReport {
+            let rounds: Int
+            var members: JSONObject { JSONObject([("rounds", .int(Int64(rounds)))]) }
         }
     }
 

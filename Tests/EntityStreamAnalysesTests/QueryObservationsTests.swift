@@ -103,7 +103,7 @@ private struct SnapshotProbe: AnalysisJob {
         let snapshot = try await context.snapshot()
         taken.yield(snapshot.contents.observationCount)
         _ = await proceed.next()
-        return AnalysisSummary(JSONObject([("scanned", .int(Int64(snapshot.contents.count(ObservationScan()))))]))
+        return AnalysisSummary(TestReport(JSONObject([("scanned", .int(Int64(snapshot.contents.count(ObservationScan()))))])))
     }
 }
 

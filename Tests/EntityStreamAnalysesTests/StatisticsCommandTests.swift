@@ -190,11 +190,11 @@ struct StatisticsCommandTests {
         let groups = Set(data.map { "\($0.agency ?? -1)|\($0.type ?? "∅")" }).count
         let request = try StatisticsRequest(statisticSpecs: ["count:speed", "sum:speed", "avg:speed", "min:speed", "max:t", "count:*"],
                                             groupBy: ["agency", "vehicletype"])
-        var outputs: [[AnalysisEvent]] = []
+        var outputs: [[JSONObject]] = []
         for parts in [1, 2, 3, 7] {
             let events = try await harness.run(StoreStatisticsJob(request: request, rows: .observations, parts: parts))
             #expect(events.last?.phase == .summary && events.last?.members["rows"] == .int(6_000))
-            outputs.append(results(events).map { AnalysisEvent(job: .null, command: "", phase: .result, members: $0.members) })
+            outputs.append(results(events).map(\.members))
         }
         #expect(outputs.allSatisfy { $0 == outputs[0] } && outputs[0].count == groups)
         await harness.close()

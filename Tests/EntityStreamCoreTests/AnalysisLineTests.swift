@@ -42,7 +42,7 @@ struct AnalysisLineTests {
         let rings = try #require(geometry["rings"] as? [[[Double]]])
         #expect(rings == [[[0, 0], [0, 10], [10, 10], [10, 0], [0, 0]]])
         #expect((geometry["spatialReference"] as? [String: Any])?["wkid"] as? Int == 2913)
-        let summary = try line(AnalysisEvent(job: .int(1), command: "hotspots", summary: AnalysisSummary(JSONObject([("count", .int(3))]))), format: .esri)
+        let summary = try line(AnalysisEvent(job: .int(1), command: "hotspots", summary: AnalysisSummary(TestReport(JSONObject([("count", .int(3))])))), format: .esri)
         #expect(summary["count"] as? Int == 3 && summary["phase"] as? String == "summary" && summary["geometry"] == nil)
     }
 
@@ -83,7 +83,7 @@ struct AnalysisLineTests {
         for (got, want) in zip(coordinates[0], expected) { #expect(abs(got[0] - want[0]) < 1e-12 && abs(got[1] - want[1]) < 1e-12) }
         let later = try #require(polygon["properties"] as? [String: Any])
         #expect(Set(later.keys) == Set(properties.keys) && later.values.allSatisfy { $0 is NSNull })
-        #expect(!formatter.append(StreamEvent(time: 0, payload: .analysis(AnalysisEvent(job: .int(3), command: "hotspots", phase: .accepted))),
+        #expect(!formatter.append(StreamEvent(time: 0, payload: .analysis(AnalysisEvent(job: .int(3), command: "hotspots", content: .accepted(stream: nil)))),
                                   to: &output, side: &side))
         let accepted = try #require(JSONSerialization.jsonObject(with: Data(side.bytes)) as? [String: Any])
         #expect(accepted["phase"] as? String == "accepted" && accepted["event"] as? String == "analysis")
@@ -111,7 +111,7 @@ struct AnalysisLineTests {
         #expect(String(decoding: output.bytes, as: UTF8.self) == "team,n,last\r\nA,2,1970-01-02T00:00:00.000Z\r\n")
         var empty = JSONLinesFormatter(format: .csv, schema: Schema(fields: []))
         output.removeAll()
-        let summary = AnalysisEvent(job: .int(1), command: "statistics", summary: AnalysisSummary(columns: ["team", "n"]))
+        let summary = AnalysisEvent(job: .int(1), command: "statistics", summary: AnalysisSummary(TestReport(columns: ["team", "n"])))
         empty.append(StreamEvent(time: 0, payload: .analysis(summary)), to: &output, side: &side)
         #expect(String(decoding: output.bytes, as: UTF8.self) == "team,n\r\n")
     }

@@ -20,7 +20,7 @@ private struct CountingJob: AnalysisJob {
         for index in 0..<count {
             await context.emit(results: [.statistics(StatisticsRecord(group: [], statistics: [NamedValue(name: "n", value: .int(Int64(index)))]))])
         }
-        return AnalysisSummary(JSONObject([("count", .int(Int64(count)))]))
+        return AnalysisSummary(TestReport(JSONObject([("count", .int(Int64(count)))])))
     }
 }
 
@@ -32,7 +32,7 @@ private struct WaitingJob: AnalysisJob {
         started.yield(())
         _ = await release.next()
         try Task.checkCancellation()
-        return AnalysisSummary()
+        return AnalysisSummary(TestReport())
     }
 }
 

@@ -28,9 +28,9 @@ public struct AnalysisContext: Sendable {
         await runtime.report(results.map { AnalysisEvent(job: job, command: command, result: $0) }, for: job)
     }
 
-    /// Publishes a `progress` line (e.g. `fraction`, `pages`, a job status).
-    public func progress(_ members: JSONObject) async {
-        await runtime.report([AnalysisEvent(job: job, command: command, phase: .progress, members: members)], for: job)
+    /// Publishes a `progress` line (e.g. a scan's rows and percent, a layer's pages, a job status).
+    public func progress(_ progress: some AnalysisProgress) async {
+        await runtime.report([AnalysisEvent(job: job, command: command, content: .progress(AnyAnalysisProgress(progress)))], for: job)
     }
 
     /// Publishes a `status` event about a remote service this job uses, in

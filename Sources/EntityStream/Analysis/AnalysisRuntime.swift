@@ -48,7 +48,8 @@ public actor AnalysisRuntime {
         var lifecycle: AnalysisJobLifecycle
         let command: String
         let cancel: AsyncStream<Void>.Continuation
-        var snapshot: JSONObject?
+        /// The stream and store snapshot the job read, for its summary.
+        var stream: AnalysisStreamFacts?
     }
 
     /// Why a job could not be started.
@@ -144,12 +145,9 @@ public actor AnalysisRuntime {
         let (signal, cancel) = AsyncStream.makeStream(of: Void.self)
         var lifecycle = AnalysisJobLifecycle()
         _ = lifecycle.start()
-        jobs[id] = Running(lifecycle: lifecycle, command: command, cancel: cancel, snapshot: nil)
-        var members = JSONObject()
-        if let status = await environment.streamStatus?() {
-            members.append(key: "stream", value: .object(JSONObject([("status", .string(status.description))])))
-        }
-        await publish([event(AnalysisEvent(job: id, command: command, phase: .accepted, members: members))])
+        jobs[id] = Running(lifecycle: lifecycle, command: command, cancel: cancel, stream: nil)
+        let status = await environment.streamStatus?()
+        await publish([event(AnalysisEvent(job: id, command: command, content: .accepted(stream: status)))])
         submit.yield(Submission(id: id, command: command, job: job, cancelSignal: signal))
     }
 
@@ -184,7 +182,7 @@ public actor AnalysisRuntime {
     }
 
     func noteSnapshot(_ snapshot: StoreSnapshot, for id: JSONValue) {
-        jobs[id]?.snapshot = snapshot.streamMembers
+        jobs[id]?.stream = snapshot.streamFacts
     }
 
     // MARK: Running one job
@@ -199,7 +197,7 @@ public actor AnalysisRuntime {
                 } catch is CancellationError {
                     return .cancelled
                 } catch {
-                    return Task.isCancelled ? .cancelled : .failed(reason: OneLine.bounded(String(describing: error)))
+                    return Task.isCancelled ? .cancelled : .failed(AnalysisJobFailure(error))
                 }
             }
             group.addTask {
@@ -219,17 +217,16 @@ public actor AnalysisRuntime {
 
     private func finish(_ id: JSONValue, _ outcome: AnalysisJobLifecycle.WorkOutcome) async {
         guard var running = jobs.removeValue(forKey: id) else { return }
-        guard case .publishFinal(let phase, let content) = running.lifecycle.finish(outcome) else { return }
-        var line = AnalysisEvent(job: id, command: running.command, phase: phase)
-        line.content = content
+        guard case .publishFinal(var content) = running.lifecycle.finish(outcome) else { return }
         if case .summary(var summary) = content {
-            var stream = running.snapshot ?? JSONObject()
-            if running.snapshot == nil, let status = await environment.streamStatus?() {
-                stream.append(key: "status", value: .string(status.description))
+            if let stream = running.stream {
+                summary.stream = stream
+            } else if let status = await environment.streamStatus?() {
+                summary.stream = AnalysisStreamFacts(status: status)
             }
-            if !stream.isEmpty { summary.facts.append(key: "stream", value: .object(stream)) }
-            line.content = .summary(summary)
+            content = .summary(summary)
         }
+        let line = AnalysisEvent(job: id, command: running.command, content: content)
         await publish([event(line)])
     }
 

@@ -18,14 +18,9 @@ public struct StoreSnapshot: Sendable {
         self.streamStatus = streamStatus
     }
 
-    /// `{"status":…,"asOf":…,"asOfEpoch":…,"entities":…,"observations":…}` for summaries.
-    public var streamMembers: JSONObject {
-        var members = JSONObject()
-        if let streamStatus { members.append(key: "status", value: .string(streamStatus.description)) }
-        members.append(key: "asOf", value: .string(ISO8601Text.string(milliseconds: asOf)))
-        members.append(key: "asOfEpoch", value: .int(asOf))
-        members.append(key: "entities", value: .int(Int64(contents.entityCount)))
-        members.append(key: "observations", value: .int(Int64(contents.observationCount)))
-        return members
+    /// The stream's status and the snapshot's time and size, as summaries write them (`"stream":{…}`).
+    public var streamFacts: AnalysisStreamFacts {
+        AnalysisStreamFacts(status: streamStatus,
+                            snapshot: AnalysisStreamFacts.Snapshot(asOf: asOf, entities: contents.entityCount, observations: contents.observationCount))
     }
 }

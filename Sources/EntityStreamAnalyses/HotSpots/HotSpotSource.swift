@@ -27,8 +27,8 @@ public enum HotSpotSource: Sendable {
         var reading: HotSpotPointReading
         var sourceIDs: [Int64]
         var valueField: String?
-        /// Facts for the summary (file and rows, or the scan's time field and extent).
-        var facts: JSONObject
+        /// What the summary says of the selection (file and rows, or the scan's time field and extent).
+        var selection: HotSpotSelectionReport
 
         func sourceID(_ recordNumber: Int32) -> Int64 {
             recordNumber >= 0 && Int(recordNumber) < sourceIDs.count ? sourceIDs[Int(recordNumber)] : -1
@@ -50,13 +50,10 @@ public enum HotSpotSource: Sendable {
             } catch let error as HotSpotSelectionError {
                 throw AnalysisFailure(error.description)
             }
-            var facts = JSONObject()
-            facts.append(key: "timeField", value: .string(Self.describe(scan.timeKey, schema: schema)))
-            if !scan.timeExtent.isUnbounded { facts.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
-            if let whereClause = request.whereClause { facts.append(key: "where", value: .string(whereClause)) }
-            facts.append(key: "matched", value: .int(Int64(selection.matchedCount)))
+            let report = HotSpotSelectionReport(file: nil, timeField: ReportedTimeField(scan.timeKey, schema: schema), timeExtent: scan.timeExtent,
+                                                whereClause: request.whereClause, matched: selection.matchedCount)
             return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
-                            valueField: selection.valueField, facts: facts)
+                            valueField: selection.valueField, selection: report)
         case .file(let path, let load, let whereClause, let timeExtent):
             if let streamed = try await Self.streamed(path: path, load: load, whereClause: whereClause, timeExtent: timeExtent,
                                                       valueField: valueField, processing: processing, in: context) {
@@ -117,21 +114,14 @@ public enum HotSpotSource: Sendable {
         }
     }
 
-    /// The prepared points of a file and the summary's facts.
+    /// The prepared points of a file and what the summary says of them.
     private static func prepared(_ selection: HotSpotTableSelection, path: String, layer: LayerFacts, rows: Int, skipped: Int,
                                  whereClause: String?, timeExtent: TimeExtent?) -> Prepared {
-        var facts = JSONObject([("file", .string(path)), ("rows", .int(Int64(rows)))])
-        if let reference = SpatialReference(code: layer.spatialReference) {
-            if let wkid = reference.wkid { facts.append(key: "wkid", value: .int(Int64(wkid))) }
-            facts.append(key: "spatialReference", value: reference.json)
-        }
-        if let time = layer.timeField { facts.append(key: "timeField", value: .string(time)) }
-        if let timeExtent, !timeExtent.isUnbounded { facts.append(key: "timeExtent", value: timeExtent.summaryJSON) }
-        if let whereClause { facts.append(key: "where", value: .string(whereClause)) }
-        facts.append(key: "matched", value: .int(Int64(selection.matchedCount)))
-        if skipped > 0 { facts.append(key: "skippedWhileLoading", value: .int(Int64(skipped))) }
+        let report = HotSpotSelectionReport(file: HotSpotSelectionReport.File(path: path, rows: rows, spatialReference: SpatialReference(code: layer.spatialReference)),
+                                            timeField: layer.timeField.map { ReportedTimeField.fields(start: $0, end: nil) }, timeExtent: timeExtent,
+                                            whereClause: whereClause, matched: selection.matchedCount, skippedWhileLoading: skipped)
         return Prepared(input: selection.input, reading: selection.reading, sourceIDs: selection.sourceIDs,
-                        valueField: selection.valueField, facts: facts)
+                        valueField: selection.valueField, selection: report)
     }
 
     /// What the summary says of the file's layer.
@@ -142,14 +132,6 @@ public enum HotSpotSource: Sendable {
         init(_ table: FeatureTable) {
             spatialReference = table.spatialReference
             timeField = table.startTimeFieldIndex.map { table.schema.fields[$0].name }
-        }
-    }
-
-    /// `{"start":"…Z","end":"…Z"}` (null for an open end).
-    private static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
-        switch key {
-        case .received: return "received"
-        case .field(let start, let end): return schema.fields[start].name + (end.map { "," + schema.fields[$0].name } ?? "")
         }
     }
 }

@@ -184,7 +184,7 @@ struct HotSpotsSubcommand: RunnableCommand {
     func run() async throws -> Int32 {
         let job = try job()
         var session = OneShotAnalysis(format: source.format, remote: source.remote)
-        session.keepsProgress = { GPJobReporter.isStatusLine($0) }
+        session.keepsProgress = { ($0 as? GPJobProgress)?.isStatusLine == true }
         session.showsProgress = source.progress
         session.coordinates = outSR ?? .wgs84
         return await session.run("hotspots", job: job)

@@ -17,8 +17,8 @@ import EntityStream
 /// 3. `esriJobSucceeded` with the analysis's messages, then one `result`
 ///    line per feature (``HotSpotOutput``: the point or fishnet cell,
 ///    `SOURCE_ID`, the value, `GiZScore`, `GiPValue`, `NNeighbors`,
-///    `Gi_Bin`), then the summary (``HotSpotSummaryJSON`` with the job id
-///    and status and what was selected).
+///    `Gi_Bin`), then the summary (``LocalHotSpotReport``: the job id and
+///    status, what was selected, the engine's figures).
 ///
 /// A refusal (too few features, no variance, a bad where clause…) ends the
 /// job `esriJobFailed` with an error message and the analysis `failed`. A
@@ -83,16 +83,9 @@ public struct LocalHotSpotJob: AnalysisJob {
                 await context.emit((start..<end).map(output.feature))
                 start = end
             }
-            var summary = JSONObject([("jobId", .string(job.id)), ("jobStatus", .string(job.status.rawValue)),
-                                      ("features", .int(Int64(output.count)))])
-            for member in prepared.facts { summary.append(key: member.key, value: member.value) }
-            if let processing { summary.append(key: "processingSpatialReference", value: processing.json) }
-            if let reference = SpatialReference(code: output.wkid) {
-                if let wkid = reference.wkid { summary.append(key: "outputWKID", value: .int(Int64(wkid))) }
-                summary.append(key: "outputSpatialReference", value: reference.json)
-            }
-            for member in HotSpotSummaryJSON.members(result) { summary.append(key: member.key, value: member.value) }
-            return AnalysisSummary(summary)
+            return AnalysisSummary(LocalHotSpotReport(jobID: job.id, jobStatus: job.status, features: output.count, selection: prepared.selection,
+                                                      processingSpatialReference: processing, outputSpatialReference: SpatialReference(code: output.wkid),
+                                                      engine: result.summary, fishnet: result.fishnet))
         } catch let error where error is CancellationError || Task.isCancelled {
             if let cancelling = try? job.cancel(at: clock.now()) {
                 await carryOut(cancelling)

@@ -18,8 +18,8 @@ import EntityStreamTransport
 ///    status line per change (with the new messages);
 /// 3. on `esriJobSucceeded` fetches `results/Output_Features` (or the job's
 ///    first result) and prints its features as `result` lines (points or
-///    polygons in the result's spatial reference), then a summary (job id,
-///    status, feature count, the bins counted from `Gi_Bin`).
+///    polygons in the result's spatial reference), then a summary
+///    (``RemoteHotSpotReport``: job id, status, feature count, the bins counted from `Gi_Bin`).
 ///
 /// The service's reachability goes out as `status` events with `source`
 /// `gp <task URL>`. A failed, timed-out or deleted job, an ArcGIS error or an
@@ -152,18 +152,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
         private func summary(_ ending: GPJobConversation.Ending, jobID: String) throws -> AnalysisSummary {
             switch ending {
             case .succeeded(let result):
-                var summary = JSONObject([("jobId", .string(result.jobID)), ("jobStatus", .string(GPJobStatus.succeeded.rawValue)),
-                                          ("task", .string(client.displayURL)), ("features", .int(Int64(result.features)))])
-                if let query = job.query { summary.append(key: "query", value: .string(query)) }
-                if let name = result.resultName { summary.append(key: "result", value: .string(name)) }
-                if let wkid = result.outputWKID { summary.append(key: "outputWKID", value: .int(Int64(wkid))) }
-                summary.append(key: "messages", value: .int(Int64(result.messages)))
-                var binMembers = JSONObject()
-                for bin in -3...3 { binMembers.append(key: String(bin), value: .int(Int64(result.bins[bin]))) }
-                summary.append(key: "bins", value: .object(binMembers))
-                summary.append(key: "hotSpots", value: .int(Int64(result.bins.hot)))
-                summary.append(key: "coldSpots", value: .int(Int64(result.bins.cold)))
-                return AnalysisSummary(summary)
+                return AnalysisSummary(RemoteHotSpotReport(task: client.displayURL, query: job.query, result: result))
             case .gaveUp(let reason):
                 throw AnalysisFailure("job \(jobID) at \(client.displayURL): \(reason)")
             case .cancelled:

@@ -6,9 +6,10 @@ import EntityStream
 
 /// Identify raster cell (the Esri sample): the cell of `raster` under each
 /// point, one `result` line per point in input order (see
-/// ``IdentifyAnswer/result(for:wkid:)`` for its shape), then a summary with
-/// the counts and the raster's description (and `unreadable`: the points
-/// whose cells lie in a tile or strip that could not be read, when there are any).
+/// ``IdentifyAnswer/result(for:wkid:)`` for its shape), then a summary
+/// (``IdentifyReport``) with the raster's description and the counts (and
+/// `unreadable`: the points whose cells lie in a tile or strip that could
+/// not be read, when there are any).
 ///
 /// Input: a list of points (`--at`, the control command's `x`/`y` or
 /// `points`), answered in chunks of ``chunkSize`` (each a PROJ batch each
@@ -58,30 +59,12 @@ public struct IdentifyRasterJob: AnalysisJob {
         return result
     }
 
-    private struct Counts {
-        var points = 0, cells = 0, noData = 0, noCell = 0, errors = 0, unreadable = 0
-
-        mutating func count(_ answer: IdentifyAnswer) {
-            points += 1
-            switch answer {
-            case .cell(let cell):
-                cells += 1
-                if cell.isNoData { noData += 1 }
-            case .noCell: noCell += 1
-            case .failed: errors += 1
-            case .unreadable:
-                errors += 1
-                unreadable += 1
-            }
-        }
-    }
-
     public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let info = raster.info
         if info.geoTransform == nil {
             throw AnalysisFailure(RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform").description)
         }
-        var counts = Counts()
+        var counts = IdentifyReport(raster: raster.name, info: info)
         switch input {
         case .points(let points):
             var start = points.startIndex
@@ -121,30 +104,6 @@ public struct IdentifyRasterJob: AnalysisJob {
             }
             try context.checkCancellation()
         }
-        var summary = JSONObject()
-        summary.append(key: "raster", value: .object(Self.describe(raster)))
-        summary.append(key: "points", value: .int(Int64(counts.points)))
-        summary.append(key: "cells", value: .int(Int64(counts.cells)))
-        summary.append(key: "noData", value: .int(Int64(counts.noData)))
-        summary.append(key: "noCell", value: .int(Int64(counts.noCell)))
-        summary.append(key: "errors", value: .int(Int64(counts.errors)))
-        guard counts.unreadable > 0 else { return AnalysisSummary(summary) }
-        summary.append(key: "unreadable", value: .int(Int64(counts.unreadable)))
-        let count = counts.unreadable
-        return AnalysisSummary(summary, incompleteInput: "\(count) point\(count == 1 ? "" : "s") fell in tiles or strips of \(info.path) that could not be read (the file is truncated or corrupt)")
-    }
-
-    /// `{"name","file","width","height","bands","pixelType","crs"}`.
-    static func describe(_ raster: SessionRaster) -> JSONObject {
-        let info = raster.info
-        var object = JSONObject()
-        object.append(key: "name", value: .string(raster.name))
-        object.append(key: "file", value: .string(info.path))
-        object.append(key: "width", value: .int(Int64(info.width)))
-        object.append(key: "height", value: .int(Int64(info.height)))
-        object.append(key: "bands", value: .int(Int64(info.bandCount)))
-        object.append(key: "pixelType", value: .string(info.pixelType.rawValue))
-        object.append(key: "crs", value: .string(info.crs.description))
-        return object
+        return AnalysisSummary(counts)
     }
 }

@@ -24,7 +24,7 @@ struct FileScanProgress {
     mutating func chunkDelivered() async {
         let now = context.environment.clock.now()
         if let report = progress.update(rows: position.rowsDelivered, bytes: position.bytesDelivered, now: now) {
-            await context.progress(report.members)
+            await context.progress(report)
         }
     }
 }

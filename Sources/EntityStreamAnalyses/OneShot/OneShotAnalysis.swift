@@ -27,7 +27,7 @@ struct OneShotAnalysis {
     /// Whether progress is drawn on stderr (`--progress`, `--no-progress`); nil: when stderr is a terminal.
     var showsProgress: Bool?
     /// Progress lines to print as well (the others only on a terminal's stderr).
-    var keepsProgress: @Sendable (JSONObject) -> Bool = { _ in false }
+    var keepsProgress: @Sendable (any AnalysisProgress) -> Bool = { _ in false }
 
     enum StopReason: Sendable {
         case finished
@@ -47,9 +47,9 @@ struct OneShotAnalysis {
         let runtime = AnalysisRuntime(environment: AnalysisEnvironment(clock: clock, remote: remote)) { events in
             var rest: [StreamEvent] = []
             for event in events {
-                if case .analysis(let analysis) = event.payload, analysis.phase == .progress {
-                    let kept = keepsProgress(analysis.members)
-                    if showsProgress { Stderr.write("\r\u{1B}[K\(command): " + Self.progressText(analysis.members) + (kept ? "\n" : "")) }
+                if case .analysis(let analysis) = event.payload, let progress = analysis.progress {
+                    let kept = keepsProgress(progress)
+                    if showsProgress { Stderr.write("\r\u{1B}[K\(command): " + progress.text + (kept ? "\n" : "")) }
                     if kept { rest.append(event) }
                 } else {
                     rest.append(event)
@@ -93,17 +93,6 @@ struct OneShotAnalysis {
         }
         if outcome.hasFailed, let reason = outcome.reason { Stderr.line("entitystream: \(command): \(reason)") }
         return outcome.hasFailed ? 1 : 0
-    }
-
-    /// `pages 3 · features 2000`.
-    /// Lists of messages show their descriptions.
-    static func progressText(_ members: JSONObject) -> String {
-        members.map { member in
-            if let list = member.value.arrayValue, list.allSatisfy({ $0["description"]?.stringValue != nil }) {
-                return list.compactMap { $0["description"]?.stringValue }.joined(separator: " | ")
-            }
-            return "\(member.key) \(member.value.stringValue ?? "\(member.value)")"
-        }.joined(separator: " · ")
     }
 
     /// Whether the job failed (for the exit status), and why.

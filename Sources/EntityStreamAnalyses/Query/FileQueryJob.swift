@@ -7,7 +7,7 @@ import EntityStream
 
 /// The same query as ``LayerQueryJob`` on a local file (CSV, Esri JSON,
 /// GeoJSON, a recording) read as a feature table: one `result` line per
-/// feature, then a summary with the count and what loading skipped.
+/// feature, then a summary (``FileQueryReport``): the file, its rows, the count.
 ///
 /// A CSV file, Esri JSON lines, a GeoJSON sequence or a recording is
 /// streamed (``FeatureFileScans``) for features and counts:
@@ -61,28 +61,27 @@ public struct FileQueryJob: AnalysisJob {
         let table: FeatureTable
         do { table = try FeatureFile.load(path: path, options: load) } catch { throw AnalysisFailure(error.description) }
         try context.checkCancellation()
-        var summary = JSONObject([("file", .string(path)), ("rows", .int(Int64(table.count)))])
         let result: FeatureQueryResult
         do { result = try FeatureQueryEngine(maxRecordCount: Int.max).run(query, on: table) } catch { throw AnalysisFailure(error.description) }
         try context.checkCancellation()
+        let answer: FileQueryReport.Answer
         switch result {
         case .count(let count):
-            summary.append(key: "count", value: .int(Int64(count)))
+            answer = .count(count)
         case .features(let selection):
             try await Self.emit(selection.rows.indices.map { position in
                 AnalysisFeature(table: table, row: selection.rows[position], fields: selection.fieldIndices,
                                 geometry: selection.returnGeometry ? selection.geometry(at: position) : nil)
             }, in: context)
-            summary.append(key: "count", value: .int(Int64(selection.rows.count)))
+            answer = .count(selection.rows.count)
         case .objectIDs(_, let ids):
-            summary.append(key: "count", value: .int(Int64(ids.count)))
+            answer = .count(ids.count)
         case .statistics:
             throw AnalysisFailure("statistics queries run with the statistics command")
         case .extent(let extent, _, let count):
-            if let count { summary.append(key: "count", value: .int(Int64(count))) }
-            summary.append(key: "extent", value: extent.map { .array([.double($0.xmin), .double($0.ymin), .double($0.xmax), .double($0.ymax)]) } ?? .null)
+            answer = .extent(extent, count: count)
         }
-        return finished(summary)
+        return report(rows: table.count, answer)
     }
 
     /// True when the query can be answered from a streamed file.
@@ -94,7 +93,6 @@ public struct FileQueryJob: AnalysisJob {
     /// The query over a streamed CSV file (see the type's description).
     func runStreamed(_ scan: any FeatureFileScan, in context: AnalysisContext) async throws -> AnalysisSummary {
         let engine = FeatureQueryEngine(maxRecordCount: Int.max)
-        var summary = JSONObject([("file", .string(path))])
         if query.returnCountOnly {
             // Nothing is written before the end: one pass, again if the layout changed.
             var counting = FeatureQuery(whereClause: query.whereClause, time: query.time, geometry: query.geometry,
@@ -113,9 +111,7 @@ public struct FileQueryJob: AnalysisJob {
                     await progress.chunkDelivered()
                 }
                 guard case .finished(let rows) = outcome else { continue }
-                summary.append(key: "rows", value: .int(Int64(rows)))
-                summary.append(key: "count", value: .int(Int64(count)))
-                return finished(summary)
+                return report(rows: rows, .count(count))
             }
             throw AnalysisFailure("\(path): the file changed while it was read")
         }
@@ -153,8 +149,7 @@ public struct FileQueryJob: AnalysisJob {
                 }
             }
         } catch is LimitReached {
-            summary.append(key: "count", value: .int(Int64(written)))
-            return finished(summary)
+            return report(rows: nil, .count(written))
         }
         guard case .finished(let fileRows) = outcome else { throw AnalysisFailure("\(path): the file changed while it was read") }
         if !unordered {
@@ -163,15 +158,12 @@ public struct FileQueryJob: AnalysisJob {
                 written += features.count
             }
         }
-        summary.append(key: "rows", value: .int(Int64(fileRows)))
-        summary.append(key: "count", value: .int(Int64(written)))
-        return finished(summary)
+        return report(rows: fileRows, .count(written))
     }
 
-    private func finished(_ summary: JSONObject) -> AnalysisSummary {
-        var summary = summary
-        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-        return AnalysisSummary(summary)
+    /// The summary: the file, its `rows` (nil: not read to its end), the answer and the time extent asked for.
+    private func report(rows: Int?, _ answer: FileQueryReport.Answer) -> AnalysisSummary {
+        AnalysisSummary(FileQueryReport(file: path, rows: rows, answer: answer, timeExtent: query.time))
     }
 
     /// The schema indices of the fields `query` reads or writes (nil: all of them).

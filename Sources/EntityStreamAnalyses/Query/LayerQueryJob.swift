@@ -23,24 +23,19 @@ public struct LayerQueryJob: AnalysisJob {
     public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let connection = try LayerConnection(layerURL: layerURL, context: context)
         let client = connection.client
-        var summary = JSONObject([("layer", .string(client.displayURL))])
         do {
             if query.returnCountOnly {
-                let count = try await client.count(query)
-                summary.append(key: "count", value: .int(Int64(count)))
-                return AnalysisSummary(summary)
+                return AnalysisSummary(LayerQueryReport(layer: client.displayURL, count: try await client.count(query)))
             }
             let result = try await client.query(query) { page in
                 if page.index > 0 {
-                    await context.progress(JSONObject([("pages", .int(Int64(page.index + 1))), ("features", .int(Int64(page.features.count)))]))
+                    await context.progress(PagesProgress(pages: page.index + 1, count: page.features.count, unit: .features))
                 }
                 let fields = page.schema.fields
                 await context.emit(page.features.map { AnalysisFeature($0, fields: fields) })
             }
-            summary.append(key: "count", value: .int(Int64(result.featureCount)))
-            for member in LayerConnection.pagingMembers(result) { summary.append(key: member.key, value: member.value) }
-            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-            return AnalysisSummary(summary)
+            return AnalysisSummary(LayerQueryReport(layer: client.displayURL, count: result.featureCount, paging: LayerPaging(result),
+                                                    timeExtent: query.time))
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)

@@ -4,8 +4,9 @@ import EntityStream
 
 /// Runs a `query-observations` request on a snapshot of the store: one
 /// `result` line per observation (its track, entity, observation id and
-/// receive time, then the point and attributes), then a summary with the
-/// count, how many matched before the limit, the time field and extent used.
+/// receive time, then the point and attributes), then a summary
+/// (``ObservationQueryReport``): the time field and extent used, the count and
+/// how many matched before the limit.
 struct QueryObservationsJob: AnalysisJob {
     let request: QueryObservationsRequest
     static let batchSize = 1024
@@ -14,13 +15,10 @@ struct QueryObservationsJob: AnalysisJob {
         let snapshot = try await context.snapshot()
         let schema = snapshot.contents.schema
         let query = try request.compile(for: schema)
-        var summary = JSONObject()
-        summary.append(key: "timeField", value: .string(Self.describe(query.scan.timeKey, schema: schema)))
-        summary.append(key: "timeExtent", value: query.scan.timeExtent.summaryJSON)
+        let timeField = ReportedTimeField(query.scan.timeKey, schema: schema)
         if request.countOnly {
-            let count = snapshot.contents.count(query.scan)
-            summary.append(key: "count", value: .int(Int64(count)))
-            return AnalysisSummary(summary)
+            return AnalysisSummary(ObservationQueryReport(timeField: timeField, timeExtent: query.scan.timeExtent,
+                                                          count: snapshot.contents.count(query.scan)))
         }
         let result = try query.run(on: snapshot.contents, shouldStop: { Task.isCancelled })
         let fields = query.outFields.map { $0.map { schema.fields[$0] } } ?? schema.fields
@@ -36,18 +34,7 @@ struct QueryObservationsJob: AnalysisJob {
             }
         }
         if !batch.isEmpty { await context.emit(results: batch) }
-        summary.append(key: "count", value: .int(Int64(result.rows.count)))
-        summary.append(key: "matched", value: .int(Int64(result.matched)))
-        summary.append(key: "exceededLimit", value: .bool(result.matched > result.rows.count))
-        return AnalysisSummary(summary)
-    }
-
-    /// The time key as summaries name it: `received`, or the field name(s).
-    static func describe(_ key: ObservationTimeKey, schema: Schema) -> String {
-        switch key {
-        case .received: return "received"
-        case .field(let start, let end):
-            return schema.fields[start].name + (end.map { "," + schema.fields[$0].name } ?? "")
-        }
+        return AnalysisSummary(ObservationQueryReport(timeField: timeField, timeExtent: query.scan.timeExtent,
+                                                      count: result.rows.count, matched: result.matched))
     }
 }

@@ -21,19 +21,4 @@ struct LayerConnection: Sendable {
         options.onStatus = context.statusRelay(service: "layer")
         do { client = try FeatureLayerClient(layerURL: layerURL, options: options) } catch { throw AnalysisFailure(error.description) }
     }
-
-    /// The summary members that say how a paged query was fetched.
-    static func pagingMembers(_ result: FeatureQuerySummary) -> JSONObject {
-        var members = JSONObject([("pages", .int(Int64(result.pageCount))), ("requests", .int(Int64(result.requestCount)))])
-        switch result.strategy {
-        case .single: members.append(key: "paging", value: .string("none"))
-        case .pages(let size):
-            members.append(key: "paging", value: .string("resultOffset"))
-            members.append(key: "pageSize", value: .int(Int64(size)))
-        case .objectIDBatches(let size):
-            members.append(key: "paging", value: .string("objectIds"))
-            members.append(key: "pageSize", value: .int(Int64(size)))
-        }
-        return members
-    }
 }

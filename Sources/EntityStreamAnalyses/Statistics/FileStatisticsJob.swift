@@ -15,8 +15,8 @@ import EntityStream
 /// The plan is compiled against the file's schema after loading (unknown
 /// field, `avg` of a string: the job fails with the engine's message before
 /// any row is aggregated). Emits one `result` line per record, then a
-/// summary: the file, its rows (`fileRows`), the rows selected and
-/// aggregated (`rows`), the records, the names, the time extent.
+/// summary (``FileStatisticsReport``): the file, its rows (`fileRows`), the
+/// rows selected and aggregated (`rows`), the records, the names, the time extent.
 ///
 /// A CSV file, Esri JSON lines, a GeoJSON sequence or a recording is
 /// streamed (``FeatureFileScans``): chunks are parsed, filtered
@@ -67,11 +67,8 @@ public struct FileStatisticsJob: AnalysisJob {
         countQuery.outFields = []
         var matched = table.count
         if case .count(let count)? = try? engine.run(countQuery, on: table) { matched = count }
-        var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(table.count))), ("rows", .int(Int64(matched))),
-                                  ("records", .int(Int64(records.count)))])
-        summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-        if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-        return StatisticsRecordJSON.summary(summary, plan: plan)
+        return AnalysisSummary(FileStatisticsReport(file: path, fileRows: table.count, rows: matched, records: records.count,
+                                                    names: StatisticsNames(plan), timeExtent: query.time))
     }
 
     /// The statistics of a streamed CSV file (see the type's description).
@@ -116,11 +113,8 @@ public struct FileStatisticsJob: AnalysisJob {
                                                         "the query forms more than \(maximumGroups) groups, the most this server computes").description)
             }
             try await StatisticsRecordJSON.emit(result.records, in: context)
-            var summary = JSONObject([("file", .string(path)), ("fileRows", .int(Int64(fileRows))), ("rows", .int(Int64(matched))),
-                                      ("records", .int(Int64(result.records.count)))])
-            summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-            return StatisticsRecordJSON.summary(summary, plan: plan)
+            return AnalysisSummary(FileStatisticsReport(file: path, fileRows: fileRows, rows: matched, records: result.records.count,
+                                                        names: StatisticsNames(plan), timeExtent: query.time))
         }
         throw AnalysisFailure("\(path): the file changed while it was read")
     }

@@ -24,7 +24,7 @@ import EntityStream
 /// `groupsDroppedByHaving` in the summary. The layer's reachability is reported as
 /// `status` events (source `layer <url>`), each page's records as `result`
 /// lines as they arrive, `progress` after each page past the first, then a
-/// summary: the layer, the records, pages, requests and paging. Uses the
+/// summary (``LayerStatisticsReport``): the layer, the records, pages, requests and paging. Uses the
 /// session's token and certificate trust.
 public struct LayerStatisticsJob: AnalysisJob {
     public let layerURL: String
@@ -41,7 +41,6 @@ public struct LayerStatisticsJob: AnalysisJob {
     public func run(in context: AnalysisContext) async throws -> AnalysisSummary {
         let connection = try LayerConnection(layerURL: layerURL, context: context)
         let client = connection.client
-        var summary = JSONObject([("layer", .string(client.displayURL))])
         do {
             let description = try await client.description()
             let advanced = description.advancedQueryCapabilities
@@ -57,14 +56,14 @@ public struct LayerStatisticsJob: AnalysisJob {
             let havingHere = plan.hasHaving && !(advanced?.supportsHavingClause ?? false)
             if havingHere {
                 request.applyForLocalHaving(to: &statisticsQuery, plan: plan)
-                await context.progress(JSONObject([("note", .string("the layer does not advertise supportsHavingClause: the having clause is applied here to the groups it answers"))]))
+                await context.progress(NoteProgress("the layer does not advertise supportsHavingClause: the having clause is applied here to the groups it answers"))
             } else {
                 request.apply(to: &statisticsQuery, plan: plan)
             }
             let dropped = LockedState<Int>(0)
             let result = try await client.query(statisticsQuery) { page in
                 if page.index > 0 {
-                    await context.progress(JSONObject([("pages", .int(Int64(page.index + 1))), ("records", .int(Int64(page.features.count)))]))
+                    await context.progress(PagesProgress(pages: page.index + 1, count: page.features.count, unit: .records))
                 }
                 let records: [StatisticsRecord]
                 do {
@@ -76,15 +75,10 @@ public struct LayerStatisticsJob: AnalysisJob {
                 }
                 try await StatisticsRecordJSON.emit(records, in: context)
             }
-            summary.append(key: "records", value: .int(Int64(result.featureCount - dropped.withLock { $0 })))
-            if havingHere {
-                summary.append(key: "havingAppliedLocally", value: .bool(true))
-                summary.append(key: "groupsDroppedByHaving", value: .int(Int64(dropped.withLock { $0 })))
-            }
-            summary.append(contentsOf: LayerConnection.pagingMembers(result))
-            summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-            if let time = query.time { summary.append(key: "timeExtent", value: time.summaryJSON) }
-            return StatisticsRecordJSON.summary(summary, plan: plan)
+            let droppedHere = dropped.withLock { $0 }
+            return AnalysisSummary(LayerStatisticsReport(layer: client.displayURL, records: result.featureCount - droppedHere,
+                                                         groupsDroppedByHaving: havingHere ? droppedHere : nil, paging: LayerPaging(result),
+                                                         names: StatisticsNames(plan), timeExtent: query.time))
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw CancellationError() }
             throw AnalysisFailure(error.description)

@@ -8,8 +8,8 @@ import EntityStream
 /// - a record: the typed ``StatisticsRecord`` (group-by values, then the
 ///   statistics in request order), which the output formats render
 ///   (`"group":{…}`, `"statistics":{…}` on a JSON line; a row of a CSV table);
-/// - the names: `"groupFields":[…]`, `"statisticNames":[…]` in the summary's
-///   facts, and the same as the summary's table ``AnalysisSummary/columns``
+/// - the names (``StatisticsNames``): `"groupFields":[…]`, `"statisticNames":[…]`
+///   in the summary, and the same as the summary's table ``AnalysisSummary/columns``
 ///   (what a table's header needs, even with no record).
 /// Stateless.
 public enum StatisticsRecordJSON {
@@ -20,13 +20,9 @@ public enum StatisticsRecordJSON {
 
     /// `"groupFields"` and `"statisticNames"` of `plan`, for a summary.
     public static func names(_ plan: StatisticsPlan) -> JSONObject {
-        JSONObject([("groupFields", .array(plan.groupFieldNames.map(JSONValue.string))),
-                    ("statisticNames", .array(plan.statisticNames.map(JSONValue.string)))])
-    }
-
-    /// A statistics job's summary: `facts`, with the table's columns of `plan`.
-    public static func summary(_ facts: JSONObject, plan: StatisticsPlan) -> AnalysisSummary {
-        AnalysisSummary(facts, columns: plan.groupFieldNames + plan.statisticNames)
+        var members = JSONObject()
+        StatisticsNames(plan).append(to: &members)
+        return members
     }
 
     /// Publishes `records` as `result` lines, in batches, honouring cancellation.

@@ -16,7 +16,7 @@ import EntityStream
 /// store's schema when the job runs, so an unknown field, `avg` of a string
 /// and the like fail the job with the engine's message before any row is
 /// read. Emits one `result` line per group record
-/// (``StatisticsRecordJSON``), then a summary: rows read, groups formed,
+/// (``StatisticsRecordJSON``), then a summary (``StoreStatisticsReport``): rows read, groups formed,
 /// records kept by the having clause, values numeric statistics ignored,
 /// rows beyond the group limit (never silently dropped), the names, the
 /// time key and extent. Honours cancellation between chunks of rows.
@@ -60,17 +60,10 @@ public struct StoreStatisticsJob: AnalysisJob {
         let result = accumulator.finish()
         try await StatisticsRecordJSON.emit(result.records, in: context)
 
-        var summary = JSONObject([("of", .string(rows.rawValue))])
-        summary.append(key: "rows", value: .int(Int64(result.rowCount)))
-        summary.append(key: "groups", value: .int(Int64(result.groupCount)))
-        summary.append(key: "records", value: .int(Int64(result.records.count)))
-        summary.append(key: "ignoredValues", value: .int(Int64(result.ignoredValueCount)))
-        summary.append(key: "rowsOverGroupLimit", value: .int(Int64(result.rowsOverGroupLimit)))
-        if result.rowsOverGroupLimit > 0 { summary.append(key: "groupLimit", value: .int(Int64(maximumGroups))) }
-        summary.append(contentsOf: StatisticsRecordJSON.names(plan))
-        summary.append(key: "timeField", value: .string(QueryObservationsJob.describe(scan.timeKey, schema: schema)))
-        if !scan.timeExtent.isUnbounded { summary.append(key: "timeExtent", value: scan.timeExtent.summaryJSON) }
-        return StatisticsRecordJSON.summary(summary, plan: plan)
+        return AnalysisSummary(StoreStatisticsReport(of: rows, rows: result.rowCount, groups: result.groupCount, records: result.records.count,
+                                                     ignoredValues: result.ignoredValueCount, rowsOverGroupLimit: result.rowsOverGroupLimit,
+                                                     groupLimit: maximumGroups, names: StatisticsNames(plan),
+                                                     timeField: ReportedTimeField(scan.timeKey, schema: schema), timeExtent: scan.timeExtent))
     }
 
     /// The rows of `contents` that `selection` picks (latest observations of

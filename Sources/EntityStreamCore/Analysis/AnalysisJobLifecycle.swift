@@ -21,7 +21,7 @@ public struct AnalysisJobLifecycle: Sendable, Hashable {
     /// How the work itself ended.
     public enum WorkOutcome: Sendable, Hashable {
         case completed(summary: AnalysisSummary)
-        case failed(reason: String)
+        case failed(AnalysisJobFailure)
         case cancelled
     }
 
@@ -30,7 +30,8 @@ public struct AnalysisJobLifecycle: Sendable, Hashable {
         case publishAccepted
         case publish
         case cancelWork
-        case publishFinal(AnalysisPhase, AnalysisEvent.Content)
+        /// Publish the one final line (its phase is the content's).
+        case publishFinal(AnalysisEvent.Content)
         /// Nothing to do (e.g. a second cancel request).
         case none
         /// The input is not valid in this state; report `reason` and drop it.
@@ -62,7 +63,7 @@ public struct AnalysisJobLifecycle: Sendable, Hashable {
         switch state {
         case .pending:
             state = .finished(.cancelled)
-            return .publishFinal(.cancelled, .members(JSONObject()))
+            return .publishFinal(.cancelled)
         case .running:
             state = .cancelling
             return .cancelWork
@@ -83,13 +84,13 @@ public struct AnalysisJobLifecycle: Sendable, Hashable {
             switch outcome {
             case .completed(let summary):
                 state = .finished(.summary)
-                return .publishFinal(.summary, .summary(summary))
-            case .failed(let reason) where !cancelling:
+                return .publishFinal(.summary(summary))
+            case .failed(let failure) where !cancelling:
                 state = .finished(.failed)
-                return .publishFinal(.failed, .members(JSONObject([("error", .string(reason))])))
+                return .publishFinal(.failed(failure))
             case .failed, .cancelled:
                 state = .finished(.cancelled)
-                return .publishFinal(.cancelled, .members(JSONObject()))
+                return .publishFinal(.cancelled)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Synchronization
+import EntityStreamCore
 import EntityStreamModel
 
 /// How far the scan under way has got: the bytes of the file, and the rows
@@ -35,8 +36,8 @@ public final class ScanPosition: Sendable {
 /// rate of a terminal's progress line), and always once at the end of the
 /// file (100 %). Pure: the caller passes the clock's time.
 public struct ScanProgress: Sendable, Equatable {
-    /// One progress report.
-    public struct Report: Sendable, Equatable {
+    /// One progress report: a file analysis's `progress` line.
+    public struct Report: AnalysisProgress {
         public var rows: Int
         /// Rows read per second since the scan started.
         public var rowsPerSecond: Int

@@ -15,7 +15,11 @@ import EntityStreamModel
 /// `forced`. Non-finite numbers are written as null.
 public enum HotSpotSummaryJSON {
     public static func members(_ result: HotSpotResult) -> JSONObject {
-        let summary = result.summary
+        members(result.summary, fishnet: result.fishnet)
+    }
+
+    /// The members of an analysis's `summary` and the `fishnet` it aggregated into (fishnet aggregation only).
+    public static func members(_ summary: HotSpotSummary, fishnet: Fishnet?) -> JSONObject {
         var members = JSONObject()
         members.append(key: "n", value: .int(Int64(summary.featureCount)))
         var input = JSONObject([("kind", .string(summary.kind.rawValue)), ("records", .int(Int64(summary.recordCount))),
@@ -25,20 +29,25 @@ public enum HotSpotSummaryJSON {
         var excluded = JSONObject([("total", .int(Int64(summary.excluded.total)))])
         for (reason, count) in summary.excluded.nonZero { excluded.append(key: reason, value: .int(Int64(count))) }
         members.append(key: "excluded", value: .object(excluded))
-        members.append(key: "aggregation", value: aggregation(result))
+        members.append(key: "aggregation", value: aggregation(summary, fishnet: fishnet))
         members.append(key: "locations", value: .int(Int64(summary.locationCount)))
         members.append(key: "mean", value: number(summary.mean))
         members.append(key: "standardDeviation", value: number(summary.standardDeviation))
         members.append(key: "distanceBand", value: band(summary.distanceBand))
         members.append(key: "fdr", value: .bool(summary.fdr))
-        var bins = JSONObject()
-        for bin in -3...3 { bins.append(key: String(bin), value: .int(Int64(summary.bins[bin]))) }
-        members.append(key: "bins", value: .object(bins))
-        members.append(key: "hotSpots", value: .int(Int64(summary.bins.hot)))
-        members.append(key: "coldSpots", value: .int(Int64(summary.bins.cold)))
+        append(bins: summary.bins, to: &members)
         members.append(key: "withoutNeighbors", value: .int(Int64(summary.withoutNeighbors)))
         members.append(key: "forced", value: .bool(summary.forced))
         return members
+    }
+
+    /// `"bins":{"-3":…,…,"3":…}`, `"hotSpots"` and `"coldSpots"`: the features per bin.
+    public static func append(bins: HotSpotBinCounts, to members: inout JSONObject) {
+        var counts = JSONObject()
+        for bin in -3...3 { counts.append(key: String(bin), value: .int(Int64(bins[bin]))) }
+        members.append(key: "bins", value: .object(counts))
+        members.append(key: "hotSpots", value: .int(Int64(bins.hot)))
+        members.append(key: "coldSpots", value: .int(Int64(bins.cold)))
     }
 
     /// Informative lines in the manner of ArcGIS's Optimized Hot Spot
@@ -62,15 +71,15 @@ public enum HotSpotSummaryJSON {
         return lines
     }
 
-    private static func aggregation(_ result: HotSpotResult) -> JSONValue {
-        guard let aggregation = result.summary.aggregation else { return .null }
+    private static func aggregation(_ summary: HotSpotSummary, fishnet: Fishnet?) -> JSONValue {
+        guard let aggregation = summary.aggregation else { return .null }
         var members = JSONObject()
         switch aggregation {
         case .fishnet: members.append(key: "method", value: .string("fishnet"))
         case .collectEvents: members.append(key: "method", value: .string("collectEvents"))
         }
         members.append(key: "countField", value: .string(aggregation.countField))
-        if let fishnet = result.fishnet {
+        if let fishnet {
             members.append(key: "cellSize", value: number(fishnet.cellSize))
             members.append(key: "cellSizeReason", value: .string(fishnet.cellSizeReason))
             members.append(key: "columns", value: .int(Int64(fishnet.columns)))
