@@ -157,19 +157,19 @@ struct UsageErrorCaseTests {
 struct SharedParserCommandLineTests {
     /// The simulator takes an attached value as entitystream does (`--port=0` is read, and the line then
     /// lacks only something to serve), and says a bad number in the same words.
-    @Test func simulatorReadsFlagsAsEntitystreamDoes() throws {
-        let attached = try CommandLineTool.run("stream-simulator", ["--port=0"])
+    @Test func simulatorReadsFlagsAsEntitystreamDoes() async throws {
+        let attached = try await CommandLineTool.run("stream-simulator", ["--port=0"])
         #expect(attached.status == 2)
         #expect(attached.standardError == "stream-simulator: missing something to serve: --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE\n")
         for (flag, value) in [("--rate", "5000"), ("--speed", "0"), ("--interval", "-1"), ("--seed", "-1")] {
-            let simulator = try CommandLineTool.run("stream-simulator", ["--fleet", "1", "\(flag)=\(value)"])
-            let entitystream = try CommandLineTool.run("entitystream", (flag == "--rate" || flag == "--seed" ? ["demo"] : ["replay", "f.json"]) + ["\(flag)=\(value)"])
+            let simulator = try await CommandLineTool.run("stream-simulator", ["--fleet", "1", "\(flag)=\(value)"])
+            let entitystream = try await CommandLineTool.run("entitystream", (flag == "--rate" || flag == "--seed" ? ["demo"] : ["replay", "f.json"]) + ["\(flag)=\(value)"])
             #expect(simulator.status == 2 && entitystream.status == 2)
             #expect(simulator.standardError.hasPrefix("stream-simulator: \(flag) expects "), "\(simulator.standardError)")
             #expect(simulator.standardError.dropFirst("stream-simulator: ".count) == entitystream.standardError.dropFirst("entitystream: ".count),
                     "\(simulator.standardError) \(entitystream.standardError)")
         }
-        let unknown = try CommandLineTool.run("stream-simulator", ["--fleet", "1", "--bogus"])
+        let unknown = try await CommandLineTool.run("stream-simulator", ["--fleet", "1", "--bogus"])
         #expect(unknown.status == 2 && unknown.standardError == "stream-simulator: unknown option '--bogus' (see stream-simulator --help)\n")
     }
 }
@@ -179,9 +179,9 @@ struct BenchmarkHelpTests {
     /// `--help` (anywhere on the line) prints the usage on stdout and runs no benchmark: nothing on stderr,
     /// where every benchmark reports its progress. Runs where the build made the benchmark program (`swift build`).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTool.path("entitystream-bench"))))
-    func helpPrintsUsage() throws {
+    func helpPrintsUsage() async throws {
         for arguments in [["--help"], ["-h"], ["relay", "--help"], ["help"]] {
-            let result = try CommandLineTool.run("entitystream-bench", arguments)
+            let result = try await CommandLineTool.run("entitystream-bench", arguments)
             #expect(result.status == 0 && result.standardError.isEmpty, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.hasPrefix("Usage: entitystream-bench [BENCHMARK] [options]"), "\(arguments)")
         }

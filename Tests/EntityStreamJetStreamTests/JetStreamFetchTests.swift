@@ -19,8 +19,8 @@ struct JetStreamFetchTests {
     /// The AIS recording published to `server` as stream AIS (8,400
     /// messages), and a durable consumer of it from the start that is never
     /// acknowledged here: nothing is delivered again or held back.
-    static func aisConsumer(_ server: NATSServerProcess, durable: String, maximumBatchBytes: Int? = nil) throws -> (NATSConnection, JetStreamConsumer) {
-        let published = try CommandLineTool.run("entitystream", ["replay", ais, "--track-field", "MMSI", "--events", "observation",
+    static func aisConsumer(_ server: NATSServerProcess, durable: String, maximumBatchBytes: Int? = nil) async throws -> (NATSConnection, JetStreamConsumer) {
+        let published = try await CommandLineTool.run("entitystream", ["replay", ais, "--track-field", "MMSI", "--events", "observation",
                                                                  "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
         #expect(published.status == 0, "\(published.standardError)")
         let connection = try NATSConnection(address: try NATSAddress(parsing: "\(server.url)/AIS", nameIs: "stream"), name: "fetch test")
@@ -35,10 +35,10 @@ struct JetStreamFetchTests {
 
     @Test("Fetches that find 2,423 messages of earlier requests waiting, and more arriving, take at most a batch each, every message once, in order",
           .enabled(if: ready))
-    func earlierRequestsStillArriving() throws {
+    func earlierRequestsStillArriving() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let (connection, consumer) = try Self.aisConsumer(server, durable: "f")
+        let (connection, consumer) = try await Self.aisConsumer(server, durable: "f")
         defer { connection.close() }
         let settings = consumer.settings
         // Earlier requests (an abandoned fetch's, another process's on the same inbox) bring
@@ -74,10 +74,10 @@ struct JetStreamFetchTests {
     /// (here 32 KiB, about a hundred AIS lines): every batch stays near that
     /// size, and every message still comes once, in order.
     @Test("A fetch holds at most its byte bound (and one message more); every message once, in order", .enabled(if: ready))
-    func batchesBoundedByBytes() throws {
+    func batchesBoundedByBytes() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let (connection, consumer) = try Self.aisConsumer(server, durable: "b", maximumBatchBytes: 32 << 10)
+        let (connection, consumer) = try await Self.aisConsumer(server, durable: "b", maximumBatchBytes: 32 << 10)
         defer { connection.close() }
         let settings = consumer.settings
         var sequences: [UInt64] = []
