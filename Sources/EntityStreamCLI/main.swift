@@ -15,7 +15,7 @@ signal(SIGPIPE, SIG_IGN)
 /// Runs the subcommand `name` with the words after it.
 func runSubcommand(_ name: String, _ arguments: inout ArgumentList) async throws -> Int32 {
     guard let subcommand = Program.subcommand(name) else {
-        throw UsageError("unknown command '\(name)' (expected \(Program.names.joined(separator: ", ")); see entitystream --help)")
+        throw UsageError.unknownCommand(name, known: Program.names, program: arguments.program)
     }
     if subcommand.streaming { AnalysisExecutor.shared.yieldToLiveStream() }
     return try await subcommand.run(&arguments)
@@ -38,7 +38,7 @@ func runCommandLine(_ words: [String]) async -> Int32 {
                 return 0
             }
             guard words.count == 2, let help = Program.subcommand(words[1])?.help else {
-                throw UsageError("help: unknown command '\(words.dropFirst().joined(separator: " "))' (expected \(Program.names.joined(separator: ", ")))")
+                throw UsageError.unknownCommand(words.dropFirst().joined(separator: " "), known: Program.names, program: arguments.program, command: "help")
             }
             print(help)
             return 0

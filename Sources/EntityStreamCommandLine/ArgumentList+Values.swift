@@ -6,33 +6,30 @@ import EntityStreamFeatures
 
 /// The values both programs' flags share, read one way everywhere: spatial
 /// references, envelopes, time extents, column mappings, output formats,
-/// where clauses. Each failure is a ``UsageError`` naming the flag.
+/// where clauses. Each failure is a ``UsageError`` naming the flag
+/// (``UsageError/invalidValue(flag:error:)`` carrying the parser's own error).
 extension ArgumentList {
     /// A spatial reference (`--out-sr`, `--in-sr`, `--process-sr`): a WKID
     /// (`2913`), `EPSG:n`, `ESRI:n`, WKT, or `{"wkid":…}`/`{"wkt":…}`,
     /// checked with PROJ (an unknown WKID is refused by name).
     public mutating func spatialReference(for flag: String) throws(UsageError) -> SpatialReference {
-        let text = try value(for: flag)
-        do { return try SpatialReference.parse(text: text) } catch { throw UsageError("\(flag): \(error)") }
+        try value(for: flag) { text throws(ProjectionError) in try SpatialReference.parse(text: text) }
     }
 
     /// An envelope (`--geometry`): `xmin,ymin,xmax,ymax[,SR]` or an Esri
     /// envelope JSON object, its spatial reference checked with PROJ.
     public mutating func envelope(for flag: String) throws(UsageError) -> Envelope {
-        let text = try value(for: flag)
-        do { return try StreamFilter.parseEnvelope(text) } catch { throw UsageError("\(flag): \(error)") }
+        try value(for: flag) { text in try StreamFilter.parseEnvelope(text) }
     }
 
     /// A time extent (`--time START,END`; either end may be empty).
     public mutating func timeExtent(for flag: String) throws(UsageError) -> TimeExtent {
-        let text = try value(for: flag)
-        do { return try TimeExtent.parseArgument(text) } catch { throw UsageError("\(flag): \(error)") }
+        try value(for: flag) { text throws(TimeExtentError) in try TimeExtent.parseArgument(text) }
     }
 
     /// One instant (ISO-8601 or epoch milliseconds), as epoch milliseconds.
     public mutating func instant(for flag: String) throws(UsageError) -> Int64 {
-        let text = try value(for: flag)
-        do { return try Instant.parse(text) } catch { throw UsageError("\(flag): \(error)") }
+        try value(for: flag) { text in try Instant.parse(text) }
     }
 
     /// A column mapping (`--columns x=C,y=C,time=C,end=C,track=C,oid=C`);
@@ -45,12 +42,12 @@ extension ArgumentList {
     /// `text` read as a column mapping for `flag` (see ``columnMapping(for:)``).
     public static func columnMapping(_ text: String, flag: String, program: String) throws(UsageError) -> FeatureColumnMapping {
         let mapping: FeatureColumnMapping
-        do { mapping = try FeatureColumnMapping(parsing: text) } catch { throw UsageError("\(flag): \(error)") }
+        do { mapping = try FeatureColumnMapping(parsing: text) } catch { throw .invalidValue(flag: flag, error: error) }
         for key in FeatureColumnMapping.deprecatedKeys(in: text) {
             Deprecation.warn(program: program, "\(flag) \(key)= is deprecated; use \(key == "id" ? "track=" : "--in-sr")")
         }
         if let wkid = mapping.wkid {
-            do { try SpatialReference(wkid: wkid).validate() } catch { throw UsageError("\(flag): \(error)") }
+            do { try SpatialReference(wkid: wkid).validate() } catch { throw .invalidValue(flag: flag, error: error) }
         }
         return mapping
     }
@@ -59,14 +56,20 @@ extension ArgumentList {
     /// GeoJSON is WGS84 (RFC 7946): an --out-sr other than 4326 is refused with it.
     public static func checkFormat(_ format: OutputFormat, outSR: SpatialReference?) throws(UsageError) {
         if format == .geojson, let outSR, outSR != .wgs84 {
-            throw UsageError("--format geojson writes WGS84 longitude/latitude (RFC 7946), so --out-sr \(outSR.label) cannot apply; use --format csv or esri for other coordinates")
+            throw .conflicting(["--format geojson", "--out-sr \(outSR.label)"],
+                               reason: "GeoJSON is WGS84 longitude/latitude (RFC 7946); use --format csv or esri for other coordinates")
         }
     }
 
     public mutating func format(for flag: String, allowed: [OutputFormat] = OutputFormat.allCases) throws(UsageError) -> OutputFormat {
-        let text = try value(for: flag)
-        guard let format = OutputFormat(rawValue: text), allowed.contains(format) else {
-            throw UsageError("\(flag) expects \(ColumnMappingPairs.list(allowed.map(\.rawValue)).replacingOccurrences(of: " and ", with: " or ")), not '\(text)'")
+        try choice(for: flag, among: allowed)
+    }
+
+    /// `text` read as a file format name for `flag` (`--file-format csv`, or the
+    /// simulator's `--file-format NAME=csv`).
+    public static func fileFormat(_ text: String, flag: String) throws(UsageError) -> FeatureFileFormat {
+        guard let format = FeatureFileFormat(name: text) else {
+            throw .notOneOf(flag: flag, value: text, choices: FeatureFileFormat.allCases.map(\.name))
         }
         return format
     }
@@ -74,13 +77,7 @@ extension ArgumentList {
     /// A where clause (`--where SQL`), its syntax checked.
     public mutating func whereClause(for flag: String) throws(UsageError) -> String {
         let text = try value(for: flag)
-        do { try WhereClause.checkSyntax(text) } catch { throw UsageError("\(flag): \(error)") }
+        do { try WhereClause.checkSyntax(text) } catch { throw .invalidValue(flag: flag, error: error) }
         return text
-    }
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

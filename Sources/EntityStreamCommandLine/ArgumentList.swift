@@ -37,7 +37,7 @@ public struct ArgumentList {
     /// flag was given a value (`--flag=value`) it does not take.
     public mutating func next() throws(UsageError) -> String? {
         if let attached {
-            throw UsageError("\(attached.flag) takes no value (given '\(attached.value)')")
+            throw .unexpectedValue(flag: attached.flag, value: attached.value)
         }
         guard index < words.count else { return nil }
         let word = words[index]
@@ -77,7 +77,7 @@ public struct ArgumentList {
             self.attached = nil
             return attached.value
         }
-        guard index < words.count else { throw UsageError("\(flag) needs a value") }
+        guard index < words.count else { throw .missingValue(flag: flag) }
         defer { index += 1 }
         return words[index]
     }
@@ -89,9 +89,9 @@ public struct ArgumentList {
     public mutating func integer(for flag: String, minimum: Int, maximum: Int = .max) throws(UsageError) -> Int {
         let text = try value(for: flag)
         guard let number = Int(text), number >= minimum else {
-            throw UsageError("\(flag) expects a whole number ≥ \(minimum), not '\(text)'")
+            throw .badNumber(flag: flag, value: text, expected: .wholeAtLeast(minimum))
         }
-        guard number <= maximum else { throw UsageError("\(flag) expects a whole number ≤ \(maximum), not '\(text)'") }
+        guard number <= maximum else { throw .badNumber(flag: flag, value: text, expected: .wholeAtMost(maximum)) }
         return number
     }
 
@@ -99,9 +99,9 @@ public struct ArgumentList {
                          maximum: Double = .greatestFiniteMagnitude) throws(UsageError) -> Double {
         let text = try value(for: flag)
         guard let number = Double(text), number.isFinite, inclusive ? number >= minimum : number > minimum else {
-            throw UsageError("\(flag) expects a number \(inclusive ? "≥" : ">") \(Self.format(minimum)), not '\(text)'")
+            throw .badNumber(flag: flag, value: text, expected: inclusive ? .atLeast(minimum) : .above(minimum))
         }
-        guard number <= maximum else { throw UsageError("\(flag) expects a number ≤ \(Self.format(maximum)), not '\(text)'") }
+        guard number <= maximum else { throw .badNumber(flag: flag, value: text, expected: .atMost(maximum)) }
         return number
     }
 
@@ -110,15 +110,60 @@ public struct ArgumentList {
         try number(for: flag, minimum: minimum, inclusive: inclusive, maximum: Self.maximumSeconds)
     }
 
-    private static func format(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    /// A speed factor (`--speed X`), within ``TimeBounds/speeds``.
+    public mutating func speed(for flag: String) throws(UsageError) -> Double {
+        try number(for: flag, minimum: TimeBounds.speeds.lowerBound, maximum: TimeBounds.speeds.upperBound)
     }
-}
 
-/// A command-line mistake: printed as one line on stderr, exit status 2.
-public struct UsageError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+    /// Milliseconds for a time flag (`--interval MS`): at least `minimum`, at most ``TimeBounds/maximumMilliseconds``.
+    public mutating func milliseconds(for flag: String, minimum: Int) throws(UsageError) -> Int64 {
+        Int64(try integer(for: flag, minimum: minimum, maximum: Int(TimeBounds.maximumMilliseconds)))
+    }
+
+    /// A whole number ≥ 0 up to `UInt64.max` (`--seed`).
+    public mutating func unsigned(for flag: String) throws(UsageError) -> UInt64 {
+        let text = try value(for: flag)
+        guard let number = UInt64(text) else { throw .badNumber(flag: flag, value: text, expected: .wholeAtLeast(0)) }
+        return number
+    }
+
+    /// The value of `flag`, one of `choices` (`--slow-clients drop|close`).
+    public mutating func choice(for flag: String, among choices: [String]) throws(UsageError) -> String {
+        let text = try value(for: flag)
+        guard choices.contains(text) else { throw .notOneOf(flag: flag, value: text, choices: choices) }
+        return text
+    }
+
+    /// The value of `flag`, the choice whose raw value it is (`--format esri|geojson|csv`).
+    public mutating func choice<Choice: RawRepresentable>(for flag: String, among choices: [Choice]) throws(UsageError) -> Choice
+    where Choice.RawValue == String {
+        let text = try value(for: flag)
+        guard let chosen = choices.first(where: { $0.rawValue == text }) else {
+            throw .notOneOf(flag: flag, value: text, choices: choices.map(\.rawValue))
+        }
+        return chosen
+    }
+
+    /// The value of `flag`, refused when empty (`--track-field ""`).
+    public mutating func nonEmptyValue(for flag: String) throws(UsageError) -> String {
+        let text = try value(for: flag)
+        guard !text.isEmpty else { throw .missingValue(flag: flag) }
+        return text
+    }
+
+    /// The value of `flag` read by `parse`; its error is the inner error of
+    /// ``UsageError/invalidValue(flag:error:)``.
+    public mutating func value<Value, Failure: Error & Sendable>(
+        for flag: String, _ parse: (String) throws(Failure) -> Value
+    ) throws(UsageError) -> Value {
+        let text = try value(for: flag)
+        do { return try parse(text) } catch { throw .invalidValue(flag: flag, error: error) }
+    }
+
+    /// The error for a flag `word` the command does not take (`command` nil: the program's own flags).
+    public func unknownOption(_ word: String, command: String?) -> UsageError {
+        .unknownOption(word, command: command, program: program)
+    }
 }
 
 /// `--version` in flag position: print the version on stdout and exit 0.

@@ -1,3 +1,5 @@
+import EntityStreamModel
+
 /// What JetStream's acknowledgement subject of a delivered message says
 /// about it, read from the subject's bytes (a value type tests drive
 /// directly): the consumer reads it for every message, so it makes no
@@ -30,12 +32,7 @@ public struct AckSubject: Sendable, Hashable {
     public init?(_ subject: UnsafeRawBufferPointer) {
         let prefix: StaticString = "$JS.ACK."
         let prefixLength = prefix.utf8CodeUnitCount
-        guard subject.count > prefixLength else { return nil }
-        let matches = prefix.withUTF8Buffer { expected in
-            for index in 0..<expected.count where subject[index] != expected[index] { return false }
-            return true
-        }
-        guard matches else { return nil }
+        guard subject.count > prefixLength, LiteralBytes.hasPrefix(subject, prefix) else { return nil }
         // The tokens after "$JS.ACK.": 7 (stream, consumer, then the 5 numbers), or 9 and more
         // (domain and account hash first; anything after the numbers is ignored).
         var tokens = 1

@@ -17,6 +17,10 @@ public struct ConsumerSettings: Sendable, Hashable {
     public var partition: TrackPartition?
     /// Messages fetched per request.
     public var batch = 1024
+    /// A fetch takes no more message once its messages hold this many
+    /// bytes (at most 1 GiB): what bounds a batch's memory when messages
+    /// are large (a NATS message may hold up to 64 MiB).
+    public var maximumBatchBytes = 64 << 20
     /// Unacknowledged messages the server lets the consumer hold (bounds memory).
     public var maximumAckPending = 16_384
     /// Seconds before the server delivers an unacknowledged message again:

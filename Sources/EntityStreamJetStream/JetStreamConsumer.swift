@@ -11,16 +11,25 @@ import EntityStreamModel
 /// (NUL-terminated, as the client sends them) and, only with `--partition`,
 /// the subjects; what the acknowledgement subject says is read from its
 /// bytes (``AckSubject``).
+///
+/// A fetch takes no more message once the buffers hold
+/// ``ConsumerSettings/maximumBatchBytes`` (at most ``largestBatchBytes``),
+/// so a batch stays near that size whatever the messages' sizes, and an
+/// acknowledgement subject's offset fits the 32 bits the consumer gives it
+/// in a message's key.
 struct FetchedBatch: Sendable {
+    /// The most ``ConsumerSettings/maximumBatchBytes`` may be.
+    static let largestBatchBytes = 1 << 30
+
     struct Entry: Sendable {
         /// Where the line is in ``lines``.
-        var lineStart: Int32
-        var lineEnd: Int32
+        var lineStart: Int
+        var lineEnd: Int
         /// Where the acknowledgement subject starts in ``replies``.
-        var reply: Int32
+        var reply: Int
         /// Where the subject is in ``subjects`` (empty without `--partition`).
-        var subjectStart: Int32
-        var subjectEnd: Int32
+        var subjectStart: Int
+        var subjectEnd: Int
         var streamSequence: UInt64
         var deliveries: UInt64
         /// Messages pending for the consumer after this one when it was delivered.
@@ -36,6 +45,8 @@ struct FetchedBatch: Sendable {
     var trackField: String?
 
     var count: Int { entries.count }
+    /// The bytes the buffers hold.
+    var byteCount: Int { lines.count + replies.count + subjects.count }
     var isEmpty: Bool { entries.isEmpty }
     var streamSequences: [UInt64] { entries.map(\.streamSequence) }
 }
@@ -274,7 +285,8 @@ public final class JetStreamConsumer: @unchecked Sendable {
         var fetched = FetchedBatch()
         fetched.entries.reserveCapacity(settings.batch)
         var wait = milliseconds
-        while fetched.count < settings.batch {
+        let maximumBytes = min(settings.maximumBatchBytes, FetchedBatch.largestBatchBytes)
+        while fetched.count < settings.batch && fetched.byteCount < maximumBytes {
             var message: OpaquePointer?
             let status = natsSubscription_NextMsg(&message, subscription, wait)
             if status == NATS_CONNECTION_CLOSED || status == NATS_INVALID_SUBSCRIPTION { return fetched.isEmpty ? nil : fetched }
@@ -333,8 +345,8 @@ public final class JetStreamConsumer: @unchecked Sendable {
             }
         }
         if batch.trackField == nil { batch.trackField = trackField }
-        batch.entries.append(FetchedBatch.Entry(lineStart: Int32(lineStart), lineEnd: Int32(lineEnd), reply: Int32(replyStart),
-                                                subjectStart: Int32(subjectStart), subjectEnd: Int32(batch.subjects.count),
+        batch.entries.append(FetchedBatch.Entry(lineStart: lineStart, lineEnd: lineEnd, reply: replyStart,
+                                                subjectStart: subjectStart, subjectEnd: batch.subjects.count,
                                                 streamSequence: ack?.streamSequence ?? 0, deliveries: ack?.deliveries ?? 1,
                                                 pending: ack?.pending ?? 0))
     }
@@ -410,9 +422,9 @@ public final class JetStreamConsumer: @unchecked Sendable {
                         counts.messages += 1
                         counts.lastStreamSequence = message.streamSequence
                         var carried = 0
-                        let line = UnsafeRawBufferPointer(rebasing: lines[Int(message.lineStart)..<Int(message.lineEnd)])
+                        let line = UnsafeRawBufferPointer(rebasing: lines[message.lineStart..<message.lineEnd])
                         if let partition = settings.partition, let prefix = subjectPrefix,
-                           !Self.belongs(subject: UnsafeRawBufferPointer(rebasing: subjects[Int(message.subjectStart)..<Int(message.subjectEnd)]),
+                           !Self.belongs(subject: UnsafeRawBufferPointer(rebasing: subjects[message.subjectStart..<message.subjectEnd]),
                                          prefix: prefix, partition: partition) {
                             counts.outsidePartition += 1
                         } else if Self.isObservation(line) {
@@ -439,7 +451,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
                         } else {
                             counts.otherEvents += 1
                         }
-                        tracker.handed(batchNumber << 32 | UInt64(UInt32(message.reply)), observations: carried)
+                        tracker.handed(batchNumber << 32 | UInt64(message.reply), observations: carried)
                         catchUp.handed(streamSequence: message.streamSequence, pendingAfter: message.pending)
                     }
                 }
@@ -495,12 +507,7 @@ public final class JetStreamConsumer: @unchecked Sendable {
     }
 
     static func isObservation(_ line: UnsafeRawBufferPointer) -> Bool {
-        let prefix: StaticString = "{\"event\":\"observation\""
-        guard line.count >= prefix.utf8CodeUnitCount else { return false }
-        return prefix.withUTF8Buffer { expected in
-            for index in 0..<expected.count where line[index] != expected[index] { return false }
-            return true
-        }
+        LiteralBytes.hasPrefix(line, "{\"event\":\"observation\"")
     }
 
     /// The `"epoch"` member of a line (the publisher's receive time), read without parsing the line.

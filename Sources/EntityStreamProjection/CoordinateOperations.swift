@@ -103,6 +103,11 @@ public enum CoordinateOperations {
             if source == target { try source.validate() }
             return 0
         }
+        if partCount(of: count) == 1 {
+            let operation = try borrow(from: source, to: target)
+            defer { giveBack(operation) }
+            return operation.transform(x: x, xStride: xStride, y: y, yStride: yStride, count: count, direction)
+        }
         let failures = LockedState(0)
         let xBase = UncheckedPointer(value: x), yBase = UncheckedPointer(value: y)
         try forEachPart(of: count, from: source, to: target) { operation, range in

@@ -50,7 +50,7 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
         public var width: Int {
             switch self {
             case .compute: BoundedTest.computeWidth
-            case .io: 3
+            case .io: BoundedTest.ioWidth
             }
         }
 
@@ -72,6 +72,11 @@ public struct BoundedTest: TestTrait, SuiteTrait, TestScoping {
             }
         }
     }
+
+    /// The I/O lane's width: 3, or `ENTITYSTREAM_TEST_IO_WIDTH` (1 to 16), to
+    /// measure the suite at another width with the same build.
+    static let ioWidth = ProcessInfo.processInfo.environment["ENTITYSTREAM_TEST_IO_WIDTH"].flatMap(Int.init)
+        .map { min(16, max(1, $0)) } ?? 3
 
     /// The compute lane's width: the core count, at least 2 and at most 4.
     static let computeWidth = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))

@@ -1,3 +1,4 @@
+import EntityStream
 import Foundation
 
 /// The package's own executables (`entitystream`, `stream-simulator`), run
@@ -18,9 +19,10 @@ public enum CommandLineTool {
         directory.appendingPathComponent(name).path
     }
 
-    /// Runs `name` with `arguments` to completion.
-    public static func run(_ name: String, _ arguments: [String], input: String? = nil) throws -> ProcessRunner.Result {
-        try ProcessRunner.run(path(name), arguments, input: input)
+    /// Runs `name` with `arguments` to completion, waiting off the cooperative
+    /// pool (see ``ProcessRunner/run(_:_:input:environment:)``).
+    public static func run(_ name: String, _ arguments: [String], input: String? = nil) async throws -> ProcessRunner.Result {
+        try await ProcessRunner.run(path(name), arguments, input: input)
     }
 }
 
@@ -110,6 +112,16 @@ public final class RunningProcess: @unchecked Sendable {
     /// Waits for exit and returns the status.
     public func wait() -> Int32 {
         child.wait()
+    }
+
+    /// Runs `body` (the blocking reads and waits above) on a thread of its
+    /// own and awaits its result, so that a test waiting for the child's
+    /// output does not hold a thread of Swift's cooperative pool meanwhile:
+    /// `await publisher.offPool { $0.readLines(1_000) }`.
+    public func offPool<Result: Sendable>(_ body: @escaping @Sendable (RunningProcess) -> Result) async -> Result {
+        let thread = BlockingIOThread(name: "test-child-read")
+        defer { thread.shutdown() }
+        return await thread.run { body(self) }
     }
 
     /// Ends the child (SIGTERM) and waits for it.

@@ -10,13 +10,13 @@ public struct TestCertificate: Sendable {
 
     /// Generates a fresh RSA-2048 certificate for CN=localhost valid for a day.
     /// Throws when `openssl` is missing or fails, with its stderr.
-    public static func make() throws -> TestCertificate {
+    public static func make() async throws -> TestCertificate {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("entitystream-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let result = try ProcessRunner.run("/usr/bin/env", [
+        let result = try await ProcessRunner.run("/usr/bin/env", [
             "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
             "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
         ])

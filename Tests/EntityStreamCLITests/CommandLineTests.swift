@@ -35,11 +35,11 @@ private func runWithClosedOutput(_ name: String, _ arguments: [String]) throws -
 @Suite("entitystream command line", .bounded(.io))
 struct CommandLineTests {
     /// `replay` of a small recording prints exactly the expected lines, in order.
-    @Test func replayPrintsExactlyTheExpectedLines() throws {
+    @Test func replayPrintsExactlyTheExpectedLines() async throws {
         let features = [feature("A", speed: 1, x: -112), feature("B", speed: 0, x: -111.9),
                         feature("A", speed: 2.5, x: -111.99), "not json", feature("A", speed: 3, x: -111.98)]
         let path = try temporaryFile(features)
-        let result = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--max-observations-per-track", "2",
+        let result = try await CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--max-observations-per-track", "2",
                                                               "--events", "observation,entity-received,observation-purged,error"])
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
@@ -66,7 +66,7 @@ struct CommandLineTests {
     @Test(arguments: [
         (["connect"], "missing the service URL"),
         (["connect", "http://h/StreamServer", "--max-observations", "-1"], "--max-observations expects a whole number ≥ 0, not '-1'"),
-        (["connect", "ws://h/arcgis/ws/services/x/StreamServer"], "not a WebSocket URL"),
+        (["connect", "ws://h/arcgis/ws/services/x/StreamServer"], "connect expects the service's REST URL (https://…/StreamServer), not 'ws://h/arcgis/ws/services/x/StreamServer'"),
         (["connect", "ftp://h/x"], "unsupported scheme"),
         (["connect", "http://h/x", "--token"], "--token needs a value"),
         (["replay", "f.json", "--limit", "0"], "--limit expects a whole number ≥ 1, not '0'"),
@@ -92,7 +92,7 @@ struct CommandLineTests {
         (["replay", "f.json", "--interval", "9223372036854775807"], "--interval expects a whole number ≤ 1000000000000"),
         (["connect", "http://h/StreamServer", "--reconnect-interval", "1e300"], "--reconnect-interval expects a number ≤ 1000000000"),
         (["replay", "f.json", "--bogus"], "unknown option '--bogus'"),
-        (["replay", "f.json", "--limit", "5", "--events", "status"], "include observation in --events"),
+        (["replay", "f.json", "--limit", "5", "--events", "status"], "--limit needs observation in --events"),
         (["replay"], "missing the FILE"),
         (["record", "http://h/StreamServer"], "missing -o FILE"),
         (["demo", "--vehicles", "0"], "--vehicles expects a whole number ≥ 1"),
@@ -100,8 +100,8 @@ struct CommandLineTests {
         (["demo", "--rate", "5000"], "--rate expects a number ≤ 1000"),
         (["bogus"], "unknown command 'bogus'"),
     ])
-    func badFlagsAreUsageErrors(arguments: [String], message: String) throws {
-        let result = try CommandLineTool.run("entitystream", arguments)
+    func badFlagsAreUsageErrors(arguments: [String], message: String) async throws {
+        let result = try await CommandLineTool.run("entitystream", arguments)
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
         let lines = result.standardError.split(separator: "\n")
@@ -112,25 +112,25 @@ struct CommandLineTests {
 
     /// `--speed` replays a recording's own timing; asking it of a file without times is a
     /// usage error (status 2), with the way out.
-    @Test func speedOnAFileWithoutTimesIsAUsageError() throws {
+    @Test func speedOnAFileWithoutTimesIsAUsageError() async throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0)])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--speed", "2"])
+        let result = try await CommandLineTool.run("entitystream", ["replay", path, "--track-field", "name", "--speed", "2"])
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == "entitystream: replay: --speed needs a recording made by 'entitystream record' or a CSV track (this file is Esri feature JSON lines, without times); use --interval\n")
     }
 
     /// Runtime failures exit with status 1 and say why.
-    @Test func runtimeFailuresExitWithOne() throws {
-        let missing = try CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])
+    @Test func runtimeFailuresExitWithOne() async throws {
+        let missing = try await CommandLineTool.run("entitystream", ["replay", "/no/such/file.json"])
         #expect(missing.status == 1)
         #expect(missing.standardError == "entitystream: replay: cannot read '/no/such/file.json': No such file or directory\n")
         let plain = try temporaryFile([feature("A", speed: 1, x: 0)])
-        let noTrack = try CommandLineTool.run("entitystream", ["replay", plain])
+        let noTrack = try await CommandLineTool.run("entitystream", ["replay", plain])
         #expect(noTrack.status == 1)
         #expect(noTrack.standardError.contains("--track-field (fields: name, speed)"))
-        let refused = try CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:1/arcgis/rest/services/X/StreamServer", "--reconnect-attempts", "0"])
+        let refused = try await CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:1/arcgis/rest/services/X/StreamServer", "--reconnect-attempts", "0"])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("connection refused by 127.0.0.1:1"))
         #expect(refused.standardOutput.contains(#""status":"failed""#))
@@ -138,37 +138,37 @@ struct CommandLineTests {
 
     /// Every command answers --help, and `help COMMAND`, with its own usage on stdout and status 0.
     @Test(arguments: ["demo", "connect", "replay", "consume", "fleet", "record", "query", "statistics", "hotspots", "identify"])
-    func helpForEveryCommand(command: String) throws {
+    func helpForEveryCommand(command: String) async throws {
         let usage = command == "demo" ? "Usage: entitystream [demo]" : "Usage: entitystream \(command) "
         for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
-            let result = try CommandLineTool.run("entitystream", arguments)
+            let result = try await CommandLineTool.run("entitystream", arguments)
             #expect(result.status == 0, "\(arguments)")
             #expect(result.standardOutput.hasPrefix(usage), "\(arguments): \(result.standardOutput.prefix(60))")
             #expect(result.standardError.isEmpty)
         }
-        let general = try CommandLineTool.run("entitystream", ["help"])
+        let general = try await CommandLineTool.run("entitystream", ["help"])
         #expect(general.status == 0 && general.standardOutput.contains("entitystream connect URL"))
     }
 
     /// Both programs print their version for --version, anywhere a flag may stand, and parse --flag=value.
-    @Test func versionAndAttachedValues() throws {
+    @Test func versionAndAttachedValues() async throws {
         for (program, arguments) in [("entitystream", ["--version"]), ("entitystream", ["connect", "http://h/StreamServer", "--version"]),
                                      ("entitystream", ["demo", "--version"]), ("stream-simulator", ["--version"]),
                                      ("stream-simulator", ["--fleet", "2", "--version"])] {
-            let result = try CommandLineTool.run(program, arguments)
+            let result = try await CommandLineTool.run(program, arguments)
             #expect(result.status == 0, "\(program) \(arguments): \(result.standardError)")
             #expect(result.standardOutput.hasPrefix("\(program) ") && result.standardOutput.contains("(PROJ "), "\(result.standardOutput)")
             #expect(result.standardError.isEmpty)
         }
-        let attached = try CommandLineTool.run("stream-simulator", ["--fleet=2", "--port=70000"])
+        let attached = try await CommandLineTool.run("stream-simulator", ["--fleet=2", "--port=70000"])
         #expect(attached.status == 2 && attached.standardError.contains("--port expects a whole number ≤ 65535, not '70000'"), "\(attached.standardError)")
     }
 
     /// A closed stdout (`| head`) ends the program quietly with status 0.
-    @Test func closedOutputEndsQuietly() throws {
+    @Test func closedOutputEndsQuietly() async throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0), feature("B", speed: 1, x: 1)])
         let command = "'\(CommandLineTool.path("entitystream"))' replay '\(path)' --track-field name --loop | head -n 3; echo \"status=${PIPESTATUS[0]}\""
-        let result = try ProcessRunner.run("/bin/bash", ["-c", command])
+        let result = try await ProcessRunner.run("/bin/bash", ["-c", command])
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 4)
         #expect(lines.last == "status=0")
@@ -176,11 +176,11 @@ struct CommandLineTests {
     }
 
     /// An output that cannot be written (a full disk) is a runtime failure naming the error, not a quiet success.
-    @Test func unwritableOutputExitsWithOne() throws {
+    @Test func unwritableOutputExitsWithOne() async throws {
         let path = try temporaryFile([feature("A", speed: 1, x: 0)])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let command = "'\(CommandLineTool.path("entitystream"))' replay '\(path)' --track-field name > /dev/full"
-        let result = try ProcessRunner.run("/bin/bash", ["-c", command])
+        let result = try await ProcessRunner.run("/bin/bash", ["-c", command])
         #expect(result.status == 1)
         #expect(result.standardError == "entitystream: cannot write to stdout: No space left on device\n")
     }
@@ -240,7 +240,7 @@ struct CommandLineTests {
 
     /// `record` from the simulator, `stream-simulator --recording` of that file, then
     /// `connect`: the same observations in the same order.
-    @Test func recordSimulateConnectRoundTrip() throws {
+    @Test func recordSimulateConnectRoundTrip() async throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "7"])
         defer { fleet.stop() }
         let fleetPort = try #require(fleet.waitForPort())
@@ -248,7 +248,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let recordingPath = directory.appendingPathComponent("RoundTrip.json").path
-        let record = try CommandLineTool.run("entitystream", [
+        let record = try await CommandLineTool.run("entitystream", [
             "record", "http://127.0.0.1:\(fleetPort)/arcgis/rest/services/SandyVehicles/StreamServer", "-o", recordingPath, "--limit", "30"])
         #expect(record.status == 0)
         #expect(record.standardError.contains("recorded 30 messages"))
@@ -259,7 +259,7 @@ struct CommandLineTests {
         let replay = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--recording", recordingPath, "--port", "0"])
         defer { replay.stop() }
         let replayPort = try #require(replay.waitForPort())
-        let connect = try CommandLineTool.run("entitystream", [
+        let connect = try await CommandLineTool.run("entitystream", [
             "connect", "http://127.0.0.1:\(replayPort)/arcgis/rest/services/RoundTrip/StreamServer", "--limit", "30", "--events", "observation"])
         #expect(connect.status == 0)
         let received = try connect.standardOutput.split(separator: "\n").map {
@@ -298,12 +298,12 @@ struct CommandLineTests {
 
     /// A recording that records nothing (the service is unreachable) leaves an existing
     /// file byte for byte as it was, and no partial file behind.
-    @Test func failedRecordingLeavesExistingFileUntouched() throws {
+    @Test func failedRecordingLeavesExistingFileUntouched() async throws {
         let original = Data("{\"recording\":\"precious\"}\n".utf8)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("existing-\(UUID().uuidString).json").path
         try original.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let record = try CommandLineTool.run("entitystream", [
+        let record = try await CommandLineTool.run("entitystream", [
             "record", "http://127.0.0.1:1/arcgis/rest/services/X/StreamServer", "-o", path, "--reconnect-attempts", "0"])
         #expect(record.status == 1)
         #expect(record.standardError.contains("nothing recorded; '\(path)' left as it was"))
@@ -316,12 +316,12 @@ struct CommandLineTests {
     /// sends as point_x/point_y, projected with the Lambert formulas written in the test: within the 1.3 m datum
     /// shift), archive included; `--format geojson` writes WGS84 whatever the service sends, and `--format csv`
     /// keeps --out-sr's coordinates.
-    @Test func connectInAnySpatialReference() throws {
+    @Test func connectInAnySpatialReference() async throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "5"])
         defer { fleet.stop() }
         let port = try #require(fleet.waitForPort())
         let url = "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
-        let feet = try CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "6", "--events", "observation"])
+        let feet = try await CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "6", "--events", "observation"])
         #expect(feet.status == 0, "\(feet.standardError)")
         let lines = feet.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(lines.count == 6 && lines.contains { $0["primed"] as? Bool == true })
@@ -333,7 +333,7 @@ struct CommandLineTests {
             #expect(abs((geometry["x"] as? Double ?? 0) - oracle.x) < 7 && abs((geometry["y"] as? Double ?? 0) - oracle.y) < 7)
         }
         for arguments in [["--format", "geojson"], ["--format", "geojson", "--out-sr", "3857", "--events", "observation"]] {
-            let geojson = try CommandLineTool.run("entitystream", ["connect", url, "--limit", "4"] + arguments)
+            let geojson = try await CommandLineTool.run("entitystream", ["connect", url, "--limit", "4"] + arguments)
             if arguments.contains("--out-sr") {
                 #expect(geojson.status == 2 && geojson.standardError.contains("RFC 7946"))
                 continue
@@ -348,7 +348,7 @@ struct CommandLineTests {
             }
             #expect(geojson.standardError.contains(#""event":"status""#))
         }
-        let csv = try CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "2", "--format", "csv"])
+        let csv = try await CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "2", "--format", "csv"])
         #expect(csv.status == 0, "\(csv.standardError)")
         let rows = csv.standardOutput.split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.count == 3 && rows[0].prefix(2) == ["x", "y"])
@@ -360,7 +360,7 @@ struct CommandLineTests {
     }
 
     /// One simulator serves a generated fleet and a CSV side by side; `connect` to each gets that service's entities.
-    @Test func simulatorServesServicesSideBySide() throws {
+    @Test func simulatorServesServicesSideBySide() async throws {
         let csv = try temporaryFile(["bus,at,lon,lat,route",
                                      "B2,2024-05-01T08:00:00.200Z,-122.6,45.5,14",
                                      "B1,2024-05-01T08:00:00Z,-122.7,45.6,9",
@@ -373,7 +373,7 @@ struct CommandLineTests {
         let port = try #require(simulator.waitForPort())
         let base = "http://127.0.0.1:\(port)/arcgis/rest/services"
 
-        let buses = try CommandLineTool.run("entitystream", ["connect", "\(base)/Buses/StreamServer", "--limit", "3", "--events", "observation"])
+        let buses = try await CommandLineTool.run("entitystream", ["connect", "\(base)/Buses/StreamServer", "--limit", "3", "--events", "observation"])
         #expect(buses.status == 0, "\(buses.standardError)")
         let busLines = try buses.standardOutput.split(separator: "\n").map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -381,7 +381,7 @@ struct CommandLineTests {
         #expect(busLines.compactMap { $0["track"] as? String } == ["B1", "B2", "B1"])
         #expect(busLines.compactMap { ($0["attributes"] as? [String: Any])?["route"] as? Int } == [9, 14, 9])
 
-        let plows = try CommandLineTool.run("entitystream", ["connect", "\(base)/Plows/StreamServer", "--limit", "10", "--events", "observation"])
+        let plows = try await CommandLineTool.run("entitystream", ["connect", "\(base)/Plows/StreamServer", "--limit", "10", "--events", "observation"])
         #expect(plows.status == 0, "\(plows.standardError)")
         let plowTracks = Set(plows.standardOutput.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["track"] as? String
@@ -389,7 +389,7 @@ struct CommandLineTests {
         #expect(plowTracks.count == 2)
         #expect(plowTracks.allSatisfy { $0.hasPrefix("TRUCK ") })
 
-        let missing = try CommandLineTool.run("entitystream", ["connect", "\(base)/Ferries/StreamServer", "--limit", "1"])
+        let missing = try await CommandLineTool.run("entitystream", ["connect", "\(base)/Ferries/StreamServer", "--limit", "1"])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("Ferries"))
     }
@@ -422,8 +422,8 @@ struct CommandLineTests {
     /// `stream-simulator --host` with an address this machine cannot listen on is a usage
     /// error (exit 2) naming the address, before anything starts.
     @Test(arguments: ["example.invalid", "192.0.2.1", "127.0.0.1:80"])
-    func simulatorRefusesUnusableHost(host: String) throws {
-        let result = try CommandLineTool.run("stream-simulator", ["--fleet", "1", "--port", "0", "--host", host])
+    func simulatorRefusesUnusableHost(host: String) async throws {
+        let result = try await CommandLineTool.run("stream-simulator", ["--fleet", "1", "--port", "0", "--host", host])
         #expect(result.status == 2)
         #expect(result.standardError.contains("--host"))
         #expect(result.standardError.contains(host))

@@ -17,7 +17,7 @@ struct FileProgressCommandLineTests {
     /// stdout is byte for byte what it is with `--no-progress` and by
     /// default (no terminal: no progress), and stderr carries the rows read
     /// and 100 percent at the end; without it, stderr has no progress.
-    @Test func stdoutIsUnchangedAndStderrCarriesTheProgress() throws {
+    @Test func stdoutIsUnchangedAndStderrCarriesTheProgress() async throws {
         let rows = 20_000
         let path = try Self.file(rows: rows)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -27,9 +27,9 @@ struct FileProgressCommandLineTests {
             ["hotspots", path, "--value-field", "val", "--format", "geojson"],
         ]
         for command in commands {
-            let shown = try CommandLineTool.run("entitystream", command + ["--progress"])
-            let hidden = try CommandLineTool.run("entitystream", command + ["--no-progress"])
-            let plain = try CommandLineTool.run("entitystream", command)
+            let shown = try await CommandLineTool.run("entitystream", command + ["--progress"])
+            let hidden = try await CommandLineTool.run("entitystream", command + ["--no-progress"])
+            let plain = try await CommandLineTool.run("entitystream", command)
             #expect(shown.status == 0 && hidden.status == 0 && plain.status == 0, "\(command): \(shown.standardError)")
             #expect(!shown.standardOutput.isEmpty)
             #expect(shown.standardOutput == hidden.standardOutput, "\(command)")
@@ -39,7 +39,7 @@ struct FileProgressCommandLineTests {
             #expect(shown.standardError.contains("percent 100"), "\(command): \(shown.standardError)")
             #expect(!hidden.standardError.contains("percent") && !plain.standardError.contains("percent"), "\(command)")
         }
-        let help = try CommandLineTool.run("entitystream", ["statistics", "--help"])
+        let help = try await CommandLineTool.run("entitystream", ["statistics", "--help"])
         #expect(help.standardOutput.contains("--progress, --no-progress"))
     }
 }

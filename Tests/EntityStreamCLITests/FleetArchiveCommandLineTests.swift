@@ -11,7 +11,7 @@ private func objects(_ output: String) -> [[String: Any]] {
 struct FleetArchiveCommandLineTests {
     /// By default a fleet service primes each vehicle's latest report first ("primed":true, one per vehicle) and
     /// every observation carries the vehicle table's fields; --no-archive and --no-related turn both off.
-    @Test func archiveAndRelatedFlags() throws {
+    @Test func archiveAndRelatedFlags() async throws {
         let vehicles = 4
         for (flags, archived, related) in [([String](), true, true), (["--no-archive"], false, true),
                                            (["--no-related"], true, false), (["--no-archive", "--no-related"], false, false)] {
@@ -19,7 +19,7 @@ struct FleetArchiveCommandLineTests {
                                            ["--fleet", String(vehicles), "--rate", "20", "--port", "0"] + flags)
             defer { fleet.stop() }
             let port = try #require(fleet.waitForPort())
-            let connect = try CommandLineTool.run("entitystream", [
+            let connect = try await CommandLineTool.run("entitystream", [
                 "connect", "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer",
                 "--limit", String(vehicles + 3), "--events", "observation,error"])
             #expect(connect.status == 0, "\(flags): \(connect.standardError)")

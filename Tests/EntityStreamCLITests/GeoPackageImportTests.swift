@@ -24,7 +24,7 @@ struct GeoPackageImportTests {
     /// 1.3 m datum shift) of the longitude/latitude it was made from; the CSV output does the same with
     /// `-oo X_POSSIBLE_NAMES=x -oo Y_POSSIBLE_NAMES=y`.
     @Test(.enabled(if: ogr2ogr != nil, "GDAL's ogr2ogr is not installed (apt-get install gdal-bin)"))
-    func geoJSONAndCSVImport() throws {
+    func geoJSONAndCSVImport() async throws {
         let ogr2ogr = try #require(ogr2ogr)
         let directory = try ImportDirectory()
         defer { directory.remove() }
@@ -40,20 +40,20 @@ struct GeoPackageImportTests {
         let source = directory.file("incidents.csv")
         try lines.joined(separator: "\n").write(toFile: source, atomically: true, encoding: .utf8)
         for format in ["geojson", "csv"] {
-            let output = try CommandLineTool.run("entitystream", ["query", source, "--columns", "x=east,y=north,time=when", "--in-sr", "2913",
+            let output = try await CommandLineTool.run("entitystream", ["query", source, "--columns", "x=east,y=north,time=when", "--in-sr", "2913",
                                                                   "--format", format])
             #expect(output.status == 0, "\(output.standardError)")
             let file = directory.file("q.\(format == "csv" ? "csv" : "geojsonl")")
             try output.standardOutput.write(toFile: file, atomically: true, encoding: .utf8)
             let package = directory.file("\(format).gpkg")
             let options = format == "csv" ? ["-oo", "X_POSSIBLE_NAMES=x", "-oo", "Y_POSSIBLE_NAMES=y", "-oo", "AUTODETECT_TYPE=YES", "-a_srs", "EPSG:4326"] : []
-            let imported = try ProcessRunner.run(ogr2ogr, ["-f", "GPKG", package, file] + options)
+            let imported = try await ProcessRunner.run(ogr2ogr, ["-f", "GPKG", package, file] + options)
             #expect(imported.status == 0, "\(format): \(imported.standardError)")
-            let info = try ProcessRunner.run("/usr/bin/ogrinfo", ["-so", package, "q"])
+            let info = try await ProcessRunner.run("/usr/bin/ogrinfo", ["-so", package, "q"])
             #expect(info.standardOutput.contains("Feature Count: 40"), "\(format): \(info.standardOutput)")
             #expect(info.standardOutput.contains("when: DateTime"), "\(format): \(info.standardOutput)")
             #expect(info.standardOutput.contains(#"ID["EPSG",4326]"#), "\(format)")
-            let back = try ProcessRunner.run(ogr2ogr, ["-f", "CSV", "/vsistdout/", package, "-lco", "GEOMETRY=AS_XY", "-select", "seq"])
+            let back = try await ProcessRunner.run(ogr2ogr, ["-f", "CSV", "/vsistdout/", package, "-lco", "GEOMETRY=AS_XY", "-select", "seq"])
             let rows = back.standardOutput.split(whereSeparator: \.isNewline).dropFirst().map {
                 $0.split(separator: ",").map { String($0).replacingOccurrences(of: "\"", with: "") }
             }
@@ -75,7 +75,7 @@ struct GeoPackageImportTests {
     /// id and fails on its UNIQUE constraint),
     /// keeps every line and reports EPSG:4326.
     @Test(.enabled(if: ogr2ogr != nil, "GDAL's ogr2ogr is not installed (apt-get install gdal-bin)"))
-    func everyCommandImports() throws {
+    func everyCommandImports() async throws {
         let ogr2ogr = try #require(ogr2ogr)
         let directory = try ImportDirectory()
         defer { directory.remove() }
@@ -109,15 +109,15 @@ struct GeoPackageImportTests {
             ("identify", ["identify", file("dem.tif")] + points.flatMap { ["--at", $0] }, points.count, nil),
         ]
         for run in runs {
-            let output = try CommandLineTool.run("entitystream", run.arguments + ["--format", "geojson"])
+            let output = try await CommandLineTool.run("entitystream", run.arguments + ["--format", "geojson"])
             #expect(output.status == 0, "\(run.name): \(output.standardError)")
             let lines = output.standardOutput.split(whereSeparator: \.isNewline).count
             #expect(lines > 0, "\(run.name)")
             if let expected = run.expected { #expect(lines == expected, "\(run.name): \(output.standardOutput.prefix(400))") }
             try output.standardOutput.write(toFile: file("\(run.name).geojsonl"), atomically: true, encoding: .utf8)
-            let imported = try ProcessRunner.run(ogr2ogr, ["-f", "GPKG", file("\(run.name).gpkg"), file("\(run.name).geojsonl")])
+            let imported = try await ProcessRunner.run(ogr2ogr, ["-f", "GPKG", file("\(run.name).gpkg"), file("\(run.name).geojsonl")])
             #expect(imported.status == 0, "\(run.name): \(imported.standardError)")
-            let info = try ProcessRunner.run("/usr/bin/ogrinfo", ["-so", file("\(run.name).gpkg"), run.name])
+            let info = try await ProcessRunner.run("/usr/bin/ogrinfo", ["-so", file("\(run.name).gpkg"), run.name])
             #expect(info.standardOutput.contains("Feature Count: \(lines)"), "\(run.name): \(info.standardOutput)")
             if let date = run.date { #expect(info.standardOutput.contains(date), "\(run.name): \(info.standardOutput)") }
             if run.name != "statistics" { #expect(info.standardOutput.contains(#"ID["EPSG",4326]"#), "\(run.name): \(info.standardOutput)") }

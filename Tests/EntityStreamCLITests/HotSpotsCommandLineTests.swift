@@ -63,10 +63,10 @@ struct HotSpotsCommandLineTests {
     /// incidents, then the summary; --format csv prints the same features as a plain table, x/y in WGS84
     /// longitude/latitude (which the Lambert formulas, written in the test, bring back to the cell centre in
     /// Oregon North feet, within the 1.3 m datum shift), or in --out-sr 2913 exactly the centre.
-    @Test func localFileAndCSV() throws {
+    @Test func localFileAndCSV() async throws {
         let (path, rows) = try writeIncidents(400)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try CommandLineTool.run("entitystream", ["hotspots", path] + localColumns + ["--cell-size", "1000"])
+        let result = try await CommandLineTool.run("entitystream", ["hotspots", path] + localColumns + ["--cell-size", "1000"])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = objects(result.standardOutput)
         #expect(phase(lines.first ?? [:]) == "accepted" && phase(lines.last ?? [:]) == "summary")
@@ -80,7 +80,7 @@ struct HotSpotsCommandLineTests {
         #expect((summary["aggregation"] as? [String: Any])?["cellSize"] as? Double == 1000)
         #expect(summary["wkid"] as? Int == 2913 && summary["matched"] as? Int == rows.count)
 
-        let csv = try CommandLineTool.run("entitystream", ["hotspots", path, "--format", "csv", "--cell-size", "1000"] + localColumns)
+        let csv = try await CommandLineTool.run("entitystream", ["hotspots", path, "--format", "csv", "--cell-size", "1000"] + localColumns)
         #expect(csv.status == 0, "\(csv.standardError)")
         let table = csvRows(csv.standardOutput)
         #expect(table.first == ["x", "y", "OBJECTID", "SOURCE_ID", "JOIN_COUNT", "GiZScore", "GiPValue", "NNeighbors", "Gi_Bin"])
@@ -99,7 +99,7 @@ struct HotSpotsCommandLineTests {
             let feet = ProjectionOracles.oregonNorthFeet(longitude: longitude, latitude: latitude)
             #expect(abs(feet.x - centre.x) < 6 && abs(feet.y - centre.y) < 6)
         }
-        let native = try CommandLineTool.run("entitystream", ["hotspots", path, "--format", "csv", "--cell-size", "1000", "--out-sr", "2913"] + localColumns)
+        let native = try await CommandLineTool.run("entitystream", ["hotspots", path, "--format", "csv", "--cell-size", "1000", "--out-sr", "2913"] + localColumns)
         #expect(native.status == 0, "\(native.standardError)")
         for (row, centre) in zip(csvRows(native.standardOutput).dropFirst(), centres) {
             #expect(abs((Double(row[0]) ?? 0) - centre.x) < 1e-6 && abs((Double(row[1]) ?? 0) - centre.y) < 1e-6)
@@ -107,19 +107,19 @@ struct HotSpotsCommandLineTests {
     }
 
     /// --collect counts identical locations (ICOUNT points); --value-field analyses weighted points; GeoJSON output works.
-    @Test func collectAndValueField() throws {
+    @Test func collectAndValueField() async throws {
         var lines = ["x,y,w"]
         // 40 locations: the first 10 with three incidents, the others with two.
         for i in 0..<90 { lines.append("\(1000 + (i % 40) * 10),\(2000 + (i % 40) / 8 * 10),\(i % 9)") }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("points-\(UUID().uuidString).csv").path
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let collected = try CommandLineTool.run("entitystream", ["hotspots", path, "--in-sr", "2913", "--collect", "--distance-band", "25"])
+        let collected = try await CommandLineTool.run("entitystream", ["hotspots", path, "--in-sr", "2913", "--collect", "--distance-band", "25"])
         #expect(collected.status == 0, "\(collected.standardError)")
         let points = objects(collected.standardOutput).filter { phase($0) == "result" }
         #expect(points.count == 40 && points.allSatisfy { ($0["geometry"] as? [String: Any])?["x"] != nil })
         #expect(points.map { attributes($0)["ICOUNT"] as? Int ?? 0 } == Array(repeating: 3, count: 10) + Array(repeating: 2, count: 30))
-        let weighted = try CommandLineTool.run("entitystream", ["hotspots", path, "--in-sr", "2913", "--value-field", "w", "--distance-band", "25",
+        let weighted = try await CommandLineTool.run("entitystream", ["hotspots", path, "--in-sr", "2913", "--value-field", "w", "--distance-band", "25",
                                                                 "--format", "geojson"])
         #expect(weighted.status == 0, "\(weighted.standardError)")
         let features = objects(weighted.standardOutput)
@@ -131,7 +131,7 @@ struct HotSpotsCommandLineTests {
     /// The same incidents through the simulator's GP task (--time, made the sample's query) and locally with that query
     /// as --where give the same features, both written in Web Mercator (the task's default env:outSR 102100, and
     /// --out-sr 102100 locally); the remote run shows every status in order and the job's messages.
-    @Test func remoteAndLocalAgree() throws {
+    @Test func remoteAndLocalAgree() async throws {
         let (path, rows) = try writeIncidents(450)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
@@ -139,7 +139,7 @@ struct HotSpotsCommandLineTests {
             "--job-delay", "120", "--port", "0"])
         let port = try #require(simulator.waitForPort())
         let task = "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911 Calls Hotspot"
-        let remote = try CommandLineTool.run("entitystream", ["hotspots", task, "--time", "2015-01-10,2015-03-01", "--poll-interval", "20"])
+        let remote = try await CommandLineTool.run("entitystream", ["hotspots", task, "--time", "2015-01-10,2015-03-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")
         let remoteLines = objects(remote.standardOutput)
         // The statuses polled, in the job's order from submitted to succeeded (a poll delayed on a loaded
@@ -155,7 +155,7 @@ struct HotSpotsCommandLineTests {
         #expect(remoteLines.contains { $0["event"] as? String == "status" && $0["status"] as? String == "connected" })
 
         let sampleQuery = #"("DATE" > date '2015-01-10 00:00:00' AND "DATE" < date '2015-03-01 00:00:00')"#
-        let local = try CommandLineTool.run("entitystream", ["hotspots", path, "--where", sampleQuery, "--out-sr", "102100"] + localColumns)
+        let local = try await CommandLineTool.run("entitystream", ["hotspots", path, "--where", sampleQuery, "--out-sr", "102100"] + localColumns)
         #expect(local.status == 0, "\(local.standardError)")
         let localLines = objects(local.standardOutput)
         #expect(localLines.last?["matched"] as? Int == selected)
@@ -261,35 +261,35 @@ struct HotSpotsCommandLineTests {
         (["hotspots", "f.csv", "--cell-size", "0"], "--cell-size"),
         (["hotspots", "f.csv", "--where", "a = = 1"], "--where"),
     ])
-    func usageErrors(arguments: [String], mention: String) throws {
-        let result = try CommandLineTool.run("entitystream", arguments)
+    func usageErrors(arguments: [String], mention: String) async throws {
+        let result = try await CommandLineTool.run("entitystream", arguments)
         #expect(result.status == 2)
         #expect(result.standardError.contains(mention), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1)
     }
 
     /// The simulator refuses a column mapping for a service it does not serve, and a negative job delay.
-    @Test func simulatorUsageErrors() throws {
-        let unknown = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--columns", "B=x=a,y=b"])
+    @Test func simulatorUsageErrors() async throws {
+        let unknown = try await CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--columns", "B=x=a,y=b"])
         #expect(unknown.status == 2 && unknown.standardError.contains("'B'"))
-        let negative = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-delay", "-5"])
+        let negative = try await CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-delay", "-5"])
         #expect(negative.status == 2 && negative.standardError.contains("--job-delay"))
-        let tooLong = try CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-execution", "3600001"])
+        let tooLong = try await CommandLineTool.run("stream-simulator", ["--hotspots", "A=x.csv", "--job-execution", "3600001"])
         #expect(tooLong.status == 2 && tooLong.standardError.contains("--job-execution"))
-        let help = try CommandLineTool.run("stream-simulator", ["--help"])
+        let help = try await CommandLineTool.run("stream-simulator", ["--help"])
         #expect(help.standardOutput.contains("--hotspots NAME=FILE") && help.standardOutput.contains("--job-delay"))
     }
 
     /// The Portland burglaries (State Plane feet): locally over 2015, and through the simulator with the sample's dates
     /// (--time, strict at both ends for a task), the incidents counted here from the CSV.
     @Test(.enabled(if: SharedData.has("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv"), "\(SharedData.absentComment)"))
-    func portlandBurglaries() throws {
+    func portlandBurglaries() async throws {
         let path = SharedData.path("incidents/portland_nij_cfs_burglary_2012-03_2016-08.csv")
         let rows = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline).dropFirst()
             .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let dates = rows.map { $0[4] }
         let inYear = dates.filter { $0 >= "2015-01-01" && $0 <= "2015-12-31" }.count
-        let local = try CommandLineTool.run("entitystream", ["hotspots", path] + localColumns + ["--time", "2015-01-01,2015-12-31", "--cell-size", "1500"])
+        let local = try await CommandLineTool.run("entitystream", ["hotspots", path] + localColumns + ["--time", "2015-01-01,2015-12-31", "--cell-size", "1500"])
         #expect(local.status == 0, "\(local.standardError)")
         let lines = objects(local.standardOutput)
         #expect(lines.last?["matched"] as? Int == inYear)
@@ -298,7 +298,7 @@ struct HotSpotsCommandLineTests {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--hotspots", "Burglary=\(path)", "--columns", "Burglary=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Burglary=2913", "--port", "0"])
         let port = try #require(simulator.waitForPort())
-        let remote = try CommandLineTool.run("entitystream", ["hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Burglary/GPServer/911 Calls Hotspot",
+        let remote = try await CommandLineTool.run("entitystream", ["hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Burglary/GPServer/911 Calls Hotspot",
                                                               "--time", "2015-01-01,2015-07-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")
         // Strict at both ends, as the sample: 2015-01-01 itself and 2015-07-01 are out.

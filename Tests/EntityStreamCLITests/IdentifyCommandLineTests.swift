@@ -71,7 +71,7 @@ private func recording(_ features: [(name: String, geometry: String)], in direct
 struct IdentifyCommandLineTests {
     /// --at points are answered in order with the values the test wrote; left/top edges and the top-left corner are inside,
     /// right/bottom edges and the other corners have no cell, and a NoData cell says so.
-    @Test func pointsEdgesCornersAndNoData() throws {
+    @Test func pointsEdgesCornersAndNoData() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let points: [(x: Double, y: Double)] = [
@@ -79,7 +79,7 @@ struct IdentifyCommandLineTests {
             (-111, 40.5), (-111.5, 40), (-111, 40), (-112, 40), (-111, 40.75), (-113, 41), TestRaster.center(3, 2),
             (-111.000000001, 40.000000001),
         ]
-        let result = try CommandLineTool.run("entitystream", ["identify", path] + points.flatMap { ["--at", "\($0.x),\($0.y)"] })
+        let result = try await CommandLineTool.run("entitystream", ["identify", path] + points.flatMap { ["--at", "\($0.x),\($0.y)"] })
         #expect(result.status == 0, "\(result.standardError)")
         let lines = objects(result.standardOutput)
         #expect(lines.first?["phase"] as? String == "accepted" && lines.last?["phase"] as? String == "summary")
@@ -123,7 +123,7 @@ struct IdentifyCommandLineTests {
 
     /// --in-sr 3857 points (made by the Web Mercator formula) land in the right cells; GeoJSON output (features
     /// only on stdout) gives the cell polygon back in lon/lat; --out-sr 4326 answers in lon/lat in Esri JSON too.
-    @Test func webMercatorPointsAsGeoJSON() throws {
+    @Test func webMercatorPointsAsGeoJSON() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let cells = [(0, 0), (7, 5), (4, 3)]
@@ -132,12 +132,12 @@ struct IdentifyCommandLineTests {
             let point = TestRaster.webMercator(center.x, center.y)
             return ["--at", "\(point.x),\(point.y)"]
         }
-        let result = try CommandLineTool.run("entitystream", ["identify", path, "--in-sr", "3857", "--format", "geojson"] + arguments)
+        let result = try await CommandLineTool.run("entitystream", ["identify", path, "--in-sr", "3857", "--format", "geojson"] + arguments)
         #expect(result.status == 0, "\(result.standardError)")
         let answers = objects(result.standardOutput)
         #expect(answers.count == cells.count && answers.allSatisfy { $0["type"] as? String == "Feature" })
         #expect(objects(result.standardError).contains { $0["phase"] as? String == "summary" })
-        let degrees = try CommandLineTool.run("entitystream", ["identify", path, "--in-sr", "3857", "--out-sr", "4326"] + arguments)
+        let degrees = try await CommandLineTool.run("entitystream", ["identify", path, "--in-sr", "3857", "--out-sr", "4326"] + arguments)
         #expect(degrees.status == 0, "\(degrees.standardError)")
         for (cell, answer) in zip(cells, results(objects(degrees.standardOutput))) {
             let geometry = answer["geometry"] as? [String: Any]
@@ -164,7 +164,7 @@ struct IdentifyCommandLineTests {
     }
 
     /// Points as JSON lines on stdin: each line answered in order; a bad line is an error naming its line number and the rest go on.
-    @Test func stdinLinesWithBadOnes() throws {
+    @Test func stdinLinesWithBadOnes() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let a = TestRaster.center(2, 1), b = TestRaster.center(6, 4)
@@ -180,7 +180,7 @@ struct IdentifyCommandLineTests {
             #"{"x":-120,"y":45,"sr":{"wkid":4326}}"#,
             #"{"x":1,"y":95,"sr":4326}"#,
         ].joined(separator: "\n") + "\n"
-        let result = try CommandLineTool.run("entitystream", ["identify", path], input: input)
+        let result = try await CommandLineTool.run("entitystream", ["identify", path], input: input)
         #expect(result.status == 0, "\(result.standardError)")
         let lines = objects(result.standardOutput)
         let answers = results(lines)
@@ -204,7 +204,7 @@ struct IdentifyCommandLineTests {
 
     /// Usage errors exit 2 with one line (no raster, a missing file, a bad --at, an unknown --sr); a file that is not a
     /// GeoTIFF exits 1; a TIFF without georeferencing fails the job with the reason.
-    @Test func usageAndRuntimeErrors() throws {
+    @Test func usageAndRuntimeErrors() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let usage: [([String], String)] = [
@@ -222,7 +222,7 @@ struct IdentifyCommandLineTests {
             (["identify", path, path, "--at", "1,2"], "give one raster"),
         ]
         for (arguments, message) in usage {
-            let result = try CommandLineTool.run("entitystream", arguments, input: "")
+            let result = try await CommandLineTool.run("entitystream", arguments, input: "")
             #expect(result.status == 2, "\(arguments)")
             #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.isEmpty)
@@ -230,18 +230,18 @@ struct IdentifyCommandLineTests {
         // A raster that cannot be read (missing, a directory) is a runtime failure, 1, as replay and query say it.
         let tracks = try recording([("A", #"{"x":-111.5,"y":40.5,"spatialReference":{"wkid":4326}}"#)], in: scratch)
         for unreadable in [scratch.file("missing.tif"), scratch.path] {
-            let result = try CommandLineTool.run("entitystream", ["identify", unreadable, "--at", "1,2"])
+            let result = try await CommandLineTool.run("entitystream", ["identify", unreadable, "--at", "1,2"])
             #expect(result.status == 1 && result.standardError.contains(unreadable) && result.standardOutput.isEmpty, "\(result.standardError)")
-            let session = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(unreadable)"])
+            let session = try await CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(unreadable)"])
             #expect(session.status == 1 && session.standardError.contains("--raster dem"), "\(session.standardError)")
         }
         let text = scratch.file("text.tif")
         try "hello".write(toFile: text, atomically: true, encoding: .utf8)
-        let notTIFF = try CommandLineTool.run("entitystream", ["identify", text, "--at", "1,2"])
+        let notTIFF = try await CommandLineTool.run("entitystream", ["identify", text, "--at", "1,2"])
         #expect(notTIFF.status == 1 && notTIFF.standardError.contains("not a TIFF") && notTIFF.standardOutput.isEmpty)
         let bare = scratch.file("bare.tif")
         try GeoTIFFWriter.write(RasterImage(width: 2, height: 2, pixelType: .uint8, values: [1, 2, 3, 4]), to: bare)
-        let unplaced = try CommandLineTool.run("entitystream", ["identify", bare, "--at", "0.5,0.5"])
+        let unplaced = try await CommandLineTool.run("entitystream", ["identify", bare, "--at", "0.5,0.5"])
         #expect(unplaced.status == 1)
         #expect(objects(unplaced.standardOutput).last?["phase"] as? String == "failed")
         #expect(unplaced.standardError.contains("no georeferencing"))
@@ -273,7 +273,7 @@ struct IdentifyCommandLineTests {
 
     /// replay --enrich: every observation and entity-received line carries the cell under its point — WGS84 and Web Mercator
     /// points at every cell, a NoData cell, points off the raster and one without geometry — in both output formats.
-    @Test func enrichmentOnReplay() throws {
+    @Test func enrichmentOnReplay() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         var features: [(name: String, geometry: String)] = []
@@ -298,7 +298,7 @@ struct IdentifyCommandLineTests {
         expected["none"] = .some(nil)
         let tracks = try recording(features, in: scratch)
         for format in ["esri", "geojson"] {
-            let result = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(path)", "--enrich", "dem",
+            let result = try await CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name", "--raster", "dem=\(path)", "--enrich", "dem",
                                                                   "--events", "observation,entity-received,error", "--format", format])
             #expect(result.status == 0, "\(result.standardError)")
             // GeoJSON: each observation once on stdout (entity-received goes to stderr with the other events).
@@ -330,7 +330,7 @@ struct IdentifyCommandLineTests {
 
     /// A raster that cannot be opened stops the session before anything streams: exit 1 naming the raster, a missing file
     /// too (2 for a bad name); nothing is printed on stdout.
-    @Test func rasterFailsAtSessionStart() throws {
+    @Test func rasterFailsAtSessionStart() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         let tracks = try recording([("A", #"{"x":-111.5,"y":40.5}"#)], in: scratch)
@@ -347,7 +347,7 @@ struct IdentifyCommandLineTests {
             (["--raster", "dem=\(path)", "--raster", "dem=\(path)"], 2, "given twice"),
         ]
         for (arguments, status, message) in cases {
-            let result = try CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name"] + arguments)
+            let result = try await CommandLineTool.run("entitystream", ["replay", tracks, "--track-field", "name"] + arguments)
             #expect(result.status == status, "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.isEmpty, "\(arguments)")
@@ -358,18 +358,18 @@ struct IdentifyCommandLineTests {
     /// command exits 1 naming the file and its coordinate system, and does not blame `--in-sr` (it
     /// used to exit 2 with "--sr 4326: unknown spatial reference EPSG:…"). Points in the raster's
     /// own coordinates are still answered.
-    @Test func rasterWithAnUnknownEPSGCode() throws {
+    @Test func rasterWithAnUnknownEPSGCode() async throws {
         let scratch = try Scratch()
         let path = scratch.file("unknown-crs.tif")
         let transform = try #require(GeoTransform([500_000, 10, 0, 4_000_000, 0, -10]))
         try GeoTIFFWriter.write(RasterImage(width: 4, height: 4, pixelType: .uint8, values: (1...16).map(Double.init)), to: path,
                                 options: GeoTIFFWriteOptions(georeferencing: .geoTransform(transform), crs: .projected(epsg: 29_999)))
-        let fromWGS84 = try CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--in-sr", "4326"])
+        let fromWGS84 = try await CommandLineTool.run("entitystream", ["identify", path, "--at", "-111,40", "--in-sr", "4326"])
         #expect(fromWGS84.status == 1, "\(fromWGS84.standardError) \(fromWGS84.standardOutput)")
         #expect(!fromWGS84.standardError.contains("--in-sr"), "\(fromWGS84.standardError)")
         #expect(fromWGS84.standardError.contains(path) && fromWGS84.standardError.contains("coordinate system is unknown"), "\(fromWGS84.standardError)")
         #expect(fromWGS84.standardError.split(separator: "\n").count == 1 && fromWGS84.standardOutput.isEmpty)
-        let native = try CommandLineTool.run("entitystream", ["identify", path, "--at", "500015,3999995"])
+        let native = try await CommandLineTool.run("entitystream", ["identify", path, "--at", "500015,3999995"])
         #expect(native.status == 0, "\(native.standardError)")
         #expect(attributes(results(objects(native.standardOutput)).first ?? [:])["Band_0"] as? Double == 2)
     }
@@ -377,7 +377,7 @@ struct IdentifyCommandLineTests {
     /// A point whose tile cannot be read (its compressed data is corrupt) is answered with the read
     /// error in its result line, the summary counts it as unreadable, and the command exits 1 with one
     /// line on stderr (it used to exit 0, the error only inside the result).
-    @Test func unreadableTileExitsWithOne() throws {
+    @Test func unreadableTileExitsWithOne() async throws {
         let scratch = try Scratch()
         let path = try TestRaster.write(in: scratch)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -385,7 +385,7 @@ struct IdentifyCommandLineTests {
         for index in 8..<40 { bytes[index] = 0xFF }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let center = TestRaster.center(1, 1)
-        let result = try CommandLineTool.run("entitystream", ["identify", path, "--at", "\(center.x),\(center.y)"])
+        let result = try await CommandLineTool.run("entitystream", ["identify", path, "--at", "\(center.x),\(center.y)"])
         #expect(result.status == 1, "\(result.standardError)")
         let lines = objects(result.standardOutput)
         #expect((results(lines).first?["error"] as? String)?.contains("cannot read tile/strip") == true, "\(result.standardOutput)")
@@ -395,9 +395,9 @@ struct IdentifyCommandLineTests {
 
     /// GDAL's byte.tif (shared data): gdallocationinfo's values at pixel (10, 10) in the raster's CRS and at a WGS84 point.
     @Test(.enabled(if: SharedData.has("rasters/rasterio__byte.tif"), "\(SharedData.absentComment)"))
-    func sharedByteTif() throws {
+    func sharedByteTif() async throws {
         let input = #"{"x":441350,"y":3750690}"# + "\n" + #"{"x":-117.64,"y":33.90,"sr":4326}"# + "\n"
-        let result = try CommandLineTool.run("entitystream", ["identify", SharedData.path("rasters/rasterio__byte.tif")], input: input)
+        let result = try await CommandLineTool.run("entitystream", ["identify", SharedData.path("rasters/rasterio__byte.tif")], input: input)
         #expect(result.status == 0, "\(result.standardError)")
         let answers = results(objects(result.standardOutput))
         try #require(answers.count == 2)
@@ -410,12 +410,12 @@ struct IdentifyCommandLineTests {
     /// cell its lon/lat falls in by the raster's geotransform (the test's own floor), as the raster's pixels hold them.
     @Test(.enabled(if: SharedData.has(SharedData.ais) && SharedData.has("rasters/rasterio__world.rgb.tif"),
                                             "\(SharedData.absentComment)"))
-    func sharedAISEnrichedWithWorld() throws {
+    func sharedAISEnrichedWithWorld() async throws {
         let path = SharedData.path("rasters/rasterio__world.rgb.tif")
         let raster = try GeoTIFFRaster(path: path)
         let transform = try #require(raster.info.geoTransform?.coefficients)
         #expect(transform[2] == 0 && transform[4] == 0 && raster.info.crs == .epsg(4326))
-        let result = try CommandLineTool.run("entitystream", ["replay", SharedData.path(SharedData.ais), "--track-field", "MMSI", "--raster", "world=\(path)",
+        let result = try await CommandLineTool.run("entitystream", ["replay", SharedData.path(SharedData.ais), "--track-field", "MMSI", "--raster", "world=\(path)",
                                                               "--enrich", "world", "--events", "observation", "--limit", "2000"])
         #expect(result.status == 0, "\(result.standardError)")
         let lines = objects(result.standardOutput)

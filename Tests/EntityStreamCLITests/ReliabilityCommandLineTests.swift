@@ -28,7 +28,7 @@ struct ReliabilityCommandLineTests {
     /// log line — a fault announcement, then "shutting down" — is a failed write, not a crash (it
     /// died with SIGILL, status 132, in `FileHandle.write`). A client still gets its data, and
     /// SIGTERM still stops it with status 0.
-    @Test func simulatorOutlivesAClosedStderr() throws {
+    @Test func simulatorOutlivesAClosedStderr() async throws {
         let stderr = try pipeEnds()
         let simulator = try ChildProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "5", "--port", "0", "--drop-after", "1"],
                                          input: .null, output: .null, error: .descriptor(stderr.write))
@@ -37,7 +37,7 @@ struct ReliabilityCommandLineTests {
         close(stderr.read)
         let port = try #require(announced?.split(separator: " ").last.flatMap { Int($0) })
         // Every connection is dropped after one message: each drop is announced on the closed stderr.
-        let client = try CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer",
+        let client = try await CommandLineTool.run("entitystream", ["connect", "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer",
                                                               "--limit", "2", "--events", "observation"])
         #expect(client.status == 0, "\(client.standardError)")
         #expect(client.standardOutput.split(separator: "\n").count == 2)
@@ -103,8 +103,8 @@ struct ReliabilityCommandLineTests {
 
     /// Every streaming command's help lists every event kind --events takes (`analysis` was missing).
     @Test(arguments: ["connect", "replay", "demo"])
-    func helpListsEveryEventKind(command: String) throws {
-        let help = try CommandLineTool.run("entitystream", [command, "--help"])
+    func helpListsEveryEventKind(command: String) async throws {
+        let help = try await CommandLineTool.run("entitystream", [command, "--help"])
         #expect(help.status == 0)
         let eventsLines = help.standardOutput.split(separator: "\n").drop { !$0.contains("--events LIST") }.prefix(4).joined(separator: " ")
         for kind in EventKind.allCases {
@@ -114,8 +114,8 @@ struct ReliabilityCommandLineTests {
 
     /// A password in a URL's user information never reaches stderr: the "invalid URL" error
     /// masks it (it printed `http://user:pw@…` as given).
-    @Test func urlPasswordIsNotPrinted() throws {
-        let result = try CommandLineTool.run("entitystream", ["connect", "http://ann:s3cret-pw@127.0.0.1:1/arcgis/rest/services/X/StreamServer",
+    @Test func urlPasswordIsNotPrinted() async throws {
+        let result = try await CommandLineTool.run("entitystream", ["connect", "http://ann:s3cret-pw@127.0.0.1:1/arcgis/rest/services/X/StreamServer",
                                                               "--reconnect-attempts", "0"])
         #expect(result.status != 0)
         #expect(!result.standardError.contains("s3cret-pw") && !result.standardOutput.contains("s3cret-pw"), "\(result.standardError)")

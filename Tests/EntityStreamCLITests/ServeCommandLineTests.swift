@@ -410,10 +410,10 @@ struct ServeCommandLineTests {
             (["serve", "consume", "nats://127.0.0.1:4222/plows", "--where", "speed > 1"], "consume: --where"),
             (["serve", "nats://127.0.0.1:4222/plows", "--partition", "4/4"], "--partition"),
         ]
-        let version = try CommandLineTool.run("entitystream", ["serve", "--version"])
+        let version = try await CommandLineTool.run("entitystream", ["serve", "--version"])
         #expect(version.status == 0 && version.standardOutput.hasPrefix("entitystream "), "\(version.standardOutput) \(version.standardError)")
         for (arguments, message) in cases {
-            let result = try CommandLineTool.run("entitystream", arguments)
+            let result = try await CommandLineTool.run("entitystream", arguments)
             #expect(result.status == 2 && result.standardError.contains(message), "\(arguments): \(result.status) \(result.standardError)")
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("serve-bind-\(UUID().uuidString).json").path
@@ -424,7 +424,7 @@ struct ServeCommandLineTests {
                                                   closeWriting: true)
         #expect(other.connected, "127.0.0.1 answers")
         #expect(!Self.connects(to: "127.0.0.2", port: port), "another loopback address is not listened on")
-        let taken = try CommandLineTool.run("entitystream", ["serve", path, "--track-field", "id", "--port", String(port), "--duration", "5"])
+        let taken = try await CommandLineTool.run("entitystream", ["serve", path, "--track-field", "id", "--port", String(port), "--duration", "5"])
         #expect(taken.status == 1 && taken.standardError.contains("serve"), "\(taken.standardError)")
         #expect(await relay.stop() == 0)
     }

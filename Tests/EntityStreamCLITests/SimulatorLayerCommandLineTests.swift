@@ -49,31 +49,31 @@ struct SimulatorLayerCommandLineTests {
     @Test(arguments: [
         (["--layer", "Ships"], "--layer expects NAME=FILE"),
         (["--layer", "Bad Name=x.csv"], "must be letters, digits"),
-        (["--layer", "A=a.csv", "--columns", "B=x=lon,y=lat"], "names 'B', which no"),
+        (["--layer", "A=a.csv", "--columns", "B=x=lon,y=lat"], "--columns B: no service, layer or hot-spot task (--service, --recording, --layer, --hotspots) is named 'B'"),
         (["--layer", "A=a.csv", "--columns", "A=lon=x"], "unknown key 'lon'"),
-        (["--layer", "A=a.csv", "--file-format", "A=shapefile"], "unknown format"),
+        (["--layer", "A=a.csv", "--file-format", "A=shapefile"], "--file-format expects csv, esri-lines, esri-array, esri-featureset, geojson, geojsonseq or recording, not 'shapefile'"),
         (["--layer", "A=a.csv", "--in-sr", "A=99999"], "unknown spatial reference wkid 99999"),
         (["--layer", "A=a.csv", "--port=x"], "--port expects"),
         (["--layer", "A=a.csv", "--max-record-count", "0"], "--max-record-count expects a whole number ≥ 1"),
     ])
-    func badLayerFlags(arguments: [String], message: String) throws {
-        let result = try CommandLineTool.run("stream-simulator", arguments + ["--port", "0"])
+    func badLayerFlags(arguments: [String], message: String) async throws {
+        let result = try await CommandLineTool.run("stream-simulator", arguments + ["--port", "0"])
         #expect(result.status == 2)
         #expect(result.standardError.contains(message), "\(result.standardError)")
     }
 
     /// A layer file with a bad line stops the simulator with status 1, naming the file and the line.
-    @Test func badLayerFileExitsWithOne() throws {
+    @Test func badLayerFileExitsWithOne() async throws {
         let csv = try temporaryCSV(["a,lat,lon", "1,2,3", "2,north,4"])
         defer { try? FileManager.default.removeItem(atPath: csv) }
-        let result = try CommandLineTool.run("stream-simulator", ["--layer", "Bad=\(csv)", "--port", "0"])
+        let result = try await CommandLineTool.run("stream-simulator", ["--layer", "Bad=\(csv)", "--port", "0"])
         #expect(result.status == 1)
         #expect(result.standardError.contains("layer Bad: \(csv):3: y column 'lat': 'north' is not a number"), "\(result.standardError)")
     }
 
     /// `--help` documents the layer flags.
-    @Test func helpDocumentsLayers() throws {
-        let result = try CommandLineTool.run("stream-simulator", ["--help"])
+    @Test func helpDocumentsLayers() async throws {
+        let result = try await CommandLineTool.run("stream-simulator", ["--help"])
         #expect(result.status == 0)
         for flag in ["--layer NAME=FILE", "--columns [NAME=]", "--in-sr [NAME=]", "--file-format [NAME=]", "--max-record-count", "--no-layer-pagination", "MapServer/0/query"] {
             #expect(result.standardOutput.contains(flag), "\(flag)")

@@ -34,10 +34,10 @@ private func keys(of member: String, in line: Substring) -> [String] {
 @Suite("entitystream statistics", .bounded(.io))
 struct StatisticsCommandLineTests {
     /// Mistakes visible in the arguments are usage errors: status 2, one stderr line naming the problem, nothing on stdout.
-    @Test func usageErrors() throws {
+    @Test func usageErrors() async throws {
         let path = try temporaryFile("State,Diabetes\nUtah,7.5\n", ext: "csv")
         let cases: [([String], String)] = [
-            ([path], "give at least one --stat"),
+            ([path], "statistics: missing a --stat TYPE:FIELD[:ALIAS]"),
             ([path, "--stat", "median:Diabetes"], "unknown statistic type 'median'"),
             ([path, "--stat", "avg"], "expected TYPE:FIELD"),
             ([path, "--stat", "avg:Diabetes", "--order-by", "Diabetes"], "neither a group-by field nor a statistic"),
@@ -51,19 +51,19 @@ struct StatisticsCommandLineTests {
             ([path, "--stat", "avg:Diabetes", "--bins", "3"], "unknown option '--bins'"),
         ]
         for (arguments, message) in cases {
-            let result = try CommandLineTool.run("entitystream", ["statistics"] + arguments)
+            let result = try await CommandLineTool.run("entitystream", ["statistics"] + arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.standardOutput.isEmpty)
             #expect(result.standardError.contains(message) && result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result.standardError)")
         }
-        let help = try CommandLineTool.run("entitystream", ["statistics", "--help"])
+        let help = try await CommandLineTool.run("entitystream", ["statistics", "--help"])
         #expect(help.status == 0 && help.standardOutput.contains("--stat TYPE:FIELD[:ALIAS]"))
     }
 
     /// `--format csv` prints exactly the table written out here by hand: RFC 4180 quoting, CRLF, empty cells for null, a null group first,
     /// dates as ISO-8601; with no record, the header alone; a failure prints nothing on stdout, its JSON lines and one error line on
     /// stderr, status 1.
-    @Test func csvTable() throws {
+    @Test func csvTable() async throws {
         let path = try temporaryFile([
             "team,score,when",
             #""Alpha, Inc",1.5,2000-01-01T00:00:00Z"#,
@@ -73,19 +73,21 @@ struct StatisticsCommandLineTests {
             "Zulu,,2000-01-05T00:00:00Z",
         ].joined(separator: "\n") + "\n", ext: "csv")
         let arguments = ["statistics", path, "--stat", "count:score", "--stat", "avg:score", "--stat", "max:when:last", "--group-by", "team", "--format", "csv"]
-        let table = try CommandLineTool.run("entitystream", arguments)
+        let table = try await CommandLineTool.run("entitystream", arguments)
         #expect(table.status == 0, "\(table.standardError)")
         #expect(table.standardOutput == "team,COUNT_score,AVG_score,last\r\n"
             + ",1,3.0,2000-01-04T00:00:00.000Z\r\n"
             + "\"Alpha, Inc\",2,2.0,2000-01-02T00:00:00.000Z\r\n"
             + "Zulu,0,,2000-01-05T00:00:00.000Z\r\n"
             + "\"say \"\"hi\"\"\",1,4.0,2000-01-03T00:00:00.000Z\r\n")
-        let descending = try CommandLineTool.run("entitystream", arguments + ["--order-by", "COUNT_score DESC, team DESC"])
-        #expect(descending.standardOutput.split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).first.map(String.init) ?? "?" }
-            == ["\"Alpha", "\"say \"\"hi\"\"\"", "", "Zulu"])
-        let none = try CommandLineTool.run("entitystream", arguments + ["--having", "COUNT(*) > 100"])
+        let descending = try await CommandLineTool.run("entitystream", arguments + ["--order-by", "COUNT_score DESC, team DESC"])
+        let firstColumn: [String] = descending.standardOutput.split(separator: "\r\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).first.map(String.init) ?? "?"
+        }
+        #expect(firstColumn == ["\"Alpha", "\"say \"\"hi\"\"\"", "", "Zulu"])
+        let none = try await CommandLineTool.run("entitystream", arguments + ["--having", "COUNT(*) > 100"])
         #expect(none.status == 0 && none.standardOutput == "team,COUNT_score,AVG_score,last\r\n")
-        let failed = try CommandLineTool.run("entitystream", ["statistics", path, "--stat", "avg:team", "--format", "csv"])
+        let failed = try await CommandLineTool.run("entitystream", ["statistics", path, "--stat", "avg:team", "--format", "csv"])
         #expect(failed.status == 1 && failed.standardOutput.isEmpty)
         #expect(failed.standardError.split(separator: "\n").filter { $0.hasPrefix("entitystream:") }.count == 1)
         #expect(failed.standardError.contains(#""phase":"failed""#) && failed.standardError.contains("AVG needs a numeric field"))
@@ -93,7 +95,7 @@ struct StatisticsCommandLineTests {
 
     /// JSON lines: one record per group in the requested order, group then statistics in request order, then a summary;
     /// through the simulator serving the same file the groups are paged 3 at a time and the records are identical.
-    @Test func remoteGroupsArePagedAndAgree() throws {
+    @Test func remoteGroupsArePagedAndAgree() async throws {
         var lines = ["g,v,w"]
         for index in 0..<70 { lines.append("G\(index % 10),\(Double(index % 13) + 0.25),\(index % 3 == 0 ? "" : "\(index)")") }
         let path = try temporaryFile(lines.joined(separator: "\n") + "\n", ext: "csv")
@@ -102,8 +104,8 @@ struct StatisticsCommandLineTests {
         let port = try #require(simulator.waitForPort())
         let url = "http://127.0.0.1:\(port)/arcgis/rest/services/Groups/FeatureServer/0"
         let arguments = ["--stat", "sum:v", "--stat", "count:w:n", "--stat", "max:w", "--group-by", "g", "--order-by", "SUM_v DESC", "--having", "COUNT(*) > 1"]
-        let remote = try CommandLineTool.run("entitystream", ["statistics", url] + arguments)
-        let local = try CommandLineTool.run("entitystream", ["statistics", path] + arguments)
+        let remote = try await CommandLineTool.run("entitystream", ["statistics", url] + arguments)
+        let local = try await CommandLineTool.run("entitystream", ["statistics", path] + arguments)
         #expect(remote.status == 0 && local.status == 0, "\(remote.standardError) \(local.standardError)")
         let remoteLines = objects(remote.standardOutput)
         #expect(records(remoteLines).count == 10)
@@ -122,7 +124,7 @@ struct StatisticsCommandLineTests {
 
     /// On a held replay, the statistics control command answers over the observations and over the entities with the same records as the
     /// command line computes from the same file; refusals are responses and schema errors failed jobs.
-    @Test func liveCommandOnAHeldReplay() throws {
+    @Test func liveCommandOnAHeldReplay() async throws {
         var features: [String] = []
         let kinds = ["plow", "grader", "salt"]
         for index in 0..<90 {
@@ -132,7 +134,7 @@ struct StatisticsCommandLineTests {
         let path = try temporaryFile(features.joined(separator: "\n") + "\n", ext: "json")
         let arguments = ["--stat", "count:speed", "--stat", "avg:speed", "--stat", "max:speed", "--stat", "count:*", "--group-by", "kind,agency",
                          "--order-by", "COUNT_speed DESC"]
-        let file = try CommandLineTool.run("entitystream", ["statistics", path] + arguments)
+        let file = try await CommandLineTool.run("entitystream", ["statistics", path] + arguments)
         #expect(file.status == 0, "\(file.standardError)")
         let expected = records(objects(file.standardOutput))
         #expect(expected.count == 12)

@@ -41,11 +41,11 @@ struct VocabularyTests {
     /// The old spellings still work, each with one warning on stderr naming its replacement, and give exactly what
     /// the new ones give: replay --csv id=…, identify --sr, hotspots --x/--y/--wkid/--time-field/--from/--to/--query,
     /// and the simulator's --csv, --layer-columns, --hotspots-columns, --layer-format and wkid= in a mapping.
-    @Test func deprecatedSpellingsStillWork() throws {
+    @Test func deprecatedSpellingsStillWork() async throws {
         let tracks = try temporary(["bus,at,lon,lat", "B1,2024-05-01T08:00:00Z,-122.7,45.6", "B2,2024-05-01T08:00:01Z,-122.6,45.5"], suffix: "csv")
         defer { try? FileManager.default.removeItem(atPath: tracks) }
-        let old = try CommandLineTool.run("entitystream", ["replay", tracks, "--csv", "id=bus,time=at,x=lon,y=lat", "--events", "observation"])
-        let new = try CommandLineTool.run("entitystream", ["replay", tracks, "--columns", "track=bus,time=at,x=lon,y=lat", "--events", "observation"])
+        let old = try await CommandLineTool.run("entitystream", ["replay", tracks, "--csv", "id=bus,time=at,x=lon,y=lat", "--events", "observation"])
+        let new = try await CommandLineTool.run("entitystream", ["replay", tracks, "--columns", "track=bus,time=at,x=lon,y=lat", "--events", "observation"])
         #expect(old.status == 0 && new.status == 0, "\(old.standardError) \(new.standardError)")
         #expect(old.standardError.contains("warning: --csv is deprecated; use --columns"))
         #expect(old.standardError.contains("warning: --columns id= is deprecated; use track="))
@@ -56,9 +56,9 @@ struct VocabularyTests {
         let incidents = try temporary(["occ_date,east,north"] + (0..<80).map { "2015-01-\(String(format: "%02d", 1 + $0 % 28)),\(7_640_000 + ($0 % 9) * 300),\(680_000 + ($0 / 9) * 300)" },
                                       suffix: "csv")
         defer { try? FileManager.default.removeItem(atPath: incidents) }
-        let oldHotSpots = try CommandLineTool.run("entitystream", ["hotspots", incidents, "--x", "east", "--y", "north", "--wkid", "2913",
+        let oldHotSpots = try await CommandLineTool.run("entitystream", ["hotspots", incidents, "--x", "east", "--y", "north", "--wkid", "2913",
                                                                    "--time-field", "occ_date", "--from", "2015-01-03", "--to", "2015-01-20", "--force"])
-        let newHotSpots = try CommandLineTool.run("entitystream", ["hotspots", incidents, "--columns", "x=east,y=north,time=occ_date", "--in-sr", "2913",
+        let newHotSpots = try await CommandLineTool.run("entitystream", ["hotspots", incidents, "--columns", "x=east,y=north,time=occ_date", "--in-sr", "2913",
                                                                    "--time", "2015-01-03,2015-01-20", "--force"])
         #expect(oldHotSpots.status == 0 && newHotSpots.status == 0, "\(oldHotSpots.standardError) \(newHotSpots.standardError)")
         for (flag, replacement) in [("--x C", "--columns x=C"), ("--y C", "--columns y=C"), ("--time-field C", "--columns time=C"),

@@ -37,9 +37,11 @@ struct ErrorKindTests {
     /// A missing file and a directory are unreadable recordings; a bad line is an invalid one.
     @Test func recordingErrorKinds() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).jsonl").path
-        #expect(throws: RecordingError.self) { _ = try RecordingFileReader(path: missing) }
-        do { _ = try RecordingFileReader(path: missing) } catch { #expect(error.kind == .unreadable && error.message.contains(missing)) }
-        do { _ = try RecordingFileReader(path: FileManager.default.temporaryDirectory.path) } catch { #expect(error.kind == .unreadable) }
-        #expect(RecordingError(line: 3, "not JSON").kind == .invalid)
+        let error = #expect(throws: RecordingError.unreadable(path: missing, errno: ENOENT)) { _ = try RecordingFileReader(path: missing) }
+        #expect(error?.kind == .unreadable && error?.description == "cannot read '\(missing)': No such file or directory")
+        let directory = FileManager.default.temporaryDirectory.path
+        #expect(throws: RecordingError.isDirectory(path: directory)) { _ = try RecordingFileReader(path: directory) }
+        #expect(RecordingError.isDirectory(path: directory).kind == .unreadable)
+        #expect(RecordingError.arrayNotClosed(line: 3).kind == .invalid)
     }
 }

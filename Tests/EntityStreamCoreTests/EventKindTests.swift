@@ -10,7 +10,7 @@ struct EventKindTests {
     @Test func parsesTrimmedNames() throws {
         #expect(try EventKind.parseList(" observation ,\tentity-purged\r\n") == [.observation, .entityPurged])
         #expect(try EventKind.parseList("status, all") == Set(EventKind.allCases))
-        let error = #expect(throws: EventKindError.self) { try EventKind.parseList("observation, purged ") }
-        #expect(error?.name == "purged")
+        let error = #expect(throws: EventKindError.unknownKind("purged")) { try EventKind.parseList("observation, purged ") }
+        #expect(error?.description == "unknown event kind 'purged' (expected status, observation, entity-received, observation-purged, entity-purged, filter, error, response, dropped, analysis or all)")
     }
 }

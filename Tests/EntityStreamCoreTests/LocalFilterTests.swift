@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamProjection
 import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
@@ -25,6 +26,9 @@ struct LocalFilterTests {
         #expect(filter.projected(original).attributes == [.string("T1"), .double(90)])
         #expect(filter.projectedSchema.fields.map(\.name) == ["id", "heading"])
         #expect(filter.projectedSchema.trackIDIndex == 0)
+        #expect(throws: LocalFilterError.filter(.unknownOutField("colour", fields: ["id", "speed", "heading"]))) {
+            try LocalFilter(StreamFilter(outFields: ["colour"]), schema: schema)
+        }
     }
 
     /// outSR converts WGS84 to Web Mercator and back (expected metres from the spherical Mercator formula
@@ -46,7 +50,8 @@ struct LocalFilterTests {
         #expect {
             try LocalFilter(StreamFilter(outSpatialReference: 99999), schema: schema)
         } throws: { error in
-            "\(error)".contains("99999")
+            guard case LocalFilterError.filter(.outSpatialReferenceUnusable(.unknownSpatialReference(let name, _))) = error else { return false }
+            return name.contains("99999")
         }
         #expect(try LocalFilter(StreamFilter(outSpatialReference: 4326), schema: schema, spatialReference: 4326).isPassThrough)
     }

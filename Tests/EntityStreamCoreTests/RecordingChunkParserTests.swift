@@ -103,14 +103,14 @@ struct RecordingChunkParserTests {
             _ = try parseInChunks(Array("[{\"a\":1},\n{\"a\":2}".utf8), sizes: [4])
             Issue.record("an unclosed array was accepted")
         } catch let error as RecordingError {
-            #expect(error.line == 2)
+            #expect(error == .arrayNotClosed(line: 2))
         }
-        #expect(throws: RecordingError.self) { _ = try parseInChunks(Array("[{\"a\":1}] x".utf8), sizes: [3]) }
-        #expect(throws: RecordingError(line: nil, "the file is empty")) { _ = try parseInChunks(Array(" \n\n".utf8), sizes: [1]) }
+        #expect(throws: RecordingError.textAfterArray(line: 1)) { _ = try parseInChunks(Array("[{\"a\":1}] x".utf8), sizes: [3]) }
+        #expect(throws: RecordingError.empty) { _ = try parseInChunks(Array(" \n\n".utf8), sizes: [1]) }
         var parser = RecordingChunkParser(maximumMessageBytes: 100)
         var batch = RecordingChunkParser.Batch()
         let long = Array("[{\"a\":\"".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 150)
-        #expect(throws: RecordingError.self) { try long.withUnsafeBytes { try parser.append($0, isLast: false, into: &batch) } }
+        #expect(throws: RecordingError.elementTooLong(line: 1, limit: 100)) { try long.withUnsafeBytes { try parser.append($0, isLast: false, into: &batch) } }
     }
 
     /// A line over the limit is skipped, never held whole, in its place: an empty message whose
@@ -181,6 +181,6 @@ struct RecordingChunkParserTests {
             #expect(seen == lines)
             try reader.rewind()
         }
-        #expect(throws: RecordingError.self) { _ = try RecordingFileReader(path: "/no/such/file") }
+        #expect(throws: RecordingError.unreadable(path: "/no/such/file", errno: ENOENT)) { _ = try RecordingFileReader(path: "/no/such/file") }
     }
 }

@@ -43,21 +43,25 @@ struct RecordingFileTests {
 
     /// Each unreadable file names what is wrong, and the line when there is one.
     @Test(arguments: [
-        ("", "the file is empty"),
-        ("[{\"a\":1},\n{\"b\":}]", "line 2: the JSON array is invalid"),
-        ("{\"recording\":\"entitystream\",\"version\":2,\"service\":\"s\",\"startedAt\":0,\"description\":{}}", "line 1: unsupported recording version 2"),
-        ("{\"recording\":\"entitystream\",\"version\":1,\"startedAt\":0,\"description\":{}}", "line 1: the recording header has no \"service\""),
-        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"description\":{}}", "line 1: the recording header has no \"startedAt\""),
-        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0}", "line 1: the recording header has no service description"),
-        ("\u{FEFF}", "the file is empty"),
-    ] as [(String, String)])
-    func unreadableFilesAreNamed(text: String, expected: String) {
-        #expect(throws: RecordingError.self) { try RecordingFile(bytes: bytes(text)) }
-        do {
-            _ = try RecordingFile(bytes: bytes(text))
-        } catch {
-            #expect(error.description.hasPrefix(expected), "\(error)")
-        }
+        ("", RecordingError.empty),
+        ("{\"recording\":\"entitystream\",\"version\":2,\"service\":\"s\",\"startedAt\":0,\"description\":{}}",
+         .unsupportedVersion(line: 1, found: .int(2), supported: 1)),
+        ("{\"recording\":\"entitystream\",\"version\":1,\"startedAt\":0,\"description\":{}}", .headerWithoutService(line: 1)),
+        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"description\":{}}", .headerWithoutStartedAt(line: 1)),
+        ("{\"recording\":\"entitystream\",\"version\":1,\"service\":\"s\",\"startedAt\":0}", .headerWithoutDescription(line: 1)),
+        ("\u{FEFF}", .empty),
+    ] as [(String, RecordingError)])
+    func unreadableFilesAreNamed(text: String, expected: RecordingError) {
+        #expect(throws: expected) { try RecordingFile(bytes: bytes(text)) }
+    }
+
+    /// A JSON array that does not parse is refused at the line of the fault, and the message says so.
+    @Test func invalidArrayNamesTheLine() {
+        let error = #expect(throws: RecordingError.self) { try RecordingFile(bytes: bytes("[{\"a\":1},\n{\"b\":}]")) }
+        guard case .arrayJSON(line: 2, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error?.description.hasPrefix("line 2: the JSON array is invalid: ") == true)
+        #expect(RecordingError.unsupportedVersion(line: 1, found: .int(2), supported: 1).description
+            == "line 1: unsupported recording version 2 (this program reads version 1)")
     }
 
     /// A malformed line of a recording does not refuse the file: it becomes

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamProjection
 import EntityStreamTestSupport
 import Testing
 import EntityStreamModel
@@ -25,23 +26,38 @@ struct StreamFilterTests {
         #expect(try parse(#"{"geometry":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}},"inSR":4326}"#).geometry?.wkid == 4326)
     }
 
-    /// What cannot be applied is refused with its name, never silently dropped.
-    @Test(arguments: [
-        (#"{"spatialRel":"esriSpatialRelWithin"}"#, "'spatialRel' \"esriSpatialRelWithin\" is not supported"),
-        (#"{"geometryType":"esriGeometryPolygon"}"#, "'geometryType' \"esriGeometryPolygon\" is not supported"),
-        (#"{"geometry":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}},"inSR":3857}"#, "'inSR' wkid 3857 contradicts"),
-        (#"{"outSR":"abc"}"#, "'outSR': 'abc' is not a spatial reference"),
-        (#"{"outSR":99999}"#, "unknown spatial reference wkid 99999"),
-        (#"{"geometry":"0,0,1,1,99999"}"#, "unknown spatial reference wkid 99999"),
-        (#"{"outFields":[1]}"#, "must list field names, not 1"),
-        (#"{"colour":"red"}"#, "unknown filter member 'colour'"),
-    ] as [(String, String)])
-    func refusesWhatItCannotApply(json: String, expected: String) {
-        do {
-            _ = try parse(json)
-            Issue.record("accepted \(json)")
-        } catch {
-            #expect("\(error)".contains(expected), "\(error)")
+    /// What cannot be applied is refused by what is wrong, never silently dropped.
+    @Test func refusesWhatItCannotApply() throws {
+        let within = #expect(throws: FilterError.unsupportedSpatialRelationship(.string("esriSpatialRelWithin"))) {
+            try parse(#"{"spatialRel":"esriSpatialRelWithin"}"#)
         }
+        #expect(within?.description == #"filter 'spatialRel' "esriSpatialRelWithin" is not supported (only esriSpatialRelIntersects)"#)
+        #expect(throws: FilterError.unsupportedGeometryType(.string("esriGeometryPolygon"))) { try parse(#"{"geometryType":"esriGeometryPolygon"}"#) }
+        #expect(throws: FilterError.inSpatialReferenceContradicts(inSR: 3857, geometry: 4326)) {
+            try parse(#"{"geometry":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":4326}},"inSR":3857}"#)
+        }
+        #expect {
+            try parse(#"{"outSR":"abc"}"#)
+        } throws: { error in
+            guard case FilterError.outSpatialReference(.malformed("abc", _)) = error else { return false }
+            return true
+        }
+        #expect {
+            try parse(#"{"outSR":99999}"#)
+        } throws: { error in
+            guard case FilterError.outSpatialReference(.unknownSpatialReference(let name, _)) = error else { return false }
+            return name.contains("99999")
+        }
+        #expect {
+            try parse(#"{"geometry":"0,0,1,1,99999"}"#)
+        } throws: { error in
+            guard case FilterError.envelopeSpatialReference("0,0,1,1,99999", .unknownSpatialReference) = error else { return false }
+            return true
+        }
+        #expect(throws: FilterError.outFieldsElement(.int(1))) { try parse(#"{"outFields":[1]}"#) }
+        #expect(throws: FilterError.unknownMember("colour")) { try parse(#"{"colour":"red"}"#) }
+        #expect(throws: FilterError.envelopeNotANumber("0,y,1,1", coordinate: "ymin", part: "y")) { try parse(#"{"geometry":"0,y,1,1"}"#) }
+        #expect(throws: FilterError.envelopeWithoutArea("1,0,1,1")) { try parse(#"{"geometry":"1,0,1,1"}"#) }
+        #expect(throws: FilterError.envelopeMember("ymax")) { try parse(#"{"geometry":{"xmin":0,"ymin":0,"xmax":1}}"#) }
     }
 }

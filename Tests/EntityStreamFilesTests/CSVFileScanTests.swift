@@ -149,6 +149,51 @@ struct CSVFileScanTests {
         #expect(streamed.rows.last?.values[v] == .double(2.5))
     }
 
+    /// A scan that settles the layout as it goes observes every column,
+    /// read or not: after it, a scan of any column never restarts. It
+    /// answers layoutChanged only when a column it converted changed type.
+    @Test("one pass settles every column's type; it restarts only for a column it converted")
+    func scanSettlingLayout() async throws {
+        var text = "k,v,w\n"
+        for i in 0..<2000 { text += "g\(i % 3),\(i),\(i * 2)\n" }
+        text += "g0,2.5,3.5\n"
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for converted in [false, true] {
+            let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 1000))
+            let v = try #require(scan.schema.index(ofField: "v")), w = try #require(scan.schema.index(ofField: "w"))
+            #expect(scan.schema.fields[v].type == .integer && scan.schema.fields[w].type == .integer)
+            let first = try await scan.scanSettlingLayout(neededFields: converted ? [v] : [], process: { $0.count }) { _ in }
+            #expect(first == (converted ? .layoutChanged : .finished(rows: 2001)))
+            #expect(scan.schema.fields[v].type == .double && scan.schema.fields[w].type == .double)
+            var values: [PlainRow] = []
+            let all = try await scan.scan(process: plainRows) { values.append(contentsOf: $0) }
+            #expect(all == .finished(rows: 2001))
+            #expect(values.last?.values[w] == .double(3.5) && values.first?.values[v] == .double(0))
+            #expect(scan.position.passesStarted == 2)
+        }
+    }
+
+    /// A scan reads the file up to its size when opened: rows appended
+    /// later are not read, so every scan gives the same rows.
+    @Test("a file that grows after opening is read to its size at open")
+    func growingFile() async throws {
+        var text = "k,v\n"
+        for i in 0..<500 { text += "g\(i % 3),\(i)\n" }
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 1000))
+        let v = try #require(scan.schema.index(ofField: "v"))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((500..<900).map { "g\($0 % 3),\($0)\n" }.joined().utf8))
+        try handle.close()
+        var values: [AttributeValue] = []
+        let outcome = try await scan.scan(process: plainRows) { values += $0.map { $0.values[v] } }
+        #expect(outcome == .finished(rows: 500))
+        #expect(values == (0..<500).map { .int(Int64($0)) })
+    }
+
     /// A bad record many chunks into the file is reported with its line in
     /// the file (counting the line breaks inside quoted fields before it),
     /// as the loader reports it.

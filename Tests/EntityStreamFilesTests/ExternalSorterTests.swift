@@ -60,12 +60,13 @@ private func openFiles(in directory: String) -> Int {
     return descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)"))?.hasPrefix(directory + "/") ?? false }.count
 }
 
-private func sorted(_ input: [Item], runBytes: Int, limit: Int? = nil, in directory: String) async throws -> (output: [Item], runs: Int) {
-    let sorter = ExternalSorter<Item>(runBytes: runBytes, limit: limit, directory: directory) { $0.key > $1.key }
+private func sorted(_ input: [Item], runBytes: Int, limit: Int? = nil, fanIn: Int = ExternalSorter<Item>.maximumFanIn,
+                    in directory: String) async throws -> (output: [Item], runs: Int, records: Int) {
+    let sorter = ExternalSorter<Item>(runBytes: runBytes, limit: limit, directory: directory, fanIn: fanIn) { $0.key > $1.key }
     for item in input { try sorter.append(item) }
     var output: [Item] = []
     try await sorter.finish(batchSize: 100) { output.append(contentsOf: $0) }
-    return (output, sorter.runsWritten)
+    return (output, sorter.runsWritten, sorter.recordsWritten)
 }
 
 @Suite("External sort: sorted runs in temporary files, merged in the in-memory order", .bounded)
@@ -83,6 +84,26 @@ struct ExternalSorterTests {
         #expect(answer.output == oracle(input, limit: limit))
         if limit == nil || limit == 2500 { #expect(answer.runs > ExternalSorter<Item>.maximumFanIn) }
         if limit == 1 || limit == 10 { #expect(answer.runs == 0, "a small limit is a top-k in memory") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        #expect(openFiles(in: dir) == 0)
+    }
+
+    /// Runs of 2 KiB and a fan-in of 2 or 5: over a thousand runs merged as
+    /// a tree, still the test's stable sort exactly; and each element is
+    /// written about once per level of the tree, never near once per merge
+    /// (a merge of everything whenever `fanIn` runs pile up writes the early
+    /// elements once per merge: hundreds of times each here).
+    @Test("a merge tree of small fan-in keeps the order and writes each element once per level", arguments: [2, 5], [nil, 3000] as [Int?])
+    func mergeTree(fanIn: Int, limit: Int?) async throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = items(12_000, seed: 45)
+        let answer = try await sorted(input, runBytes: 2048, limit: limit, fanIn: fanIn, in: dir)
+        #expect(answer.output == oracle(input, limit: limit))
+        #expect(answer.runs > 500)
+        // Levels of a tree over at most one run per element, plus the first write and the merges before the last.
+        let levels = Int((log(Double(input.count)) / log(Double(fanIn))).rounded(.up))
+        #expect(answer.records <= input.count * (levels + 2), "\(answer.records) records written for \(input.count) elements")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
         #expect(openFiles(in: dir) == 0)
     }

@@ -138,6 +138,41 @@ struct JSONLinesFileScanTests {
         }
     }
 
+    /// A scan reads the file up to the size it had when opened (what the
+    /// layout pass read), and its outcome counts the rows it delivered:
+    /// lines appended later are not read (the same rows every scan), and a
+    /// file cut short gives its remaining rows with that count.
+    @Test("a file that grows after opening is read to its size at open; the rows delivered are counted")
+    func growingFile() async throws {
+        let written = features(300)
+        let lines = written.map { esriLine($0) + "\n" }
+        let path = try temporaryFile(Array(lines.joined().utf8), suffix: "json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try await JSONLinesFileScan.open(path: path, chunkSize: 1024))
+        let speed = try #require(scan.schema.index(ofField: "speed"))
+        func pass() async throws -> (speeds: [AttributeValue], outcome: CSVFileScan.Outcome) {
+            var rows: [PlainRow] = []
+            let outcome = try await scan.scan(neededFields: nil, filter: nil, readsGeometry: true, workers: 2, process: plainRows) { rows.append(contentsOf: $0) }
+            return (rows.map { $0.values[speed] }, outcome)
+        }
+        let speeds = written.map { AttributeValue.double($0.speed) }
+        let first = try await pass()
+        #expect(first.speeds == speeds && first.outcome == .finished(rows: 300))
+
+        let more = features(400).suffix(100).map { esriLine($0) + "\n" }.joined()
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(more.utf8))
+        try handle.close()
+        let second = try await pass()
+        #expect(second.speeds == speeds && second.outcome == .finished(rows: 300))
+
+        // Cut to the first 120 lines: those rows, counted.
+        #expect(truncate(path, off_t(lines.prefix(120).joined().utf8.count)) == 0)
+        let third = try await pass()
+        #expect(third.speeds == Array(speeds.prefix(120)) && third.outcome == .finished(rows: 120))
+    }
+
     /// A field that is an integer for most of the file and a decimal at its
     /// end is read as a double from the first chunk on, as the whole load reads it.
     @Test("a type that widens in the last chunk types every chunk")

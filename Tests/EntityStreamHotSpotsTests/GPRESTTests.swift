@@ -64,10 +64,16 @@ struct GPRESTTests {
     /// `{"error": …}` answers become a service error with code, message and details; non-JSON says so.
     @Test func errors() throws {
         let text = #"{"error":{"code":400,"message":"Unable to complete operation.","details":["Job not found"]}}"#
-        let expected = GPServiceError(code: 400, message: "Unable to complete operation.", details: ["Job not found"])
+        let expected = ArcGISError(code: 400, message: "Unable to complete operation.", details: ["Job not found"])
         #expect(throws: GPRESTError.service(expected)) { try GPJobInfo(parsing: Self.bytes(text)) }
-        #expect(String(decoding: expected.json.encoded, as: UTF8.self) == text)
-        #expect(expected.description == "the server answered error 400: Unable to complete operation. (Job not found)")
+        #expect(String(decoding: expected.json(), as: UTF8.self) == text)
+        #expect(GPRESTError.service(expected).description == "the server answered error 400: Unable to complete operation. (Job not found)")
+        #expect(expected.description == "ArcGIS error 400: Unable to complete operation. (Job not found)")
+        // One reader for every ArcGIS error answer: a code given as text, details that are not strings, no code at all.
+        #expect(throws: GPRESTError.service(ArcGISError(code: 498, message: "Invalid Token", details: ["7"]))) {
+            try GPJobInfo(parsing: Self.bytes(#"{"error":{"code":"498","message":"Invalid Token","details":[7]}}"#))
+        }
+        #expect(throws: GPRESTError.service(ArcGISError(code: nil, message: "busy"))) { try GPJobInfo(parsing: Self.bytes(#"{"error":{"message":"busy"}}"#)) }
         #expect(throws: GPRESTError.self) { try GPSubmitJobResponse(parsing: Self.bytes("<html>")) }
         #expect(throws: GPRESTError.wrongType("(top level)", expected: "an object", in: "job status")) {
             try GPJobInfo(parsing: Self.bytes("[1]"))

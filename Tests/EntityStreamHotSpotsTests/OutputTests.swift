@@ -110,6 +110,6 @@ struct OutputTests {
         let bad = #"{"features":[{"attributes":{},"geometry":{"paths":[[[0,0],[1,1]]]}}]}"#
         #expect(throws: GPRESTError.self) { try GPFeatureRecordSet(json: try JSONParser.parse(Array(bad.utf8))) }
         let error = #"{"error":{"code":500,"message":"boom"}}"#
-        #expect(throws: GPRESTError.service(GPServiceError(code: 500, message: "boom"))) { try GPFeatureRecordSet(json: try JSONParser.parse(Array(error.utf8))) }
+        #expect(throws: GPRESTError.service(ArcGISError(code: 500, message: "boom"))) { try GPFeatureRecordSet(json: try JSONParser.parse(Array(error.utf8))) }
     }
 }

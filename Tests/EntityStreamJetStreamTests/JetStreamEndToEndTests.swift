@@ -24,23 +24,23 @@ struct JetStreamEndToEndTests {
     static let ais = SharedData.path(SharedData.ais)
     static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
 
-    func publish(_ server: NATSServerProcess, _ extra: [String] = []) throws -> ProcessRunner.Result {
-        try CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
+    func publish(_ server: NATSServerProcess, _ extra: [String] = []) async throws -> ProcessRunner.Result {
+        try await CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
                                                  "--publish", "\(server.url)/ais", "--create-stream", "AIS"] + extra)
     }
 
     @Test("Every observation reaches the consumer once, in order per track, with the same attributes", .enabled(if: ready))
-    func countsAndOrder() throws {
+    func countsAndOrder() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let published = try publish(server)
+        let published = try await publish(server)
         #expect(published.status == 0, "\(published.standardError)")
         #expect(published.standardError.contains("8400 stored, 0 duplicates"), "\(published.standardError)")
-        let consumed = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
+        let consumed = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
                                                                 "--events", "observation", "--until-caught-up"])
         #expect(consumed.status == 0 && consumed.standardError.contains("8400 acknowledged; caught up"), "\(consumed.standardError)")
         // Started again with nothing pending, it is caught up at once.
-        let again = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--events", "observation",
+        let again = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--events", "observation",
                                                              "--until-caught-up"])
         #expect(again.status == 0 && again.standardOutput.isEmpty && again.standardError.contains("0 messages"), "\(again.standardError)")
         let expected = try tracks(published.standardOutput)
@@ -52,36 +52,38 @@ struct JetStreamEndToEndTests {
     }
 
     @Test("Two publishers of the same recording store each observation once", .enabled(if: ready))
-    func twoPublishersStoreOnce() throws {
+    func twoPublishersStoreOnce() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let first = try publish(server)
-        let second = try publish(server, ["--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
+        let first = try await publish(server)
+        let second = try await publish(server, ["--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
         #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
         #expect(first.standardError.contains("8400 stored, 0 duplicates"), "\(first.standardError)")
         #expect(second.standardError.contains("0 stored, 8400 duplicates"), "\(second.standardError)")
         // The stream holds 8,399 messages: the 8,400th does not exist.
-        let beyond = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8400",
+        let beyond = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8400",
                                                               "--events", "observation", "--until-caught-up"])
         #expect(beyond.status == 0 && beyond.standardError.contains("caught up"), "\(beyond.standardError)")
         #expect(observationLines(beyond.standardOutput).count == 1, "\(beyond.standardError)")
     }
 
     @Test("A consumer killed mid-stream and started again loses nothing and marks every repeated line", .enabled(if: ready))
-    func killedConsumerLosesNothing() throws {
+    func killedConsumerLosesNothing() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let published = try publish(server)
+        let published = try await publish(server)
         #expect(published.status == 0, "\(published.standardError)")
         let arguments = ["consume", "\(server.url)/AIS", "--durable", "k", "--from-start", "--events", "observation", "--batch", "256"]
         let first = try RunningProcess(CommandLineTool.path("entitystream"), arguments)
-        let before = first.readLines(3000)
+        let before = await first.offPool { $0.readLines(3000) }
         first.signal(SIGKILL)
-        let killed = first.wait()
+        let killed = await first.offPool { $0.wait() }
         #expect(before.count == 3000, "status \(killed): \(String(decoding: ChildProcess.read(first.child.standardError), as: UTF8.self))")
-        let rest = first.remainingOutput()
+        // A last line the kill cut short (no newline after it) was not written, and is not counted as written.
+        let output = await first.offPool { $0.remainingOutput() }
+        let rest = output.lastIndex(of: "\n").map { String(output[...$0]) } ?? ""
         let firstLines = (before.map { Substring($0) } + observationLines(rest)).filter { $0.hasPrefix("{\"event\":\"observation\"") }
-        let second = try CommandLineTool.run("entitystream", arguments + ["--until-caught-up"])
+        let second = try await CommandLineTool.run("entitystream", arguments + ["--until-caught-up"])
         #expect(second.status == 0, "\(second.standardError)")
         let secondLines = observationLines(second.standardOutput)
         // A line's identity: its attributes (each AIS line has its own globalid).
@@ -112,15 +114,15 @@ struct JetStreamEndToEndTests {
     }
 
     @Test("A consumer stopped with messages fetched and not written loses none of them when started again", .enabled(if: ready))
-    func stoppedConsumerLosesNothing() throws {
+    func stoppedConsumerLosesNothing() async throws {
         let server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
-        let published = try publish(server)
+        let published = try await publish(server)
         #expect(published.status == 0, "\(published.standardError)")
         let arguments = ["consume", "\(server.url)/AIS", "--durable", "l", "--from-start", "--events", "observation", "--batch", "256"]
         // Fetches come in 256s: the 3,000th line leaves fetched messages unwritten and unacknowledged.
-        let first = try CommandLineTool.run("entitystream", arguments + ["--limit", "3000"])
-        let second = try CommandLineTool.run("entitystream", arguments + ["--until-caught-up"])
+        let first = try await CommandLineTool.run("entitystream", arguments + ["--limit", "3000"])
+        let second = try await CommandLineTool.run("entitystream", arguments + ["--until-caught-up"])
         #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
         let firstLines = observationLines(first.standardOutput)
         let secondLines = observationLines(second.standardOutput)
@@ -134,17 +136,17 @@ struct JetStreamEndToEndTests {
     }
 
     @Test("Four partitions of a mapped stream take every track exactly once, in order", .enabled(if: ready))
-    func partitions() throws {
+    func partitions() async throws {
         let server = try NATSServerProcess(mapping: ("ais", 4))
         defer { server.kill(); server.removeStorage() }
-        let published = try publish(server)
+        let published = try await publish(server)
         #expect(published.status == 0, "\(published.standardError)")
         let expected = try tracks(published.standardOutput)
         var union: [String: [String]] = [:]
         var total = 0
         for index in 0..<4 {
             // Each partition reads until the stream has nothing more for it.
-            let run = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
+            let run = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
                                                                "--partition", "\(index)/4", "--events", "observation", "--until-caught-up"])
             #expect(run.status == 0 && run.standardError.contains("caught up"), "\(run.standardError)")
             let part = try tracks(run.standardOutput)
@@ -186,26 +188,26 @@ struct JetStreamFaultTests {
     }
 
     /// Everything in stream AIS at `url`, read by a fresh consumer until the stream has no more.
-    func everything(_ url: String) throws -> ProcessRunner.Result {
-        try CommandLineTool.run("entitystream", ["consume", "\(url)/AIS", "--from-start", "--events", "observation", "--until-caught-up"])
+    func everything(_ url: String) async throws -> ProcessRunner.Result {
+        try await CommandLineTool.run("entitystream", ["consume", "\(url)/AIS", "--from-start", "--events", "observation", "--until-caught-up"])
     }
 
     @Test("A broker killed and restarted (file storage) during ingestion loses nothing and stores nothing twice", .enabled(if: ready))
-    func brokerRestart() throws {
+    func brokerRestart() async throws {
         var server = try NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
         let file = try Self.input()
         defer { try? FileManager.default.removeItem(atPath: file) }
         let publisher = try Self.publisher(file, server.url)
-        let first = publisher.readLines(Self.beforeTheFault)
+        let first = await publisher.offPool { $0.readLines(Self.beforeTheFault) }
         #expect(first.count == Self.beforeTheFault)
         server = try server.restarted()
-        let rest = publisher.remainingOutput()
-        #expect(publisher.wait() == 0)
-        let summary = NATSServerProcess.read(publisher, until: "stored,")
+        let rest = await publisher.offPool { $0.remainingOutput() }
+        #expect(await publisher.offPool { $0.wait() } == 0)
+        let summary = await publisher.offPool { NATSServerProcess.read($0, until: "stored,") }
         #expect(summary.contains("rejected"), "\(summary)")
         #expect(observationLines(rest).count == Self.published - Self.beforeTheFault)
-        let stored = try everything(server.url)
+        let stored = try await everything(server.url)
         #expect(observationLines(stored.standardOutput).count == Self.published, "\(stored.standardError)")
         let expected = try tracks(first.joined(separator: "\n") + "\n" + rest)
         #expect(expected.count == 14)
@@ -213,7 +215,7 @@ struct JetStreamFaultTests {
     }
 
     @Test("A three-node cluster with a replicated stream survives one node killed during ingestion", .enabled(if: ready))
-    func clusterNodeKilled() throws {
+    func clusterNodeKilled() async throws {
         let routes = try (0..<3).map { _ in try ClosedPort().port }
         let clients = try (0..<3).map { _ in try ClosedPort().port }
         var nodes: [NATSServerProcess] = []
@@ -226,14 +228,15 @@ struct JetStreamFaultTests {
         let servers = "nats://" + clients.map { "127.0.0.1:\($0)" }.joined(separator: ",")
         // The stream is created once the cluster has a JetStream leader (the publisher retries until then).
         let publisher = try Self.publisher(file, servers, ["--stream-replicas", "3"])
-        #expect(publisher.readLines(Self.beforeTheFault).count == Self.beforeTheFault)
+        #expect(await publisher.offPool { $0.readLines(Self.beforeTheFault) }.count == Self.beforeTheFault)
         nodes[0].kill()
-        let rest = publisher.remainingOutput()
-        let status = publisher.wait()
-        #expect(status == 0, "\(NATSServerProcess.read(publisher, until: "stored,"))")
+        let rest = await publisher.offPool { $0.remainingOutput() }
+        let status = await publisher.offPool { $0.wait() }
+        let summary = await publisher.offPool { NATSServerProcess.read($0, until: "stored,") }
+        #expect(status == 0, "\(summary)")
         #expect(observationLines(rest).count == Self.published - Self.beforeTheFault)
         let survivors = "nats://" + clients.dropFirst().map { "127.0.0.1:\($0)" }.joined(separator: ",")
-        let stored = try everything(survivors)
+        let stored = try await everything(survivors)
         #expect(observationLines(stored.standardOutput).count == Self.published, "\(stored.standardError)")
     }
 }
@@ -257,10 +260,10 @@ struct FleetStatisticsTests {
     }
 
     @Test("Statistics over four partitions equal the same query on one process; a member that does not answer is named", .enabled(if: ready))
-    func fourPartitionsEqualOne() throws {
+    func fourPartitionsEqualOne() async throws {
         let server = try NATSServerProcess(mapping: ("ais", 4))
         defer { server.kill(); server.removeStorage() }
-        let published = try CommandLineTool.run("entitystream", [
+        let published = try await CommandLineTool.run("entitystream", [
             "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
         #expect(published.status == 0, "\(published.standardError)")
         // How many observations each partition holds, from the server's partition function.
@@ -277,16 +280,17 @@ struct FleetStatisticsTests {
             let member = try RunningProcess(CommandLineTool.path("entitystream"), [
                 "consume", "\(server.url)/AIS", "--durable", "p\(index)", "--partition", "\(index)/4", "--from-start", "--events", "observation"])
             // Each member has stored and written its whole share before the question.
-            #expect(member.readLines(expectedCounts[index]).count == expectedCounts[index])
+            let count = expectedCounts[index]
+            #expect(await member.offPool { $0.readLines(count) }.count == count)
             members.append(member)
         }
         let whole = try RunningProcess(CommandLineTool.path("entitystream"), [
             "consume", "\(server.url)/AIS", "--durable", "whole", "--from-start", "--events", "observation", "--fleet-group", "one"])
-        #expect(whole.readLines(8400).count == 8400)
+        #expect(await whole.offPool { $0.readLines(8400) }.count == 8400)
         defer { for process in members + [whole] { process.signal(SIGKILL); _ = process.wait() } }
 
-        let fleet = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "20"])
-        let single = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/one", Self.request, "--expect", "1", "--wait", "20"])
+        let fleet = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "20"])
+        let single = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/one", Self.request, "--expect", "1", "--wait", "20"])
         #expect(fleet.status == 0 && single.status == 0, "\(fleet.standardError) \(single.standardError)")
         #expect(fleet.standardOutput.contains("\"complete\":true") && fleet.standardOutput.contains("\"rows\":8400"))
         let merged = try records(fleet.standardOutput)
@@ -304,7 +308,7 @@ struct FleetStatisticsTests {
         // Partition 3 stops answering: the answer says so and is not passed off as complete.
         members[3].signal(SIGKILL)
         _ = members[3].wait()
-        let partial = try CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "2"])
+        let partial = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "2"])
         #expect(partial.status == 1)
         #expect(partial.standardOutput.contains("\"missing\":[\"3/4\"]") && partial.standardOutput.contains("\"complete\":false"))
         #expect(partial.standardError.contains("3/4"))

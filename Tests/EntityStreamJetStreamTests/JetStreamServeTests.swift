@@ -59,7 +59,7 @@ struct JetStreamServeTests {
         try (lines.joined(separator: "\n") + "\n").write(toFile: recording, atomically: true, encoding: .utf8)
         let first = try #require(lines.first)
         try (first + "\n").write(toFile: seed, atomically: true, encoding: .utf8)
-        let seeded = try CommandLineTool.run("entitystream", ["replay", seed, "--track-field", "MMSI", "--events", "observation",
+        let seeded = try await CommandLineTool.run("entitystream", ["replay", seed, "--track-field", "MMSI", "--events", "observation",
                                                               "--publish", "\(server.url)/ais", "--create-stream", "AIS", "--publish-service", "seed"])
         #expect(seeded.status == 0 && seeded.standardError.contains("1 stored"), "\(seeded.standardError)")
 
@@ -72,7 +72,7 @@ struct JetStreamServeTests {
 
         let socket = try await RawWebSocketClient.connect(port: port, path: "/arcgis/ws/services/Vessels/StreamServer/subscribe")
         _ = try #require(await relay.line(.error) { $0.contains("subscriber") && $0.contains("joined") }, "\(relay.text(.error))")
-        let published = try CommandLineTool.run("entitystream", ["replay", recording, "--track-field", "MMSI", "--events", "observation",
+        let published = try await CommandLineTool.run("entitystream", ["replay", recording, "--track-field", "MMSI", "--events", "observation",
                                                                  "--publish", "\(server.url)/ais"])
         #expect(published.status == 0 && published.standardError.contains("\(Self.published) stored, 0 duplicates"), "\(published.standardError)")
 
@@ -119,7 +119,7 @@ struct JetStreamServeTests {
         relay.child.signal(SIGTERM)
         #expect(relay.child.wait() == 0, "\(relay.text(.error).suffix(2000))")
         #expect(!relay.text(.output).contains("\"event\":\"observation\""))
-        let after = try CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "relay", "--events", "observation",
+        let after = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "relay", "--events", "observation",
                                                              "--until-caught-up"])
         #expect(after.status == 0 && after.standardOutput.isEmpty && after.standardError.contains("0 messages"), "\(after.standardError)")
     }

@@ -189,7 +189,20 @@ struct StatisticsPartialTests {
                 }
             }
         }
-        #expect(throws: StatisticsPartialError.self) { try StatisticsAccumulator(plan: plan, partial: .object(JSONObject())) }
+        let notPartial = #expect(throws: StatisticsPartialError.notAPartial) { try StatisticsAccumulator(plan: plan, partial: .object(JSONObject())) }
+        #expect(notPartial?.description == "not a statistics partial")
+        func partial(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
+        let counts = #"{"rowCount":1,"ignoredValues":0,"rowsOverGroupLimit":0,"#
+        #expect(throws: StatisticsPartialError.groupShape(groupFields: 1, statistics: 3)) {
+            try StatisticsAccumulator(plan: plan, partial: try partial(counts + #""groups":[{"values":[],"rows":1,"fields":[]}]}"#))
+        }
+        let threeNulls = "[null,null,null]"
+        #expect(throws: StatisticsPartialError.unknownTag) {
+            try StatisticsAccumulator(plan: plan, partial: try partial(counts + #""groups":[{"values":[{"x":1}],"rows":1,"fields":"# + threeNulls + "}]}"))
+        }
+        #expect(throws: StatisticsPartialError.fieldSummary(member: "n")) {
+            try StatisticsAccumulator(plan: plan, partial: try partial(counts + #""groups":[{"values":[{"s":"tug"}],"rows":1,"fields":"# + threeNulls + "}]}"))
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 @testable import EntityStream
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamTestSupport
 import Testing
 import EntityStreamTransport
@@ -198,5 +199,20 @@ struct ArcGISRequesterTests {
                 == "unexpected answer from \(url): no 'jobId' near ***")
         #expect(answer(404, "{}").unexpected("no 'jobId'") == .httpStatus(url: url, status: 404, excerpt: "{}"))
         #expect(answer(200, "").notJSON().description == "not an ArcGIS REST endpoint (\(url) answered HTTP 200 application/json: (empty body))")
+    }
+}
+
+@Suite("ArcGIS endpoint URLs: refused by what is wrong, never showing the token", .bounded)
+struct ArcGISEndpointErrorTests {
+    @Test func refusedByCase() {
+        #expect(throws: ArcGISEndpointError.invalidURL(.invalidURL("ws://host/arcgis/rest/services/X/FeatureServer/0", reason: "expected an http:// or https:// URL"))) {
+            try ArcGISEndpoint(parsing: "ws://host/arcgis/rest/services/X/FeatureServer/0/query", droppingSuffix: "/query")
+        }
+        let error = #expect(throws: ArcGISEndpointError.self) {
+            try ArcGISEndpoint(parsing: "https://host/arcgis/rest/services/X/FeatureServer/0?token=SECRET&a=%zz", droppingSuffix: "/query")
+        }
+        guard case .malformedQuery? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error?.description.hasPrefix("the query string of 'https://host/arcgis/rest/services/X/FeatureServer/0?") == true)
+        #expect(error?.description.contains("SECRET") == false)
     }
 }

@@ -41,39 +41,63 @@ struct ControlCommandTests {
         #expect(open.request.outFields == ["speed"])
     }
 
-    /// Each bad command is refused with its id and a message naming the problem; nothing is silently dropped.
+    /// Each bad command is refused with its id and the problem by case; nothing is silently dropped.
     @Test(arguments: [
-        (#"{"id":1,"command":"query-entities","trackIds":["A",null]}"#, "trackIds[1] must be a string or a number, not null"),
-        (#"{"id":1,"command":"query-entities","trackIds":[{"a":1}]}"#, #"trackIds[0] must be a string or a number, not {"a":1}"#),
-        (#"{"id":1,"command":"query-entities","trackIds":"A"}"#, "\"trackIds\" must be an array"),
-        (#"{"id":1,"command":"query-entities","observations":-2}"#, "\"observations\" must be a count"),
-        (#"{"id":1,"command":"query-entities","geometry":"1,2,3"}"#, "geometry"),
-        (#"{"id":1,"command":"purge-all","force":true}"#, "unknown member 'force' for purge-all"),
-        (#"{"id":1,"command":"launch"}"#, "unknown command 'launch'"),
-        (#"{"id":1,"command":"set-filter"}"#, "missing \"filter\""),
-        (#"{"id":1,"command":"cancel"}"#, "missing \"job\""),
-        (#"{"id":1,"command":"cancel","job":[1]}"#, "\"job\" must be"),
-        (#"{"id":1,"command":"query-observations","timeExtent":{"start":"2026-11-23","end":"2026-11-22"}}"#, "is before the start"),
-        (#"{"id":1,"command":"query-observations","timeExtent":{"start":"yesterday"}}"#, "timeExtent.start: invalid time 'yesterday'"),
-        (#"{"id":1,"command":"query-observations","timeExtent":{"begin":0}}"#, "unknown member 'begin'"),
-        (#"{"id":1,"command":"query-observations","timeExtent":{"start":1e300}}"#, "timeExtent.start"),
-        (#"{"id":1,"command":"query-observations","limit":0}"#, "\"limit\" must be a whole number from 1"),
-        (#"{"id":1,"command":"query-observations","where":"speed >"}"#, "where:"),
-        (#"{"id":1,"command":"query-observations","returnCountOnly":"yes"}"#, "\"returnCountOnly\" must be true or false"),
-    ] as [(String, String)])
-    func badCommandsAreNamed(line: String, expected: String) {
+        (#"{"id":1,"command":"query-entities","trackIds":["A",null]}"#, ControlCommandError.Problem.notATrackID(member: "trackIds", index: 1, .null)),
+        (#"{"id":1,"command":"query-entities","trackIds":[{"a":1}]}"#, .notATrackID(member: "trackIds", index: 0, .object(JSONObject([("a", .int(1))])))),
+        (#"{"id":1,"command":"query-entities","trackIds":"A"}"#, .notAnArray(member: "trackIds")),
+        (#"{"id":1,"command":"query-entities","observations":-2}"#, .observationsNotACount),
+        (#"{"id":1,"command":"query-entities","geometry":"1,2,3"}"#, .envelope(member: "geometry", .envelopePartCount("1,2,3"))),
+        (#"{"id":1,"command":"purge-all","force":true}"#, .unknownMember("force", command: "purge-all", allowed: [])),
+        (#"{"id":1,"command":"launch"}"#, .unknownCommand("launch", known: ControlCommandRegistry.standard.names)),
+        (#"{"id":1,"command":"set-filter"}"#, .missingFilter),
+        (#"{"id":1,"command":"set-filter","filter":{"colour":"red"}}"#, .filter(.unknownMember("colour"))),
+        (#"{"id":1,"command":"cancel"}"#, .missingJob),
+        (#"{"id":1,"command":"cancel","job":[1]}"#, .invalidJob),
+        // 2026-11-23 and 2026-11-22 at midnight UTC, epoch ms.
+        (#"{"id":1,"command":"query-observations","timeExtent":{"start":"2026-11-23","end":"2026-11-22"}}"#,
+         .timeExtent(member: "timeExtent", .endBeforeStart(start: 1_795_392_000_000, end: 1_795_305_600_000))),
+        (#"{"id":1,"command":"query-observations","timeExtent":{"start":"yesterday"}}"#, .timeBound(member: "timeExtent", bound: "start", .malformed("yesterday"))),
+        (#"{"id":1,"command":"query-observations","timeExtent":{"begin":0}}"#, .timeExtentMember(member: "timeExtent", unknown: "begin")),
+        (#"{"id":1,"command":"query-observations","timeExtent":{"start":1e300}}"#, .timeBound(member: "timeExtent", bound: "start", .epochNotWhole("1e+300"))),
+        (#"{"id":1,"command":"query-observations","timeExtent":true}"#, .timeExtentShape(member: "timeExtent")),
+        (#"{"id":1,"command":"query-observations","limit":0}"#, .notAWholeNumber(member: "limit", range: 1...QueryObservationsCommand.maximumLimit)),
+        (#"{"id":1,"command":"query-observations","returnCountOnly":"yes"}"#, .notABool(member: "returnCountOnly")),
+        (#"{"id":1,"command":"identify","raster":"dem","x":1,"y":2,"sr":4326,"inSR":4326}"#, .conflicting("inSR", "sr")),
+    ] as [(String, ControlCommandError.Problem)])
+    func badCommandsAreNamed(line: String, expected: ControlCommandError.Problem) {
         do {
             _ = try parse(line)
             Issue.record("accepted \(line)")
         } catch {
             #expect(error.id == .int(1))
-            #expect(error.message.contains(expected), "\(error.message)")
+            #expect(error.problem == expected)
         }
     }
 
+    /// A where clause that does not parse is its own case; the response says what is wrong in words.
+    @Test func badWhereClause() {
+        let error = #expect(throws: ControlCommandError.self) { try parse(#"{"id":1,"command":"query-observations","where":"speed >"}"#) }
+        guard case .whereClause? = error?.problem else { Issue.record("\(String(describing: error))"); return }
+        #expect(error?.message.hasPrefix("where: ") == true)
+        let unknown = #expect(throws: ControlCommandError.self) { try parse(#"{"id":"x","command":"purge-all","force":true}"#) }
+        #expect(unknown?.message == "unknown member 'force' for purge-all")
+        #expect(unknown?.id == .string("x") && unknown?.command == "purge-all")
+        let notAReference = #expect(throws: ControlCommandError.self) { try parse(#"{"id":1,"command":"hotspots","outSR":true}"#) }
+        guard case .spatialReference(member: "outSR", _)? = notAReference?.problem else { Issue.record("\(String(describing: notAReference))"); return }
+        #expect(notAReference?.message == #""outSR": 'true' is not a spatial reference: expected a WKID, {"wkid":N} or {"wkt":"…"}"#)
+    }
+
     /// Lines that are not commands at all are refused with a null id.
-    @Test(arguments: ["not json", "[1]", #"{"command":"status"}"#, #"{"id":{"a":1},"command":"status"}"#])
-    func nonCommandsAreRefused(line: String) {
-        #expect(throws: ControlCommandError.self) { try parse(line) }
+    @Test func nonCommandsAreRefused() {
+        let notJSON = #expect(throws: ControlCommandError.self) { try parse("not json") }
+        guard case .notJSON? = notJSON?.problem else { Issue.record("\(String(describing: notJSON))"); return }
+        #expect(notJSON?.id == .null)
+        #expect(throws: ControlCommandError(id: .null, command: nil, problem: .notAnObject)) { try parse("[1]") }
+        #expect(throws: ControlCommandError(id: .null, command: "status", problem: .missingID)) { try parse(#"{"command":"status"}"#) }
+        #expect(throws: ControlCommandError(id: .null, command: "status", problem: .invalidID)) { try parse(#"{"id":{"a":1},"command":"status"}"#) }
+        #expect(throws: ControlCommandError(id: .int(2), command: nil, problem: .missingCommand(known: ControlCommandRegistry.standard.names))) {
+            try parse(#"{"id":2}"#)
+        }
     }
 }

@@ -110,7 +110,7 @@ struct CredentialSafetyTests {
     /// token: the connection fails saying why, and the socket server sees no
     /// upgrade; allowing plaintext tokens explicitly sends it.
     @Test func plaintextStreamURLAfterHTTPSIsRefused() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let plain = try await ScriptedStreamService.start(description: { _ in HTTPServerResponse(status: 404, text: "{}") },
                                                           socket: { _, _ in .accept { socket in _ = await socket.closed() } })
@@ -147,7 +147,7 @@ struct CredentialSafetyTests {
     /// A redirect from https to plain http is not followed with the token (the
     /// plain server sees nothing), unless plaintext redirects are allowed.
     @Test func redirectToPlainHTTPIsRefused() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let plain = try await ScriptedStreamService.start(
             description: { HTTPServerResponse(text: ScriptedStreamService.descriptionJSON(socketBase: $0.socketBase)) },

@@ -158,7 +158,7 @@ struct TLSTests {
     /// A wss:// server with a self-signed certificate is accepted only when the
     /// client allows self-signed certificates; otherwise it is a TLS error.
     @Test func selfSignedCertificateAcceptedOnlyWhenAllowed() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in
             configuration.tls = certificate.tlsFiles

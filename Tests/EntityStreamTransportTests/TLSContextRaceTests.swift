@@ -9,7 +9,7 @@ import Testing
 @Suite("TLS handshakes while other contexts start", .bounded(.io))
 struct TLSContextRaceTests {
     @Test func handshakesSurviveOtherContextsStarting() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startEchoServer { configuration in
             configuration.tls = certificate.tlsFiles

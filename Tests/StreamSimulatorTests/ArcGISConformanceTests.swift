@@ -240,7 +240,7 @@ struct ArcGISConformanceTests {
         #expect(unlisted.status == 200 && unlisted.headers["access-control-allow-origin"] == nil)
         let refused = try await rawExchange(port: restricted.port, method: "OPTIONS", target: target, headers: [("Origin", "https://evil.example.net")])
         #expect(refused.status == 403)
-        #expect(throws: SimulatorError.self) { _ = try CORSPolicy.parse("apps.example.com/path") }
+        #expect(throws: SimulatorError.corsOrigin("apps.example.com/path")) { _ = try CORSPolicy.parse("apps.example.com/path") }
         await restricted.shutdown()
     }
 

@@ -375,7 +375,7 @@ struct FeatureLayerTests {
 extension FeatureLayerTests {
     /// With a certificate the layers are served over https; the client reads them when it accepts the self-signed certificate, and says why not otherwise.
     @Test func layersOverTLS() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let path = try writeTemporary(syntheticPoints(4))
         defer { try? FileManager.default.removeItem(atPath: path) }

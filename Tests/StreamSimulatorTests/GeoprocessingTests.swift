@@ -271,7 +271,7 @@ struct GeoprocessingTests {
 
     /// The task describes its parameters; a bad parameter is a 400 naming it; an unknown job or task is a 404; TLS works as for layers.
     @Test func taskDescriptionAndErrors() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let path = try writeIncidents(incidents(100))
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -116,7 +116,7 @@ struct SimulatorServerTests {
 
     /// With a certificate, the simulator serves https and wss.
     @Test func servesTLS() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 2)))]) {
             $0.tls = certificate.tlsFiles
@@ -139,17 +139,17 @@ struct SimulatorServerTests {
     /// `X-Esri-Authorization` token was ignored (499). openssl (which `make setup` installs) checks the ALPN;
     /// curl, when present, the token header itself.
     @Test func tlsNegotiatesHTTP1SoTokenHeadersArrive() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let server = try await startSimulator([ServiceSpecification(name: "SandyVehicles", source: .fleet(FleetConfiguration(vehicles: 2)))]) {
             $0.tls = certificate.tlsFiles
             $0.token = "alpn-secret"
         }
-        let handshake = try ProcessRunner.run("/usr/bin/env", ["openssl", "s_client", "-connect", "127.0.0.1:\(server.port)",
+        let handshake = try await ProcessRunner.run("/usr/bin/env", ["openssl", "s_client", "-connect", "127.0.0.1:\(server.port)",
                                                                "-alpn", "h2,http/1.1"], input: "")
         #expect(handshake.standardOutput.contains("ALPN protocol: http/1.1"), "\(handshake.standardOutput.suffix(600))")
         if let curl = ["/usr/bin/curl", "/bin/curl"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
-            let answer = try ProcessRunner.run(curl, ["-k", "-s", "--http2", "-H", "X-Esri-Authorization: Bearer alpn-secret",
+            let answer = try await ProcessRunner.run(curl, ["-k", "-s", "--http2", "-H", "X-Esri-Authorization: Bearer alpn-secret",
                                                       server.serviceURL("SandyVehicles") + "?f=json"])
             let description = try JSONParser.parse(Array(answer.standardOutput.utf8))
             #expect(description["error"] == nil && description["streamUrls"] != nil, "\(answer.standardOutput.prefix(300))")

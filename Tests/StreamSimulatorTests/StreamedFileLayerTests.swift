@@ -101,6 +101,37 @@ struct StreamedFileLayerTests {
         #expect(attributes(middle.body).compactMap { $0["seq"] as? Int } == Array(1235...1334))
     }
 
+    /// A CSV whose `speed` is an integer in the first chunks and a decimal
+    /// near its end, and whose `code` turns to text in its last rows: start-up
+    /// reads the file once (the index pass settles every column's type), and
+    /// the layer's fields, counts and statistics are the loaded layer's.
+    @Test func oneReadAtStartUpSettlesEveryColumn() async throws {
+        var text = "seq,speed,code,lon,lat\n"
+        for seq in 1...3000 {
+            let speed = seq == 2900 ? "2.5" : "\(seq % 17)"
+            let code = seq > 2950 ? "x\(seq)" : "\(seq * 3)"
+            text += "\(seq),\(speed),\(code),\(-80.0 + Double(seq % 37) * 0.1),\(20.0 + Double(seq % 41) * 0.1)\n"
+        }
+        let path = try TestFiles.temporary(Array(text.utf8), prefix: "streamed-layer-types", suffix: "csv")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (loaded, streamed) = try await bothLayers(path)
+        #expect(streamed.scan.position.passesStarted == 1)
+        #expect(streamed.index.rows == 3000 && streamed.report.rows == 3000)
+        let fields = streamed.scan.schema.fields
+        #expect(fields.first { $0.name == "speed" }?.type == .double && fields.first { $0.name == "code" }?.type == .string)
+        #expect(streamed.description.json() == loaded.description.json())
+        for query in ["where=speed%20%3E%202.4%20AND%20speed%20%3C%202.6&outFields=seq,speed,code&f=json",
+                      "outStatistics=%5B%7B%22statisticType%22:%22sum%22,%22onStatisticField%22:%22speed%22,%22outStatisticFieldName%22:%22s%22%7D%5D&f=json",
+                      "where=code%20%3D%20%27x2999%27&outFields=*&f=json"] {
+            let expected = await LayerRouter.query(source: loaded, parameters: parameters(query))
+            let answered = await LayerRouter.query(source: streamed, parameters: parameters(query))
+            #expect(answered.body == expected.body, "\(query): \(String(decoding: answered.body.prefix(300), as: UTF8.self))")
+        }
+        // The rows the test wrote: one speed of 2.5, and the sum of the speeds.
+        let one = await LayerRouter.query(source: streamed, parameters: parameters("where=speed%20%3D%202.5&outFields=seq&f=json"))
+        #expect(attributes(one.body).compactMap { $0["seq"] as? Int } == [2900])
+    }
+
     /// A file with its own object ids, in another order than the file's:
     /// pages (ordered by id, or by a field) keep a running top-k, and still
     /// answer as the loaded layer.

@@ -132,17 +132,8 @@ func perFile(_ text: String, flag: String, what: String, isNamed: (String) -> Bo
         let (name, value) = try LayerSpecification.split(text, flag: flag, what: what)
         return (name, value)
     } catch {
-        throw UsageError(error.description)
+        throw UsageError.invalidSpecification(flag: flag, error: error)
     }
-}
-
-/// A number within `range` (time values use the bounds `entitystream` uses: ``TimeBounds``).
-func number(_ arguments: inout ArgumentList, _ flag: String, in range: ClosedRange<Double>, excludingLowerBound: Bool = false) throws -> Double {
-    let text = try arguments.value(for: flag)
-    guard let number = Double(text), number.isFinite, range.contains(number), !(excludingLowerBound && number == range.lowerBound) else {
-        throw UsageError("\(flag) expects a number \(excludingLowerBound ? "above" : "from") \(range.lowerBound) \(excludingLowerBound ? "up " : "")to \(range.upperBound), not '\(text)'")
-    }
-    return number
 }
 
 /// The per-file options (`--columns`, `--in-sr`, `--file-format`), by the
@@ -156,7 +147,7 @@ struct PerFileOptions {
     /// The track CSV mapping of service `name`: its own --columns, else the unnamed one.
     func trackMapping(_ name: String) throws -> CSVColumnMapping? {
         guard let mapping = columns[name] ?? columns[nil] else { return nil }
-        do { return try CSVColumnMapping(columns: mapping, trackField: trackField) } catch { throw UsageError("--columns: \(error)") }
+        do { return try CSVColumnMapping(columns: mapping, trackField: trackField) } catch { throw UsageError.invalidValue(flag: "--columns", error: error) }
     }
 
     /// The load options of layer or task `name`: its own columns, SR and format, else the unnamed ones.
@@ -186,7 +177,6 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
     var tlsKey: String?
     var arguments = ArgumentList(words, program: "stream-simulator")
     arguments.aliases = aliases
-    let maximumMilliseconds = Int(TimeBounds.maximumMilliseconds)
     while let word = try arguments.nextFlag() {
         switch word {
         case "-h", "--help", "help": return nil
@@ -199,18 +189,15 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
             let (name, text) = try perFile(try arguments.value(for: word), flag: word, what: "x=COL,y=COL,…") { rest in
                 rest.split(separator: ",").first?.contains("=") == true
             }
-            guard columns[name] == nil else { throw UsageError("--columns \(name.map { "\($0)=" } ?? "")… is given twice") }
+            guard columns[name] == nil else { throw UsageError.repeated(flag: "--columns \(name.map { "\($0)=" } ?? "")…") }
             columns[name] = try ArgumentList.columnMapping(text, flag: word, program: "stream-simulator")
         case "--in-sr":
             let text = try arguments.value(for: word)
             let (name, value) = try perFile(text, flag: word, what: "SR")
-            do { inputReferences[name] = try SpatialReference.parse(text: value).code } catch { throw UsageError("--in-sr: \(error)") }
+            do { inputReferences[name] = try SpatialReference.parse(text: value).code } catch { throw UsageError.invalidValue(flag: word, error: error) }
         case "--file-format":
             let (name, text) = try perFile(try arguments.value(for: word), flag: word, what: "FORMAT")
-            guard let format = FeatureFileFormat(name: text) else {
-                throw UsageError("--file-format \(name.map { "\($0)=" } ?? "")\(text): unknown format (one of \(FeatureFileFormat.names))")
-            }
-            fileFormats[name] = format
+            fileFormats[name] = try ArgumentList.fileFormat(text, flag: word)
         case "--hotspots": hotSpotTexts.append(try arguments.value(for: word))
         case "--job-delay": configuration.jobDelayMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: 3_600_000))
         case "--job-execution": configuration.jobExecutionMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: 3_600_000))
@@ -219,49 +206,38 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         case "--no-layer-pagination": configuration.layerPagination = false
         case "--no-archive": configuration.fleetArchive = false
         case "--no-related": configuration.fleetRelated = false
-        case "--speed": configuration.pacing.speed = try number(&arguments, word, in: TimeBounds.speeds)
-        case "--interval": configuration.pacing.intervalMilliseconds = Int64(try arguments.integer(for: word, minimum: 0, maximum: maximumMilliseconds))
+        case "--speed": configuration.pacing.speed = try arguments.speed(for: word)
+        case "--interval": configuration.pacing.intervalMilliseconds = try arguments.milliseconds(for: word, minimum: 0)
         case "--loop": configuration.pacing.loop = true
         case "--burst": configuration.pacing.burst = true
-        case "--seed":
-            let text = try arguments.value(for: word)
-            guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
-            fleet.seed = seed
-        case "--rate": fleet.ratePerVehicle = try number(&arguments, word, in: 0.001...1000)
+        case "--seed": fleet.seed = try arguments.unsigned(for: word)
+        case "--rate": fleet.ratePerVehicle = try arguments.number(for: word, minimum: 0.001, maximum: 1000)
         case "--port": configuration.port = try arguments.integer(for: word, minimum: 0, maximum: 65535)
-        case "--host":
-            let host = try arguments.value(for: word)
-            do {
-                try ListenAddress(parsing: host).checkUsable()
-            } catch {
-                if case .serverStartFailed(let detail) = error { throw UsageError("--host: \(detail)") }
-                throw UsageError("--host: \(error)")
-            }
-            configuration.host = host
+        case "--host": configuration.host = try arguments.value(for: word, ListenAddress.checkedUsable)
         case "--token": configuration.token = try arguments.value(for: word)
         case "--cors-origins":
-            do { configuration.cors = try CORSPolicy.parse(try arguments.value(for: word)) } catch let error as SimulatorError {
-                throw UsageError(error.description)
-            }
+            let text = try arguments.value(for: word)
+            do { configuration.cors = try CORSPolicy.parse(text) } catch { throw UsageError.invalidSpecification(flag: word, error: error) }
         case "--tls-cert": tlsCertificate = try arguments.value(for: word)
         case "--tls-key": tlsKey = try arguments.value(for: word)
         case "--drop-after": configuration.faults.dropAfter = try arguments.integer(for: word, minimum: 1)
         case "--close-code":
-            do { configuration.faults.closeCode = try FaultPlan.parseCloseCode(try arguments.value(for: word)) } catch let error as SimulatorError { throw UsageError(error.description) }
+            let text = try arguments.value(for: word)
+            do { configuration.faults.closeCode = try FaultPlan.parseCloseCode(text) } catch { throw UsageError.invalidSpecification(flag: word, error: error) }
         case "--malformed-every": configuration.faults.malformedEvery = try arguments.integer(for: word, minimum: 1)
-        case "--stall": configuration.faults.stallMilliseconds = Int64(try arguments.integer(for: word, minimum: 1, maximum: maximumMilliseconds))
+        case "--stall": configuration.faults.stallMilliseconds = try arguments.milliseconds(for: word, minimum: 1)
         case "--stall-after": configuration.faults.stallAfter = try arguments.integer(for: word, minimum: 0)
         case "--reject-first": configuration.faults.rejectFirst = try arguments.integer(for: word, minimum: 0)
         case "--expire-token-after":
-            configuration.faults.expireTokenAfterSeconds = try number(&arguments, word, in: 0...TimeBounds.maximumSeconds, excludingLowerBound: true)
+            configuration.faults.expireTokenAfterSeconds = try arguments.seconds(for: word, minimum: 0, inclusive: false)
         default:
-            throw UsageError("unknown option '\(word)' (see stream-simulator --help)")
+            throw arguments.unknownOption(word, command: nil)
         }
     }
     switch (tlsCertificate, tlsKey) {
     case (let certificate?, let key?): configuration.tls = TLSFiles(certificatePath: certificate, privateKeyPath: key)
     case (nil, nil): break
-    default: throw UsageError("--tls-cert and --tls-key go together")
+    default: throw UsageError.together(["--tls-cert", "--tls-key"])
     }
     if let fleetCount {
         var configured = fleet
@@ -279,28 +255,32 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
         let mapping = try files.trackMapping(name)
         do { configuration.services.append(try ServiceSpecification.parse(text, csvMapping: mapping, fleet: fleet)) } catch {
-            throw UsageError(error.description)
+            throw UsageError.invalidSpecification(flag: "--service", error: error)
         }
     }
     for text in layerTexts {
         var layer: LayerSpecification
-        do { layer = try LayerSpecification.parse(text) } catch { throw UsageError(error.description) }
+        do { layer = try LayerSpecification.parse(text) } catch { throw UsageError.invalidSpecification(flag: "--layer", error: error) }
         layer.options = files.loadOptions(layer.name)
         configuration.layers.append(layer)
     }
     for text in hotSpotTexts {
         var service: HotSpotServiceSpecification
-        do { service = try HotSpotServiceSpecification.parse(text) } catch { throw UsageError(error.description) }
+        do { service = try HotSpotServiceSpecification.parse(text) } catch { throw UsageError.invalidSpecification(flag: "--hotspots", error: error) }
         service.options = files.loadOptions(service.name)
         configuration.hotSpotServices.append(service)
     }
     let served = Set(configuration.services.map(\.name) + configuration.layers.map(\.name) + configuration.hotSpotServices.map(\.name))
-    let named = Set(columns.keys.compactMap { $0 }).union(inputReferences.keys.compactMap { $0 }).union(fileFormats.keys.compactMap { $0 })
-    if let unknown = named.subtracting(served).sorted().first {
-        throw UsageError("--columns, --in-sr or --file-format names '\(unknown)', which no --service, --recording, --layer or --hotspots gives")
+    let named = [("--columns", Set(columns.keys.compactMap { $0 })), ("--in-sr", Set(inputReferences.keys.compactMap { $0 })),
+                 ("--file-format", Set(fileFormats.keys.compactMap { $0 }))]
+    for (flag, names) in named {
+        if let unknown = names.subtracting(served).sorted().first {
+            throw UsageError.unknownName(unknown, flag: flag, definedBy: "service, layer or hot-spot task (--service, --recording, --layer, --hotspots)")
+        }
     }
     guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty else {
-        throw UsageError("nothing to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
+        throw UsageError.missingArgument("something to serve: --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE",
+                                         command: nil)
     }
     return configuration
 }

@@ -27,24 +27,24 @@ public struct ControlCommandRegistry: Sendable {
     public func parse(line: [UInt8]) throws(ControlCommandError) -> any ControlCommand {
         let value: JSONValue
         do { value = try JSONParser.parse(line) } catch {
-            throw ControlCommandError(id: .null, command: nil, message: "not a JSON command: \(error)")
+            throw ControlCommandError(id: .null, command: nil, problem: .notJSON(error))
         }
         guard let object = value.objectValue else {
-            throw ControlCommandError(id: .null, command: nil, message: "a command must be a JSON object with \"id\" and \"command\"")
+            throw ControlCommandError(id: .null, command: nil, problem: .notAnObject)
         }
         let id = object["id"] ?? .null
         guard id != .null else {
-            throw ControlCommandError(id: .null, command: object["command"]?.stringValue, message: "the command has no \"id\"")
+            throw ControlCommandError(id: .null, command: object["command"]?.stringValue, problem: .missingID)
         }
         switch id {
         case .string, .int, .double: break
-        default: throw ControlCommandError(id: .null, command: object["command"]?.stringValue, message: "\"id\" must be a string or a number")
+        default: throw ControlCommandError(id: .null, command: object["command"]?.stringValue, problem: .invalidID)
         }
         guard let name = object["command"]?.stringValue else {
-            throw ControlCommandError(id: id, command: nil, message: "missing \"command\" (one of \(names.joined(separator: ", ")))")
+            throw ControlCommandError(id: id, command: nil, problem: .missingCommand(known: names))
         }
         guard let type = commands[name] else {
-            throw ControlCommandError(id: id, command: name, message: "unknown command '\(name)' (expected \(names.joined(separator: ", ")))")
+            throw ControlCommandError(id: id, command: name, problem: .unknownCommand(name, known: names))
         }
         return try type.init(members: CommandMembers(id: id, command: name, object: object, allowed: type.members))
     }

@@ -28,13 +28,13 @@ package struct ArcGISEndpoint: Sendable {
             let parsed = try TransportURL(base)
             guard !parsed.isWebSocket else { throw TransportError.invalidURL(base, reason: "expected an http:// or https:// URL") }
         } catch {
-            throw ArcGISEndpointError(reason: ServiceURLs.redacted(error.description))
+            throw .invalidURL(error)
         }
         var token: String?
         var extras: [(String, String)] = []
         if parts.count > 1 {
             guard let items = PercentEncoding.parseForm(String(parts[1])) else {
-                throw ArcGISEndpointError(reason: "the query string of '\(ServiceURLs.redacted(url))' is malformed")
+                throw .malformedQuery(redactedURL: ServiceURLs.redacted(url))
             }
             for (name, value) in items {
                 switch Schema.fold(name) {
@@ -50,7 +50,21 @@ package struct ArcGISEndpoint: Sendable {
     }
 }
 
-/// Why a URL cannot be an ArcGIS REST endpoint (redacted text).
-package struct ArcGISEndpointError: Error, Sendable {
-    package let reason: String
+/// Why a URL cannot be an ArcGIS REST endpoint, by what is wrong; the text
+/// (``reason``, ``description``) is redacted (no token).
+package enum ArcGISEndpointError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The URL without its query string is not an http(s) URL.
+    case invalidURL(TransportError)
+    /// The query string cannot be read (the whole URL, redacted when thrown).
+    case malformedQuery(redactedURL: String)
+
+    /// What is wrong, redacted.
+    package var reason: String {
+        switch self {
+        case .invalidURL(let error): return ServiceURLs.redacted(error.description)
+        case .malformedQuery(let url): return "the query string of '\(url)' is malformed"
+        }
+    }
+
+    package var description: String { reason }
 }

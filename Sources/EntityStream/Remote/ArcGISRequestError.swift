@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamFeatures
 
 /// Why an ArcGIS REST request got no usable answer, whatever the service:

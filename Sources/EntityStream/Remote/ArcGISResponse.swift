@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamTransport
 import EntityStreamFeatures
 

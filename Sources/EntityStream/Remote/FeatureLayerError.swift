@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamFeatures
 
 /// Why a ``FeatureLayerClient`` request failed, in words a user can act on.

@@ -58,7 +58,7 @@ public struct HotSpotsCommand: ControlCommand {
             }
             var query = try members.string("query")
             if let extent = try members.timeExtent("timeExtent") {
-                guard query == nil else { throw members.error("give \"query\" or \"timeExtent\", not both") }
+                guard query == nil else { throw members.error(.conflicting("query", "timeExtent")) }
                 guard let start = extent.start, let end = extent.end else {
                     throw members.error("\"timeExtent\" for a task needs both ends (the sample's query is strict at both)")
                 }
@@ -96,7 +96,7 @@ public struct HotSpotsCommand: ControlCommand {
 
     /// Member `name` as a spatial reference PROJ knows (nil when absent or null).
     private static func spatialReference(_ name: String, in members: CommandMembers) throws(ControlCommandError) -> SpatialReference? {
-        do { return try SpatialReference.parse(json: members.value(name) ?? .null) } catch { throw members.error("\"\(name)\": \(error)") }
+        do throws(ProjectionError) { return try SpatialReference.parse(json: members.value(name) ?? .null) } catch { throw members.error(.spatialReference(member: name, error)) }
     }
 
     public func start(in session: ControlSession) async -> ControlCommandOutcome {

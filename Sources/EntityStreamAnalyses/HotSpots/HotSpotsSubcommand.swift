@@ -98,8 +98,7 @@ struct HotSpotsSubcommand: RunnableCommand {
             case "--x", "--y", "--time-field":
                 let key = word == "--time-field" ? "time" : String(word.dropFirst(2))
                 Deprecation.warn(program: "entitystream", "\(word) C is deprecated; use --columns \(key)=C")
-                let column = try arguments.value(for: word)
-                guard !column.isEmpty else { throw UsageError("\(word) expects a column name") }
+                let column = try arguments.nonEmptyValue(for: word)
                 switch key {
                 case "x": source.load.mapping.x = column
                 case "y": source.load.mapping.y = column
@@ -126,26 +125,35 @@ struct HotSpotsSubcommand: RunnableCommand {
             case "--poll-interval": pollInterval = try remote(word, arguments.integer(for: word, minimum: 1, maximum: 3_600_000))
             default:
                 if try source.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") && word != "-" { throw UsageError("hotspots: unknown option '\(word)' (see entitystream hotspots --help)") }
+                if word.hasPrefix("-") && word != "-" { throw arguments.unknownOption(word, command: "hotspots") }
                 try source.take(word, command: "hotspots")
             }
         }
-        guard !source.source.isEmpty else { throw UsageError("hotspots: missing the file or the geoprocessing task URL") }
+        guard !source.source.isEmpty else { throw UsageError.missingArgument("the file or the geoprocessing task URL", command: "hotspots") }
         if from != nil || to != nil {
-            guard timeExtent == nil else { throw UsageError("hotspots: give --time START,END (not also --from/--to)") }
-            do { timeExtent = try TimeExtent(start: from, end: to) } catch { throw UsageError("hotspots: --from/--to: \(error)") }
+            guard timeExtent == nil else { throw UsageError.conflicting(["--time", "--from/--to"], command: "hotspots") }
+            do { timeExtent = try TimeExtent(start: from, end: to) } catch { throw UsageError.invalidValue(flag: "--from/--to", error: error) }
         }
         if source.isRemote {
-            if let flag = localFlags.first { throw UsageError("hotspots: \(flag) applies to a local file, not to a geoprocessing task") }
-            try source.checkRemote(command: "hotspots")
-            if timeExtent != nil, whereClause != nil { throw UsageError("hotspots: give --time or --where for a task, not both (each makes its Query)") }
-        } else {
-            if let flag = remoteFlags.first { throw UsageError("hotspots: \(flag) applies to a geoprocessing task URL, not to a file") }
-            if (source.load.mapping.x == nil) != (source.load.mapping.y == nil) { throw UsageError("hotspots: the x and y columns go together") }
-            if valueField != nil, cellSize != nil || collect {
-                throw UsageError("hotspots: --value-field analyses weighted points; --cell-size and --collect apply to incidents")
+            if let flag = localFlags.first {
+                throw UsageError.notApplicable([flag], command: "hotspots", scope: "a local file, not to a geoprocessing task")
             }
-            if collect, cellSize != nil { throw UsageError("hotspots: --cell-size applies to fishnet cells, not to --collect") }
+            try source.checkRemote(command: "hotspots")
+            if timeExtent != nil, whereClause != nil {
+                throw UsageError.conflicting(["--time", "--where"], command: "hotspots", reason: "for a task each makes its Query")
+            }
+        } else {
+            if let flag = remoteFlags.first {
+                throw UsageError.notApplicable([flag], command: "hotspots", scope: "a geoprocessing task URL, not to a file")
+            }
+            if (source.load.mapping.x == nil) != (source.load.mapping.y == nil) { throw UsageError.together(["--columns x=", "y="], command: "hotspots") }
+            if valueField != nil, cellSize != nil || collect {
+                throw UsageError.conflicting(["--value-field", collect ? "--collect" : "--cell-size"], command: "hotspots",
+                                             reason: "--value-field analyses weighted points; --cell-size and --collect apply to incidents")
+            }
+            if collect, cellSize != nil {
+                throw UsageError.conflicting(["--collect", "--cell-size"], command: "hotspots", reason: "--cell-size applies to fishnet cells")
+            }
         }
         try ArgumentList.checkFormat(source.format, outSR: outSR)
     }
@@ -170,9 +178,11 @@ struct HotSpotsSubcommand: RunnableCommand {
             var query = whereClause
             if let timeExtent {
                 guard let start = timeExtent.start, let end = timeExtent.end else {
-                    throw UsageError("hotspots: --time for a task needs both ends (the sample's query is strict at both)")
+                    throw UsageError.requires("--time", needs: "both ends for a task", command: "hotspots", reason: "the sample's query is strict at both")
                 }
-                do { query = try GPDateRangeQuery.make(from: start, to: end) } catch { throw UsageError("hotspots: \(error.description)") }
+                do { query = try GPDateRangeQuery.make(from: start, to: end) } catch {
+                    throw UsageError.invalidArgument(command: "hotspots", error: error)
+                }
             }
             return RemoteHotSpotJob(taskURL: source.source, query: query, outSR: outSR?.code ?? 102100, processSR: processSR?.code, policy: policy)
         }

@@ -33,7 +33,7 @@ public struct IdentifyRasterCommand: ControlCommand {
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
         raster = try members.string("raster")
-        if members.value("sr") != nil, members.value("inSR") != nil { throw members.error("give \"inSR\" or \"sr\", not both") }
+        if members.value("sr") != nil, members.value("inSR") != nil { throw members.error(.conflicting("inSR", "sr")) }
         do {
             spatialReference = members.value("inSR") != nil ? try IdentifyPoint.spatialReference(members.value("inSR"), "inSR")
                 : try IdentifyPoint.spatialReference(members.value("sr"), "sr")

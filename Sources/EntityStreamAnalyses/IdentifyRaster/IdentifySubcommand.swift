@@ -55,19 +55,19 @@ struct IdentifySubcommand: RunnableCommand {
                 let text = try arguments.value(for: word)
                 let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
                 guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]), x.isFinite, y.isFinite else {
-                    throw UsageError("--at expects x,y (two numbers, e.g. --at -111.9,40.6), not '\(text)'")
+                    throw UsageError.malformed(word, value: text, expected: "x,y (two numbers, e.g. --at -111.9,40.6)")
                 }
                 points.append(IdentifyPoint(x: x, y: y))
             case "--in-sr": spatialReference = try arguments.spatialReference(for: word)
             case "--out-sr": outSpatialReference = try arguments.spatialReference(for: word)
             case "--format": format = try arguments.format(for: word)
             default:
-                if word.hasPrefix("-") && word.count > 1 { throw UsageError("identify: unknown option '\(word)' (see entitystream identify --help)") }
-                guard path.isEmpty else { throw UsageError("identify: unexpected argument '\(word)'; give one raster") }
+                if word.hasPrefix("-") && word.count > 1 { throw arguments.unknownOption(word, command: "identify") }
+                guard path.isEmpty else { throw UsageError.unexpectedArgument(word, command: "identify", expected: "one raster") }
                 path = word
             }
         }
-        guard !path.isEmpty else { throw UsageError("identify: missing the RASTER.tif to identify in") }
+        guard !path.isEmpty else { throw UsageError.missingArgument("the RASTER.tif to identify in", command: "identify") }
         try ArgumentList.checkFormat(format, outSR: outSpatialReference)
     }
 
@@ -82,7 +82,7 @@ struct IdentifySubcommand: RunnableCommand {
             do { try await raster.check(spatialReference) } catch {
                 switch error {
                 case .unknownSpatialReference, .noTransformation:
-                    throw UsageError("--in-sr \(spatialReference.label): \(error)")
+                    throw UsageError.invalidValue(flag: "--in-sr \(spatialReference.label)", error: error)
                 case .unknownRasterCRS:
                     // The raster's fault, not the option's: a runtime failure naming the file.
                     Stderr.line("entitystream: identify: \(error)")

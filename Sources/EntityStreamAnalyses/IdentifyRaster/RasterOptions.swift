@@ -28,17 +28,18 @@ public struct RasterOptions {
         case "--raster":
             let text = try arguments.value(for: flag)
             guard let equals = text.firstIndex(of: "=") else {
-                throw UsageError("--raster expects NAME=FILE.tif (e.g. --raster dem=elevation.tif), not '\(text)'")
+                throw .malformed(flag, value: text, expected: "NAME=FILE.tif (e.g. --raster dem=elevation.tif)")
             }
             let name = String(text[..<equals]).trimmingSpaces
             let path = String(text[text.index(after: equals)...])
-            guard !name.isEmpty, name.count <= 64 else { throw UsageError("--raster \(text): the NAME before '=' must be 1 to 64 characters") }
-            guard !path.isEmpty else { throw UsageError("--raster \(text): the FILE after '=' is empty") }
-            guard !rasters.contains(where: { $0.name == name }) else { throw UsageError("--raster \(name) is given twice; give each raster its own name") }
+            guard !name.isEmpty, name.count <= 64, !path.isEmpty else {
+                throw .malformed(flag, value: text, expected: "NAME=FILE.tif with a NAME of 1 to 64 characters and a FILE")
+            }
+            guard !rasters.contains(where: { $0.name == name }) else { throw .repeated(flag: "--raster \(name)", advice: "give each raster its own name") }
             rasters.append((name, path))
         case "--enrich":
             let name = try arguments.value(for: flag).trimmingSpaces
-            guard !name.isEmpty else { throw UsageError("--enrich expects the NAME of a --raster") }
+            guard !name.isEmpty else { throw .malformed(flag, value: name, expected: "the NAME of a --raster") }
             if !enrich.contains(name) { enrich.append(name) }
         default:
             return false
@@ -49,7 +50,7 @@ public struct RasterOptions {
     /// Checks combinations once every flag is read.
     public func validate() throws(UsageError) {
         for name in enrich where !rasters.contains(where: { $0.name == name }) {
-            throw UsageError("--enrich \(name): no raster is named \(name) (open it with --raster \(name)=FILE.tif)")
+            throw .unknownName(name, flag: "--enrich", definedBy: "raster (--raster \(name)=FILE.tif)")
         }
     }
 
@@ -62,8 +63,12 @@ public struct RasterOptions {
         do {
             let opened = try SessionRasters.open(rasters)
             return (opened, try await opened.enricher(names: enrich))
-        } catch where error.isUsageError {
-            throw UsageError(error.description)
+        } catch {
+            switch error {
+            case .duplicateName(let name): throw UsageError.repeated(flag: "--raster \(name)", advice: "give each raster its own name")
+            case .unknownName(let name, _): throw UsageError.unknownName(name, flag: "--enrich", definedBy: "raster (--raster \(name)=FILE.tif)")
+            case .cannotOpen, .cannotEnrich: throw error
+            }
         }
     }
 }

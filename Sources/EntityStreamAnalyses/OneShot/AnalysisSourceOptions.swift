@@ -59,11 +59,7 @@ struct AnalysisSourceOptions {
             load.mapping.wkid = try arguments.spatialReference(for: flag).code
             inputReferenceGiven = true
         case "--file-format":
-            let name = try arguments.value(for: flag)
-            guard let format = FeatureFileFormat(name: name) else {
-                throw UsageError("--file-format expects one of \(FeatureFileFormat.names), not '\(name)'")
-            }
-            load.format = format
+            load.format = try ArgumentList.fileFormat(try arguments.value(for: flag), flag: flag)
         case "--format":
             format = try arguments.format(for: flag)
         case "--progress": progress = true
@@ -76,7 +72,7 @@ struct AnalysisSourceOptions {
 
     /// Takes a non-flag word as the source; throws when one was already given.
     mutating func take(_ word: String, command: String) throws(UsageError) {
-        guard source.isEmpty else { throw UsageError("\(command): unexpected argument '\(word)'; give one layer URL or file") }
+        guard source.isEmpty else { throw .unexpectedArgument(word, command: command, expected: "one layer URL or file") }
         source = word
     }
 
@@ -84,7 +80,7 @@ struct AnalysisSourceOptions {
     func checkRemote(command: String) throws(UsageError) {
         guard isRemote else { return }
         if load != FeatureLoadOptions() || inputReferenceGiven {
-            throw UsageError("\(command): --columns, --in-sr and --file-format apply to a local file, not to a service URL")
+            throw .notApplicable(["--columns", "--in-sr", "--file-format"], command: command, scope: "a local file, not to a service URL")
         }
     }
 }

@@ -78,7 +78,7 @@ extension QueryObservationsRequest {
         timeExtent = try members.timeExtent("timeExtent") ?? .unbounded
         timeField = try members.string("timeField")
         if let text = try members.string("where") {
-            do { try WhereClause.checkSyntax(text) } catch { throw members.error("where: \(error)") }
+            do throws(WhereClauseError) { try WhereClause.checkSyntax(text) } catch { throw members.error(.whereClause(error)) }
             whereClause = text
         }
         envelope = try members.envelope("geometry")

@@ -47,25 +47,28 @@ struct QuerySubcommand: RunnableCommand {
             case "--time": query.time = try arguments.timeExtent(for: word)
             case "--where": query.whereClause = try arguments.whereClause(for: word)
             case "--out-fields":
-                let names = try arguments.value(for: word).split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
-                guard !names.isEmpty else { throw UsageError("--out-fields expects a comma-separated list of field names, or *") }
+                let text = try arguments.value(for: word)
+                let names = text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+                guard !names.isEmpty else { throw UsageError.malformed(word, value: text, expected: "a comma-separated list of field names, or *") }
                 query.outFields = names == ["*"] ? nil : names
             case "--geometry": query.geometry = try arguments.envelope(for: word)
             case "--out-sr": query.outSpatialReference = try arguments.spatialReference(for: word).code
             case "--order-by":
                 let text = try arguments.value(for: word)
-                do { query.orderBy = try OrderByField.parseList(text, parameter: "--order-by") } catch { throw UsageError("\(error)") }
+                do { query.orderBy = try OrderByField.parseList(text, parameter: word) } catch {
+                    throw UsageError.invalidSpecification(flag: word, error: error)
+                }
             case "--limit":
                 query.resultRecordCount = try arguments.integer(for: word, minimum: 1, maximum: 100_000_000)
             case "--count-only":
                 query.returnCountOnly = true
             default:
                 if try source.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") && word != "-" { throw UsageError("query: unknown option '\(word)' (see entitystream query --help)") }
+                if word.hasPrefix("-") && word != "-" { throw arguments.unknownOption(word, command: "query") }
                 try source.take(word, command: "query")
             }
         }
-        guard !source.source.isEmpty else { throw UsageError("query: missing the layer URL or file") }
+        guard !source.source.isEmpty else { throw UsageError.missingArgument("the layer URL or file", command: "query") }
         try source.checkRemote(command: "query")
         try ArgumentList.checkFormat(source.format, outSR: SpatialReference(code: query.outSpatialReference))
     }

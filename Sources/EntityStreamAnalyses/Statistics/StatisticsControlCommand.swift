@@ -61,7 +61,7 @@ public struct StatisticsControlCommand: ControlCommand {
         selection.timeExtent = try members.timeExtent("timeExtent") ?? .unbounded
         selection.timeField = try members.string("timeField")
         if let text = try members.string("where") {
-            do { try WhereClause.checkSyntax(text) } catch { throw members.error("where: \(error)") }
+            do throws(WhereClauseError) { try WhereClause.checkSyntax(text) } catch { throw members.error(.whereClause(error)) }
             selection.whereClause = text
         }
         selection.envelope = try members.envelope("geometry")

@@ -71,27 +71,27 @@ struct StatisticsSubcommand: RunnableCommand {
             case "--group-by": groupBy.append(try arguments.value(for: word))
             case "--order-by": orderBy.append(try arguments.value(for: word))
             case "--having":
-                guard having == nil else { throw UsageError("--having is given twice; combine the conditions with AND") }
+                guard having == nil else { throw UsageError.repeated(flag: word, advice: "combine the conditions with AND") }
                 having = try arguments.value(for: word)
             case "--where": query.whereClause = try arguments.whereClause(for: word)
             case "--time": query.time = try arguments.timeExtent(for: word)
             case "--geometry": query.geometry = try arguments.envelope(for: word)
             default:
                 if try source.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") && word != "-" { throw UsageError("statistics: unknown option '\(word)' (see entitystream statistics --help)") }
+                if word.hasPrefix("-") && word != "-" { throw arguments.unknownOption(word, command: "statistics") }
                 try source.take(word, command: "statistics")
             }
         }
-        guard !source.source.isEmpty else { throw UsageError("statistics: missing the layer URL or file") }
+        guard !source.source.isEmpty else { throw UsageError.missingArgument("the layer URL or file", command: "statistics") }
         try source.checkRemote(command: "statistics")
         guard !specs.isEmpty else {
-            throw UsageError("statistics: give at least one --stat TYPE:FIELD[:ALIAS] (for example --stat avg:Diabetes_Percent)")
+            throw UsageError.missingArgument("a --stat TYPE:FIELD[:ALIAS] (for example --stat avg:Diabetes_Percent)", command: "statistics")
         }
         do {
             request = try StatisticsRequest(statisticSpecs: specs, groupBy: groupBy, orderBy: orderBy, having: having)
             try request.check()
         } catch {
-            throw UsageError("statistics: \(error.description)")
+            throw UsageError.invalidArgument(command: "statistics", error: error)
         }
     }
 

@@ -39,31 +39,22 @@ struct PublishOptions {
     mutating func parse(_ flag: String, from arguments: inout ArgumentList) throws(UsageError) -> Bool {
         switch flag {
         case "--publish":
-            let text = try arguments.value(for: flag)
-            do { address = try NATSAddress(parsing: text, nameIs: "subject", environment: ProcessInfo.processInfo.environment) } catch {
-                throw UsageError("--publish: \(error)")
+            address = try arguments.value(for: flag) { text in
+                try NATSAddress(parsing: text, nameIs: "subject", environment: ProcessInfo.processInfo.environment)
             }
         case "--publish-service":
             let name = try arguments.value(for: flag)
-            guard !name.isEmpty, name.utf8.count <= 200 else { throw UsageError("--publish-service expects a name of 1 to 200 bytes") }
+            guard !name.isEmpty, name.utf8.count <= 200 else { throw .malformed(flag, value: name, expected: "a name of 1 to 200 bytes") }
             service = name
         case "--publish-window":
             window = try arguments.integer(for: flag, minimum: 1, maximum: 65_536)
         case "--publish-ack-wait":
             ackWaitMilliseconds = Int64(try arguments.integer(for: flag, minimum: 100, maximum: 600_000))
         case "--create-stream":
-            let name = try arguments.value(for: flag)
-            do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "stream") } catch {
-                throw UsageError("--create-stream: \(error)")
-            }
-            settings.name = name
+            settings.name = try arguments.value(for: flag, NATSAddress.checkName(is: "stream"))
             stream = settings
         case "--stream-retention":
-            let text = try arguments.value(for: flag)
-            guard let retention = StreamSettings.Retention(rawValue: text) else {
-                throw UsageError("--stream-retention expects limits, interest or workqueue, not '\(text)'")
-            }
-            settings.retention = retention
+            settings.retention = try arguments.choice(for: flag, among: StreamSettings.Retention.allCases)
             sawStreamSetting = flag
         case "--stream-replicas":
             settings.replicas = try arguments.integer(for: flag, minimum: 1, maximum: 5)
@@ -72,9 +63,7 @@ struct PublishOptions {
             settings.maximumAgeSeconds = try arguments.seconds(for: flag, minimum: 0)
             sawStreamSetting = flag
         case "--stream-storage":
-            let text = try arguments.value(for: flag)
-            guard text == "file" || text == "memory" else { throw UsageError("--stream-storage expects file or memory, not '\(text)'") }
-            settings.memoryStorage = text == "memory"
+            settings.memoryStorage = try arguments.choice(for: flag, among: ["file", "memory"]) == "memory"
             sawStreamSetting = flag
         case "--stream-duplicate-window":
             settings.duplicateWindowSeconds = try arguments.seconds(for: flag, minimum: 0, inclusive: false)
@@ -88,11 +77,10 @@ struct PublishOptions {
 
     func validate() throws(UsageError) {
         if address == nil {
-            if stream != nil || sawStreamSetting != nil || service != nil {
-                throw UsageError("--create-stream, --stream-… and --publish-service need --publish nats://HOST:PORT/SUBJECT")
-            }
+            let given = stream != nil ? "--create-stream" : sawStreamSetting ?? (service != nil ? "--publish-service" : nil)
+            if let given { throw .requires(given, needs: "--publish nats://HOST:PORT/SUBJECT") }
         } else if let flag = sawStreamSetting, stream == nil {
-            throw UsageError("\(flag) sets up the stream --create-stream NAME makes; add --create-stream")
+            throw .requires(flag, needs: "--create-stream NAME", reason: "it sets up the stream --create-stream makes")
         }
     }
 
@@ -162,6 +150,17 @@ struct PublishOutput: SessionOutput {
             if left > 0 { return "publish: \(left) messages were not acknowledged within \(Int(drainSeconds)) s" }
             if totals.abandoned > 0 { return "publish: JetStream rejected \(totals.abandoned) messages" }
             return nil
+        }
+    }
+}
+
+extension NATSAddress {
+    /// Checks a JetStream name (`--create-stream`, `--durable`, `--fleet-group`) as
+    /// a stream's name in a `nats://` address is checked, `what` naming it in the error.
+    static func checkName(is what: String) -> (String) throws(NATSAddressError) -> String {
+        { name throws(NATSAddressError) in
+            _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: what)
+            return name
         }
     }
 }

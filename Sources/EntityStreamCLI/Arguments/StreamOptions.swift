@@ -29,7 +29,7 @@ struct StreamOptions {
     mutating func validate() throws(UsageError) {
         if !eventsGiven && format.printsFeatures { events = Self.featureFormatEvents }
         if limit != nil && !events.contains(.observation) {
-            throw UsageError("--limit counts printed observation events; include observation in --events")
+            throw .requires("--limit", needs: "observation in --events", reason: "it counts printed observation events")
         }
         try ArgumentList.checkFormat(format, outSR: SpatialReference(code: filter.outSpatialReference))
         try rasters.validate()
@@ -49,17 +49,16 @@ struct StreamOptions {
         case "--geometry":
             filter.geometry = try arguments.envelope(for: flag)
         case "--out-fields":
-            let names = try arguments.value(for: flag).split(separator: ",").map(String.init)
+            let text = try arguments.value(for: flag)
+            let names = text.split(separator: ",").map(String.init)
             guard names.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-                throw UsageError("--out-fields expects a comma-separated list of field names")
+                throw .malformed(flag, value: text, expected: "a comma-separated list of field names")
             }
             filter.outFields = StreamFilter.parseOutFields(names)
         case "--out-sr":
             filter.outSpatialReference = try arguments.spatialReference(for: flag).code
         case "--track-field":
-            let name = try arguments.value(for: flag)
-            guard !name.isEmpty else { throw UsageError("--track-field expects a field name") }
-            trackIDField = name
+            trackIDField = try arguments.nonEmptyValue(for: flag)
         case "--max-duration":
             purge.maximumDuration = try arguments.seconds(for: flag, minimum: 0)
         case "--max-observations":
@@ -69,8 +68,7 @@ struct StreamOptions {
         case "--max-store-bytes":
             purge.maximumStoreBytes = try arguments.integer(for: flag, minimum: 0)
         case "--events":
-            let text = try arguments.value(for: flag)
-            do { events = try EventKind.parseList(text) } catch { throw UsageError("--events: \(error)") }
+            events = try arguments.value(for: flag) { text throws(EventKindError) in try EventKind.parseList(text) }
             eventsGiven = true
         case "--format":
             format = try arguments.format(for: flag)

@@ -35,23 +35,16 @@ struct ConnectCommand {
             if word == "-h" || word == "--help" { throw HelpRequested(text: Self.help) }
             if try stream.parse(word, from: &arguments) { continue }
             if try connection.parse(word, from: &arguments) { continue }
-            if word.hasPrefix("-") { throw UsageError("connect: unknown option '\(word)' (see entitystream connect --help)") }
-            guard serviceURL.isEmpty else { throw UsageError("connect: unexpected argument '\(word)'; give one service URL") }
+            if word.hasPrefix("-") { throw arguments.unknownOption(word, command: "connect") }
+            guard serviceURL.isEmpty else { throw UsageError.unexpectedArgument(word, command: "connect", expected: "one service URL") }
             serviceURL = word
         }
-        guard !serviceURL.isEmpty else { throw UsageError("connect: missing the service URL (…/StreamServer)") }
+        guard !serviceURL.isEmpty else { throw UsageError.missingArgument("the service URL (…/StreamServer)", command: "connect") }
         try stream.validate()
-        do {
-            let url = try TransportURL(serviceURL)
-            guard !url.isWebSocket else {
-                throw UsageError("connect: give the service's REST URL (https://…/StreamServer), not a WebSocket URL")
-            }
-        } catch let error as TransportError {
-            throw UsageError("connect: \(error)")
-        } catch let error as UsageError {
-            throw error
-        } catch {
-            throw UsageError("connect: \(error)")
+        let url: TransportURL
+        do { url = try TransportURL(serviceURL) } catch { throw UsageError.invalidArgument(command: "connect", error: error) }
+        guard !url.isWebSocket else {
+            throw UsageError.malformed("connect", value: serviceURL, expected: "the service's REST URL (https://…/StreamServer)")
         }
     }
 

@@ -75,15 +75,12 @@ struct ConsumeCommand {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--durable":
-                let name = try arguments.value(for: word)
-                do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "consumer name") } catch { throw UsageError("--durable: \(error)") }
-                settings.durable = name
+                settings.durable = try arguments.value(for: word, NATSAddress.checkName(is: "consumer name"))
             case "--from-start":
                 settings.start = .first
                 starts.append(word)
             case "--since":
-                let text = try arguments.value(for: word)
-                do { settings.start = .time(try Instant.parse(text)) } catch { throw UsageError("--since: \(error)") }
+                settings.start = .time(try arguments.instant(for: word))
                 starts.append(word)
             case "--from-sequence":
                 settings.start = .sequence(UInt64(try arguments.integer(for: word, minimum: 1)))
@@ -91,14 +88,11 @@ struct ConsumeCommand {
             case "--until-caught-up":
                 settings.untilCaughtUp = true
             case "--partition":
-                let text = try arguments.value(for: word)
-                do { settings.partition = try TrackPartition(parsing: text) } catch { throw UsageError("--partition: \(error)") }
+                settings.partition = try arguments.value(for: word) { text in try TrackPartition(parsing: text) }
             case "--batch":
                 settings.batch = try arguments.integer(for: word, minimum: 1, maximum: 8192)
             case "--fleet-group":
-                let name = try arguments.value(for: word)
-                do { _ = try NATSAddress(parsing: "nats://h:1/\(name)", nameIs: "fleet group") } catch { throw UsageError("--fleet-group: \(error)") }
-                fleetGroup = name
+                fleetGroup = try arguments.value(for: word, NATSAddress.checkName(is: "fleet group"))
             case "--no-fleet":
                 answersFleet = false
             case "--ack-wait":
@@ -107,24 +101,28 @@ struct ConsumeCommand {
                 settings.maximumAckPending = try arguments.integer(for: word, minimum: 1, maximum: 1 << 20)
             default:
                 if try stream.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") { throw UsageError("consume: unknown option '\(word)' (see entitystream consume --help)") }
-                guard address == nil else { throw UsageError("consume: unexpected argument '\(word)'; give one nats://HOST:PORT/STREAM") }
+                if word.hasPrefix("-") { throw arguments.unknownOption(word, command: "consume") }
+                guard address == nil else { throw UsageError.unexpectedArgument(word, command: "consume", expected: "one nats://HOST:PORT/STREAM") }
                 do { address = try NATSAddress(parsing: word, nameIs: "stream", environment: ProcessInfo.processInfo.environment) } catch {
-                    throw UsageError("consume: \(error)")
+                    throw UsageError.invalidArgument(command: "consume", error: error)
                 }
             }
         }
-        guard address != nil else { throw UsageError("consume: missing the stream, nats://HOST:PORT/STREAM") }
-        if starts.count > 1 { throw UsageError("consume: use one of \(starts.joined(separator: ", ")), not several") }
+        guard address != nil else { throw UsageError.missingArgument("the stream, nats://HOST:PORT/STREAM", command: "consume") }
+        if starts.count > 1 { throw UsageError.conflicting(starts, command: "consume") }
         try stream.validate()
-        if stream.publish.address != nil { throw UsageError("consume: --publish is for connect, replay and the demo") }
+        if stream.publish.address != nil { throw UsageError.notApplicable(["--publish"], command: "consume", scope: "connect, replay and the demo") }
         if stream.filter != StreamFilter() {
-            throw UsageError("consume: --where, --geometry, --out-fields and --out-sr filter a service; query the store instead (query-observations)")
+            throw UsageError.notApplicable(["--where", "--geometry", "--out-fields", "--out-sr"], command: "consume", scope: "a service",
+                                           advice: "query the store instead (query-observations)")
         }
         if !acknowledgesOnStore {
-            if stream.dropWhenSlow { throw UsageError("consume: --drop-when-slow would acknowledge lines never written; consume waits instead") }
+            if stream.dropWhenSlow {
+                throw UsageError.notApplicable(["--drop-when-slow"], command: "consume", scope: "connect, replay and the demo",
+                                               advice: "consume waits instead (dropping would acknowledge lines never written)")
+            }
             if !stream.events.contains(.observation) {
-                throw UsageError("consume acknowledges a message once its observation line is written; include observation in --events")
+                throw UsageError.requires("consume", needs: "observation in --events", reason: "it acknowledges a message once its observation line is written")
             }
         }
     }

@@ -40,14 +40,11 @@ struct DemoCommand: RunnableCommand {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--vehicles": fleet.vehicles = try arguments.integer(for: word, minimum: 1, maximum: 100_000)
-            case "--seed":
-                let text = try arguments.value(for: word)
-                guard let seed = UInt64(text) else { throw UsageError("--seed expects a non-negative whole number, not '\(text)'") }
-                fleet.seed = seed
+            case "--seed": fleet.seed = try arguments.unsigned(for: word)
             case "--rate": fleet.ratePerVehicle = try arguments.number(for: word, minimum: 0.001, maximum: 1000)
             default:
                 if try stream.parse(word, from: &arguments) { continue }
-                throw UsageError("demo: unknown option '\(word)' (see entitystream demo --help)")
+                throw arguments.unknownOption(word, command: "demo")
             }
         }
         try stream.validate()

@@ -43,20 +43,22 @@ struct FleetCommand: RunnableCommand {
             case "--expect": expected = try arguments.integer(for: word, minimum: 1, maximum: TrackPartition.maximumCount)
             case "--wait": waitSeconds = try arguments.seconds(for: word, minimum: 0, inclusive: false)
             default:
-                if word.hasPrefix("-") { throw UsageError("fleet: unknown option '\(word)' (see entitystream fleet --help)") }
+                if word.hasPrefix("-") { throw arguments.unknownOption(word, command: "fleet") }
                 if address == nil {
                     do { address = try NATSAddress(parsing: word, nameIs: "fleet group", environment: ProcessInfo.processInfo.environment) } catch {
-                        throw UsageError("fleet: \(error)")
+                        throw UsageError.invalidArgument(command: "fleet", error: error)
                     }
                 } else if request == nil {
-                    do { request = try FleetStatisticsRequest(json: word) } catch { throw UsageError("fleet: request: \(error)") }
+                    do { request = try FleetStatisticsRequest(json: word) } catch {
+                        throw UsageError.invalidArgument(command: "fleet", operand: "request", error: error)
+                    }
                 } else {
-                    throw UsageError("fleet: unexpected argument '\(word)'")
+                    throw UsageError.unexpectedArgument(word, command: "fleet")
                 }
             }
         }
-        guard address != nil else { throw UsageError("fleet: missing nats://HOST:PORT/GROUP") }
-        guard request != nil else { throw UsageError("fleet: missing the statistics REQUEST (JSON)") }
+        guard address != nil else { throw UsageError.missingArgument("nats://HOST:PORT/GROUP", command: "fleet") }
+        guard request != nil else { throw UsageError.missingArgument("the statistics REQUEST (JSON)", command: "fleet") }
     }
 
     func run() async throws -> Int32 {

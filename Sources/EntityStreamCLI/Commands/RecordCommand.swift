@@ -59,13 +59,13 @@ struct RecordCommand: RunnableCommand {
                 _ = try stream.parse(word, from: &arguments)
             default:
                 if try connection.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") { throw UsageError("record: unknown option '\(word)' (see entitystream record --help)") }
-                guard serviceURL.isEmpty else { throw UsageError("record: unexpected argument '\(word)'; give one service URL") }
+                if word.hasPrefix("-") { throw arguments.unknownOption(word, command: "record") }
+                guard serviceURL.isEmpty else { throw UsageError.unexpectedArgument(word, command: "record", expected: "one service URL") }
                 serviceURL = word
             }
         }
-        guard !serviceURL.isEmpty else { throw UsageError("record: missing the service URL (…/StreamServer)") }
-        guard !outputPath.isEmpty else { throw UsageError("record: missing -o FILE") }
+        guard !serviceURL.isEmpty else { throw UsageError.missingArgument("the service URL (…/StreamServer)", command: "record") }
+        guard !outputPath.isEmpty else { throw UsageError.missingArgument("-o FILE", command: "record") }
     }
 
     /// Why recording ended.

@@ -67,12 +67,10 @@ struct ReplayCommand {
             switch word {
             case "-h", "--help": throw HelpRequested(text: Self.help)
             case "--interval":
-                pacing = .interval(milliseconds: Int64(try arguments.integer(for: word, minimum: 0,
-                                                                           maximum: Int(TimeBounds.maximumMilliseconds))))
+                pacing = .interval(milliseconds: try arguments.milliseconds(for: word, minimum: 0))
                 sawInterval = true
             case "--speed":
-                pacing = .recordedTiming(speed: try arguments.number(for: word, minimum: TimeBounds.speeds.lowerBound,
-                                                                     maximum: TimeBounds.speeds.upperBound))
+                pacing = .recordedTiming(speed: try arguments.speed(for: word))
                 sawSpeed = true
             case "--loop":
                 loop = true
@@ -82,22 +80,29 @@ struct ReplayCommand {
                 columns = try arguments.columnMapping(for: word)
             default:
                 if try stream.parse(word, from: &arguments) { continue }
-                if word.hasPrefix("-") && word != "-" { throw UsageError("replay: unknown option '\(word)' (see entitystream replay --help)") }
-                guard path.isEmpty else { throw UsageError("replay: unexpected argument '\(word)'; give one file") }
+                if word.hasPrefix("-") && word != "-" { throw arguments.unknownOption(word, command: "replay") }
+                guard path.isEmpty else { throw UsageError.unexpectedArgument(word, command: "replay", expected: "one file") }
                 path = word
             }
         }
-        if sawInterval && sawSpeed { throw UsageError("replay: use either --interval or --speed, not both") }
-        guard !path.isEmpty else { throw UsageError("replay: missing the FILE to replay (- for stdin)") }
+        if sawInterval && sawSpeed { throw UsageError.conflicting(["--interval", "--speed"], command: "replay") }
+        guard !path.isEmpty else { throw UsageError.missingArgument("the FILE to replay (- for stdin)", command: "replay") }
         if hold && loop {
-            throw UsageError("replay: --hold answers control commands after the end of the file, which --loop never reaches")
+            throw UsageError.conflicting(["--hold", "--loop"], command: "replay",
+                                         reason: "--hold answers control commands after the end of the file, which --loop never reaches")
         }
         if hold && path == "-" {
-            throw UsageError("replay: --hold answers control commands from stdin, which 'replay -' reads the file from")
+            throw UsageError.conflicting(["--hold", "'replay -'"], command: "replay",
+                                         reason: "--hold answers control commands from stdin, where 'replay -' reads the file")
         }
         if let columns {
-            do { _ = try CSVColumnMapping(columns: columns, trackField: stream.trackIDField) } catch { throw UsageError("--columns: \(error)") }
-            if columns.wkid != nil { throw UsageError("--columns: a CSV of tracks holds WGS84 longitude/latitude; wkid= does not apply") }
+            do { _ = try CSVColumnMapping(columns: columns, trackField: stream.trackIDField) } catch {
+                throw UsageError.invalidValue(flag: "--columns", error: error)
+            }
+            if columns.wkid != nil {
+                throw UsageError.notApplicable(["--columns wkid="], command: "replay", scope: "the files of query, statistics and hotspots",
+                                               advice: "a CSV of tracks holds WGS84 longitude/latitude")
+            }
         }
         try stream.validate()
     }
@@ -114,7 +119,7 @@ struct ReplayCommand {
         do {
             source = try prepare()
         } catch where error.isUsageError {
-            throw UsageError("replay: \(error)")
+            throw UsageError.invalidArgument(command: "replay", error: error)
         } catch {
             Stderr.line("entitystream: replay: \(error)")
             return nil

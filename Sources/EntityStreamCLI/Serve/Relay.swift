@@ -56,7 +56,7 @@ final class Relay: SessionCompanion {
         let server: SimulatorServer
         do { server = try await SimulatorServer.start(configuration) } catch {
             await pipeline.bus.unsubscribe(subscriber)
-            throw RelayError("serve: \(error)")
+            throw RelayError.server(error)
         }
         state.withLock { $0 = Running(server: server, subscriber: subscriber, pipeline: pipeline, source: source) }
         await refresh(pipeline: pipeline, source: source)
@@ -135,10 +135,16 @@ final class Relay: SessionCompanion {
     }
 }
 
-/// Why `serve`'s server could not start (the address, the port, the TLS files, a name).
-struct RelayError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// Why `serve` could not run, by what failed.
+enum RelayError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server could not start (the address, the port, the TLS files, a name).
+    case server(SimulatorError)
+
+    var description: String {
+        switch self {
+        case .server(let error): return "serve: \(error)"
+        }
+    }
 }
 
 private extension String {

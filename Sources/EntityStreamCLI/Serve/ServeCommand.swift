@@ -88,16 +88,16 @@ struct ServeCommand: RunnableCommand {
     """
 
     init(arguments: inout ArgumentList) throws {
-        guard var first = try arguments.next() else { throw UsageError("serve: missing the SOURCE (a …/StreamServer URL or a file)") }
+        guard var first = try arguments.next() else { throw UsageError.missingArgument("the SOURCE (a …/StreamServer URL or a file)", command: "serve") }
         if first == "-h" || first == "--help" { throw HelpRequested(text: Self.help) }
         if first == "--version" { throw VersionRequested() }
         var kind = Self.sourceKinds.first { $0.commandName == first }
         if kind != nil {
-            guard let next = try arguments.next() else { throw UsageError("serve \(first): missing the SOURCE") }
+            guard let next = try arguments.next() else { throw UsageError.missingArgument("the SOURCE", command: "serve \(first)") }
             first = next
         }
         if first.hasPrefix("-") && first != "-" {
-            throw UsageError("serve: give the SOURCE first (entitystream serve SOURCE [options]), not '\(first)'")
+            throw UsageError.unexpectedArgument(first, command: "serve", expected: "the SOURCE first (entitystream serve SOURCE [options])")
         }
         let chosen = kind ?? Self.sourceKinds.first { $0.accepts(first) } ?? ReplayCommand.self
         kind = chosen
@@ -149,32 +149,22 @@ final class ServeFlags {
         case "-h", "--help": throw HelpRequested(text: ServeCommand.help)
         case "--port": port = try arguments.integer(for: flag, minimum: 0, maximum: 65535)
         case "--host":
-            let text = try arguments.value(for: flag)
-            do { try ListenAddress(parsing: text).checkUsable() } catch {
-                if case .serverStartFailed(let detail) = error { throw UsageError("--host: \(detail)") }
-                throw UsageError("--host: \(error)")
-            }
-            host = text
+            host = try arguments.value(for: flag, ListenAddress.checkedUsable)
         case "--name":
             let text = try arguments.value(for: flag)
-            guard Self.isServiceName(text) else { throw UsageError("--name '\(text)' must be letters, digits, '_' or '-' (at most 100)") }
+            guard Self.isServiceName(text) else { throw UsageError.malformed(flag, value: text, expected: "letters, digits, '_' or '-' (at most 100)") }
             name = text
         case "--token":
-            token = try arguments.value(for: flag)
-            guard token?.isEmpty == false else { throw UsageError("--token needs a value") }
+            token = try arguments.nonEmptyValue(for: flag)
         case "--upstream-token":
             upstreamToken = try arguments.value(for: flag)
         case "--tls-cert": tlsCertificate = try arguments.value(for: flag)
         case "--tls-key": tlsKey = try arguments.value(for: flag)
         case "--cors-origins":
             let text = try arguments.value(for: flag)
-            do { cors = try CORSPolicy.parse(text) } catch { throw UsageError(error.description) }
+            do { cors = try CORSPolicy.parse(text) } catch { throw UsageError.invalidSpecification(flag: flag, error: error) }
         case "--slow-clients":
-            switch try arguments.value(for: flag) {
-            case "drop": slowClients = .dropOldest
-            case "close": slowClients = .disconnect
-            case let other: throw UsageError("--slow-clients expects drop or close, not '\(other)'")
-            }
+            slowClients = try arguments.choice(for: flag, among: ["drop", "close"]) == "drop" ? .dropOldest : .disconnect
         case "--client-queue": clientQueueBytes = try Self.bytes(arguments.value(for: flag), flag: flag)
         case "--max-clients": maximumClients = try arguments.integer(for: flag, minimum: 1, maximum: 100_000)
         case "--max-record-count": maxRecordCount = try arguments.integer(for: flag, minimum: 1, maximum: 1_000_000)
@@ -188,7 +178,7 @@ final class ServeFlags {
     }
 
     func validate() throws(UsageError) {
-        if (tlsCertificate == nil) != (tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together") }
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw .together(["--tls-cert", "--tls-key"]) }
     }
 
     /// Where and how the server serves.
@@ -219,7 +209,7 @@ final class ServeFlags {
             if last == "K" { unit = 1024; digits.removeLast() } else if last == "M" { unit = 1 << 20; digits.removeLast() }
         }
         guard let number = Int(digits), number > 0, number <= (1 << 30) / unit, number * unit >= 1024 else {
-            throw UsageError("\(flag) expects a size from 1K to 1024M (bytes, or with K or M), not '\(text)'")
+            throw .malformed(flag, value: text, expected: "a size from 1K to 1024M (bytes, or with K or M)")
         }
         return number * unit
     }
@@ -291,10 +281,13 @@ extension ReplayCommand: ServedSourceCommand {
         return ServeFlags.serviceName(from: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, fallback: "Replay")
     }
     mutating func useUpstreamToken(_ token: String) throws(UsageError) {
-        throw UsageError("serve: --upstream-token is for a stream service URL; a replay reads a file")
+        throw .notApplicable(["--upstream-token"], command: "serve", scope: "a stream service URL", advice: "a replay reads a file")
     }
     func checkServable() throws(UsageError) {
-        if hold { throw UsageError("serve: --hold is not needed: serve keeps serving the store after the replay ends, until stopped") }
+        if hold {
+            throw .notApplicable(["--hold"], command: "serve", scope: "replay",
+                                 advice: "serve keeps serving the store after the replay ends, until stopped")
+        }
     }
     func prepareServedSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {
         try await prepareSession()
@@ -311,7 +304,8 @@ extension ConsumeCommand: ServedSourceCommand {
     /// The stream's name.
     var suggestedServiceName: String { ServeFlags.serviceName(from: address?.name ?? "", fallback: "Stream") }
     mutating func useUpstreamToken(_ token: String) throws(UsageError) {
-        throw UsageError("serve: --upstream-token is for a stream service URL; give NATS credentials in the nats:// URL or NATS_TOKEN")
+        throw .notApplicable(["--upstream-token"], command: "serve", scope: "a stream service URL",
+                             advice: "give NATS credentials in the nats:// URL or NATS_TOKEN")
     }
     func checkServable() throws(UsageError) {}
     func prepareServedSession() async throws -> (StreamSession, @Sendable (StreamPipeline) -> any SessionSource)? {

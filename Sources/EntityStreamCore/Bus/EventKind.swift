@@ -14,7 +14,7 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
     case analysis
 
     /// Parses a comma-separated list such as `observation,status` (`all` for
-    /// every kind). Throws a message naming the unknown kind.
+    /// every kind). Throws ``EventKindError/unknownKind(_:)`` naming an unknown kind.
     public static func parseList(_ text: String) throws(EventKindError) -> Set<EventKind> {
         var kinds: Set<EventKind> = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
@@ -24,17 +24,22 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
             } else if let kind = EventKind(rawValue: name) {
                 kinds.insert(kind)
             } else {
-                throw EventKindError(name: name)
+                throw .unknownKind(name)
             }
         }
         return kinds
     }
 }
 
-/// An unknown event kind in an `--events` list.
-public struct EventKindError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var name: String
+/// An `--events` list that cannot be read, by what is wrong.
+public enum EventKindError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A name that is no event kind (as written, trimmed).
+    case unknownKind(String)
+
     public var description: String {
-        "unknown event kind '\(name)' (expected \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")) or all)"
+        switch self {
+        case .unknownKind(let name):
+            return "unknown event kind '\(name)' (expected \(EventKind.allCases.map(\.rawValue).joined(separator: ", ")) or all)"
+        }
     }
 }

@@ -15,15 +15,18 @@ public struct CommandMembers: Sendable {
         self.command = command
         self.object = object
         if let unknown = object.keys.first(where: { $0 != "id" && $0 != "command" && !allowed.contains($0) }) {
-            let known = allowed.sorted().joined(separator: ", ")
-            throw ControlCommandError(id: id, command: command,
-                                      message: "unknown member '\(unknown)' for \(command)" + (known.isEmpty ? "" : " (expected \(known))"))
+            throw ControlCommandError(id: id, command: command, problem: .unknownMember(unknown, command: command, allowed: allowed.sorted()))
         }
     }
 
     /// An error about this command.
+    public func error(_ problem: ControlCommandError.Problem) -> ControlCommandError {
+        ControlCommandError(id: id, command: command, problem: problem)
+    }
+
+    /// An error about this command for a rule particular to it, in its words.
     public func error(_ message: String) -> ControlCommandError {
-        ControlCommandError(id: id, command: command, message: message)
+        error(.rejected(message))
     }
 
     /// The member's value, nil when absent or null.
@@ -34,13 +37,13 @@ public struct CommandMembers: Sendable {
 
     public func string(_ name: String) throws(ControlCommandError) -> String? {
         guard let value = value(name) else { return nil }
-        guard let text = value.stringValue else { throw error("\"\(name)\" must be a string") }
+        guard let text = value.stringValue else { throw error(.notAString(member: name)) }
         return text
     }
 
     public func bool(_ name: String) throws(ControlCommandError) -> Bool? {
         guard let value = value(name) else { return nil }
-        guard let flag = value.boolValue else { throw error("\"\(name)\" must be true or false") }
+        guard let flag = value.boolValue else { throw error(.notABool(member: name)) }
         return flag
     }
 
@@ -54,7 +57,7 @@ public struct CommandMembers: Sendable {
         default: number = nil
         }
         guard let number, number >= Int64(range.lowerBound), number <= Int64(range.upperBound) else {
-            throw error("\"\(name)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw error(.notAWholeNumber(member: name, range: range))
         }
         return Int(number)
     }
@@ -63,7 +66,7 @@ public struct CommandMembers: Sendable {
     public func number(_ name: String, in range: ClosedRange<Double>) throws(ControlCommandError) -> Double? {
         guard let value = value(name) else { return nil }
         guard let number = value.doubleValue, number.isFinite, range.contains(number) else {
-            throw error("\"\(name)\" must be a number from \(range.lowerBound) to \(range.upperBound)")
+            throw error(.notANumber(member: name, range: range))
         }
         return number
     }
@@ -76,31 +79,31 @@ public struct CommandMembers: Sendable {
             names = text.split(separator: ",").map { String($0).trimmingSpaces }
         } else if let array = value.arrayValue {
             for (index, element) in array.enumerated() {
-                guard let text = element.stringValue else { throw error("\(name)[\(index)] must be a string") }
+                guard let text = element.stringValue else { throw error(.nameNotAString(member: name, index: index)) }
                 names.append(text.trimmingSpaces)
             }
         } else {
-            throw error("\"\(name)\" must be a comma-separated string or an array of strings")
+            throw error(.notANameList(member: name))
         }
         names.removeAll { $0.isEmpty }
-        guard !names.isEmpty else { throw error("\"\(name)\" names nothing") }
+        guard !names.isEmpty else { throw error(.noNames(member: name)) }
         return names
     }
 
     /// An envelope: `"xmin,ymin,xmax,ymax[,wkid]"` or an Esri envelope object.
     public func envelope(_ name: String) throws(ControlCommandError) -> Envelope? {
         guard let value = value(name) else { return nil }
-        do { return try StreamFilter.parseGeometry(value) } catch { throw self.error("\"\(name)\": \(error.description)") }
+        do throws(FilterError) { return try StreamFilter.parseGeometry(value) } catch { throw self.error(.envelope(member: name, error)) }
     }
 
     /// Track ids: an array of strings or numbers, as the values they are stored under.
     public func trackIDs(_ name: String) throws(ControlCommandError) -> Set<AttributeValue>? {
         guard let value = value(name) else { return nil }
-        guard let array = value.arrayValue else { throw error("\"\(name)\" must be an array") }
+        guard let array = value.arrayValue else { throw error(.notAnArray(member: name)) }
         var ids = Set<AttributeValue>()
         for (index, element) in array.enumerated() {
             guard let trackID = Self.trackIDValue(element) else {
-                throw error("\(name)[\(index)] must be a string or a number, not \(element)")
+                throw error(.notATrackID(member: name, index: index, element))
             }
             ids.insert(trackID)
         }
@@ -118,30 +121,30 @@ public struct CommandMembers: Sendable {
                 case .string(let text): return try Instant.parse(text)
                 case .int(let milliseconds): return try Instant.checked(milliseconds, text: String(milliseconds))
                 case .double(let milliseconds): return try Instant.milliseconds(milliseconds, text: "\(milliseconds)")
-                default: throw InstantError(text: "\(value)", reason: "expected ISO-8601 text, epoch milliseconds or null")
+                default: throw .notAnInstantValue("\(value)")
                 }
             } catch {
-                throw self.error("\(name).\(label): \(error.description)")
+                throw self.error(.timeBound(member: name, bound: label, error))
             }
         }
         let start: Int64?, end: Int64?
         switch value {
         case .object(let object):
             if let unknown = object.keys.first(where: { $0 != "start" && $0 != "end" }) {
-                throw error("\(name): unknown member '\(unknown)' (expected start, end)")
+                throw error(.timeExtentMember(member: name, unknown: unknown))
             }
             start = try bound(object["start"], "start")
             end = try bound(object["end"], "end")
         case .array(let array):
-            guard array.count == 2 else { throw error("\"\(name)\" as an array must be [start, end]") }
+            guard array.count == 2 else { throw error(.timeExtentArray(member: name)) }
             start = try bound(array[0], "start")
             end = try bound(array[1], "end")
         case .string(let text):
-            do { return try TimeExtent.parse(text) } catch { throw self.error("\(name): \(error.description)") }
+            do throws(TimeExtentError) { return try TimeExtent.parse(text) } catch { throw self.error(.timeExtent(member: name, error)) }
         default:
-            throw error("\"\(name)\" must be {\"start\":…,\"end\":…}, [start, end] or \"start,end\"")
+            throw error(.timeExtentShape(member: name))
         }
-        do { return try TimeExtent(start: start, end: end) } catch { throw self.error("\(name): \(error.description)") }
+        do throws(TimeExtentError) { return try TimeExtent(start: start, end: end) } catch { throw self.error(.timeExtent(member: name, error)) }
     }
 
     /// A track id given in JSON, as the attribute value it is stored under

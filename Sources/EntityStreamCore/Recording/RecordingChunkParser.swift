@@ -117,7 +117,7 @@ public struct RecordingChunkParser: Sendable {
         }
         if layout == nil {
             guard let first = carry.firstIndex(where: { !Self.isSpace($0) }) else {
-                if isLast { finished = true; throw RecordingError(line: nil, "the file is empty") }
+                if isLast { finished = true; throw .empty }
                 return
             }
             if carry[first] == UInt8(ascii: "[") {
@@ -132,7 +132,7 @@ public struct RecordingChunkParser: Sendable {
         }
         if isLast {
             finished = true
-            if layout == nil { throw RecordingError(line: nil, "the file is empty") }
+            if layout == nil { throw .empty }
         }
     }
 
@@ -287,7 +287,7 @@ public struct RecordingChunkParser: Sendable {
                 let byte = all[index]
                 if closed {
                     if !Self.isSpace(byte) {
-                        failure = RecordingError(line: line, "the JSON array is invalid: text after its closing ']'")
+                        failure = .textAfterArray(line: line)
                         return
                     }
                 } else if !opened {
@@ -296,7 +296,7 @@ public struct RecordingChunkParser: Sendable {
                         elementStart = index + 1
                         elementLine = line
                     } else if !Self.isSpace(byte) {
-                        failure = RecordingError(line: line, "the JSON array is invalid: expected '['")
+                        failure = .arrayNotOpened(line: line)
                         return
                     }
                 } else if inString {
@@ -312,7 +312,7 @@ public struct RecordingChunkParser: Sendable {
                             emit(index)
                             closed = true
                         } else if depth == 0 {
-                            failure = RecordingError(line: line, "the JSON array is invalid: unbalanced '}'")
+                            failure = .arrayUnbalanced(line: line)
                             return
                         } else {
                             depth -= 1
@@ -333,11 +333,11 @@ public struct RecordingChunkParser: Sendable {
         array.opened = opened
         array.closed = closed
         if opened && !closed {
-            if isLast { throw RecordingError(line: line, "the JSON array is invalid: it is not closed with ']'") }
+            if isLast { throw .arrayNotClosed(line: line) }
             carry.removeFirst(elementStart)
             carryLine = elementLine
             if carry.count > maximumMessageBytes {
-                throw RecordingError(line: carryLine, "an array element longer than \(maximumMessageBytes) bytes")
+                throw .elementTooLong(line: carryLine, limit: maximumMessageBytes)
             }
         } else {
             carry.removeAll(keepingCapacity: true)

@@ -88,7 +88,7 @@ public struct RecordingFile: Sendable {
             }
             return range.isEmpty ? nil : (line.number, range)
         }
-        guard let first = lines.first else { throw RecordingError(line: nil, "the file is empty") }
+        guard let first = lines.first else { throw .empty }
 
         if bytes[first.range.lowerBound] == UInt8(ascii: "["),
            lines.count == 1 || (try? JSONParser.validate(Array(bytes[first.range]))) == nil {
@@ -97,7 +97,7 @@ public struct RecordingFile: Sendable {
                 Result { () throws(JSONError) in try JSONParser.elementRanges(ofArray: UnsafeRawBufferPointer(rebasing: all[bomLength...])) }
             }
             do { ranges = try parsed.get().map { ($0.lowerBound + bomLength)..<($0.upperBound + bomLength) } } catch {
-                throw RecordingError(line: Self.lineNumber(of: error.offset + bomLength, in: bytes), "the JSON array is invalid: \(error)")
+                throw .arrayJSON(line: Self.lineNumber(of: error.offset + bomLength, in: bytes), error)
             }
             var line = 1
             var scanned = 0

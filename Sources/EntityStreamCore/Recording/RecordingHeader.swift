@@ -21,19 +21,19 @@ public struct RecordingHeader: Sendable, Hashable {
     package init?(line: [UInt8], lineNumber: Int) throws(RecordingError) {
         guard line.starts(with: Array("{\"recording\":".utf8)) else { return nil }
         let value: JSONValue
-        do { value = try JSONParser.parse(line) } catch { throw RecordingError(line: lineNumber, "invalid recording header: \(error)") }
+        do throws(JSONError) { value = try JSONParser.parse(line) } catch { throw .headerJSON(line: lineNumber, error) }
         guard value["recording"]?.stringValue == Self.formatName else { return nil }
         guard let version = value["version"]?.intValue, version == Self.version else {
-            throw RecordingError(line: lineNumber, "unsupported recording version \(value["version"]?.description ?? "(none)") (this program reads version \(Self.version))")
+            throw .unsupportedVersion(line: lineNumber, found: value["version"], supported: Self.version)
         }
         guard let description = value["description"], description.objectValue != nil else {
-            throw RecordingError(line: lineNumber, "the recording header has no service description")
+            throw .headerWithoutDescription(line: lineNumber)
         }
         guard let service = value["service"]?.stringValue else {
-            throw RecordingError(line: lineNumber, "the recording header has no \"service\" (the URL that was recorded)")
+            throw .headerWithoutService(line: lineNumber)
         }
         guard let startedAt = value["startedAt"]?.intValue else {
-            throw RecordingError(line: lineNumber, "the recording header has no \"startedAt\" (epoch milliseconds)")
+            throw .headerWithoutStartedAt(line: lineNumber)
         }
         self.service = service
         self.startedAt = startedAt

@@ -36,20 +36,20 @@ public struct LocalFilter: Sendable {
         assumedReference = spatialReference
         let source = SpatialReference(code: spatialReference)
         if let outSR = SpatialReference(code: filter.outSpatialReference) {
-            do {
+            do throws(ProjectionError) {
                 if let source { try CoordinateOperations.check(from: source, to: outSR) } else { try outSR.validate() }
             } catch {
-                throw .filter(FilterError("outSR: \(error)"))
+                throw .filter(.outSpatialReferenceUnusable(error))
             }
             outputReference = outSR == source ? nil : outSR
         } else {
             outputReference = nil
         }
         if let envelopeReference = SpatialReference(code: filter.geometry?.wkid) {
-            do {
+            do throws(ProjectionError) {
                 if let source { try CoordinateOperations.check(from: source, to: envelopeReference) } else { try envelopeReference.validate() }
             } catch {
-                throw .filter(FilterError("geometry: \(error)"))
+                throw .filter(.geometrySpatialReferenceUnusable(error))
             }
         }
         if let text = filter.effectiveWhereClause {
@@ -65,7 +65,7 @@ public struct LocalFilter: Sendable {
         var kept = Set<Int>()
         for name in outFields {
             guard let index = schema.index(ofField: name) else {
-                throw .filter(FilterError("unknown field '\(name)' in outFields (fields: \(schema.fields.map(\.name).joined(separator: ", ")))"))
+                throw .filter(.unknownOutField(name, fields: schema.fields.map(\.name)))
             }
             kept.insert(index)
         }

@@ -107,47 +107,47 @@ public struct StreamFilter: Sendable, Hashable {
         let trimmed = text.trimmingSpaces
         if trimmed.hasPrefix("{") {
             let value: JSONValue
-            do { value = try JSONParser.parse(trimmed) } catch { throw FilterError("geometry: \(error)") }
+            do throws(JSONError) { value = try JSONParser.parse(trimmed) } catch { throw .geometryJSON(error) }
             return try parseEnvelope(json: value)
         }
         let parts = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
         guard parts.count == 4 || parts.count == 5 else {
-            throw FilterError("geometry '\(text)': expected xmin,ymin,xmax,ymax[,wkid]")
+            throw .envelopePartCount(text)
         }
         var numbers: [Double] = []
         for (index, part) in parts.prefix(4).enumerated() {
             guard let number = Double(part), number.isFinite else {
-                throw FilterError("geometry '\(text)': \(["xmin", "ymin", "xmax", "ymax"][index]) '\(part)' is not a number")
+                throw .envelopeNotANumber(text, coordinate: ["xmin", "ymin", "xmax", "ymax"][index], part: part)
             }
             numbers.append(number)
         }
         var wkid: Int?
         if parts.count == 5 {
-            do { wkid = try SpatialReference.parse(parts[4]).code } catch { throw FilterError("geometry '\(text)': \(error)") }
+            do throws(ProjectionError) { wkid = try SpatialReference.parse(parts[4]).code } catch { throw .envelopeSpatialReference(text, error) }
         }
         return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid), text: text)
     }
 
     /// Parses an Esri envelope object (`xmin`… and optional `spatialReference`).
     public static func parseEnvelope(json value: JSONValue) throws(FilterError) -> Envelope {
-        guard let object = value.objectValue else { throw FilterError("geometry must be an envelope object or xmin,ymin,xmax,ymax") }
+        guard let object = value.objectValue else { throw .notAnEnvelope }
         var numbers: [Double] = []
         for name in ["xmin", "ymin", "xmax", "ymax"] {
             guard let number = object[name]?.doubleValue, number.isFinite else {
-                throw FilterError("geometry: '\(name)' is missing or not a number")
+                throw .envelopeMember(name)
             }
             numbers.append(number)
         }
         var wkid: Int?
         if let reference = object["spatialReference"] {
-            do { wkid = try SpatialReference.parse(json: reference)?.code } catch { throw FilterError("geometry: spatialReference: \(error)") }
+            do throws(ProjectionError) { wkid = try SpatialReference.parse(json: reference)?.code } catch { throw .envelopeObjectSpatialReference(error) }
         }
         return try validated(Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3], wkid: wkid), text: "envelope")
     }
 
     private static func validated(_ envelope: Envelope, text: String) throws(FilterError) -> Envelope {
         guard envelope.xmin < envelope.xmax, envelope.ymin < envelope.ymax else {
-            throw FilterError("geometry '\(text)': the envelope has no area (need xmin < xmax and ymin < ymax)")
+            throw .envelopeWithoutArea(text)
         }
         return envelope
     }
@@ -172,14 +172,14 @@ public struct StreamFilter: Sendable, Hashable {
     /// object, or `xmin,ymin,xmax,ymax`), `outFields` (comma list or array).
     public static func parse(json value: JSONValue) throws(FilterError) -> StreamFilter {
         if value.isNull { return StreamFilter() }
-        guard let object = value.objectValue else { throw FilterError("filter must be an object or null") }
+        guard let object = value.objectValue else { throw .notAnObject }
         var filter = StreamFilter()
         var inputReference: Int?
         for member in object {
             switch member.key {
             case "where":
                 if member.value.isNull { continue }
-                guard let text = member.value.stringValue else { throw FilterError("filter 'where' must be a string") }
+                guard let text = member.value.stringValue else { throw .whereNotAString }
                 filter.whereClause = text
             case "geometry":
                 if member.value.isNull { continue }
@@ -191,37 +191,37 @@ public struct StreamFilter: Sendable, Hashable {
                 } else if let array = member.value.arrayValue {
                     var names: [String] = []
                     for element in array {
-                        guard let name = element.stringValue else { throw FilterError("filter 'outFields' must list field names, not \(element)") }
+                        guard let name = element.stringValue else { throw .outFieldsElement(element) }
                         names.append(name)
                     }
                     filter.outFields = parseOutFields(names)
                 } else {
-                    throw FilterError("filter 'outFields' must be a comma-separated string or an array")
+                    throw .outFieldsNotAList
                 }
             case "outSR":
-                do { filter.outSpatialReference = try SpatialReference.parse(json: member.value)?.code } catch {
-                    throw FilterError("filter 'outSR': \(error)")
+                do throws(ProjectionError) { filter.outSpatialReference = try SpatialReference.parse(json: member.value)?.code } catch {
+                    throw .outSpatialReference(error)
                 }
             case "spatialRel":
                 // Only "intersects" can be evaluated; anything else would be silently widened.
                 guard member.value.isNull || member.value.stringValue == "esriSpatialRelIntersects" else {
-                    throw FilterError("filter 'spatialRel' \(member.value) is not supported (only esriSpatialRelIntersects)")
+                    throw .unsupportedSpatialRelationship(member.value)
                 }
             case "geometryType":
                 guard member.value.isNull || member.value.stringValue == "esriGeometryEnvelope" else {
-                    throw FilterError("filter 'geometryType' \(member.value) is not supported (only esriGeometryEnvelope)")
+                    throw .unsupportedGeometryType(member.value)
                 }
             case "inSR":
-                do { inputReference = try SpatialReference.parse(json: member.value)?.code } catch {
-                    throw FilterError("filter 'inSR': \(error)")
+                do throws(ProjectionError) { inputReference = try SpatialReference.parse(json: member.value)?.code } catch {
+                    throw .inSpatialReference(error)
                 }
             default:
-                throw FilterError("unknown filter member '\(member.key)' (expected where, geometry, outFields, outSR, inSR, spatialRel, geometryType)")
+                throw .unknownMember(member.key)
             }
         }
         if let inputReference, filter.geometry != nil {
             if let wkid = filter.geometry?.wkid, wkid != inputReference {
-                throw FilterError("filter 'inSR' \(SpatialReference(code: inputReference).map(String.init(describing:)) ?? "?") contradicts the geometry's spatial reference \(SpatialReference(code: wkid).map(String.init(describing:)) ?? "?")")
+                throw .inSpatialReferenceContradicts(inSR: inputReference, geometry: wkid)
             }
             filter.geometry?.wkid = inputReference
         }

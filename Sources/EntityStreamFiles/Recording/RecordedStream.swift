@@ -37,7 +37,7 @@ public struct RecordedStream: Sendable {
     /// needs one to form entities; a simulator can serve without).
     public init(bytes: [UInt8], trackIDField: String?, trackFieldRequired: Bool) throws(RecordingError) {
         let file = try RecordingFile(bytes: bytes)
-        guard !file.entries.isEmpty else { throw RecordingError(line: nil, "holds no messages") }
+        guard !file.entries.isEmpty else { throw .noMessages }
         self.file = file
         let learned = try Self.learn(header: file.header, sample: Array(file.entries.lazy.filter { $0.problem == nil }.prefix(Self.learningSample).map(\.message)),
                                      trackIDField: trackIDField, trackFieldRequired: trackFieldRequired)
@@ -53,14 +53,14 @@ public struct RecordedStream: Sendable {
                              trackFieldRequired: Bool) throws(RecordingError) -> (description: ServiceDescription?, schema: Schema, spatialReference: Int?) {
         if let header, let object = header.description.objectValue {
             let description: ServiceDescription
-            do { description = try ServiceDescription(object: object) } catch {
-                throw RecordingError(line: 1, "the recorded service description is unusable: \(error)")
+            do throws(ServiceDescriptionError) { description = try ServiceDescription(object: object) } catch {
+                throw .unusableDescription(error)
             }
             let schema: Schema
             do {
                 schema = try description.schema(trackIDFieldOverride: trackIDField)
             } catch {
-                guard case .noTrackIDField = error, !trackFieldRequired else { throw RecordingError(line: 1, error.description) }
+                guard case .noTrackIDField = error, !trackFieldRequired else { throw .descriptionSchema(error) }
                 schema = Schema(fields: description.fields, startTimeField: description.startTimeField, endTimeField: description.endTimeField)
             }
             return (description, schema, description.spatialReference)
@@ -79,17 +79,17 @@ public struct RecordedStream: Sendable {
             }
         }
         guard features > 0 else {
-            throw RecordingError(line: nil, "holds no Esri feature JSON in its first \(sample.count) messages (a CSV needs --columns track=…,time=…,x=…,y=…)")
+            throw .noFeatures(sampled: sample.count)
         }
         var schema = decoder.schema
-        let seen = schema.fields.map(\.name).joined(separator: ", ")
+        let seen = schema.fields.map(\.name)
         if let trackIDField {
             guard let index = schema.index(ofField: trackIDField) else {
-                throw RecordingError(line: nil, "--track-field '\(trackIDField)' is not one of its fields (\(seen))")
+                throw .unknownTrackField(trackIDField, fields: seen)
             }
             schema.trackIDIndex = index
         } else if trackFieldRequired {
-            throw RecordingError(line: nil, "has plain features without a service description; name the track-id field with --track-field (fields: \(seen))")
+            throw .noTrackField(fields: seen)
         }
         return (nil, schema, wkid)
     }
@@ -139,7 +139,7 @@ public struct RecordingSummary: Sendable {
         let reader = try RecordingFileReader(path: path)
         var batch = RecordingChunkParser.Batch()
         try reader.read(into: &batch, minimum: RecordedStream.learningSample)
-        guard !batch.isEmpty, let layout = reader.layout else { throw RecordingError(line: nil, "holds no messages") }
+        guard !batch.isEmpty, let layout = reader.layout else { throw .noMessages }
         let sample = (0..<min(batch.count, RecordedStream.learningSample)).filter { batch.problems[$0] == nil }
             .map { Array(batch.bytes[batch.range($0)]) }
         let learned = try RecordedStream.learn(header: reader.header, sample: sample, trackIDField: trackIDField,

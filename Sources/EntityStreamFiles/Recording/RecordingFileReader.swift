@@ -24,11 +24,11 @@ public final class RecordingFileReader {
     public init(path: String, chunkSize: Int = 256 << 10) throws(RecordingError) {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw RecordingError(line: nil, "cannot read '\(path)': \(String(cString: strerror(errno)))", kind: .unreadable) }
+        guard descriptor >= 0 else { throw .unreadable(path: path, errno: errno) }
         var status = stat()
         if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
             close(descriptor)
-            throw RecordingError(line: nil, "cannot read '\(path)': it is a directory", kind: .unreadable)
+            throw .isDirectory(path: path)
         }
         parser = RecordingChunkParser()
         chunk = [UInt8](repeating: 0, count: max(chunkSize, 4096))
@@ -55,7 +55,7 @@ public final class RecordingFileReader {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw RecordingError(line: nil, "cannot read '\(path)': \(String(cString: strerror(errno)))", kind: .unreadable)
+                throw .unreadable(path: path, errno: errno)
             }
             atEnd = count == 0
             let isLast = atEnd
@@ -72,7 +72,7 @@ public final class RecordingFileReader {
     /// Starts again from the first byte.
     public func rewind() throws(RecordingError) {
         guard lseek(descriptor, 0, SEEK_SET) == 0 else {
-            throw RecordingError(line: nil, "cannot read '\(path)' again: \(String(cString: strerror(errno)))", kind: .unreadable)
+            throw .unreadableAgain(path: path, errno: errno)
         }
         parser = RecordingChunkParser(maximumMessageBytes: parser.maximumMessageBytes)
         atEnd = false

@@ -32,7 +32,8 @@ public protocol FeatureRowSink: Sendable {
 /// Memory: about `(2 × workers + 2)` chunks of text plus, per worker, one
 /// chunk's table, whatever the file's size. Blocking reads and parsing run
 /// on threads of their own, never on the cooperative pool. One scan at a
-/// time per instance.
+/// time per instance. Every scan reads the file up to ``fileSize`` (its
+/// size when opened), so a file that grows gives the same rows each time.
 public final class CSVFileScan: @unchecked Sendable {
     /// What a scan ended with.
     public enum Outcome: Sendable, Equatable {
@@ -154,13 +155,43 @@ public final class CSVFileScan: @unchecked Sendable {
                                         workers: Int = 2,
                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                         consume: (Partial) async throws -> Void) async throws -> Outcome {
+        try await scan(neededFields: neededFields, filter: filter, readsGeometry: readsGeometry, workers: workers, settlingEveryColumn: false,
+                       process: process, consume: consume)
+    }
+
+    /// Reads the whole file as ``scan(neededFields:filter:readsGeometry:workers:process:consume:)``
+    /// does (no filter, the point read) and, in the same pass, observes
+    /// every column as ``verifyLayout(neededFields:workers:)`` with no
+    /// `neededFields` does, then settles the layout of every column: later
+    /// scans never answer ``Outcome/layoutChanged``. One read of the file
+    /// where a layout pass and a scan take two. Answers
+    /// ``Outcome/layoutChanged`` when the columns this scan converted had
+    /// another layout than the one it used (discard what it gave and scan
+    /// again: the layout is settled by then).
+    public func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int = 2,
+                                                      process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                                      consume: (Partial) async throws -> Void) async throws -> Outcome {
+        try await scan(neededFields: neededFields, filter: nil, readsGeometry: true, workers: workers, settlingEveryColumn: true,
+                       process: process, consume: consume)
+    }
+
+    private func scan<Partial: Sendable>(neededFields: Set<Int>?, filter: FeatureRowFilter?, readsGeometry: Bool, workers: Int,
+                                         settlingEveryColumn: Bool,
+                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                         consume: (Partial) async throws -> Void) async throws -> Outcome {
         let numbersObjectIDs = layout.plan.assignsObjectIDs
         // A filter that tests assigned object ids runs once they are numbered, on the chunk's table.
         let late = numbersObjectIDs && filter?.fieldIndices.contains(layout.plan.objectIDFieldIndex) == true ? filter : nil
-        let setup = try prepare(neededFields: late == nil ? neededFields : neededFields?.union(late!.fieldIndices),
-                                filter: late == nil ? filter : nil, readsGeometry: readsGeometry || late?.readsGeometry == true)
+        var prepared = try prepare(neededFields: late == nil ? neededFields : neededFields?.union(late!.fieldIndices),
+                                   filter: late == nil ? filter : nil, readsGeometry: readsGeometry || late?.readsGeometry == true)
+        if settlingEveryColumn && !sampledWholeFile && !Set(names.indices).isSubset(of: verifiedColumns) {
+            prepared.collect = true
+            prepared.settled = settledColumns(nil)
+            prepared.settlesEveryColumn = true
+        }
+        let setup = prepared
         let layout = self.layout, path = self.path
-        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             try chunk.bytes.withUnsafeBufferPointer { bytes throws -> ChunkOutcome<Partial> in
                 var parsed: CSVChunkParser.Parsed
@@ -208,7 +239,7 @@ public final class CSVFileScan: @unchecked Sendable {
         }
         let setup = try prepare(neededFields: neededFields, filter: filter, readsGeometry: false)
         let layout = self.layout
-        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Sink>>(reader: reader, workers: workers) { chunk, context in
             chunk.bytes.withUnsafeBufferPointer { bytes -> ChunkOutcome<Sink> in
                 var sink = makeSink()
@@ -234,6 +265,8 @@ public final class CSVFileScan: @unchecked Sendable {
         var read: Set<Int>
         /// Whether the scan gathers evidence (the layout of `read` is not yet certain).
         var collect: Bool
+        /// Whether the evidence covers every column, whose layout the scan then settles.
+        var settlesEveryColumn = false
         var settled: [Bool]
         var empty: FeatureTableBuilder
     }
@@ -259,7 +292,7 @@ public final class CSVFileScan: @unchecked Sendable {
         var evidence = sampleEvidence
         let rows = try await deliver(chunks, evidence: &evidence, to: consume)
         guard setup.collect else { return .finished(rows: rows) }
-        return try settle(evidence, read: setup.read) ? .finished(rows: rows) : .layoutChanged
+        return try settle(evidence, read: setup.read, everyColumn: setup.settlesEveryColumn) ? .finished(rows: rows) : .layoutChanged
     }
 
     /// Reads the whole file once, checking every record's shape and
@@ -277,7 +310,7 @@ public final class CSVFileScan: @unchecked Sendable {
         let columns = names.count
         let settled = settledColumns(needed)
         let epochColumns = CSVLayout.epochColumns(names, mapping: options.mapping)
-        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize)
+        let reader = try FileChunkReader(path: path, splitter: CSVRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Void>>(reader: reader, workers: workers) { chunk, context in
             chunk.bytes.withUnsafeBufferPointer { bytes -> ChunkOutcome<Void> in
                 do throws(CSVError) {
@@ -360,11 +393,14 @@ public final class CSVFileScan: @unchecked Sendable {
     }
 
     /// Adopts the layout `evidence` calls for; false when it differs from
-    /// the current one in the `read` columns (types, epoch units).
-    private func settle(_ evidence: CSVEvidence, read: Set<Int>) throws(FeatureLoadError) -> Bool {
+    /// the current one in the `read` columns (types, epoch units). With
+    /// `everyColumn` (evidence of every column, from the whole file), the
+    /// layout is settled: adopted whole and never observed again.
+    private func settle(_ evidence: CSVEvidence, read: Set<Int>, everyColumn: Bool = false) throws(FeatureLoadError) -> Bool {
         let final = try CSVLayout(names: names, headerLine: headerLine, evidence: evidence, mapping: options.mapping, file: path)
         let same = read.allSatisfy { layout.key.types[$0] == final.key.types[$0] } && layout.key.units == final.key.units
-        if !same { layout = final }
+        if !same || everyColumn { layout = final }
+        if everyColumn { verifiedColumns = Set(names.indices) }
         return same
     }
 }

@@ -32,6 +32,11 @@ public struct SpillWriter {
     }
 
     mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    /// Writes `value` over the 8 bytes at `offset` (written before by ``int(_:)``).
+    mutating func overwriteInt(at offset: Int, with value: Int64) {
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: Int64.self) }
+    }
 }
 
 /// Reads what a ``SpillWriter`` wrote, in the same order; a read past the
@@ -109,36 +114,52 @@ public enum ExternalSortError: Error, Equatable, CustomStringConvertible {
 /// The temporary files are unlinked as soon as they are made, so they are
 /// gone whatever happens (an error, a cancelled task, a killed process);
 /// their descriptors are closed when ``finish(batchSize:_:)`` returns or
-/// throws, or the sorter is released. Runs beyond ``maximumFanIn`` are
-/// merged into one as they come, so the descriptors held stay bounded.
-/// Blocking file I/O runs on the calling thread: reads and writes go to
-/// the page cache in 256 KiB blocks.
+/// throws, or the sorter is released.
+///
+/// Runs are merged as a tree of fan-in ``fanIn``: a run written from memory
+/// is of level 0, and whenever `fanIn` runs of one level exist they are
+/// merged into one run of the next level. So each element is written once
+/// per level, about `1 + log_fanIn(runs)` times in all (O(n log_k runs)),
+/// and at most `fanIn - 1` runs of each level stay open. ``finish(batchSize:_:)``
+/// first merges the shortest runs until at most `fanIn` sources remain
+/// (memory counted), then merges those as it delivers. Blocking file I/O
+/// runs on the calling thread: reads and writes go to the page cache in
+/// 256 KiB blocks.
 public final class ExternalSorter<Element: Spillable> {
-    /// The most runs merged at once (and descriptors held).
+    /// The default fan-in: the most runs merged at once.
     public static var maximumFanIn: Int { 64 }
     static var blockSize: Int { 256 << 10 }
 
     public let runBytes: Int
     public let limit: Int?
     public let directory: String
+    /// The most runs merged at once (at least 2).
+    public let fanIn: Int
     private let precedes: (Element, Element) -> Bool
     private var buffer: [Entry] = []
     private var bufferBytes = 0
     private var sequence: Int64 = 0
     private var runs: [Run] = []
+    /// The bytes of the run being written, reused from run to run.
+    private var writer = SpillWriter()
     /// How many runs were written to temporary files (merged runs included).
     public private(set) var runsWritten = 0
+    /// How many records were written to temporary files, merges included:
+    /// what the merge tree bounds (about elements × (1 + levels)).
+    public private(set) var recordsWritten = 0
 
     /// - Parameters:
     ///   - runBytes: the bytes of elements (``Spillable/residentBytes``) held before a run is written.
     ///   - limit: only the first `limit` elements are wanted (nil: all).
     ///   - directory: where the temporary files are made.
+    ///   - fanIn: the most runs merged at once (at least 2).
     ///   - precedes: a strict weak order.
     public init(runBytes: Int, limit: Int? = nil, directory: String = ExternalSorterDefaults.temporaryDirectory,
-                precedes: @escaping (Element, Element) -> Bool) {
+                fanIn: Int = ExternalSorter.maximumFanIn, precedes: @escaping (Element, Element) -> Bool) {
         self.runBytes = max(1, runBytes)
         self.limit = limit.map { max(0, $0) }
         self.directory = directory
+        self.fanIn = max(2, fanIn)
         self.precedes = precedes
     }
 
@@ -171,6 +192,12 @@ public final class ExternalSorter<Element: Spillable> {
         }
         sortBuffer()
         if let limit, buffer.count > limit { buffer.removeLast(buffer.count - limit) }
+        // At most `fanIn` sources in the last merge, the memory among them.
+        let sources = { self.runs.count + (self.buffer.isEmpty ? 0 : 1) }
+        while sources() > fanIn {
+            let shortest = runs.indices.sorted { runs[$0].length < runs[$1].length }
+            try merge(Array(shortest.prefix(min(fanIn, sources() - fanIn + 1))), level: Int.max)
+        }
         var batch: [Element] = []
         batch.reserveCapacity(batchSize)
         var merge = try Merge(runs: runs, memory: buffer, precedes: precedes)
@@ -199,6 +226,8 @@ public final class ExternalSorter<Element: Spillable> {
     struct Run {
         var descriptor: Int32
         var length: Int
+        /// 0 for a run written from memory; one more than its sources' for a merged one.
+        var level = 0
     }
 
     private func ordered(_ a: Entry, _ b: Entry) -> Bool {
@@ -222,58 +251,68 @@ public final class ExternalSorter<Element: Spillable> {
     private func spill() throws(ExternalSortError) {
         sortBuffer()
         if let limit, buffer.count > limit { buffer.removeLast(buffer.count - limit) }
-        let entries = buffer
-        buffer = []
-        bufferBytes = 0
         var index = 0
-        let run = try writeRun { () throws(ExternalSortError) -> Entry? in
-            guard index < entries.count else { return nil }
+        let run = try writeRun(level: 0) { () throws(ExternalSortError) -> Entry? in
+            guard index < buffer.count else { return nil }
             defer { index += 1 }
-            return entries[index]
+            return buffer[index]
         }
+        buffer.removeAll(keepingCapacity: true)
+        bufferBytes = 0
         runs.append(run)
-        if runs.count >= Self.maximumFanIn {
-            var merge = try Merge(runs: runs, memory: [], precedes: precedes)
-            var written = 0
-            let merged = try writeRun { () throws(ExternalSortError) -> Entry? in
-                if let limit, written >= limit { return nil }
-                written += 1
-                return try merge.next()
-            }
-            for old in runs { close(old.descriptor) }
-            runs = [merged]
+        // A full level merges into one run of the next, which may fill that one.
+        var level = 0
+        while true {
+            let full = runs.indices.filter { runs[$0].level == level }
+            guard full.count >= fanIn else { return }
+            try merge(full, level: level + 1)
+            level += 1
         }
     }
 
-    /// Writes the entries `next` gives, in order, to a new run file.
-    private func writeRun(_ next: () throws(ExternalSortError) -> Entry?) throws(ExternalSortError) -> Run {
+    /// Merges the runs at `indices` into one run of `level` (the first
+    /// `limit` entries only), which replaces them.
+    private func merge(_ indices: [Int], level: Int) throws(ExternalSortError) {
+        let sources = indices.map { runs[$0] }
+        var merge = try Merge(runs: sources, memory: [], precedes: precedes)
+        var written = 0
+        let merged = try writeRun(level: level) { () throws(ExternalSortError) -> Entry? in
+            if let limit, written >= limit { return nil }
+            written += 1
+            return try merge.next()
+        }
+        for source in sources { close(source.descriptor) }
+        let taken = Set(indices)
+        runs = runs.indices.filter { !taken.contains($0) }.map { runs[$0] }
+        runs.append(merged)
+    }
+
+    /// Writes the entries `next` gives, in order, to a new run file of `level`:
+    /// each record is its length, its sequence and its element, gathered in
+    /// one reused buffer and written a block at a time.
+    private func writeRun(level: Int, _ next: () throws(ExternalSortError) -> Entry?) throws(ExternalSortError) -> Run {
         let descriptor = try Self.temporaryFile(in: directory)
-        var writer = SpillWriter()
+        let output = FileDescriptorOutput(fileDescriptor: descriptor)
         var length = 0
+        var records = 0
+        writer.removeAll()
         func flush() throws(ExternalSortError) {
-            var done = 0
-            while done < writer.bytes.count {
-                let count = writer.bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw .write(errno: errno)
-                }
-                done += count
+            do throws(FileDescriptorOutput.Failure) {
+                try output.write(writer.bytes)
+            } catch {
+                throw .write(errno: error.errorNumber)
             }
             length += writer.bytes.count
             writer.removeAll()
         }
         do {
             while let entry = try next() {
-                // Length (filled in below), sequence, element.
                 let start = writer.bytes.count
-                writer.int(0)
+                writer.int(0)   // the length, filled in below
                 writer.int(entry.sequence)
                 entry.element.spill(into: &writer)
-                let recordLength = Int64(writer.bytes.count - start - 8)
-                var lengthWriter = SpillWriter()
-                lengthWriter.int(recordLength)
-                writer.overwrite(at: start, with: lengthWriter.bytes)
+                writer.overwriteInt(at: start, with: Int64(writer.bytes.count - start - 8))
+                records += 1
                 if writer.bytes.count >= Self.blockSize { try flush() }
             }
             try flush()
@@ -282,7 +321,8 @@ public final class ExternalSorter<Element: Spillable> {
             throw error
         }
         runsWritten += 1
-        return Run(descriptor: descriptor, length: length)
+        recordsWritten += records
+        return Run(descriptor: descriptor, length: length, level: level)
     }
 
     /// A new file in `directory`, open for reading and writing, already unlinked.
@@ -436,11 +476,5 @@ public enum ExternalSorterDefaults {
     public static var temporaryDirectory: String {
         if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
         return "/tmp"
-    }
-}
-
-extension SpillWriter {
-    fileprivate mutating func overwrite(at start: Int, with replacement: [UInt8]) {
-        bytes.replaceSubrange(start..<start + replacement.count, with: replacement)
     }
 }

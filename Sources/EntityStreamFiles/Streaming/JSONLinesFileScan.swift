@@ -30,6 +30,14 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     func aggregate<Sink: FeatureRowSink>(neededFields: Set<Int>, filter: FeatureRowFilter, workers: Int,
                                          makeSink: @escaping @Sendable () -> Sink,
                                          consume: (Sink) async throws -> Void) async throws -> CSVFileScan.Outcome
+    /// Reads the whole file as `scan` does (no filter, the point read) and
+    /// settles the layout of every column in the same pass, as
+    /// ``verifyLayout(neededFields:workers:)`` with no `neededFields` would
+    /// before it (see ``CSVFileScan/scanSettlingLayout(neededFields:workers:process:consume:)``):
+    /// ``CSVFileScan/Outcome/layoutChanged`` when what it gave must be discarded and scanned again.
+    func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+                                               process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                               consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome
     /// A table of no rows with the scan's layout: what a caller compiles its filters against.
     func emptyTable() throws(FeatureLoadError) -> FeatureTable
     /// Settles the layout of the columns a later scan with `neededFields`
@@ -52,6 +60,12 @@ extension FeatureFileScan {
 
     public func verifyLayout(neededFields: Set<Int>? = nil) async throws {
         try await verifyLayout(neededFields: neededFields, workers: 2)
+    }
+
+    public func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?,
+                                                      process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                                      consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await scanSettlingLayout(neededFields: neededFields, workers: 2, process: process, consume: consume)
     }
 }
 
@@ -127,7 +141,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     private let kind: Kind
     private let layout: Layout
     private let tableName: String
-    /// The rows the file holds.
+    /// The rows the file held when opened (the layout pass's count).
     public let rows: Int
 
     /// The largest prefix looked at to tell the format.
@@ -288,7 +302,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         let always = Set([objectIDField] + timeFieldIndices).union(filter?.fieldIndices ?? [])
         let converted = neededFields.map { needed in schema.fields.indices.map { needed.contains($0) || always.contains($0) } }
         let selection = converted == nil && early == nil ? nil : LoadedRowSelection(converts: converted, filter: early)
-        let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize)
+        // Up to the size the layout pass read: lines added since would have no layout, and each scan gives the same rows.
+        let reader = try FileChunkReader(path: path, splitter: LineRecordSplitter(), chunkSize: chunkSize, end: fileSize)
         let chunks = ChunkScan<ChunkOutcome<Partial>>(reader: reader, workers: workers) { chunk, context in
             let lines = Self.lineCount(chunk.bytes)
             var builder: FeatureTableBuilder
@@ -325,8 +340,8 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
             }
             return .parsed(try process(table), lines: lines, rows: records)
         }
-        _ = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
-        return .finished(rows: self.rows)
+        let delivered = try await Self.deliver(chunks, path: path, position: position) { partial, _ in try await consume(partial) }
+        return .finished(rows: delivered)
     }
 
     /// Reads the whole file like ``scan(neededFields:filter:readsGeometry:workers:process:consume:)``
@@ -371,14 +386,22 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// Nothing to settle: ``open(path:options:chunkSize:workers:)`` read every record's types.
     public func verifyLayout(neededFields: Set<Int>?, workers: Int) async throws {}
 
+    /// A scan (the layout is settled already: never ``CSVFileScan/Outcome/layoutChanged``).
+    public func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+                                                      process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                                      consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        try await scan(neededFields: neededFields, filter: nil, readsGeometry: true, workers: workers, process: process, consume: consume)
+    }
+
     /// Takes the chunks' outcomes in file order, handing each result to
     /// `consume` with the lines before its chunk; the first bad record
-    /// throws with its line in the file. Returns the lines read.
+    /// throws with its line in the file. Returns the rows delivered.
     private static func deliver<Partial: Sendable>(_ chunks: ChunkScan<ChunkOutcome<Partial>>, path: String, position: ScanPosition? = nil,
                                                    to consume: (Partial, Int) async throws -> Void) async throws -> Int {
         defer { chunks.stop() }
         position?.reset()
         var lines = 0
+        var delivered = 0
         while let delivery = try await chunks.next() {
             switch delivery.partial {
             case .failed(var error):
@@ -388,9 +411,10 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 position?.delivered(through: delivery.offset + delivery.byteCount, rows: rows)
                 try await consume(partial, lines)
                 lines += chunkLines
+                delivered += rows
             }
         }
-        return lines
+        return delivered
     }
 
     /// The records of one chunk with their lines in it (1-based).

@@ -11,8 +11,13 @@ import EntityStreamModel
 public final class ScanPosition: Sendable {
     private let bytes = Atomic<Int>(0)
     private let rows = Atomic<Int>(0)
+    private let passes = Atomic<Int>(0)
 
     public init() {}
+
+    /// How many reads of the whole file have started (each scan, and a
+    /// CSV's layout pass).
+    public var passesStarted: Int { passes.load(ordering: .relaxed) }
 
     /// The file offset just past the last chunk delivered.
     public var bytesDelivered: Int { bytes.load(ordering: .relaxed) }
@@ -20,6 +25,7 @@ public final class ScanPosition: Sendable {
     public var rowsDelivered: Int { rows.load(ordering: .relaxed) }
 
     func reset() {
+        passes.wrappingAdd(1, ordering: .relaxed)
         bytes.store(0, ordering: .relaxed)
         rows.store(0, ordering: .relaxed)
     }

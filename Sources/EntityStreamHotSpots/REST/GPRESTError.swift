@@ -13,7 +13,7 @@ public enum GPRESTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A `jobStatus` that is not one of ArcGIS's.
     case unknownStatus(String)
     /// The server answered with `{"error": …}`.
-    case service(GPServiceError)
+    case service(ArcGISError)
     /// A value the request builder cannot express (why).
     case invalidRequest(String)
 
@@ -23,7 +23,8 @@ public enum GPRESTError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingMember(let member, let object): return "\(object) has no '\(member)'"
         case .wrongType(let member, let expected, let object): return "'\(member)' in \(object) must be \(expected)"
         case .unknownStatus(let status): return "unknown job status '\(status.prefix(60))'"
-        case .service(let error): return error.description
+        case .service(let error):
+            return "the server answered error \(error.code ?? 0): \(error.message)" + (error.details.isEmpty ? "" : " (\(error.details.joined(separator: "; ")))")
         case .invalidRequest(let reason): return reason
         }
     }
@@ -38,7 +39,7 @@ struct GPJSONReader {
     /// The object in `value`, or the service error it carries, or a type error.
     init(_ value: JSONValue, name: String) throws(GPRESTError) {
         guard let object = value.objectValue else { throw .wrongType("(top level)", expected: "an object", in: name) }
-        if let error = object["error"], let parsed = try? GPServiceError(json: error) { throw .service(parsed) }
+        if let error = ArcGISError(json: value) { throw .service(error) }
         self.object = object
         self.name = name
     }

@@ -66,7 +66,7 @@ extension EsriFeatureDecoder {
         case ASCII.quote:
             let valueStart = scanner.position
             let token = try scanner.scanString()
-            if scanner.withDecodedBytes(token, { EsriKeyBytes.equals($0, "NaN") }) { return .empty }
+            if scanner.withDecodedBytes(token, { LiteralBytes.equals($0, "NaN") }) { return .empty }
             throw scanner.error("a coordinate must be a number, null or \"NaN\"", at: valueStart)
         default:
             throw scanner.mismatch("a coordinate must be a number, null or \"NaN\"", found: next)

@@ -1,25 +1,13 @@
-/// Byte comparison of decoded key bytes against ASCII literals.
-enum EsriKeyBytes {
-    @inline(__always)
-    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        return literal.withUTF8Buffer { expected in
-            for i in 0..<expected.count where bytes[i] != expected[i] { return false }
-            return true
-        }
-    }
-}
-
 /// The `"type"` of a `{type, feature}` message (case-sensitive).
 enum MessageType {
     case create, update, delete
 
     init?(bytes: UnsafeBufferPointer<UInt8>) {
-        if EsriKeyBytes.equals(bytes, "create") {
+        if LiteralBytes.equals(bytes, "create") {
             self = .create
-        } else if EsriKeyBytes.equals(bytes, "update") {
+        } else if LiteralBytes.equals(bytes, "update") {
             self = .update
-        } else if EsriKeyBytes.equals(bytes, "delete") {
+        } else if LiteralBytes.equals(bytes, "delete") {
             self = .delete
         } else {
             return nil
@@ -34,11 +22,11 @@ enum MessageKey {
     @inline(__always)
     init(classifying key: UnsafeBufferPointer<UInt8>) {
         switch key.count {
-        case 8 where EsriKeyBytes.equals(key, "geometry"): self = .geometry
-        case 10 where EsriKeyBytes.equals(key, "attributes"): self = .attributes
-        case 4 where EsriKeyBytes.equals(key, "type"): self = .type
-        case 7 where EsriKeyBytes.equals(key, "feature"): self = .feature
-        case 6 where EsriKeyBytes.equals(key, "filter"): self = .filter
+        case 8 where LiteralBytes.equals(key, "geometry"): self = .geometry
+        case 10 where LiteralBytes.equals(key, "attributes"): self = .attributes
+        case 4 where LiteralBytes.equals(key, "type"): self = .type
+        case 7 where LiteralBytes.equals(key, "feature"): self = .feature
+        case 6 where LiteralBytes.equals(key, "filter"): self = .filter
         default: self = .other
         }
     }
@@ -58,15 +46,15 @@ enum GeometryKey {
             case 0x6D: self = .m
             default: self = .other
             }
-        } else if EsriKeyBytes.equals(key, "spatialReference") {
+        } else if LiteralBytes.equals(key, "spatialReference") {
             self = .spatialReference
-        } else if EsriKeyBytes.equals(key, "paths") || EsriKeyBytes.equals(key, "curvePaths") {
+        } else if LiteralBytes.equals(key, "paths") || LiteralBytes.equals(key, "curvePaths") {
             self = .nonPoint(.polyline)
-        } else if EsriKeyBytes.equals(key, "rings") || EsriKeyBytes.equals(key, "curveRings") {
+        } else if LiteralBytes.equals(key, "rings") || LiteralBytes.equals(key, "curveRings") {
             self = .nonPoint(.polygon)
-        } else if EsriKeyBytes.equals(key, "points") {
+        } else if LiteralBytes.equals(key, "points") {
             self = .nonPoint(.multipoint)
-        } else if EsriKeyBytes.equals(key, "xmin") {
+        } else if LiteralBytes.equals(key, "xmin") {
             self = .nonPoint(.envelope)
         } else {
             self = .other
@@ -80,9 +68,9 @@ enum SpatialReferenceKey {
 
     @inline(__always)
     init(classifying key: UnsafeBufferPointer<UInt8>) {
-        if EsriKeyBytes.equals(key, "wkid") {
+        if LiteralBytes.equals(key, "wkid") {
             self = .wkid
-        } else if EsriKeyBytes.equals(key, "latestWkid") {
+        } else if LiteralBytes.equals(key, "latestWkid") {
             self = .latestWkid
         } else {
             self = .other

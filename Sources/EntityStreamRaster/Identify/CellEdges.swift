@@ -26,12 +26,12 @@ final class CellEdges {
 
     deinit { edges?.deallocate() }
 
-    /// The bounds of cell (`column`, `row`) (computed without keeping them
-    /// for a cell outside the raster).
+    /// The bounds of cell (`column`, `row`) (``GeoTransform/cellBounds(column:row:)``
+    /// itself, not kept, for a cell outside the raster).
     @inline(__always) func bounds(column: Int, row: Int) -> (xmin: Double, xmax: Double, ymin: Double, ymax: Double) {
         guard column >= 0, row >= 0, column < width, row < height else {
-            return GeoTransform.bounds(left: geoTransform.columnEdge(column), right: geoTransform.columnEdge(column + 1),
-                                       top: geoTransform.rowEdge(row), bottom: geoTransform.rowEdge(row + 1))
+            // Never nil: the transform is axis-aligned (init).
+            return geoTransform.cellBounds(column: column, row: row)!
         }
         let edges = self.edges ?? allocate()
         let top = width + 1 + row

@@ -139,7 +139,7 @@ public final class GeoTIFFRaster {
         var rasterX = Array(xs.prefix(count)), rasterY = Array(ys.prefix(count))
         do { try CoordinateOperations.transform(x: &rasterX, y: &rasterY, from: source, to: target) } catch { throw RasterError(error) }
         // The cells whose extent is not cached, and their corners (x, y pairs, four a cell).
-        var pending: [(index: Int, sample: RasterSample)] = []
+        var pending: [(index: Int, sample: RasterSample, cell: Int)] = []
         pending.reserveCapacity(count)
         let corners = UnsafeMutablePointer<Double>.allocate(capacity: 8 * count)
         defer { corners.deallocate() }
@@ -152,7 +152,8 @@ public final class GeoTIFFRaster {
                 results[index] = .failure(error)
                 continue
             }
-            if let held = extentCache.lookup(cell: sample.row &* layout.width &+ sample.column, code: source.code) {
+            let number = cellNumber(column: sample.column, row: sample.row)
+            if let held = extentCache.lookup(cell: number, code: source.code) {
                 results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: held.xmin, ymin: held.ymin, xmax: held.xmax,
                                                                                      ymax: held.ymax, wkid: wkid)))
                 continue
@@ -161,7 +162,7 @@ public final class GeoTIFFRaster {
             let at = corners + 8 * pending.count
             (at[0], at[1], at[2], at[3]) = (cell.0.x, cell.0.y, cell.1.x, cell.1.y)
             (at[4], at[5], at[6], at[7]) = (cell.2.x, cell.2.y, cell.3.x, cell.3.y)
-            pending.append((index, sample))
+            pending.append((index, sample, number))
         }
         // Each part: its cells' corners back into the points' reference, then
         // each cell's envelope (xmin, ymin, xmax, ymax) over its first four numbers.
@@ -180,7 +181,7 @@ public final class GeoTIFFRaster {
         } catch {
             throw RasterError(error)
         }
-        for (position, (index, sample)) in pending.enumerated() {
+        for (position, (index, sample, cell)) in pending.enumerated() {
             let at = corners + 8 * position
             let (xmin, ymin, xmax, ymax) = (at[0], at[1], at[2], at[3])
             guard xmin.isFinite && xmax.isFinite && ymin.isFinite && ymax.isFinite else {
@@ -188,7 +189,7 @@ public final class GeoTIFFRaster {
                                                            detail: "a corner of the cell is outside the projection's domain"))
                 continue
             }
-            extentCache.insert(cell: sample.row &* layout.width &+ sample.column, code: source.code, xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
+            extentCache.insert(cell: cell, code: source.code, xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
             results[index] = .success(RasterCell(sample: sample, extent: Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax, wkid: wkid)))
         }
         return results
@@ -432,11 +433,9 @@ public final class GeoTIFFRaster {
         }
     }
 
-    /// The cell's number in the extent cache (row · width + column), nil
-    /// outside the raster (``extent(column:row:in:)`` takes any cell).
-    @inline(__always) private func cellNumber(column: Int, row: Int) -> Int? {
-        guard column >= 0, row >= 0, column < layout.width, row < layout.height else { return nil }
-        return row &* layout.width &+ column
+    /// The number of a cell inside the raster in the extent cache (row · width + column).
+    @inline(__always) private func cellNumber(column: Int, row: Int) -> Int {
+        row &* layout.width &+ column
     }
 
     /// The envelope of the cell's four corners, transformed back into the
@@ -445,11 +444,13 @@ public final class GeoTIFFRaster {
         guard let geoTransform else {
             throw RasterError.notGeoreferenced(path: info.path, reason: info.notGeoreferencedReason ?? "no geotransform")
         }
+        let inside = column >= 0 && row >= 0 && column < layout.width && row < layout.height
+        let cell = transformer != nil && inside ? cellNumber(column: column, row: row) : nil
+        if let transformer, let cell, let held = extentCache.lookup(cell: cell, code: transformer.source.code) {
+            return Envelope(xmin: held.xmin, ymin: held.ymin, xmax: held.xmax, ymax: held.ymax, wkid: wkid)
+        }
         var corners = self.corners(column: column, row: row, of: geoTransform)
         if let transformer {
-            if let cell = cellNumber(column: column, row: row), let held = extentCache.lookup(cell: cell, code: transformer.source.code) {
-                return Envelope(xmin: held.xmin, ymin: held.ymin, xmax: held.xmax, ymax: held.ymax, wkid: wkid)
-            }
             do {
                 corners.0 = try transformer.inverse(x: corners.0.x, y: corners.0.y)
                 corners.1 = try transformer.inverse(x: corners.1.x, y: corners.1.y)
@@ -463,7 +464,7 @@ public final class GeoTIFFRaster {
                               ymin: min(min(corners.0.y, corners.1.y), min(corners.2.y, corners.3.y)),
                               xmax: max(max(corners.0.x, corners.1.x), max(corners.2.x, corners.3.x)),
                               ymax: max(max(corners.0.y, corners.1.y), max(corners.2.y, corners.3.y)), wkid: wkid)
-        if let transformer, let cell = cellNumber(column: column, row: row) {
+        if let transformer, let cell {
             extentCache.insert(cell: cell, code: transformer.source.code,
                                xmin: extent.xmin, ymin: extent.ymin, xmax: extent.xmax, ymax: extent.ymax)
         }

@@ -30,7 +30,7 @@ extension StatisticsAccumulator {
         var accumulator = plan.makeAccumulator(maximumGroups: maximumGroups)
         guard let object = partial.objectValue, let groups = object["groups"]?.arrayValue,
               let rows = object["rowCount"]?.intValue, let ignored = object["ignoredValues"]?.intValue,
-              let over = object["rowsOverGroupLimit"]?.intValue else { throw StatisticsPartialError("not a statistics partial") }
+              let over = object["rowsOverGroupLimit"]?.intValue else { throw .notAPartial }
         let width = accumulator.groupFields.count
         let count = accumulator.inputs.count
         var source = plan.makeAccumulator(maximumGroups: Swift.max(groups.count, 1))
@@ -40,7 +40,7 @@ extension StatisticsAccumulator {
         for group in groups {
             guard let members = group.objectValue, let values = members["values"]?.arrayValue, values.count == width,
                   let rowCount = members["rows"]?.intValue, let fields = members["fields"]?.arrayValue, fields.count == count else {
-                throw StatisticsPartialError("a group does not match the request's \(width) group fields and \(count) statistics")
+                throw .groupShape(groupFields: width, statistics: count)
             }
             for value in values { source.groupValues.append(try AttributeValue(partialJSON: value)) }
             source.rowCounts.append(rowCount)
@@ -58,10 +58,29 @@ extension StatisticsAccumulator {
     }
 }
 
-/// A statistics partial that cannot be read.
-public struct StatisticsPartialError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+/// A statistics partial that cannot be read, by what is wrong in it.
+public enum StatisticsPartialError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The value is not an object with groups, rowCount, ignoredValues and rowsOverGroupLimit.
+    case notAPartial
+    /// A group's values or fields do not match the request's group fields and statistics.
+    case groupShape(groupFields: Int, statistics: Int)
+    /// A group value is not a one-member tagged object.
+    case untaggedValue
+    /// A group value's tag is none of i, d, s, t, b.
+    case unknownTag
+    /// A field summary's `member` (n, intSum, doubleSum, moments, int, double, date, string) is missing or malformed.
+    case fieldSummary(member: String)
+
+    public var description: String {
+        switch self {
+        case .notAPartial: return "not a statistics partial"
+        case .groupShape(let groupFields, let statistics):
+            return "a group does not match the request's \(groupFields) group fields and \(statistics) statistics"
+        case .untaggedValue: return "a group value is not tagged"
+        case .unknownTag: return "a group value has an unknown tag"
+        case .fieldSummary(let member): return "field summary: bad \(member)"
+        }
+    }
 }
 
 extension AttributeValue {
@@ -79,13 +98,13 @@ extension AttributeValue {
 
     init(partialJSON value: JSONValue) throws(StatisticsPartialError) {
         if case .null = value { self = .null; return }
-        guard let object = value.objectValue, object.count == 1 else { throw StatisticsPartialError("a group value is not tagged") }
+        guard let object = value.objectValue, object.count == 1 else { throw .untaggedValue }
         if let flag = object["b"]?.boolValue { self = .bool(flag) }
         else if let number = object["i"]?.intValue { self = .int(number) }
         else if let text = object["d"]?.stringValue, let number = Double(text) { self = .double(number) }
         else if let text = object["s"]?.stringValue { self = .string(text) }
         else if let milliseconds = object["t"]?.intValue { self = .date(milliseconds: milliseconds) }
-        else { throw StatisticsPartialError("a group value has an unknown tag") }
+        else { throw .unknownTag }
     }
 }
 
@@ -107,19 +126,19 @@ extension FieldSummary {
 
     init(partialJSON value: JSONValue) throws(StatisticsPartialError) {
         func doubles(_ name: String, _ count: Int) throws(StatisticsPartialError) -> [Double] {
-            guard let array = value.objectValue?[name]?.arrayValue, array.count == count else { throw StatisticsPartialError("field summary: bad \(name)") }
+            guard let array = value.objectValue?[name]?.arrayValue, array.count == count else { throw .fieldSummary(member: name) }
             var result: [Double] = []
             for item in array {
-                guard let text = item.stringValue, let number = Double(text) else { throw StatisticsPartialError("field summary: bad \(name)") }
+                guard let text = item.stringValue, let number = Double(text) else { throw .fieldSummary(member: name) }
                 result.append(number)
             }
             return result
         }
         func ints(_ name: String, _ count: Int) throws(StatisticsPartialError) -> [Int64] {
-            guard let array = value.objectValue?[name]?.arrayValue, array.count == count else { throw StatisticsPartialError("field summary: bad \(name)") }
+            guard let array = value.objectValue?[name]?.arrayValue, array.count == count else { throw .fieldSummary(member: name) }
             var result: [Int64] = []
             for item in array {
-                guard let number = item.intValue else { throw StatisticsPartialError("field summary: bad \(name)") }
+                guard let number = item.intValue else { throw .fieldSummary(member: name) }
                 result.append(number)
             }
             return result
@@ -128,17 +147,17 @@ extension FieldSummary {
         let counts = try ints("n", 4)
         (intCount, doubleCount, dateCount, stringCount) = (counts[0], counts[1], counts[2], counts[3])
         guard let sumText = value.objectValue?["intSum"]?.stringValue, let sum = Int128(sumText) else {
-            throw StatisticsPartialError("field summary: bad intSum")
+            throw .fieldSummary(member: "intSum")
         }
         intSum = sum
         let parts = try doubles("doubleSum", 2)
         doubleSum.sum = parts[0]
         doubleSum.compensation = parts[1]
         guard let momentArray = value.objectValue?["moments"]?.arrayValue, momentArray.count == 6,
-              let momentCount = momentArray[0].intValue, momentCount >= 0 else { throw StatisticsPartialError("field summary: bad moments") }
+              let momentCount = momentArray[0].intValue, momentCount >= 0 else { throw .fieldSummary(member: "moments") }
         var momentParts: [Double] = []
         for item in momentArray.dropFirst() {
-            guard let text = item.stringValue, let number = Double(text) else { throw StatisticsPartialError("field summary: bad moments") }
+            guard let text = item.stringValue, let number = Double(text) else { throw .fieldSummary(member: "moments") }
             momentParts.append(number)
         }
         moments.count = momentCount
@@ -151,7 +170,7 @@ extension FieldSummary {
         (doubleMin, doubleMax) = (extremes[0], extremes[1])
         let dates = try ints("date", 2)
         (dateMin, dateMax) = (dates[0], dates[1])
-        guard let strings = value.objectValue?["string"]?.arrayValue, strings.count == 2 else { throw StatisticsPartialError("field summary: bad string") }
+        guard let strings = value.objectValue?["string"]?.arrayValue, strings.count == 2 else { throw .fieldSummary(member: "string") }
         stringMin = strings[0].stringValue
         stringMax = strings[1].stringValue
     }

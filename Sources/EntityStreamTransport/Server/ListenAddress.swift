@@ -49,6 +49,13 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `text` (`--host`), when it is an address this machine can listen on;
+    /// else ``TransportError/serverStartFailed(detail:)`` saying why.
+    public static func checkedUsable(_ text: String) throws(TransportError) -> String {
+        try ListenAddress(parsing: text).checkUsable()
+        return text
+    }
+
     /// Throws ``TransportError/serverStartFailed(detail:)`` when this machine
     /// cannot listen on the address (it is not one of its addresses).
     public func checkUsable() throws(TransportError) {

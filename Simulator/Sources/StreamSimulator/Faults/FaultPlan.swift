@@ -37,10 +37,10 @@ public struct FaultPlan: Sendable, Hashable {
     public static func parseCloseCode(_ text: String) throws(SimulatorError) -> (code: UInt16, reason: String) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard let code = UInt16(parts[0]), (1000...4999).contains(code), code != 1005, code != 1006, code != 1015 else {
-            throw SimulatorError("--close-code expects a WebSocket close code 1000–4999 (not 1005/1006/1015), optionally ':reason', not '\(text)'")
+            throw .closeCode(text)
         }
         let reason = parts.count > 1 ? String(parts[1]) : ""
-        guard reason.utf8.count <= 123 else { throw SimulatorError("--close-code reason is longer than 123 bytes") }
+        guard reason.utf8.count <= 123 else { throw .closeReasonTooLong }
         return (code, reason)
     }
 }

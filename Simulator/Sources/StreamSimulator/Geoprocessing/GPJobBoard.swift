@@ -66,14 +66,14 @@ actor GPJobBoard {
     }
 
     /// Submits a job; throws the ArcGIS error to answer when the board is full.
-    func submit(_ request: HotSpotTask.Request) throws(GPServiceError) -> GPSubmitJobResponse {
+    func submit(_ request: HotSpotTask.Request) throws(ArcGISError) -> GPSubmitJobResponse {
         let pending = entries.values.count { !$0.job.status.isTerminal }
         guard pending < Self.maximumPending else {
-            throw GPServiceError(code: 503, message: "Too many jobs: \(pending) are waiting or executing (at most \(Self.maximumPending), \(maximumExecuting) at once); try again when one has finished.")
+            throw ArcGISError(code: 503, message: "Too many jobs: \(pending) are waiting or executing (at most \(Self.maximumPending), \(maximumExecuting) at once); try again when one has finished.")
         }
         if entries.count >= Self.maximumJobs {
             guard let oldest = order.first(where: { entries[$0]?.job.status.isTerminal == true }) else {
-                throw GPServiceError(code: 503, message: "Too many jobs are running (\(Self.maximumJobs)); try again later.")
+                throw ArcGISError(code: 503, message: "Too many jobs are running (\(Self.maximumJobs)); try again later.")
             }
             entries[oldest] = nil
             order.removeAll { $0 == oldest }
@@ -83,7 +83,7 @@ actor GPJobBoard {
         let id = "j" + String(generator.next(), radix: 16) + String(generator.next(), radix: 16)
         let submitted: GPJob
         do { (submitted, _) = try GPJob.submit(id: id, at: clock.now(), timing: GPJobTiming(startDelay: 2 * delay)) } catch {
-            throw GPServiceError(code: 500, message: "Unable to create the job.", details: [error.description])
+            throw ArcGISError(code: 500, message: "Unable to create the job.", details: [error.description])
         }
         entries[id] = Entry(job: submitted, request: request, outcome: nil, stop: LockedState(false))
         order.append(id)

@@ -28,13 +28,13 @@ enum GPRouter {
         var parameters = request.query
         if request.method == .post, !request.body.isEmpty {
             guard let form = PercentEncoding.parseForm(String(decoding: request.body, as: UTF8.self)) else {
-                return error(GPServiceError(code: 400, message: "Unable to complete operation.", details: ["the form body is not valid application/x-www-form-urlencoded"]), status: 400)
+                return error(ArcGISError(code: 400, message: "Unable to complete operation.", details: ["the form body is not valid application/x-www-form-urlencoded"]), status: 400)
             }
             parameters += form.map { (name: $0.0, value: $0.1) }
         }
         switch tokens.checkREST(parameters: parameters, headers: request.headers) {
-        case .missing: return error(GPServiceError(code: 499, message: "Token Required"), status: 200)
-        case .invalid: return error(GPServiceError(code: 498, message: "Invalid Token"), status: 200)
+        case .missing: return error(ArcGISError(code: 499, message: "Token Required"), status: 200)
+        case .invalid: return error(ArcGISError(code: 498, message: "Invalid Token"), status: 200)
         case .accepted: break
         }
         let pretty = parameters.contains { Schema.fold($0.name) == "f" && Schema.fold($0.value) == "pjson" }
@@ -99,15 +99,15 @@ enum GPRouter {
     }
 
     private static func notFound(_ detail: String) -> HTTPServerResponse {
-        error(GPServiceError(code: 404, message: "Requested operation is not supported or resource not found.", details: [detail]), status: 404)
+        error(ArcGISError(code: 404, message: "Requested operation is not supported or resource not found.", details: [detail]), status: 404)
     }
 
     static func json(_ bytes: [UInt8], pretty: Bool) -> HTTPServerResponse {
         LayerRouter.json(bytes, pretty: pretty)
     }
 
-    static func error(_ error: GPServiceError, status: Int) -> HTTPServerResponse {
-        HTTPServerResponse(status: status, contentType: "application/json", body: error.json.encodedBytes)
+    static func error(_ error: ArcGISError, status: Int) -> HTTPServerResponse {
+        LayerRouter.error(error, status: status)
     }
 }
 

@@ -99,19 +99,19 @@ struct HotSpotTask: Sendable {
     }
 
     /// Reads `submitJob`'s parameters; throws the ArcGIS error to answer.
-    func request(_ parameters: [(name: String, value: String)]) throws(GPServiceError) -> Request {
+    func request(_ parameters: [(name: String, value: String)]) throws(ArcGISError) -> Request {
         func value(_ name: String) -> String? {
             parameters.last { Schema.fold($0.name) == Schema.fold(name) }.map(\.value)
         }
-        func invalid(_ name: String, _ reason: String) -> GPServiceError {
-            GPServiceError(code: 400, message: "Unable to complete operation.", details: ["Invalid value for parameter '\(name)': \(reason)"])
+        func invalid(_ name: String, _ reason: String) -> ArcGISError {
+            ArcGISError(code: 400, message: "Unable to complete operation.", details: ["Invalid value for parameter '\(name)': \(reason)"])
         }
-        func positive(_ name: String) throws(GPServiceError) -> Double? {
+        func positive(_ name: String) throws(ArcGISError) -> Double? {
             guard let text = value(name), !text.isEmpty else { return nil }
             guard let number = Double(text), number.isFinite, number > 0, number <= 1e12 else { throw invalid(name, "'\(text.prefix(40))' is not a positive distance") }
             return number
         }
-        func wkid(_ name: String) throws(GPServiceError) -> Int? {
+        func wkid(_ name: String) throws(ArcGISError) -> Int? {
             guard let text = value(name), !text.isEmpty else { return nil }
             do { return try SpatialReference.parse(text: text).code } catch { throw invalid(name, error.description) }
         }

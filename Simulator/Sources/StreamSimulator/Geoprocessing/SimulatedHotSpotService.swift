@@ -15,11 +15,11 @@ struct SimulatedHotSpotService: Sendable {
         var options = specification.options
         options.name = specification.name
         let table: FeatureTable
-        do { table = try FeatureFile.load(path: specification.path, options: options) } catch {
-            throw SimulatorError("hotspots \(specification.name): \(error)")
+        do throws(FeatureLoadError) { table = try FeatureFile.load(path: specification.path, options: options) } catch {
+            throw .hotSpotFile(name: specification.name, error)
         }
         guard table.geometryType == .point else {
-            throw SimulatorError("hotspots \(specification.name): \(specification.path) has no points (map the coordinate columns: --columns \(specification.name)=x=C,y=C,…)")
+            throw .hotSpotsWithoutPoints(name: specification.name, path: specification.path)
         }
         let task = HotSpotTask(serviceName: specification.name, table: table)
         return SimulatedHotSpotService(name: specification.name, task: task,

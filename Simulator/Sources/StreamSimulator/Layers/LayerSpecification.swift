@@ -25,14 +25,14 @@ public struct LayerSpecification: Sendable, Hashable {
     /// digits, `_` or `-`. Used by `--layer`, `--hotspots`, `--columns`, `--in-sr`, `--file-format`.
     public static func split(_ text: String, flag: String, what: String) throws(SimulatorError) -> (name: String, value: String) {
         guard let equals = text.firstIndex(of: "=") else {
-            throw SimulatorError("\(flag) expects NAME=\(what), not '\(text)'")
+            throw .specificationSyntax(flag: flag, what: what, text: text)
         }
         let name = String(text[..<equals])
         let value = String(text[text.index(after: equals)...])
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-            throw SimulatorError("\(flag) name '\(name)' must be letters, digits, '_' or '-'")
+            throw .specificationName(flag: flag, name: name)
         }
-        guard !value.isEmpty else { throw SimulatorError("\(flag) \(name)= needs a \(what)") }
+        guard !value.isEmpty else { throw .specificationValueMissing(flag: flag, name: name, what: what) }
         return (name, value)
     }
 }

@@ -22,8 +22,8 @@ public struct SimulatedLayer: Sendable {
         var options = specification.options
         options.name = specification.name
         let table: FeatureTable
-        do { table = try FeatureFile.load(path: specification.path, options: options) } catch {
-            throw SimulatorError("layer \(specification.name): \(error)")
+        do throws(FeatureLoadError) { table = try FeatureFile.load(path: specification.path, options: options) } catch {
+            throw .layerFile(name: specification.name, error)
         }
         return SimulatedLayer(table: table, maxRecordCount: maxRecordCount, supportsPagination: supportsPagination, statistics: statistics)
     }

@@ -10,8 +10,8 @@ import EntityStreamFiles
 /// recordings) is read through the same ``FeatureFileScan`` the one-shot
 /// analyses read, so a layer can be larger than memory.
 ///
-/// Start-up reads the file once (after a CSV's layout pass) into an
-/// ``Index``: its row count, extent and time extent, which the layer's
+/// Start-up reads the file once into an ``Index`` (a CSV's layout is
+/// settled in the same pass): its row count, extent and time extent, which the layer's
 /// description reports as a loaded layer's would. Every query then reads
 /// the file again, chunk by chunk, and the query engine answers each
 /// chunk's table (object ids are those of the whole file), keeping only
@@ -51,8 +51,6 @@ final class StreamedFileLayer: LayerSource, Sendable {
     let engine: FeatureQueryEngine
     let index: Index
     let description: LayerDescription
-    /// What the loader reports (the format, notes), as a loaded table's report.
-    let report: FeatureLoadReport
     /// The most rows an ordered page (or an ordered id list) may keep.
     let maximumRows: Int
     private let empty: FeatureTable
@@ -69,40 +67,44 @@ final class StreamedFileLayer: LayerSource, Sendable {
         options.name = specification.name
         do {
             guard let scan = try await FeatureFileScans.open(path: specification.path, options: options, chunkSize: chunkSize) else { return nil }
-            // Settles every column's type now, so no later scan changes the layout (and scans may run at once).
-            try await scan.verifyLayout(neededFields: nil)
             var index = Index()
-            var report: FeatureLoadReport?
             // Only the object id, time and coordinate columns are converted (the extents need no other).
-            let outcome = try await scan.scan(neededFields: [], filter: nil, readsGeometry: true, process: { table in
-                (table.count, table.extent, table.dataTimeExtent, table.report)
-            }, consume: { chunk in
+            let process: @Sendable (FeatureTable) -> (Int, Envelope?, TimeExtent?) = { table in (table.count, table.extent, table.dataTimeExtent) }
+            func add(_ chunk: (Int, Envelope?, TimeExtent?)) {
                 index.rows += chunk.0
                 index.extent = Self.union(index.extent, chunk.1)
                 index.timeExtent = Self.union(index.timeExtent, chunk.2)
-                if report == nil { report = chunk.3 }
-            })
-            guard case .finished = outcome else { throw SimulatorError("layer \(specification.name): \(specification.path) changed while it was read") }
-            var loadReport = (scan as? JSONLinesFileScan)?.report ?? report ?? FeatureLoadReport()
-            loadReport.rows = index.rows
-            return try StreamedFileLayer(name: specification.name, path: specification.path, scan: scan, index: index, report: loadReport,
+            }
+            // The same pass settles every column's type, so no later scan changes the layout (and scans may run at
+            // once); when the columns converted had another type than the first chunk's, they are read again.
+            var outcome = try await scan.scanSettlingLayout(neededFields: [], process: process, consume: add)
+            if case .layoutChanged = outcome {
+                index = Index()
+                outcome = try await scan.scan(neededFields: [], process: process, consume: add)
+            }
+            guard case .finished = outcome else { throw SimulatorError.layerChanged(name: specification.name, path: specification.path) }
+            return try StreamedFileLayer(name: specification.name, path: specification.path, scan: scan, index: index,
                                          engine: FeatureQueryEngine(maxRecordCount: maxRecordCount, supportsPagination: supportsPagination,
                                                                     statistics: statistics),
                                          maximumRows: maximumRows)
         } catch let error as SimulatorError {
             throw error
+        } catch let error as FeatureLoadError {
+            throw .layerFile(name: specification.name, error)
+        } catch is CancellationError {
+            throw .layerCancelled(name: specification.name)
         } catch {
-            throw SimulatorError("layer \(specification.name): \(error)")
+            // The file scans throw untyped; any other error is kept as its text.
+            throw .layerScan(name: specification.name, detail: "\(error)")
         }
     }
 
-    private init(name: String, path: String, scan: any FeatureFileScan, index: Index, report: FeatureLoadReport, engine: FeatureQueryEngine,
+    private init(name: String, path: String, scan: any FeatureFileScan, index: Index, engine: FeatureQueryEngine,
                  maximumRows: Int) throws {
         self.name = name
         self.path = path
         self.scan = scan
         self.index = index
-        self.report = report
         self.engine = engine
         self.maximumRows = maximumRows
         empty = try scan.emptyTable()
@@ -112,16 +114,19 @@ final class StreamedFileLayer: LayerSource, Sendable {
         self.description = description
     }
 
+    /// What the loader reports (the format, notes, skipped records), as a
+    /// loaded table's report: the layout's, with the rows the index counted.
+    var report: FeatureLoadReport {
+        var report = empty.report
+        report.rows = index.rows
+        return report
+    }
+
     /// The most rows a page query has kept at once so far.
     var peakRowsKept: Int { keptHighWater.load(ordering: .relaxed) }
 
     private func noteKept(_ count: Int) {
-        var current = keptHighWater.load(ordering: .relaxed)
-        while count > current {
-            let (exchanged, original) = keptHighWater.compareExchange(expected: current, desired: count, ordering: .relaxed)
-            if exchanged { break }
-            current = original
-        }
+        keptHighWater.max(count, ordering: .relaxed)
     }
 
     /// The geometry type, for the start-up log.

@@ -40,11 +40,11 @@ public struct CORSPolicy: Sendable, Hashable {
             let origin = normalized(String(part).trimmingSpaces)
             guard let schemeEnd = origin.range(of: "://"), !origin[schemeEnd.upperBound...].isEmpty,
                   !origin[schemeEnd.upperBound...].contains("/"), origin.hasPrefix("http") else {
-                throw SimulatorError("--cors-origins: '\(part)' is not an origin (scheme://host[:port], e.g. https://apps.example.com)")
+                throw .corsOrigin(String(part))
             }
             origins.append(origin)
         }
-        guard !origins.isEmpty else { throw SimulatorError("--cors-origins needs '*' or at least one origin") }
+        guard !origins.isEmpty else { throw .corsOriginsEmpty }
         return CORSPolicy(allowedOrigins: origins)
     }
 

@@ -88,19 +88,15 @@ public struct SimulatorConfiguration: Sendable {
     /// `entitystream` applies too), so that no schedule can overflow.
     /// Throws ``SimulatorError`` naming the value.
     public func validate() throws(SimulatorError) {
-        if let problem = TimeBounds.problem(speed: pacing.speed) { throw SimulatorError("speed \(pacing.speed): \(problem)") }
-        if let problem = TimeBounds.problem(milliseconds: pacing.intervalMilliseconds) {
-            throw SimulatorError("interval \(pacing.intervalMilliseconds) \(problem)")
-        }
-        if let stall = faults.stallMilliseconds, let problem = TimeBounds.problem(milliseconds: stall) {
-            throw SimulatorError("stall \(stall) \(problem)")
-        }
+        if TimeBounds.problem(speed: pacing.speed) != nil { throw .speed(pacing.speed) }
+        if TimeBounds.problem(milliseconds: pacing.intervalMilliseconds) != nil { throw .interval(pacing.intervalMilliseconds) }
+        if let stall = faults.stallMilliseconds, TimeBounds.problem(milliseconds: stall) != nil { throw .stall(stall) }
         if clientQueueBytes < 1024 || clientQueueBytes > 1 << 30 {
-            throw SimulatorError("client queue of \(clientQueueBytes) bytes: must be 1 KiB to 1 GiB")
+            throw .clientQueue(bytes: clientQueueBytes)
         }
-        if let maximumClients, maximumClients < 1 { throw SimulatorError("maximum clients \(maximumClients): must be at least 1") }
+        if let maximumClients, maximumClients < 1 { throw .maximumClients(maximumClients) }
         if let seconds = faults.expireTokenAfterSeconds, seconds <= 0 || TimeBounds.problem(seconds: seconds) != nil {
-            throw SimulatorError("token expiry after \(seconds) s: \(TimeBounds.problem(seconds: seconds) ?? "must be above 0 seconds")")
+            throw .tokenExpiry(seconds: seconds)
         }
     }
 }

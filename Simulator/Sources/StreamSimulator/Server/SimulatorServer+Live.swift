@@ -20,7 +20,7 @@ extension SimulatorServer.SharedState {
         var used = taken
         func claim(_ name: String, _ what: String) throws(SimulatorError) {
             guard used.insert(name).inserted else {
-                throw SimulatorError("'\(name)' (\(what)) is already the name of another service or layer; choose another --name")
+                throw .liveNameTaken(name, role: what)
             }
         }
         for specification in configuration.liveServices {
@@ -36,7 +36,7 @@ extension SimulatorServer.SharedState {
             layers[specification.latestLayerName] = StoreLatestLayer(name: specification.latestLayerName, settings: settings)
             layers[specification.tracksLayerName] = tracks
             let task = HotSpotTask(serviceName: name, incidents: .live({ () throws(SimulatorError) -> FeatureTable in
-                do throws(FeatureQueryError) { return try await tracks.layer(answering: FeatureQuery()).table } catch { throw SimulatorError(error.description) }
+                do throws(FeatureQueryError) { return try await tracks.layer(answering: FeatureQuery()).table } catch { throw .liveTracks(error) }
             }), describing: "Hot spots (Getis-Ord Gi*) of the observations the live store of \(name) retains when the job starts, selected by Query (\"DATE\" is their time).")
             hotSpots[name] = SimulatedHotSpotService(name: name, task: task,
                                                      jobs: GPJobBoard(task: task, delay: configuration.jobDelayMilliseconds,

@@ -65,7 +65,7 @@ public final class SimulatorServer: Sendable {
                 if configuration.fleetArchive {
                     let layerName = "\(name)_Latest"
                     guard layers[layerName] == nil, hotSpots[layerName] == nil else {
-                        throw SimulatorError("'\(layerName)' is the archive layer of fleet service \(name); name the other layer differently or give --no-archive")
+                        throw .archiveLayerTaken(layer: layerName, service: name)
                     }
                     archives[layerName] = FleetLatestArchive(name: layerName, configuration: fleet, serverStart: serverStart, clock: configuration.clock,
                                                              maxRecordCount: configuration.maxRecordCount, supportsPagination: configuration.layerPagination)
@@ -74,7 +74,7 @@ public final class SimulatorServer: Sendable {
                 if configuration.fleetRelated {
                     let layerName = "\(name)_Vehicles"
                     guard layers[layerName] == nil, hotSpots[layerName] == nil, archives[layerName] == nil else {
-                        throw SimulatorError("'\(layerName)' is the vehicle table of fleet service \(name); name the other layer differently or give --no-related")
+                        throw .vehicleTableTaken(layer: layerName, service: name)
                     }
                     layers[layerName] = SimulatedLayer(table: FleetVehicleTable.table(name: layerName, vehicles: fleet.normalized.vehicles),
                                                        maxRecordCount: configuration.maxRecordCount, supportsPagination: configuration.layerPagination,
@@ -119,12 +119,12 @@ public final class SimulatorServer: Sendable {
     public static func start(_ configuration: SimulatorConfiguration) async throws(SimulatorError) -> SimulatorServer {
         guard !configuration.services.isEmpty || !configuration.layers.isEmpty || !configuration.hotSpotServices.isEmpty
                 || !configuration.liveServices.isEmpty else {
-            throw SimulatorError("no service to serve: give --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE")
+            throw .nothingToServe
         }
         try configuration.validate()
         var services: [String: SimulatedService] = [:]
         for specification in configuration.services {
-            guard services[specification.name] == nil else { throw SimulatorError("service '\(specification.name)' is given twice") }
+            guard services[specification.name] == nil else { throw .serviceGivenTwice(specification.name) }
             let service = try SimulatedService.load(specification, trackIDField: configuration.trackIDField)
             for line in service.skippedLines { configuration.log(line) }
             if service.skippedLineCount > service.skippedLines.count {
@@ -132,10 +132,10 @@ public final class SimulatorServer: Sendable {
             }
             services[specification.name] = service
         }
-        guard configuration.maxRecordCount >= 1 else { throw SimulatorError("the layers' maxRecordCount must be at least 1") }
+        guard configuration.maxRecordCount >= 1 else { throw .maxRecordCountBelowOne }
         var layers: [String: any LayerSource] = [:]
         for specification in configuration.layers {
-            guard layers[specification.name] == nil else { throw SimulatorError("layer '\(specification.name)' is given twice") }
+            guard layers[specification.name] == nil else { throw .layerGivenTwice(specification.name) }
             if let streamed = try await streamedLayer(specification, configuration: configuration) {
                 layers[specification.name] = streamed
                 configuration.log("layer \(specification.name): \(streamed.index.rows) \(streamed.geometryType == .none ? "rows (a table)" : "features") from \(specification.path) (\(streamed.report.format?.name ?? "?"), read for each query, not held)")
@@ -152,7 +152,7 @@ public final class SimulatorServer: Sendable {
         var hotSpots: [String: SimulatedHotSpotService] = [:]
         for specification in configuration.hotSpotServices {
             guard hotSpots[specification.name] == nil, layers[specification.name] == nil else {
-                throw SimulatorError("'\(specification.name)' is given twice (hot-spot services and layers need distinct names)")
+                throw .hotSpotNameGivenTwice(specification.name)
             }
             let service = try SimulatedHotSpotService.load(specification, configuration: configuration)
             hotSpots[specification.name] = service
@@ -175,7 +175,7 @@ public final class SimulatorServer: Sendable {
         serverConfiguration.httpResponder = { request in await Self.respond(to: request, state: state) }
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
         let server: TransportServer
-        do { server = try await TransportServer.start(serverConfiguration) } catch { throw SimulatorError("\(error)") }
+        do throws(TransportError) { server = try await TransportServer.start(serverConfiguration) } catch { throw .server(error) }
         state.webSocketBase.withLock { $0 = server.webSocketBase }
         for live in configuration.liveServices {
             live.stream.attach(queueLimit: configuration.clientQueueBytes) { await server.nextServiceTurn() }
@@ -194,7 +194,7 @@ public final class SimulatorServer: Sendable {
     /// and its format streams; nil: load it whole.
     static func streamedLayer(_ specification: LayerSpecification, configuration: SimulatorConfiguration) async throws(SimulatorError) -> StreamedFileLayer? {
         let size: Int
-        do { size = try FeatureFile.size(path: specification.path) } catch { throw SimulatorError("layer \(specification.name): \(error)") }
+        do throws(FeatureLoadError) { size = try FeatureFile.size(path: specification.path) } catch { throw .layerFile(name: specification.name, error) }
         guard size > configuration.layerStreamingThreshold else { return nil }
         return try await StreamedFileLayer.open(specification, maxRecordCount: configuration.maxRecordCount,
                                                 supportsPagination: configuration.layerPagination, statistics: configuration.statisticsEngine)

@@ -22,17 +22,17 @@ public struct ServiceSpecification: Sendable, Hashable {
     /// (CSV files use `csvMapping`). Throws ``SimulatorError`` naming the problem.
     public static func parse(_ text: String, csvMapping: CSVColumnMapping?, fleet: FleetConfiguration) throws(SimulatorError) -> ServiceSpecification {
         guard let equals = text.firstIndex(of: "=") else {
-            throw SimulatorError("--service expects NAME=FILE or NAME=fleet:N, not '\(text)'")
+            throw .serviceSyntax(text)
         }
         let name = String(text[..<equals])
         let spec = String(text[text.index(after: equals)...])
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-            throw SimulatorError("--service name '\(name)' must be letters, digits, '_' or '-'")
+            throw .serviceName(name)
         }
-        guard !spec.isEmpty else { throw SimulatorError("--service \(name)= needs a file or fleet:N") }
+        guard !spec.isEmpty else { throw .serviceWithoutSource(name: name) }
         if spec.hasPrefix("fleet:") {
             guard let count = Int(spec.dropFirst(6)), count >= 1 else {
-                throw SimulatorError("--service \(name)=\(spec): fleet needs a vehicle count ≥ 1, e.g. fleet:25")
+                throw .fleetSize(name: name, spec: spec)
             }
             var configuration = fleet
             configuration.vehicles = count
@@ -48,10 +48,4 @@ public struct ServiceSpecification: Sendable, Hashable {
         }
         return .recording(path: path)
     }
-}
-
-/// A simulator problem (bad option, unreadable file, …) with a clear message.
-public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,6 +1,7 @@
 import EntityStreamCore
 import Foundation
 import EntityStreamModel
+import EntityStreamFeatures
 import EntityStreamFiles
 
 /// A loaded service: its schema, spatial reference and feed, ready to serve
@@ -64,9 +65,10 @@ public struct SimulatedService: Sendable {
             // Read through once in bounded chunks (to check it and learn its length),
             // never held in memory: each subscriber streams it from disk.
             let summary: RecordingSummary
-            do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: false, readWholeFile: true) } catch {
-                if error.kind == .unreadable { throw SimulatorError(error.message) }
-                throw SimulatorError("'\(path)' \(error)")
+            do throws(RecordingError) {
+                summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: false, readWholeFile: true)
+            } catch {
+                throw .recording(path: path, error)
             }
             let title = summary.description?.serviceDescription ?? summary.header.map { "Replay of \($0.service)" }
                 ?? "Replay of \(URL(fileURLWithPath: path).lastPathComponent)"
@@ -78,16 +80,16 @@ public struct SimulatedService: Sendable {
             service.skippedLineCount = summary.problemCount
             return service
         case .csv(let path, let mapping):
-            guard let data = FileManager.default.contents(atPath: path) else { throw SimulatorError("cannot read '\(path)'") }
+            guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableCSV(path: path) }
             let recording: CSVTrackRecording
-            do { recording = try CSVTrackRecording(csv: String(decoding: data, as: UTF8.self), mapping: mapping) } catch {
-                throw SimulatorError("'\(path)': \(error)")
+            do throws(CSVError) { recording = try CSVTrackRecording(csv: String(decoding: data, as: UTF8.self), mapping: mapping) } catch {
+                throw .csv(path: path, error)
             }
-            guard !recording.observations.isEmpty else { throw SimulatorError("'\(path)' holds no positions") }
+            guard !recording.observations.isEmpty else { throw .noPositions(path: path) }
             var schema = recording.schema
             if let trackIDField {
                 guard let index = schema.index(ofField: trackIDField) else {
-                    throw SimulatorError("--track-field '\(trackIDField)' is not a column of '\(path)' (columns: \(schema.fields.map(\.name).joined(separator: ", ")))")
+                    throw .unknownTrackColumn(trackIDField, path: path, columns: schema.fields.map(\.name))
                 }
                 schema.trackIDIndex = index
             }

@@ -9,9 +9,9 @@ struct SubscriberFilter: Sendable {
     let filter: StreamFilter
     let local: LocalFilter
 
-    /// Throws a message for a where clause, outFields or outSR the service cannot apply.
+    /// Throws ``SimulatorError/filter(_:)`` for a where clause, outFields or outSR the service cannot apply.
     init(_ filter: StreamFilter, schema: Schema, serviceReference: Int) throws(SimulatorError) {
-        do { local = try LocalFilter(filter, schema: schema, spatialReference: serviceReference) } catch { throw SimulatorError(error.description) }
+        do throws(LocalFilterError) { local = try LocalFilter(filter, schema: schema, spatialReference: serviceReference) } catch { throw .filter(error) }
         self.filter = filter
     }
 
@@ -49,12 +49,12 @@ struct SubscriberFilter: Sendable {
                 filter.whereClause = value
             case "geometry":
                 guard !value.isEmpty else { continue }
-                do { filter.geometry = try StreamFilter.parseEnvelope(value) } catch { throw SimulatorError(error.description) }
+                do throws(FilterError) { filter.geometry = try StreamFilter.parseEnvelope(value) } catch { throw .geometry(error) }
             case "outFields":
                 filter.outFields = StreamFilter.parseOutFields(value.split(separator: ",").map(String.init))
             case "outSR":
                 guard !value.isEmpty else { continue }
-                do { filter.outSpatialReference = try SpatialReference.parse(text: value).code } catch { throw SimulatorError("outSR: \(error)") }
+                do throws(ProjectionError) { filter.outSpatialReference = try SpatialReference.parse(text: value).code } catch { throw .outSpatialReference(error) }
             default:
                 continue
             }

@@ -13,10 +13,10 @@ public struct CancelCommand: ControlCommand {
 
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
-        guard let job = members.value("job") else { throw members.error("missing \"job\" (the id of the analysis to cancel)") }
+        guard let job = members.value("job") else { throw members.error(.missingJob) }
         switch job {
         case .string, .int, .double: self.job = job
-        default: throw members.error("\"job\" must be the string or number id of an analysis")
+        default: throw members.error(.invalidJob)
         }
     }
 

@@ -21,7 +21,7 @@ public struct QueryEntitiesCommand: ControlCommand {
         envelope = try members.envelope("geometry")
         trackIDs = try members.trackIDs("trackIds")
         do { includeObservations = try members.integer("observations", in: -1...1_000_000) ?? 0 } catch {
-            throw members.error("\"observations\" must be a count (-1 for all)")
+            throw members.error(.observationsNotACount)
         }
     }
 

@@ -14,9 +14,9 @@ public struct SetFilterCommand: ControlCommand {
     public init(members: CommandMembers) throws(ControlCommandError) {
         id = members.id
         guard let value = members.object["filter"] else {
-            throw members.error("missing \"filter\" (an object with where, geometry, outFields; or null)")
+            throw members.error(.missingFilter)
         }
-        do { filter = try StreamFilter.parse(json: value) } catch { throw members.error(error.description) }
+        do throws(FilterError) { filter = try StreamFilter.parse(json: value) } catch { throw members.error(.filter(error)) }
     }
 
     public func start(in session: ControlSession) async -> ControlCommandOutcome {

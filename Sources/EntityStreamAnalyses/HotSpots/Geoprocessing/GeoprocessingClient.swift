@@ -128,7 +128,7 @@ public actor GeoprocessingClient {
             switch error {
             case .service(let service):
                 await setStatus(.connected, error: nil)
-                throw .arcGIS(ArcGISError(code: service.code, message: service.message, details: service.details), operation: operation)
+                throw .arcGIS(service, operation: operation)
             case .invalidJSON:
                 throw await failed(answer.notJSON())
             default:

@@ -1,4 +1,5 @@
 import EntityStreamCore
+import EntityStreamModel
 import EntityStreamFeatures
 import EntityStream
 

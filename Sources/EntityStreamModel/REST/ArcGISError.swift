@@ -1,7 +1,7 @@
-import EntityStreamModel
-/// An ArcGIS REST error: `{"error":{"code":400,"message":"…","details":["…"]}}`,
-/// as servers answer a bad request (400), a missing or invalid token (499,
-/// 498), or anything else they refuse.
+/// ArcGIS REST's error answer: `{"error":{"code":400,"message":"…","details":["…"]}}`,
+/// as servers (feature services and geoprocessing tasks alike) answer a bad
+/// request (400), a missing or invalid token (499, 498), or anything else
+/// they refuse. Wire data: the code, message and details as the server sent them.
 ///
 /// ``init(json:)``/``init(bytes:)`` read one (nil when the text is not an
 /// error object, so callers can tell "an error" from "something else");
@@ -9,6 +9,7 @@ import EntityStreamModel
 /// `ArcGIS error 400: Unable to complete operation. ('where' parameter is invalid: …)`.
 /// A plain value.
 public struct ArcGISError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error code; nil when the answer has none.
     public var code: Int?
     public var message: String
     public var details: [String]
