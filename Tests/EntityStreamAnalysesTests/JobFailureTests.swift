@@ -44,6 +44,12 @@ private final class ChangingScan: FeatureFileScan {
         .layoutChanged
     }
 
+    func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
+                                               process: @escaping @Sendable (FeatureTable) throws -> Partial,
+                                               consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
+        .layoutChanged
+    }
+
     func emptyTable() throws(FeatureLoadError) -> FeatureTable { try inner.emptyTable() }
     func verifyLayout(neededFields: Set<Int>?, workers: Int) async throws {}
 }
