@@ -346,14 +346,7 @@ package enum EsriFeatureLoader {
                 if layout.geometryType == .point, let given = observation.geometry {
                     point = try convert(given, to: layout.wkid, file: file, line: message.line)
                 }
-                loaded.records += 1
-                if let selection {
-                    guard selection.keeps(values, point: point.map { var point = $0; point.wkid = layout.wkid; return point }) else { continue }
-                    loaded.positions.append(loaded.records - 1)
-                }
-                do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
-                    throw FeatureLoadError(file: file, line: message.line, .table(error))
-                }
+                try loaded.append(values, point: point, wkid: layout.wkid, selection: selection, to: &builder, file: file, line: message.line)
             }
         }
         return loaded

@@ -35,4 +35,20 @@ package struct LoadedRows: Sendable {
     package var positions: [Int] = []
 
     package init() {}
+
+    /// Counts one record and appends it to `builder` when `selection` keeps
+    /// it (tested with the point in the layer's spatial reference `wkid`),
+    /// noting its position; a row the table refuses is an error on `line` of `file`.
+    @inline(__always)
+    package mutating func append(_ values: [AttributeValue], point: Point?, wkid: Int?, selection: LoadedRowSelection?,
+                                 to builder: inout FeatureTableBuilder, file: String, line: Int?) throws(FeatureLoadError) {
+        records += 1
+        if let selection {
+            guard selection.keeps(values, point: point.map { var point = $0; point.wkid = wkid; return point }) else { return }
+            positions.append(records - 1)
+        }
+        do throws(FeatureTableError) { try builder.append(geometry: point, values: values) } catch {
+            throw FeatureLoadError(file: file, line: line, .table(error))
+        }
+    }
 }
