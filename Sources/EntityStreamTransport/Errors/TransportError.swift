@@ -43,6 +43,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case shutDown
     /// A server could not start listening.
     case serverStartFailed(detail: String)
+    /// An address given to listen on (`--host`) that this machine cannot
+    /// listen on, found before any server starts: `detail` says why.
+    case unusableListenAddress(detail: String)
     /// The waiting task was cancelled.
     case cancelled
 
@@ -66,6 +69,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notConnected: return "the connection is closed"
         case .shutDown: return "the transport event loop was shut down"
         case .serverStartFailed(let detail): return "server could not start: \(detail)"
+        case .unusableListenAddress(let detail): return detail
         case .cancelled: return "cancelled"
         }
     }

@@ -50,9 +50,13 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `text` (`--host`), when it is an address this machine can listen on;
-    /// else ``TransportError/serverStartFailed(detail:)`` saying why.
+    /// else ``TransportError/unusableListenAddress(detail:)`` saying why.
     public static func checkedUsable(_ text: String) throws(TransportError) -> String {
-        try ListenAddress(parsing: text).checkUsable()
+        do throws(TransportError) {
+            try ListenAddress(parsing: text).checkUsable()
+        } catch .serverStartFailed(let detail) {
+            throw .unusableListenAddress(detail: detail)
+        }
         return text
     }
 
