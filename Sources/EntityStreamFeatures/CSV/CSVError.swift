@@ -62,8 +62,6 @@ public struct CSVError: Error, Sendable, Hashable, CustomStringConvertible {
         case noPositions
         /// A `--track-field` that is not one of the columns.
         case unknownTrackField(String, columns: [String])
-        /// Reading stopped because the task was cancelled.
-        case cancelled
 
         // MARK: The column mapping
 
@@ -115,7 +113,6 @@ public struct CSVError: Error, Sendable, Hashable, CustomStringConvertible {
             case .row(let error): return error.description
             case .noPositions: return "the CSV holds a header but no positions"
             case .unknownTrackField(let field, let columns): return "--track-field '\(field)' is not one of its columns (\(columns.joined(separator: ", ")))"
-            case .cancelled: return "cancelled"
             case .emptyMapping(let keys): return "empty column mapping; expected \(keys.map { "\($0)=…" }.joined(separator: ","))"
             case .malformedPair(let pair): return "malformed pair '\(pair)' in column mapping; expected key=column"
             case .unknownKey(let key, let keys): return "unknown key '\(key)' in column mapping; the keys are \(ColumnMappingPairs.list(keys))"

@@ -38,7 +38,7 @@ package enum CSVFeatureLoader {
         } catch {
             throw failure(error)
         }
-        if cancelled() { throw failure(CSVError(.cancelled)) }
+        if cancelled() { throw .cancelled(file: file) }
         let layout = try CSVLayout(names: header.names, headerLine: header.line, evidence: evidence, mapping: mapping, file: file)
         // Pass 2: rows.
         let builder = try layout.builder(name: name)
@@ -49,7 +49,7 @@ package enum CSVFeatureLoader {
         } catch {
             throw failure(error)
         }
-        if cancelled() { throw failure(CSVError(.cancelled)) }
+        if cancelled() { throw .cancelled(file: file) }
         return table
     }
 }

@@ -144,7 +144,7 @@ public enum SimulatorError: Error, Sendable, Hashable, CustomStringConvertible {
             return "--track-field '\(name)' is not a column of '\(path)' (columns: \(columns.joined(separator: ", ")))"
         case .layerFile(let name, let error): return "layer \(name): \(error)"
         case .layerChanged(let name, let path): return "layer \(name): \(path) changed while it was read"
-        case .layerCancelled(let name): return "layer \(name): \(CancellationError())"
+        case .layerCancelled(let name): return "layer \(name): loading was cancelled"
         case .layerScan(let name, let detail): return "layer \(name): \(detail)"
         case .hotSpotFile(let name, let error): return "hotspots \(name): \(error)"
         case .hotSpotsWithoutPoints(let name, let path):
