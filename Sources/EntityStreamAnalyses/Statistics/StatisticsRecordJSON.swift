@@ -13,18 +13,6 @@ import EntityStream
 ///   (what a table's header needs, even with no record).
 /// Stateless.
 public enum StatisticsRecordJSON {
-    /// The members of one record's `result` line (``StatisticsRecord/members``).
-    public static func members(_ record: StatisticsRecord) -> JSONObject {
-        record.members
-    }
-
-    /// `"groupFields"` and `"statisticNames"` of `plan`, for a summary.
-    public static func names(_ plan: StatisticsPlan) -> JSONObject {
-        var members = JSONObject()
-        StatisticsNames(plan).append(to: &members)
-        return members
-    }
-
     /// Publishes `records` as `result` lines, in batches, honouring cancellation.
     static func emit(_ records: [StatisticsRecord], in context: AnalysisContext) async throws {
         var start = 0

@@ -78,7 +78,7 @@ struct FleetCommand: RunnableCommand {
         if let (result, _) = merged {
             for record in result.records {
                 var line = JSONObject([("event", .string("fleet")), ("phase", .string("result"))])
-                line.append(contentsOf: StatisticsRecordJSON.members(record))
+                line.append(contentsOf: record.members)
                 output.append(.object(line))
                 output.appendRaw(UInt8(ascii: "\n"))
             }
@@ -100,7 +100,7 @@ struct FleetCommand: RunnableCommand {
             summary.append(key: "rows", value: .int(Int64(result.rowCount)))
             summary.append(key: "groups", value: .int(Int64(result.groupCount)))
             summary.append(key: "records", value: .int(Int64(result.records.count)))
-            summary.append(contentsOf: StatisticsRecordJSON.names(plan))
+            StatisticsNames(plan).append(to: &summary)
         }
         output.append(.object(summary))
         output.appendRaw(UInt8(ascii: "\n"))
