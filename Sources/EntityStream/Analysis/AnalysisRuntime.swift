@@ -108,8 +108,10 @@ public actor AnalysisRuntime {
         await withDiscardingTaskGroup { group in
             var freeSlots = slots.makeAsyncIterator()
             for await submission in submissions {
-                // Wait for a running slot; queued jobs wait here, in order.
-                guard await freeSlots.next() != nil else { break }
+                // Wait for a running slot; queued jobs wait here, in order. A slot freed by a job the
+                // cancellation ended can still be taken after it: a queued job then ends cancelled below,
+                // never starts.
+                guard await freeSlots.next() != nil, !Task.isCancelled else { break }
                 executing += 1
                 group.addTask {
                     await self.execute(submission)
