@@ -47,8 +47,8 @@ struct JetStreamServeTests {
     @Test("A relay serving a JetStream stream fans out every published observation, holds them in its layers, acknowledges them all",
           .enabled(if: ready))
     func servesAStream() async throws {
-        let server = try NATSServerProcess()
-        defer { server.kill(); server.removeStorage() }
+        // A stream of this test's own (VESSELS, subjects vessels.>) on the shared server.
+        let server = try await SharedAISStream.server()
         let seed = FileManager.default.temporaryDirectory.appendingPathComponent("es-seed-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: seed) }
         // The recording's first 3,000 lines (all 14 vessels) are what is published; the first one alone, as
@@ -60,11 +60,11 @@ struct JetStreamServeTests {
         let first = try #require(lines.first)
         try (first + "\n").write(toFile: seed, atomically: true, encoding: .utf8)
         let seeded = try await CommandLineTool.run("entitystream", ["replay", seed, "--track-field", "MMSI", "--events", "observation",
-                                                              "--publish", "\(server.url)/ais", "--create-stream", "AIS", "--publish-service", "seed"])
+                                                              "--publish", "\(server.url)/vessels", "--create-stream", "VESSELS", "--publish-service", "seed"])
         #expect(seeded.status == 0 && seeded.standardError.contains("1 stored"), "\(seeded.standardError)")
 
         let relay = try CapturedProcess(CommandLineTool.path("entitystream"), [
-            "serve", "\(server.url)/AIS", "--durable", "relay", "--from-start", "--port", "0", "--name", "Vessels"])
+            "serve", "\(server.url)/VESSELS", "--durable", "relay", "--from-start", "--port", "0", "--name", "Vessels"])
         defer { relay.child.signal(SIGKILL); _ = relay.child.wait() }
         let port = try #require(await relay.port(), "serve did not start: \(relay.text(.error))")
         _ = try #require(await relay.line(.error) { $0.contains("described its stream") }, "\(relay.text(.error))")
@@ -73,7 +73,7 @@ struct JetStreamServeTests {
         let socket = try await RawWebSocketClient.connect(port: port, path: "/arcgis/ws/services/Vessels/StreamServer/subscribe")
         _ = try #require(await relay.line(.error) { $0.contains("subscriber") && $0.contains("joined") }, "\(relay.text(.error))")
         let published = try await CommandLineTool.run("entitystream", ["replay", recording, "--track-field", "MMSI", "--events", "observation",
-                                                                 "--publish", "\(server.url)/ais"])
+                                                                 "--publish", "\(server.url)/vessels"])
         #expect(published.status == 0 && published.standardError.contains("\(Self.published) stored, 0 duplicates"), "\(published.standardError)")
 
         // The subscriber receives the recording: every observation once, in order per track.
@@ -119,7 +119,7 @@ struct JetStreamServeTests {
         relay.child.signal(SIGTERM)
         #expect(relay.child.wait() == 0, "\(relay.text(.error).suffix(2000))")
         #expect(!relay.text(.output).contains("\"event\":\"observation\""))
-        let after = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "relay", "--events", "observation",
+        let after = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/VESSELS", "--durable", "relay", "--events", "observation",
                                                              "--until-caught-up"])
         #expect(after.status == 0 && after.standardOutput.isEmpty && after.standardError.contains("0 messages"), "\(after.standardError)")
     }
