@@ -123,3 +123,72 @@ struct JetStreamFetchTests {
     }
 }
 
+/// Memory bounded by bytes on both sides of a small server (`max_payload` 4 KiB): a consumer's pull
+/// requests carry `max_bytes`, and a publisher refuses a message larger than the server takes.
+@Suite("JetStream byte bounds: pull requests' max_bytes, messages larger than the server takes", .bounded(.io))
+struct JetStreamByteBoundTests {
+    static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
+
+    /// Two requests of 200 messages, 16 KiB each: the server sends what fits in the bytes
+    /// (an AIS message counts about 430 with its subjects and headers), ends each with a 409,
+    /// and the client never holds more than the two requests' bytes (without `max_bytes`, all
+    /// 400 messages, over 90 KB, would come). Fetches then read the rest, once each, in order.
+    @Test("A consumer's open pull requests bring at most their max_bytes; the fetches after them read every message once, in order",
+          .enabled(if: ready))
+    func pullRequestsBoundedByBytes() async throws {
+        let server = try await NATSServerProcess(settings: ["max_payload: 4096"])
+        defer { server.kill(); server.removeStorage() }
+        let file = try JetStreamFetchTests.recording(600)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let published = try await CommandLineTool.run("entitystream", ["replay", file, "--track-field", "MMSI", "--events", "observation",
+                                                                 "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        #expect(published.status == 0 && published.standardError.contains("600 stored"), "\(published.standardError)")
+        let (connection, consumer) = try JetStreamFetchTests.consumer(server, stream: "AIS", durable: "bytes", batch: 200,
+                                                                      maximumBatchBytes: 16 << 10)
+        defer { connection.close() }
+        #expect(connection.maximumPayload == 4096)
+        // A request never asks for fewer bytes than the largest message takes.
+        var small = ConsumerSettings()
+        small.maximumBatchBytes = 1024
+        #expect(JetStreamConsumer.requestBytes(small, maximumPayload: 4096) == 4096 + 8192)
+
+        let thread = BlockingIOThread(name: "test-fetch")
+        defer { thread.shutdown() }
+        let delivered = await thread.run { consumer.deliveredByOpenRequests() }
+        #expect(delivered.messages > 0 && delivered.messages < 2 * 200, "\(delivered)")
+        #expect(delivered.bytes <= 2 * (16 << 10), "\(delivered)")
+        // The rest (those are held unacknowledged for the hour's acknowledgement wait).
+        let sequences = await thread.run {
+            var sequences: [UInt64] = []
+            var empty = 0
+            while sequences.count < 600 - delivered.messages && empty < 3 {
+                guard let fetched = consumer.fetch(milliseconds: 2000) else { break }
+                sequences += fetched.streamSequences
+                empty = fetched.isEmpty ? empty + 1 : 0
+            }
+            return sequences
+        }
+        #expect(sequences == Array(UInt64(delivered.messages + 1)...600))
+    }
+
+    /// Before, the client's NATS_MAX_PAYLOAD counted as a lost connection and the message was
+    /// sent again for ever.
+    @Test("A line larger than the server takes is refused, named and counted; the others are stored", .enabled(if: ready))
+    func oversizeMessageRefused() async throws {
+        let server = try await NATSServerProcess(settings: ["max_payload: 4096"])
+        defer { server.kill(); server.removeStorage() }
+        let file = try JetStreamFetchTests.recording(20) { lines in
+            lines[10] = lines[10].replacingOccurrences(of: "\"CallSign\":\"", with: "\"CallSign\":\"" + String(repeating: "W", count: 5000))
+        }
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let published = try await CommandLineTool.run("entitystream", ["replay", file, "--track-field", "MMSI", "--events", "observation",
+                                                                 "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
+        #expect(published.status == 1, "\(published.standardError)")
+        #expect(published.standardError.contains("is larger than the server takes (max_payload 4096 bytes)"), "\(published.standardError)")
+        #expect(published.standardError.contains("19 stored, 0 duplicates, 0 sent again, 1 rejected"), "\(published.standardError)")
+        let stored = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-start", "--events", "observation",
+                                                              "--until-caught-up"])
+        #expect(observationLines(stored.standardOutput).count == 19, "\(stored.standardError)")
+        #expect(!stored.standardOutput.contains("WWWW"))
+    }
+}
