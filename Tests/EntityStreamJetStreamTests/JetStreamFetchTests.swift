@@ -32,6 +32,35 @@ struct JetStreamFetchTests {
         return (connection, try JetStreamConsumer(connection: connection, stream: stream, settings: settings))
     }
 
+    /// What fetches took: the messages' stream sequences, the most messages and bytes one
+    /// fetch held, and whether the subscription closed.
+    struct Fetches: Sendable {
+        var sequences: [UInt64] = []
+        var largest = 0
+        var heaviest = 0
+        var closed = false
+    }
+
+    /// Fetches until `count` messages came, three fetches came back empty or the subscription
+    /// closed; on `thread`, since fetches block.
+    static func fetch(_ count: Int, from consumer: JetStreamConsumer, on thread: BlockingIOThread) async -> Fetches {
+        await thread.run {
+            var fetches = Fetches()
+            var empty = 0
+            while fetches.sequences.count < count && empty < 3 {
+                guard let fetched = consumer.fetch(milliseconds: 10_000) else {
+                    fetches.closed = true
+                    break
+                }
+                fetches.largest = max(fetches.largest, fetched.count)
+                fetches.heaviest = max(fetches.heaviest, fetched.byteCount)
+                fetches.sequences += fetched.streamSequences
+                empty = fetched.isEmpty ? empty + 1 : 0
+            }
+            return fetches
+        }
+    }
+
     /// The recording's first `count` lines, in a file of the test's own; `change` edits them.
     static func recording(_ count: Int, _ change: (inout [String]) -> Void = { _ in }) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("es-fetch-\(UUID().uuidString).json").path
@@ -66,20 +95,10 @@ struct JetStreamFetchTests {
         // The fetches block: on a thread of their own, not the cooperative pool.
         let thread = BlockingIOThread(name: "test-fetch")
         defer { thread.shutdown() }
-        let (sequences, largest, failed) = await thread.run {
-            var sequences: [UInt64] = []
-            var empty = 0
-            var largest = 0
-            while sequences.count < 6000 && empty < 3 {
-                guard let fetched = consumer.fetch(milliseconds: 10_000) else { return (sequences, largest, true) }
-                largest = max(largest, fetched.count)
-                sequences += fetched.streamSequences
-                empty = fetched.isEmpty ? empty + 1 : 0
-            }
-            return (sequences, largest, false)
-        }
-        #expect(!failed)
-        #expect(largest <= batch, "a fetch of \(batch) took \(largest)")
+        let fetches = await Self.fetch(6000, from: consumer, on: thread)
+        let sequences = fetches.sequences
+        #expect(!fetches.closed)
+        #expect(fetches.largest <= batch, "a fetch of \(batch) took \(fetches.largest)")
         #expect(await thread.run { publisher.wait() } == 0)
         // Sequence i + 1 at index i: every message once, in order.
         let firstWrong = sequences.indices.first { sequences[$0] != UInt64($0 + 1) }
@@ -101,23 +120,11 @@ struct JetStreamFetchTests {
         // The fetches block: on a thread of their own, not the cooperative pool.
         let thread = BlockingIOThread(name: "test-fetch")
         defer { thread.shutdown() }
-        let (sequences, largest, heaviest) = await thread.run {
-            var sequences: [UInt64] = []
-            var empty = 0
-            var largest = 0
-            var heaviest = 0
-            while sequences.count < 8400 && empty < 3 {
-                guard let fetched = consumer.fetch(milliseconds: 10_000) else { break }
-                largest = max(largest, fetched.count)
-                heaviest = max(heaviest, fetched.byteCount)
-                sequences += fetched.streamSequences
-                empty = fetched.isEmpty ? empty + 1 : 0
-            }
-            return (sequences, largest, heaviest)
-        }
+        let fetches = await Self.fetch(8400, from: consumer, on: thread)
+        let sequences = fetches.sequences
         // The bound, plus the one message that crossed it (an AIS line and its subject: well under 4 KiB).
-        #expect(heaviest < (32 << 10) + 4096, "a fetch held \(heaviest) bytes")
-        #expect(largest > 1 && largest < settings.batch)
+        #expect(fetches.heaviest < (32 << 10) + 4096, "a fetch held \(fetches.heaviest) bytes")
+        #expect(fetches.largest > 1 && fetches.largest < settings.batch)
         let firstWrong = sequences.indices.first { sequences[$0] != UInt64($0 + 1) }
         #expect(sequences.count == 8400 && firstWrong == nil, "\(sequences.count) messages; first out of place at \(firstWrong.map(String.init) ?? "-")")
     }
@@ -158,17 +165,8 @@ struct JetStreamByteBoundTests {
         #expect(delivered.messages > 0 && delivered.messages < 2 * 200, "\(delivered)")
         #expect(delivered.bytes <= 2 * (16 << 10), "\(delivered)")
         // The rest (those are held unacknowledged for the hour's acknowledgement wait).
-        let sequences = await thread.run {
-            var sequences: [UInt64] = []
-            var empty = 0
-            while sequences.count < 600 - delivered.messages && empty < 3 {
-                guard let fetched = consumer.fetch(milliseconds: 2000) else { break }
-                sequences += fetched.streamSequences
-                empty = fetched.isEmpty ? empty + 1 : 0
-            }
-            return sequences
-        }
-        #expect(sequences == Array(UInt64(delivered.messages + 1)...600))
+        let fetches = await JetStreamFetchTests.fetch(600 - delivered.messages, from: consumer, on: thread)
+        #expect(fetches.sequences == Array(UInt64(delivered.messages + 1)...600))
     }
 
     /// Before, the client's NATS_MAX_PAYLOAD counted as a lost connection and the message was
