@@ -136,7 +136,7 @@ struct StreamedFileLayerTests {
     /// pages (ordered by id, or by a field) keep a running top-k, and still
     /// answer as the loaded layer.
     @Test func ownObjectIDsAnswerAsTheLoadedLayer() async throws {
-        let path = try layerFile(rows: 3000, scrambledIDs: true)
+        let path = try layerFile(rows: 1500, scrambledIDs: true)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (loaded, streamed) = try await bothLayers(path, scrambledIDs: true)
         for query in ["outFields=*&resultOffset=100&resultRecordCount=40&f=json", "outFields=seq&orderByFields=speed,seq%20DESC&resultOffset=7&resultRecordCount=9&f=json",
@@ -152,7 +152,7 @@ struct StreamedFileLayerTests {
     /// `exceededTransferLimit` on every page but the last; a page keeps at
     /// most its own rows and one more, and an early page stops reading the file.
     @Test func pagesAreCompleteOrderedAndBounded() async throws {
-        let rows = 6000
+        let rows = 3000
         let path = try layerFile(rows: rows)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (_, streamed) = try await bothLayers(path)
