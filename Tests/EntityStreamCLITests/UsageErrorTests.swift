@@ -169,6 +169,8 @@ struct SharedParserCommandLineTests {
             #expect(simulator.standardError.dropFirst("stream-simulator: ".count) == entitystream.standardError.dropFirst("entitystream: ".count),
                     "\(simulator.standardError) \(entitystream.standardError)")
         }
+        let service = try await CommandLineTool.run("stream-simulator", ["--service", "plows"])
+        #expect(service.status == 2 && service.standardError == "stream-simulator: --service expects NAME=FILE or fleet:N, not 'plows'\n")
         let unknown = try await CommandLineTool.run("stream-simulator", ["--fleet", "1", "--bogus"])
         #expect(unknown.status == 2 && unknown.standardError == "stream-simulator: unknown option '--bogus' (see stream-simulator --help)\n")
     }
