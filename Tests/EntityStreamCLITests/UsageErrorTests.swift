@@ -230,4 +230,43 @@ struct BenchmarkHelpTests {
             #expect(result.standardOutput.hasPrefix("Usage: entitystream-bench [BENCHMARK] [options]"), "\(arguments)")
         }
     }
+
+    /// The options the benchmarks read, each listed by --help.
+    static let options = ["--count", "--runs", "--mb", "--no-peers", "--no-ingestion", "--ais", "--raster", "--world", "--rasterio-count",
+                          "--neighbours", "--rounds", "--million", "--baseline", "--seconds", "--rows", "--sizes", "--dir", "--format",
+                          "--window", "--clients", "--modes"]
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTool.path("entitystream-bench"))))
+    func helpListsEveryOption() async throws {
+        let help = try await CommandLineTool.run("entitystream-bench", ["--help"])
+        for option in Self.options {
+            #expect(help.standardOutput.contains(option), "\(option)")
+        }
+    }
+
+    /// A bad value, an unknown option or benchmark is a usage error naming it, before any benchmark runs
+    /// (nothing on stdout), where the options used to fall back to their defaults.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTool.path("entitystream-bench"))))
+    func badOptionsAreRefused() async throws {
+        let cases: [([String], String)] = [
+            (["json", "--count", "ten"], "--count expects a whole number ≥ 1, not 'ten'"),
+            (["replay", "--runs", "0"], "--runs expects a whole number ≥ 1, not '0'"),
+            (["relay", "--runs=99999999999999999999"], "--runs expects a whole number from 1 to 9223372036854775807, not '99999999999999999999'"),
+            (["files", "--sizes", "1000,x"], "--sizes expects a whole number ≥ 1, not 'x'"),
+            (["files", "--format", "parquet"], "--format expects csv or jsonl, not 'parquet'"),
+            (["relay", "--modes", "burst,fast"], "--modes expects burst, paced or direct, not 'fast'"),
+            (["relay", "--window", "0"], "--window expects a number > 0, not '0'"),
+            (["query", "--no-peers=yes"], "--no-peers takes no value (given 'yes')"),
+            (["relay", "--client", "5"], "unknown option '--client' (see entitystream-bench --help)"),
+            (["compare"], "compare needs --baseline PATH (another build's entitystream, to replay against this build's)"),
+            (["json", "replay"], "json: unexpected argument 'replay'; give one benchmark"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await CommandLineTool.run("entitystream-bench", arguments)
+            #expect(result.status == 2 && result.standardOutput.isEmpty, "\(arguments): \(result.status)")
+            #expect(result.standardError == "entitystream-bench: \(message)\n", "\(arguments)")
+        }
+        let unknown = try await CommandLineTool.run("entitystream-bench", ["jsn"])
+        #expect(unknown.status == 2 && unknown.standardError.hasPrefix("entitystream-bench: unknown command 'jsn' (expected transport, json, "))
+    }
 }
