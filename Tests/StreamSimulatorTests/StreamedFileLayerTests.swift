@@ -195,6 +195,38 @@ struct StreamedFileLayerTests {
         #expect(streamed.peakRowsKept <= 300 + 1)
     }
 
+    /// A layer file cut shorter than it was at start-up answers no query with fewer rows: each query
+    /// fails naming the file (HTTP 500), is counted and logged with the count; a file that grew is
+    /// answered to its size at start-up (the rows indexed).
+    @Test func aFileCutAfterStartUpFailsItsQueriesCounted() async throws {
+        let path = try layerFile(rows: 2000)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let logged = LockedState<[String]>([])
+        let streamed = try #require(try await StreamedFileLayer.open(LayerSpecification(name: "Points", path: path), maxRecordCount: 500,
+                                                                    supportsPagination: true, statistics: TableStatisticsEngine(), chunkSize: 2048,
+                                                                    log: { line in logged.withLock { $0.append(line) } }))
+        let count = "where=1%3D1&returnCountOnly=true&f=json"
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("2001,\"g0, odd\",1,2000-09-02T09:20:00Z,-80,20\n".utf8))
+        try handle.close()
+        let grown = await LayerRouter.query(source: streamed, parameters: parameters(count))
+        #expect(String(decoding: grown.body, as: UTF8.self) == #"{"count":2000}"#)
+        #expect(streamed.shrunkReads == 0 && logged.withLock { $0 }.isEmpty)
+
+        #expect(truncate(path, off_t(size / 2)) == 0)
+        for (query, expected) in [(count, 1), ("outFields=seq&resultOffset=1500&f=json", 2)] {
+            let answer = await LayerRouter.query(source: streamed, parameters: parameters(query))
+            let body = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == 500 && body.contains("the file shrank to \(size / 2) bytes"), "\(body)")
+            #expect(streamed.shrunkReads == expected)
+        }
+        let lines = logged.withLock { $0 }
+        #expect(lines.count == 2 && lines[0].hasPrefix("layer Points: query failed: \(path): the file shrank to \(size / 2) bytes"))
+        #expect(lines[0].hasSuffix("(1 query so far)") && lines[1].hasSuffix("(2 queries so far)"))
+    }
+
     /// The simulator streams a layer file over `layerStreamingThreshold`
     /// (here 0) and serves it over HTTP; a file at or under it is loaded as before.
     @Test func theServerStreamsFilesOverTheThreshold() async throws {
