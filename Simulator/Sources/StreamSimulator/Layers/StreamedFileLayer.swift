@@ -12,7 +12,11 @@ import EntityStreamFiles
 ///
 /// Start-up reads the file once into an ``Index`` (a CSV's layout is
 /// settled in the same pass): its row count, extent and time extent, which the layer's
-/// description reports as a loaded layer's would. Every query then reads
+/// description reports as a loaded layer's would. Esri JSON lines are read
+/// once to open them (their layout needs every record): that pass gives the
+/// index too (``FeatureFileScan/indexAtOpen``), and no other is made unless
+/// it could not (points in another reference, a file's own object ids,
+/// declared fields, time values that are not all dates). Every query then reads
 /// the file again, chunk by chunk, and the query engine answers each
 /// chunk's table (object ids are those of the whole file), keeping only
 /// what the answer needs:
@@ -45,11 +49,7 @@ import EntityStreamFiles
 /// query is counted (``shrunkReads``) and logged with the count.
 final class StreamedFileLayer: LayerSource, Sendable {
     /// What one streamed pass at start-up learned about the file.
-    struct Index: Sendable, Equatable {
-        var rows = 0
-        var extent: Envelope?
-        var timeExtent: TimeExtent?
-    }
+    typealias Index = FeatureFileIndex
 
     let name: String
     let path: String
@@ -68,7 +68,7 @@ final class StreamedFileLayer: LayerSource, Sendable {
 
     /// Opens `specification`'s file for streaming when its format streams
     /// (nil otherwise: the caller loads it whole) and reads it once for the
-    /// ``Index``. Throws ``SimulatorError`` with the reader's message (file and line).
+    /// ``Index`` (unless opening it told the index). Throws ``SimulatorError`` with the reader's message (file and line).
     static func open(_ specification: LayerSpecification, maxRecordCount: Int, supportsPagination: Bool,
                      statistics: (any FeatureStatisticsEngine)?, maximumRows: Int = 1_000_000,
                      chunkSize: Int = CSVFileScan.defaultChunkSize,
@@ -77,22 +77,9 @@ final class StreamedFileLayer: LayerSource, Sendable {
         options.name = specification.name
         do {
             guard let scan = try await FeatureFileScans.open(path: specification.path, options: options, chunkSize: chunkSize) else { return nil }
-            var index = Index()
-            // Only the object id, time and coordinate columns are converted (the extents need no other).
-            let process: @Sendable (FeatureTable) -> (Int, Envelope?, TimeExtent?) = { table in (table.count, table.extent, table.dataTimeExtent) }
-            func add(_ chunk: (Int, Envelope?, TimeExtent?)) {
-                index.rows += chunk.0
-                index.extent = Self.union(index.extent, chunk.1)
-                index.timeExtent = Self.union(index.timeExtent, chunk.2)
-            }
-            // The same pass settles every column's type, so no later scan changes the layout (and scans may run at
-            // once); when the columns converted had another type than the first chunk's, they are read again.
-            var outcome = try await scan.scanSettlingLayout(neededFields: [], process: process, consume: add)
-            if case .layoutChanged = outcome {
-                index = Index()
-                outcome = try await scan.scan(neededFields: [], process: process, consume: add)
-            }
-            guard case .finished = outcome else { throw SimulatorError.layerChanged(name: specification.name, path: specification.path) }
+            // Opening Esri JSON lines read the file once already, and learned the index when it could.
+            let index: Index
+            if let known = scan.indexAtOpen { index = known } else { index = try await indexReading(scan, specification) }
             return try StreamedFileLayer(name: specification.name, path: specification.path, scan: scan, index: index,
                                          engine: FeatureQueryEngine(maxRecordCount: maxRecordCount, supportsPagination: supportsPagination,
                                                                     statistics: statistics),
@@ -107,6 +94,27 @@ final class StreamedFileLayer: LayerSource, Sendable {
             // The file scans throw untyped; any other error is kept as its text.
             throw .layerScan(name: specification.name, detail: "\(error)")
         }
+    }
+
+    /// The ``Index`` from one streamed pass over the file, which also settles a CSV's layout.
+    private static func indexReading(_ scan: any FeatureFileScan, _ specification: LayerSpecification) async throws -> Index {
+        var index = Index()
+        // Only the object id, time and coordinate columns are converted (the extents need no other).
+        let process: @Sendable (FeatureTable) -> (Int, Envelope?, TimeExtent?) = { table in (table.count, table.extent, table.dataTimeExtent) }
+        func add(_ chunk: (Int, Envelope?, TimeExtent?)) {
+            index.rows += chunk.0
+            index.extent = Self.union(index.extent, chunk.1)
+            index.timeExtent = Self.union(index.timeExtent, chunk.2)
+        }
+        // The same pass settles every column's type, so no later scan changes the layout (and scans may run at
+        // once); when the columns converted had another type than the first chunk's, they are read again.
+        var outcome = try await scan.scanSettlingLayout(neededFields: [], process: process, consume: add)
+        if case .layoutChanged = outcome {
+            index = Index()
+            outcome = try await scan.scan(neededFields: [], process: process, consume: add)
+        }
+        guard case .finished = outcome else { throw SimulatorError.layerChanged(name: specification.name, path: specification.path) }
+        return index
     }
 
     private init(name: String, path: String, scan: any FeatureFileScan, index: Index, engine: FeatureQueryEngine,
