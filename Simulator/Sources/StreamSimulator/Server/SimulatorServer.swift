@@ -171,6 +171,7 @@ public final class SimulatorServer: Sendable {
         serverConfiguration.tls = configuration.tls
         serverConfiguration.slowClientPolicy = configuration.slowClientPolicy
         serverConfiguration.outboundQueueLimit = configuration.clientQueueBytes
+        serverConfiguration.sendBufferBytes = configuration.clientSendBufferBytes
         serverConfiguration.customRequestHeaders = CORSPolicy.requestHeaders
         serverConfiguration.httpResponder = { request in await Self.respond(to: request, state: state) }
         serverConfiguration.webSocketResponder = { request in Self.upgrade(request, state: state) }
