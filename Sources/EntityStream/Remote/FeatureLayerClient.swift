@@ -47,7 +47,7 @@ public actor FeatureLayerClient {
     /// - Throws: ``FeatureLayerError/invalidURL(_:)`` for a URL that is not http(s).
     public init(layerURL: String, options: FeatureLayerClientOptions = FeatureLayerClientOptions()) throws(FeatureLayerError) {
         let endpoint: ArcGISEndpoint
-        do { endpoint = try ArcGISEndpoint(parsing: layerURL, droppingSuffix: "/query") } catch { throw .invalidURL(error.reason) }
+        do throws(ArcGISEndpointError) { endpoint = try ArcGISEndpoint(parsing: layerURL, droppingSuffix: "/query") } catch { throw .invalidURL(error) }
         self.displayURL = endpoint.base
         self.options = options
         self.requester = ArcGISRequester(endpoint: endpoint, keepingQueryItems: true, tokenSource: options.tokenSource,

@@ -18,7 +18,7 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The layer's description has malformed `fields`.
     case malformedFields(url: String, FeatureFormatError)
     /// The layer URL cannot be used.
-    case invalidURL(String)
+    case invalidURL(ArcGISEndpointError)
     /// The request got no usable answer (unreachable, not ArcGIS, truncated,
     /// refused token, a page breaking the paging protocol, …) or was cancelled
     /// (``ArcGISRequestError/cancelled``).
@@ -32,8 +32,8 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
             return "\(url) is not a feature layer: \(detail)"
         case .malformedFields(let url, let error):
             return "\(url) is not a feature layer: \(error.description)"
-        case .invalidURL(let detail):
-            return "invalid layer URL: \(detail)"
+        case .invalidURL(let error):
+            return "invalid layer URL: \(error.reason)"
         case .request(let error):
             return error.description
         }
