@@ -140,4 +140,15 @@ struct AnalysisCommandErrorTests {
                                                           rule(QueryCommandError.storeMembersWithLayer), .missingJob]
         #expect(problems.count == 3)
     }
+
+    /// A remote job the client gave up on keeps why, and the client's error, as typed values.
+    @Test func remoteJobGaveUpByCase() {
+        let failure = GeoprocessingError.notAGeoprocessingTask(redactedURL: "http://h/arcgis/rest/services/X/MapServer/0")
+        let error = RemoteHotSpotError.gaveUp(jobID: "j1", task: "http://h/arcgis/rest/services/X/GPServer/T",
+                                              .requestsFailed(count: 3, last: .cancel(GPClientFailure(failure))))
+        #expect(error != RemoteHotSpotError.gaveUp(jobID: "j1", task: "http://h/arcgis/rest/services/X/GPServer/T",
+                                                   .requestsFailed(count: 3, last: .request(GPClientFailure(failure)))))
+        #expect(error.description == "job j1 at http://h/arcgis/rest/services/X/GPServer/T: 3 requests failed in a row; the last: cancel: "
+                + "invalid geoprocessing task URL: 'http://h/arcgis/rest/services/X/MapServer/0' is not a geoprocessing task (…/GPServer/<task>)")
+    }
 }

@@ -2,6 +2,7 @@ import EntityStreamCore
 import EntityStreamModel
 import EntityStreamFeatures
 import EntityStream
+import EntityStreamHotSpots
 
 /// Why a ``GeoprocessingClient`` request failed, in words a user can act on.
 ///
@@ -10,7 +11,7 @@ import EntityStream
 /// line prints; ``isReachabilityFailure`` tells whether the service itself
 /// is unusable (its status becomes `failed`) or merely refused a request,
 /// or the calling task was cancelled.
-public enum GeoprocessingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum GeoprocessingError: GPClientError {
     /// The server answered with ArcGIS error JSON (`operation`: "submitJob", "job status", …).
     case arcGIS(ArcGISError, operation: String)
     /// The task URL cannot be used.
