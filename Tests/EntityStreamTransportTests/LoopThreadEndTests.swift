@@ -1,4 +1,5 @@
 import Dispatch
+import EntityStreamLocking
 import EntityStreamTestSupport
 #if canImport(Glibc)
 import Glibc
@@ -50,5 +51,23 @@ struct LoopThreadEndTests {
         let endedBeforeShutdownReturned = SlowThreadEnd.ended.load(ordering: .acquiring)
         SlowThreadEnd.released.signal()
         #expect(endedBeforeShutdownReturned, "shutdown() returned while the service thread was still ending")
+    }
+
+    /// The thread that joins an ended service thread does not carry that
+    /// thread's name: Linux copies a creator's name into a new thread, and a
+    /// joiner still ending after shutdown() returned made a loop's thread look
+    /// alive to a test counting threads by name (shutdownWhileMessagesAreInFlight
+    /// saw 1 thread after, 0 before, once under load).
+    @Test func theJoinerDoesNotTakeTheEndedThreadsName() async {
+        let names: (ended: String, joiner: String) = await withCheckedContinuation { continuation in
+            let spawned = JoinableThread.spawn {
+                ThreadName.setCurrent("es-ending-loop")
+                let ended = ThreadName.current
+                JoinableThread.afterCurrentEnds { continuation.resume(returning: (ended, ThreadName.current)) }
+            }
+            if !spawned { continuation.resume(returning: ("", "")) }
+        }
+        #expect(names.ended == "es-ending-loop")
+        #expect(names.joiner == JoinableThread.joinerName)
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLibWebSockets
+import EntityStreamLocking
 
 /// A POSIX thread whose end can be waited for: the service loop's thread.
 ///
@@ -26,12 +27,20 @@ enum JoinableThread {
         start(body, detached: false)
     }
 
+    /// The name of the short-lived thread that joins an ending one.
+    static let joinerName = "es-thread-join"
+
     /// Called as the last thing a thread from ``spawn(_:)`` does: runs `then`
     /// on a short-lived helper thread once this thread has ended (joined).
     /// If no helper can be made, `then` runs at once, as before.
+    ///
+    /// The helper names itself ``joinerName`` first: Linux gives a new thread
+    /// its creator's name, and a helper still ending after `then` resumed a
+    /// waiter looked like the ended thread to anyone counting threads by name.
     static func afterCurrentEnds(_ then: @escaping () -> Void) {
         let ending = pthread_self()
         let started = start({
+            ThreadName.setCurrent(joinerName)
             pthread_join(ending, nil)
             then()
         }, detached: true)
