@@ -1,5 +1,6 @@
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 @testable import EntityStreamHotSpots
 
 @Suite("GP job: the client's polling", .bounded)

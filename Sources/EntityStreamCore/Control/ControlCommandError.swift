@@ -142,33 +142,9 @@ public struct ControlCommandError: Error, Sendable, Hashable, CustomStringConver
 
 /// A command's own error enum, for the rules particular to that command (an
 /// analysis's members): it names what is wrong by case and says it in words.
-public protocol CommandRuleError: Error, Sendable, Hashable, CustomStringConvertible {}
-
-extension CommandRuleError {
-    /// Whether `other` is this error: the same type and equal.
-    func isEqual(to other: any CommandRuleError) -> Bool {
-        (other as? Self) == self
-    }
-}
+public protocol CommandRuleError: TypedError {}
 
 /// One ``CommandRuleError``, held by ``ControlCommandError/Problem/command(_:)``
-/// so that Core need not know the analyses' types: equal when the errors are
-/// of the same type and equal; ``error`` is the error as thrown.
-public struct CommandRule: Sendable, Hashable, CustomStringConvertible {
-    public let error: any CommandRuleError
-
-    public init(_ error: some CommandRuleError) {
-        self.error = error
-    }
-
-    public static func == (lhs: CommandRule, rhs: CommandRule) -> Bool {
-        lhs.error.isEqual(to: rhs.error)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(type(of: error)))
-        error.hash(into: &hasher)
-    }
-
-    public var description: String { error.description }
-}
+/// so that Core need not know the analyses' types (``AnyTypedError/error`` is
+/// the error as thrown).
+public typealias CommandRule = AnyTypedError

@@ -1,34 +1,11 @@
+import EntityStreamModel
+
 /// The geoprocessing client's own error for one request, kept typed by
 /// ``GPRequestFailure`` although this module does not know the client.
-public protocol GPClientError: Error, Sendable, Hashable, CustomStringConvertible {}
+public protocol GPClientError: TypedError {}
 
-/// One ``GPClientError``: equal when the errors are of the same type and
-/// equal; ``error`` is the error as thrown.
-public struct GPClientFailure: Sendable, Hashable, CustomStringConvertible {
-    public let error: any GPClientError
-
-    public init(_ error: some GPClientError) {
-        self.error = error
-    }
-
-    public static func == (lhs: GPClientFailure, rhs: GPClientFailure) -> Bool {
-        lhs.error.isEqual(to: rhs.error)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(type(of: error)))
-        error.hash(into: &hasher)
-    }
-
-    public var description: String { error.description }
-}
-
-extension GPClientError {
-    /// Whether `other` is this error: the same type and equal.
-    func isEqual(to other: any GPClientError) -> Bool {
-        (other as? Self) == self
-    }
-}
+/// One ``GPClientError`` (``AnyTypedError/error`` is the error as thrown).
+public typealias GPClientFailure = AnyTypedError
 
 /// Why one request of a job's conversation failed, by case.
 public enum GPRequestFailure: Sendable, Hashable, CustomStringConvertible {
