@@ -19,8 +19,10 @@ public final class CapturedProcess: @unchecked Sendable {
         var waiters: [(stream: Stream, from: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
     }
 
-    public init(_ executable: String, _ arguments: [String], lifetime: Duration = .seconds(90)) throws {
-        child = try ChildProcess(executable, arguments, lifetime: lifetime)
+    /// Starts `executable` with `arguments` (and `environment`, or the parent's).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                lifetime: Duration = .seconds(90)) throws {
+        child = try ChildProcess(executable, arguments, environment: environment, lifetime: lifetime)
         let child = self.child
         Thread { [state] in
             child.drain { fromStandardError, chunk in Self.append(chunk, to: fromStandardError ? .error : .output, state: state) }

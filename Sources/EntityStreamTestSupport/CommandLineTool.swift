@@ -41,11 +41,18 @@ public final class RunningProcess: @unchecked Sendable {
         child = try ChildProcess(executable, arguments)
     }
 
-    /// Reads stderr until a whole line contains `marker`; returns that line.
-    /// Lines read on the way that do not contain it are kept for later
-    /// calls, so markers may be awaited in any order; a line is only taken
-    /// once its end has arrived (or stderr has closed).
-    public func waitForErrorLine(containing marker: String) -> String? {
+    /// Reads stderr until a whole line contains `marker`; returns that line
+    /// (nil when stderr closes first). Lines read on the way that do not
+    /// contain it are kept for later calls, so markers may be awaited in any
+    /// order; a line is only taken once its end has arrived (or stderr has
+    /// closed). The reads block a thread of their own (``offPool(_:)``), not
+    /// one of the cooperative pool, while the child starts.
+    public func waitForErrorLine(containing marker: String) async -> String? {
+        await offPool { $0.readErrorLine(containing: marker) }
+    }
+
+    /// ``waitForErrorLine(containing:)``'s blocking reads.
+    private func readErrorLine(containing marker: String) -> String? {
         while true {
             if let index = errorLines.firstIndex(where: { $0.contains(marker) }) { return errorLines.remove(at: index) }
             let chunk = ChildProcess.read(child.standardError)
@@ -63,9 +70,10 @@ public final class RunningProcess: @unchecked Sendable {
         }
     }
 
-    /// The port from a `… port N` line on stderr (the simulator's announcement).
-    public func waitForPort() -> Int? {
-        guard let line = waitForErrorLine(containing: "listening on") else { return nil }
+    /// The port from a `… port N` line on stderr (the simulator's announcement),
+    /// awaited off the cooperative pool as ``waitForErrorLine(containing:)``.
+    public func waitForPort() async -> Int? {
+        guard let line = await waitForErrorLine(containing: "listening on") else { return nil }
         return line.split(separator: " ").last.flatMap { Int($0) }
     }
 

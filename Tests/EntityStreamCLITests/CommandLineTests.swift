@@ -243,7 +243,7 @@ struct CommandLineTests {
     @Test func recordSimulateConnectRoundTrip() async throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "7"])
         defer { fleet.stop() }
-        let fleetPort = try #require(fleet.waitForPort())
+        let fleetPort = try #require(await fleet.waitForPort())
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("roundtrip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -258,7 +258,7 @@ struct CommandLineTests {
 
         let replay = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--recording", recordingPath, "--port", "0"])
         defer { replay.stop() }
-        let replayPort = try #require(replay.waitForPort())
+        let replayPort = try #require(await replay.waitForPort())
         let connect = try await CommandLineTool.run("entitystream", [
             "connect", "http://127.0.0.1:\(replayPort)/arcgis/rest/services/RoundTrip/StreamServer", "--limit", "30", "--events", "observation"])
         #expect(connect.status == 0)
@@ -281,10 +281,10 @@ struct CommandLineTests {
 
     /// The recording is the job: with stdout closed by its reader (`| true`), `record`
     /// stops printing status lines, records everything asked for and exits 0.
-    @Test func recordKeepsRecordingWhenStdoutCloses() throws {
+    @Test func recordKeepsRecordingWhenStdoutCloses() async throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "20", "--port", "0"])
         defer { fleet.stop() }
-        let port = try #require(fleet.waitForPort())
+        let port = try #require(await fleet.waitForPort())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("closed-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let record = try runWithClosedOutput("entitystream", [
@@ -319,7 +319,7 @@ struct CommandLineTests {
     @Test func connectInAnySpatialReference() async throws {
         let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "3", "--rate", "5", "--port", "0", "--seed", "5"])
         defer { fleet.stop() }
-        let port = try #require(fleet.waitForPort())
+        let port = try #require(await fleet.waitForPort())
         let url = "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
         let feet = try await CommandLineTool.run("entitystream", ["connect", url, "--out-sr", "2913", "--limit", "6", "--events", "observation"])
         #expect(feet.status == 0, "\(feet.standardError)")
@@ -370,7 +370,7 @@ struct CommandLineTests {
             "--service", "Plows=fleet:2", "--service", "Buses=\(csv)", "--columns", "Buses=track=bus,time=at,x=lon,y=lat",
             "--rate", "20", "--port", "0", "--seed", "3"])
         defer { simulator.stop() }
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let base = "http://127.0.0.1:\(port)/arcgis/rest/services"
 
         let buses = try await CommandLineTool.run("entitystream", ["connect", "\(base)/Buses/StreamServer", "--limit", "3", "--events", "observation"])
@@ -475,10 +475,10 @@ struct CommandLineTests {
 
     /// The simulator on its default host listens on 127.0.0.1 only (it used to listen on every
     /// interface while saying 127.0.0.1): 127.0.0.2 and [::1] get no answer.
-    @Test func simulatorListensOnlyWhereItSays() throws {
+    @Test func simulatorListensOnlyWhereItSays() async throws {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "1", "--port", "0"])
         defer { simulator.stop() }
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         func answers(_ address: String, _ family: Int32) -> Bool {
             let descriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(descriptor) }

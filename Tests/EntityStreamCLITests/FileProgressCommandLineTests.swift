@@ -18,7 +18,7 @@ struct FileProgressCommandLineTests {
     /// default (no terminal: no progress), and stderr carries the rows read
     /// and 100 percent at the end; without it, stderr has no progress.
     @Test func stdoutIsUnchangedAndStderrCarriesTheProgress() async throws {
-        let rows = 20_000
+        let rows = 2_000   // the end of the file is reported once whatever its size
         let path = try Self.file(rows: rows)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let commands: [[String]] = [

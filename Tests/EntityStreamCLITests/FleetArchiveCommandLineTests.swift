@@ -18,7 +18,7 @@ struct FleetArchiveCommandLineTests {
             let fleet = try RunningProcess(CommandLineTool.path("stream-simulator"),
                                            ["--fleet", String(vehicles), "--rate", "20", "--port", "0"] + flags)
             defer { fleet.stop() }
-            let port = try #require(fleet.waitForPort())
+            let port = try #require(await fleet.waitForPort())
             let connect = try await CommandLineTool.run("entitystream", [
                 "connect", "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer",
                 "--limit", String(vehicles + 3), "--events", "observation,error"])

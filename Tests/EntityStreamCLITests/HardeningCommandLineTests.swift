@@ -154,7 +154,7 @@ struct HardeningCommandLineTests {
     @Test func credentialsAreNeitherStoredNorPrinted() async throws {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "2", "--rate", "20", "--port", "0", "--token", "rest-secret-5"])
         defer { simulator.stop() }
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let url = "http://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: output) }

@@ -137,7 +137,7 @@ struct HotSpotsCommandLineTests {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--hotspots", "Calls=\(path)", "--columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Calls=2913",
             "--job-delay", "120", "--port", "0"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let task = "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911 Calls Hotspot"
         let remote = try await CommandLineTool.run("entitystream", ["hotspots", task, "--time", "2015-01-10,2015-03-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")
@@ -169,13 +169,13 @@ struct HotSpotsCommandLineTests {
     }
 
     /// Ctrl-C while the remote job executes cancels it on the server: cancelling, cancelled, the cancelled line, exit 0.
-    @Test func interruptCancelsTheRemoteJob() throws {
+    @Test func interruptCancelsTheRemoteJob() async throws {
         let (path, _) = try writeIncidents(300)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--hotspots", "Calls=\(path)", "--columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Calls=2913",
             "--job-delay", "100", "--job-execution", "600000", "--port", "0"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let client = try RunningProcess(CommandLineTool.path("entitystream"), [
             "hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Calls/GPServer/911%20Calls%20Hotspot", "--where", "1=1", "--poll-interval", "20"])
         var seen: [String] = []
@@ -195,12 +195,12 @@ struct HotSpotsCommandLineTests {
 
     /// On a replayed stream held open, the live command answers from the retained observations (cell polygons, bins),
     /// and its remote form runs the simulator's task.
-    @Test func liveCommandViaReplay() throws {
+    @Test func liveCommandViaReplay() async throws {
         let (path, _) = try writeIncidents(200)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--hotspots", "Calls=\(path)", "--columns", "Calls=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Calls=2913", "--port", "0"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         var features: [String] = []
         for i in 0..<150 {
             let x = 7_600_000 + (i % 15) * 100 + 20, y = 680_000 + (i / 15) * 100 + 20
@@ -297,7 +297,7 @@ struct HotSpotsCommandLineTests {
 
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--hotspots", "Burglary=\(path)", "--columns", "Burglary=x=x_coordina,y=y_coordina,time=occ_date", "--in-sr", "Burglary=2913", "--port", "0"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let remote = try await CommandLineTool.run("entitystream", ["hotspots", "http://127.0.0.1:\(port)/arcgis/rest/services/Burglary/GPServer/911 Calls Hotspot",
                                                               "--time", "2015-01-01,2015-07-01", "--poll-interval", "20"])
         #expect(remote.status == 0, "\(remote.standardError)")

@@ -161,7 +161,7 @@ struct OracleFindingsCommandLineTests {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--fleet", "2", "--port", "0",
                                                                                      "--tls-cert", certificate.certificatePath, "--tls-key", certificate.privateKeyPath])
         defer { simulator.stop() }
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let url = "https://127.0.0.1:\(port)/arcgis/rest/services/SandyVehicles/StreamServer"
         let refused = try await CommandLineTool.run("entitystream", ["connect", url, "--events", "status"])
         #expect(refused.status == 1)

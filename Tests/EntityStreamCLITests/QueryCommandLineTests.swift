@@ -44,7 +44,7 @@ struct QueryCommandLineTests {
     @Test func remoteAndLocalAgree() async throws {
         let path = try datedPoints(100)
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Storms=\(path)", "--port", "0", "--max-record-count", "7"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let url = "http://127.0.0.1:\(port)/arcgis/rest/services/Storms/FeatureServer/0"
         let arguments = ["--time", "2000-09-01T10:00:00Z,2000-09-03T10:00:00Z", "--where", "wind >= 20", "--order-by", "wind"]
         let remote = try await CommandLineTool.run("entitystream", ["query", url] + arguments)
@@ -101,7 +101,7 @@ struct QueryCommandLineTests {
             return time >= "2000-09-01" && time <= "2000-09-22T00:00:00Z"
         }.count
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Hurricanes=\(path)", "--port", "0"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let result = try await CommandLineTool.run("entitystream", ["query", "http://127.0.0.1:\(port)/arcgis/rest/services/Hurricanes/MapServer/0",
                                                               "--time", "2000-09-01,2000-09-22", "--out-fields", "*"])
         #expect(result.status == 0)
@@ -111,10 +111,10 @@ struct QueryCommandLineTests {
     }
 
     /// On a running stream, query-observations naming a layer queries that layer through the same runtime.
-    @Test func liveCommandQueriesALayer() throws {
+    @Test func liveCommandQueriesALayer() async throws {
         let path = try datedPoints(48)
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Storms=\(path)", "--port", "0"])
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let feature = #"{"geometry":{"x":1,"y":2},"attributes":{"name":"A","speed":1}}"#
         let recording = FileManager.default.temporaryDirectory.appendingPathComponent("es-one-\(UUID().uuidString).json").path
         try feature.write(toFile: recording, atomically: true, encoding: .utf8)

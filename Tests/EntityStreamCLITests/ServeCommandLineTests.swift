@@ -15,9 +15,9 @@ private func startFleet(_ arguments: [String]) async throws -> (CapturedProcess,
     return (simulator, port)
 }
 
-/// `entitystream serve SOURCE …` on a free port.
-private func startServe(_ source: String, _ arguments: [String]) async throws -> (CapturedProcess, Int) {
-    let relay = try CapturedProcess(CommandLineTool.path("entitystream"), ["serve", source, "--port", "0"] + arguments)
+/// `entitystream serve SOURCE …` on a free port (with `environment`, or the test's).
+private func startServe(_ source: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> (CapturedProcess, Int) {
+    let relay = try CapturedProcess(CommandLineTool.path("entitystream"), ["serve", source, "--port", "0"] + arguments, environment: environment)
     let port = try #require(await relay.port(), "serve did not start: \(relay.text(.error))")
     // Until its source has described the stream, the service answers 503 (as a starting ArcGIS service).
     _ = try #require(await relay.line(.error) { $0.contains("described its stream") }, "\(relay.text(.error))")
@@ -200,20 +200,27 @@ struct ServeCommandLineTests {
     /// The fast one reads on a thread of its own (a blocking socket, as the slow one), not through the test
     /// process's async client and its JSON parsing: the full suite shares two cores, and that client fell
     /// behind under load (9,907 dropped at 2,500 messages/s). A 1 MiB queue gives it 1.4 s of slack.
-    /// The test reads until the policy has acted (the relay's status says so), not a fixed count: how much the
-    /// slow one's queue and socket buffers absorb first depends on the kernel's buffer tuning (a count sized
-    /// for one machine was too small on another, and a fixed count read past the overflow costs seconds).
+    /// The relay's subscriber sockets get a 4 KiB send buffer (`ENTITYSTREAM_SERVER_SEND_BUFFER`): with the
+    /// kernel's autotuning the slow one's socket took up to 4 MiB before its queue filled, 6.5-13 s of the
+    /// fleet, which both subscribers' readers spent CPU on. The test reads until the policy has acted (the
+    /// relay's status says so), not a fixed count: how much the slow one's socket buffers absorb first still
+    /// depends on the kernel (a count sized for one machine was too small on another).
     @Test(arguments: ["drop", "close"]) func slowSubscriberHandledByThePolicy(policy: String) async throws {
         let (simulator, simulatorPort) = try await startFleet(["--fleet", "100", "--rate", "25"])
-        let (relay, port) = try await startServe(fleetURL(simulatorPort), ["--events", "status,error", "--client-queue", "1M", "--slow-clients", policy])
+        let smallSendBuffers = ProcessInfo.processInfo.environment.merging([SocketSendBuffer.variable: "4096"]) { $1 }
+        let (relay, port) = try await startServe(fleetURL(simulatorPort), ["--events", "status,error", "--client-queue", "1M", "--slow-clients", policy],
+                                                 environment: smallSendBuffers)
         let path = "/arcgis/ws/services/SandyVehicles/StreamServer/subscribe"
         let slow = try await RawWebSocketClient.connect(port: port, path: path, receiveBufferBytes: 2048)
         let fast = try await RawWebSocketClient.connect(port: port, path: path)
-        /// Whether the relay has acted on the slow one: counted drops (drop), or closed it (close).
+        /// Whether the relay has acted on the slow one: counted drops (drop), or closed it (close). A client closed
+        /// with 1008 has its queue dropped (counted) at once, and leaves `/status` once its close frame has gone
+        /// out, which waits for its full socket: here, until the test reads its backlog below.
         func policyActed(_ service: JSONValue?) -> Bool {
             let clients = service?["clients"]?.arrayValue ?? []
-            if policy == "close" { return clients.count < 2 || (service?["stream"]?["departedClients"]?.intValue ?? 0) > 0 }
-            return clients.contains { ($0["dropped"]?.intValue ?? 0) > 0 }
+            let dropped = clients.contains { ($0["dropped"]?.intValue ?? 0) > 0 }
+            if policy == "close" { return clients.count < 2 || (service?["stream"]?["departedClients"]?.intValue ?? 0) > 0 || dropped }
+            return dropped
         }
         var received: [[UInt8]] = []
         var service: JSONValue?

@@ -28,7 +28,7 @@ struct SimulatorLayerCommandLineTests {
             "--layer", "Ships=\(csv)", "--columns", "Ships=x=px,y=py,time=when,track=ship", "--max-record-count", "3", "--port", "0"])
         defer { simulator.stop() }
         // The announcement (after "listening on … port N") names the layer's URLs.
-        let announcement = try #require(simulator.waitForErrorLine(containing: "/Ships/MapServer/0 (also"))
+        let announcement = try #require(await simulator.waitForErrorLine(containing: "/Ships/MapServer/0 (also"))
         let afterHost = try #require(announcement.split(separator: "layer Ships: http://127.0.0.1:").last)
         let port = try #require(Int(afterHost.prefix { $0.isNumber }))
         let layer = "http://127.0.0.1:\(port)/arcgis/rest/services/Ships/MapServer/0"

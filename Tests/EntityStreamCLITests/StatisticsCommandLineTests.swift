@@ -101,7 +101,7 @@ struct StatisticsCommandLineTests {
         let path = try temporaryFile(lines.joined(separator: "\n") + "\n", ext: "csv")
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), ["--layer", "Groups=\(path)", "--port", "0", "--max-record-count", "3"])
         defer { simulator.stop() }
-        let port = try #require(simulator.waitForPort())
+        let port = try #require(await simulator.waitForPort())
         let url = "http://127.0.0.1:\(port)/arcgis/rest/services/Groups/FeatureServer/0"
         let arguments = ["--stat", "sum:v", "--stat", "count:w:n", "--stat", "max:w", "--group-by", "g", "--order-by", "SUM_v DESC", "--having", "COUNT(*) > 1"]
         let remote = try await CommandLineTool.run("entitystream", ["statistics", url] + arguments)

@@ -73,9 +73,9 @@ struct VocabularyTests {
         let simulator = try RunningProcess(CommandLineTool.path("stream-simulator"), [
             "--layer", "L=\(layer)", "--layer-columns", "L=x=px,y=py,wkid=2913", "--layer-format", "L=csv", "--port", "0"])
         defer { simulator.stop() }
-        let warnings = [simulator.waitForErrorLine(containing: "--layer-columns is deprecated"),
-                        simulator.waitForErrorLine(containing: "--layer-format is deprecated")]
+        let warnings = [await simulator.waitForErrorLine(containing: "--layer-columns is deprecated"),
+                        await simulator.waitForErrorLine(containing: "--layer-format is deprecated")]
         #expect(warnings.allSatisfy { $0 != nil })
-        #expect(simulator.waitForErrorLine(containing: "layer L: 1 features") != nil)
+        #expect(await simulator.waitForErrorLine(containing: "layer L: 1 features") != nil)
     }
 }

@@ -23,13 +23,13 @@ private func runningThreads(named name: String) -> Int {
 
 @Suite("Back-pressure, keepalive and shutdown", .bounded(.io))
 struct FlowAndLifecycleTests {
-    /// A consumer slower than the server still receives all 30,000 messages in
+    /// A consumer slower than the server still receives all 10,000 messages in
     /// order, while the client's unconsumed buffer and the server's queue stay
-    /// bounded (reading pauses instead of buffering everything). 8.7 MB is 34
+    /// bounded (reading pauses instead of buffering everything). 2.9 MB is 11
     /// times the client's buffer limit: had reading not paused, the buffer
     /// would have run megabytes past it.
     @Test func slowConsumerReceivesEverythingWithBoundedMemory() async throws {
-        let total = 30_000
+        let total = 10_000
         let padding = String(repeating: "p", count: 280)
         let serverQueueLimit = 256 * 1024
         let serverQueuePeak = AsyncStreamBox<Int>()
@@ -76,7 +76,7 @@ struct FlowAndLifecycleTests {
         let peak = await serverQueuePeak.next() ?? .max
         #expect(peak <= serverQueueLimit + 64 * 1024)
         // (The process's RSS is not asserted: tests run in parallel in one process.
-        // The two peaks above are what bound memory: ~8.7 MB of messages never sat in a buffer.)
+        // The two peaks above are what bound memory: ~2.9 MB of messages never sat in a buffer.)
         await connection.close()
         await server.shutdown()
     }

@@ -35,10 +35,12 @@ private func startLive(store: LiveStore? = nil, configure: (inout SimulatorConfi
 }
 
 /// A live server whose subscribers' queues hold 64 KiB under `policy`, with a first subscriber that reads nothing
-/// (its socket's receive buffer 2 KiB), and the subscribe path for more.
+/// (its socket's receive buffer 2 KiB, the server's send buffer 4 KiB: the queue fills after kilobytes of kernel
+/// buffers, not the megabytes the kernel's autotuning allows), and the subscribe path for more.
 private func startWithSlowSubscriber(_ policy: SlowClientPolicy) async throws -> (SimulatorServer, LiveStream, RawWebSocketClient, path: String) {
     let (server, stream) = try await startLive {
         $0.clientQueueBytes = 65_536
+        $0.clientSendBufferBytes = 4096
         $0.slowClientPolicy = policy
     }
     let path = "/arcgis/ws/services/Live/StreamServer/subscribe"
@@ -154,7 +156,7 @@ struct LiveServiceTests {
         let fast = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(server.port)\(path)")
         await stream.waitForClients(2)
         var publisher = stream.makePublisher()
-        let total = 30_000
+        let total = 6_000   // about 0.9 MB: many times the 64 KiB queue and the few KiB of socket buffers
         // The fast subscriber reads each batch before the next is published (it never falls behind);
         // the slow one reads nothing.
         var fastSeen: [Int] = []
@@ -183,7 +185,7 @@ struct LiveServiceTests {
     @Test func slowSubscriberUnderWaitPolicyCountsWhatItMisses() async throws {
         let (server, stream, slow, _) = try await startWithSlowSubscriber(.waitForSpace)
         var publisher = stream.makePublisher()
-        let total = 30_000
+        let total = 6_000
         publish(0..<total, to: &publisher, batch: 200)
         let stats = try #require(stream.clients.first)
         #expect(stats.offered == Int64(total))
@@ -204,11 +206,11 @@ struct LiveServiceTests {
         await stream.waitForClients(2)
         var publisher = stream.makePublisher()
         var fastSeen: [Int] = []
-        for start in stride(from: 0, to: 30_000, by: 200) {
+        for start in stride(from: 0, to: 6_000, by: 200) {
             publisher.publish((start..<(start + 200)).map(observation))
             fastSeen += try await features(fast, count: 200).map(seq)
         }
-        #expect(fastSeen == Array(0..<30_000))
+        #expect(fastSeen == Array(0..<6_000))
         let reading = await slow.read(messages: Int.max)
         #expect(reading.close?.code == 1008, "\(String(describing: reading.close))")
         let got = try reading.messages.map { try JSONParser.parse($0) }.map(seq)

@@ -13,11 +13,13 @@ private final class Announcements: Sendable {
     func log(_ line: String) { lines.withLock { $0.append(line) } }
 }
 
-/// A looping burst recording service named Trucks with the given faults.
+/// A looping recording service named Trucks with the given faults, a message every millisecond: the
+/// faults act within tens of messages (or 0.3 s), and a burst (as fast as the socket takes) kept both
+/// ends busy decoding tens of thousands of messages while each test waited.
 private func faultySimulator(_ configure: @escaping (inout FaultPlan) -> Void, announcements: Announcements) async throws -> SimulatorServer {
     let path = try writeFeatureLines(count: 50)
     return try await startSimulator([ServiceSpecification(name: "Trucks", source: .recording(path: path))]) {
-        $0.pacing.burst = true
+        $0.pacing.intervalMilliseconds = 1
         $0.pacing.loop = true
         $0.trackIDField = "name"
         configure(&$0.faults)

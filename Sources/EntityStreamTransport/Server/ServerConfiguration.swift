@@ -41,6 +41,10 @@ public struct ServerConfiguration: Sendable {
     /// large file is not cut off. 600 s is ArcGIS Server's default longest
     /// time a client may use a service.
     public var responseTimeLimitSeconds = 600
+    /// Each accepted WebSocket connection's kernel send buffer (`SO_SNDBUF`)
+    /// in bytes; nil: `ENTITYSTREAM_SERVER_SEND_BUFFER`, else the kernel's
+    /// autotuning. A test seam (see ``SocketSendBuffer``).
+    package var sendBufferBytes: Int?
 
     public init() {}
 }

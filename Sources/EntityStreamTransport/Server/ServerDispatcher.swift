@@ -190,6 +190,7 @@ final class ServerDispatcher: ServiceLoopDelegate, @unchecked Sendable {
 
     private func establish(wsi: OpaquePointer) -> Int32 {
         guard let loop, let (request, handler) = pendingUpgrades.removeValue(forKey: wsi) else { return -1 }
+        if let bytes = configuration.sendBufferBytes { SocketSendBuffer.apply(bytes, to: lws_get_socket_fd(wsi)) }
         let session = ServerWebSocketSession(id: makeID(), wsi: wsi, request: request, configuration: configuration,
                                              loop: loop, dispatcher: self)
         sockets[wsi] = session

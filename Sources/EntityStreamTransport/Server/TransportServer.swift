@@ -33,8 +33,12 @@ public final class TransportServer: Sendable {
     /// Starts listening on exactly the configured address (see
     /// ``ListenAddress``). Throws ``TransportError/serverStartFailed(detail:)``
     /// when the address is not one of this machine's, the port is taken, or
-    /// the TLS files cannot be loaded.
+    /// the TLS files cannot be loaded, or the send buffer asked for (see
+    /// ``SocketSendBuffer``) is not a size it accepts.
     public static func start(_ configuration: ServerConfiguration) async throws(TransportError) -> TransportServer {
+        var resolved = configuration
+        resolved.sendBufferBytes = try SocketSendBuffer.resolve(configuration.sendBufferBytes)
+        let configuration = resolved
         let listenAddress = try configuration.host.map { text throws(TransportError) in try ListenAddress(parsing: text) } ?? .everyInterface
         try listenAddress.checkUsable()
         if let tls = configuration.tls {

@@ -28,6 +28,9 @@ public struct SimulatorConfiguration: Sendable {
     public var slowClientPolicy = SlowClientPolicy.waitForSpace
     /// Bytes queued per WebSocket subscriber before ``slowClientPolicy`` applies.
     public var clientQueueBytes = 1 << 20
+    /// Each subscriber socket's kernel send buffer in bytes (nil: the
+    /// environment's or the kernel's; a test seam, see `SocketSendBuffer`).
+    package var clientSendBufferBytes: Int?
     /// The most WebSocket subscribers at once (nil: no limit); an upgrade
     /// beyond it is refused with 503. With ``clientQueueBytes`` it bounds
     /// the memory the queues can take.
