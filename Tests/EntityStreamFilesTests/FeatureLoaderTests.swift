@@ -215,6 +215,16 @@ struct FeatureLoaderTests {
         #expect(declared?.description == "layer.txt:3: field 'n' (esriFieldTypeInteger) cannot hold 'many'")
     }
 
+    /// A file holding ArcGIS's error answer is refused with the answer as read, not as features.
+    @Test func arcGISErrorAnswer() {
+        let error = loadError(#"{"error":{"code":400,"message":"Unable to complete operation.","details":["'where' parameter is invalid"]}}"#,
+                              name: "answer.json", format: .esriFeatureSet)
+        #expect(error?.reason == .arcGISError(ArcGISError(code: 400, message: "Unable to complete operation.",
+                                                          details: ["'where' parameter is invalid"])))
+        #expect(error?.description == "answer.json: the file holds an ArcGIS error, not features: "
+                                      + "ArcGIS error 400: Unable to complete operation. ('where' parameter is invalid)")
+    }
+
     /// GeoJSON: Points in WGS84, properties typed, unique integer ids become the object ids; GeoJSONSeq reads one feature per line.
     @Test func geoJSON() throws {
         let collection = try load("""

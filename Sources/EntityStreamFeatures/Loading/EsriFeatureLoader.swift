@@ -62,8 +62,8 @@ package enum EsriFeatureLoader {
                 throw FeatureLoadError(file: file, line: lineNumber(of: range.lowerBound, in: bytes), .invalidMember(key: key, error))
             }
         }
-        if let error = try member("error"), !error.isNull {
-            throw FeatureLoadError(file: file, .arcGISError(error))
+        if let error = try member("error"), let answer = ArcGISError(json: .object(JSONObject([("error", error)]))) {
+            throw FeatureLoadError(file: file, .arcGISError(answer))
         }
         var declared = Declared()
         let fieldsMember = try member("fields")

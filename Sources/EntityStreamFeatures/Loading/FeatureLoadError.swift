@@ -108,7 +108,7 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
         /// A FeatureSet member (its key) does not parse.
         case invalidMember(key: String, JSONError)
         /// The file is an ArcGIS error answer (its `error` member).
-        case arcGISError(JSONValue)
+        case arcGISError(ArcGISError)
         /// The FeatureSet's `fields` are malformed.
         case fields(FeatureFormatError)
         /// The FeatureSet's geometryType is not esriGeometryPoint.
@@ -194,8 +194,7 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
             case .invalidArray(let error): return "the JSON array is invalid: \(error.message)"
             case .invalidFeatureSet(let error): return "the FeatureSet is not valid JSON: \(error.message)"
             case .invalidMember(let key, let error): return "'\(key)': \(error)"
-            case .arcGISError(let error):
-                return "the file holds an ArcGIS error, not features: \(ArcGISError(json: .object(JSONObject([("error", error)])))?.description ?? "\(error)")"
+            case .arcGISError(let error): return "the file holds an ArcGIS error, not features: \(error.description)"
             case .fields(let error): return error.description
             case .notPointLayer(let type): return "only point layers can be loaded; the FeatureSet's geometryType is \(type)"
             case .featureSetWithoutFeatures: return "the FeatureSet has no 'features' array"
