@@ -48,11 +48,21 @@ struct LayerDescriptionTests {
             do { _ = try LayerDescription(json: Array(text.utf8)); return nil } catch { return error }
         }
         #expect(error(#"{"error":{"code":499,"message":"Token Required","details":[]}}"#) == .arcGIS(.tokenRequired))
-        if case .notJSON? = error("<!DOCTYPE html><html>") {} else { Issue.record("HTML is not JSON") }
-        if case .notALayer(let detail)? = error(#"{"layers":[{"id":0,"name":"Hurricanes"}],"tables":[]}"#) {
-            #expect(detail.contains("add /<id>") && detail.contains("0 (Hurricanes)"))
-        } else { Issue.record("a service root is not a layer") }
-        if case .notALayer? = error(#"{"streamUrls":[]}"#) {} else { Issue.record("a stream service is not a layer") }
+        let html = error("<!DOCTYPE html><html>")
+        if case .notJSON(let parser)? = html {
+            #expect(parser.offset == 0)
+            #expect(html?.description == "the layer description is not JSON (invalid JSON at byte 0: \(parser.message))")
+        } else { Issue.record("HTML is not JSON") }
+        let root = error(#"{"layers":[{"id":0,"name":"Hurricanes"},{"id":3}],"tables":[{"id":7,"name":"Names"}]}"#)
+        #expect(root == .notALayer(.service(layersAndTables: [.init(id: 0, name: "Hurricanes"), .init(id: 3, name: nil), .init(id: 7, name: "Names")])))
+        #expect(root?.description == "not a feature layer: this is a service, not a layer: add /<id> to the URL (its layers and tables: 0 (Hurricanes), 3 (unnamed), 7 (Names))")
+        #expect(error(#"{"layers":[]}"#)?.description == "not a feature layer: this is a service, not a layer: add /<id> to the URL (its layers and tables: none)")
+        let stream = error(#"{"streamUrls":[]}"#)
+        #expect(stream == .notALayer(.noFields))
+        #expect(stream?.description == "not a feature layer: the description has no 'fields' (is this a feature layer or table URL?)")
+        let array = error("[1,2]")
+        #expect(array == .notALayer(.notAnObject))
+        #expect(array?.description == "not a feature layer: the answer is JSON but not an object")
         let nameless = error(#"{"fields":[{"type":"esriFieldTypeString"}]}"#)
         #expect(nameless == .fields(.field(index: 0, .fieldWithoutName)))
         #expect(nameless?.description == "the layer description is malformed: fields[0]: a field has no name")
@@ -67,6 +77,10 @@ struct LayerDescriptionTests {
         #expect(read.layers == [FeatureServiceRoot.Entry(id: 0, name: "Points", type: "Feature Layer", geometryType: "esriGeometryPoint")])
         #expect(read.tables == [FeatureServiceRoot.Entry(id: 1, name: "Counties", type: "Table", geometryType: nil)])
         #expect(read.spatialReference == 4326)
+        var refusal: LayerDescriptionError?
+        do { _ = try FeatureServiceRoot(json: Array(#"{"name":"x"}"#.utf8), kind: .mapServer) } catch { refusal = error }
+        #expect(refusal == .notALayer(.noLayersOrTables(.mapServer)))
+        #expect(refusal?.description == "not a feature layer: the answer lists no 'layers' or 'tables' (is this a MapServer URL?)")
     }
 
     /// With pagination the pager asks page after page in a stable order (orderBy, then the object id) while more remain, within the query's own offset and limit.

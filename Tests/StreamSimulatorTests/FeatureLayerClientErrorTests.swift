@@ -127,8 +127,9 @@ struct FeatureLayerClientErrorTests {
         let server = try await startLayers([LayerSpecification(name: "L", path: path)])
         let root = try FeatureLayerClient(layerURL: "\(server.httpBase)/arcgis/rest/services/L/FeatureServer")
         let rootError = await layerError { _ = try await root.description() }
-        guard case .notALayer(_, let detail)? = rootError else { Issue.record("\(String(describing: rootError))"); return }
-        #expect(detail.contains("add /<id>"))
+        guard case .notALayer(let url, let reason)? = rootError else { Issue.record("\(String(describing: rootError))"); return }
+        #expect(reason == .service(layersAndTables: [.init(id: 0, name: "L")]))
+        #expect(rootError?.description == "\(url) is not a feature layer: this is a service, not a layer: add /<id> to the URL (its layers and tables: 0 (L))")
         await server.shutdown()
     }
 

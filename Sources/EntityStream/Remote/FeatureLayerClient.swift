@@ -98,7 +98,7 @@ public actor FeatureLayerClient {
                 await setStatus(.connected, error: nil)
                 throw .arcGIS(arcGIS, operation: "layer description request")
             case .notJSON: throw await failed(.request(answer.notJSON()))
-            case .notALayer(let detail): throw await failed(.notALayer(url: displayURL, detail: detail))
+            case .notALayer(let reason): throw await failed(.notALayer(url: displayURL, reason))
             case .fields(let fields): throw await failed(.malformedFields(url: displayURL, fields))
             }
         }

@@ -14,7 +14,7 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The server answered with ArcGIS error JSON (`operation`: "query", "layer description request", …).
     case arcGIS(ArcGISError, operation: String)
     /// The URL is not a feature layer or table (a service root, a stream service, …).
-    case notALayer(url: String, detail: String)
+    case notALayer(url: String, LayerDescriptionError.NotALayer)
     /// The layer's description has malformed `fields`.
     case malformedFields(url: String, FeatureFormatError)
     /// The layer URL cannot be used.
@@ -28,8 +28,8 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .arcGIS(let error, let operation):
             return "the \(operation) failed: \(error)"
-        case .notALayer(let url, let detail):
-            return "\(url) is not a feature layer: \(detail)"
+        case .notALayer(let url, let reason):
+            return "\(url) is not a feature layer: \(reason)"
         case .malformedFields(let url, let error):
             return "\(url) is not a feature layer: \(error.description)"
         case .invalidURL(let error):

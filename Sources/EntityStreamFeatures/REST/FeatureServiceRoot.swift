@@ -50,10 +50,10 @@ public struct FeatureServiceRoot: Sendable, Hashable {
     /// Reads a service root; `kind` says which service type was asked for.
     public init(json bytes: [UInt8], kind: Kind) throws(LayerDescriptionError) {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw .notJSON(error.description) }
+        do { value = try JSONParser.parse(bytes) } catch { throw .notJSON(error) }
         if let error = ArcGISError(json: value) { throw .arcGIS(error) }
         guard value.objectValue != nil, value["layers"] != nil || value["tables"] != nil else {
-            throw .notALayer("the answer lists no 'layers' or 'tables' (is this a \(kind.rawValue) URL?)")
+            throw .notALayer(.noLayersOrTables(kind))
         }
         func entries(_ key: String) -> [Entry] {
             (value[key]?.arrayValue ?? []).compactMap { entry in

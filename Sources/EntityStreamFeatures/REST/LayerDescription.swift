@@ -132,23 +132,23 @@ public struct LayerDescription: Sendable, Hashable {
     /// Reads a layer description (see the type's contract).
     public init(json bytes: [UInt8]) throws(LayerDescriptionError) {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw .notJSON(error.description) }
+        do { value = try JSONParser.parse(bytes) } catch { throw .notJSON(error) }
         try self.init(value: value)
     }
 
     /// Reads a layer description already parsed.
     public init(value: JSONValue) throws(LayerDescriptionError) {
         if let error = ArcGISError(json: value) { throw .arcGIS(error) }
-        guard let object = value.objectValue else { throw .notALayer("the answer is JSON but not an object") }
+        guard let object = value.objectValue else { throw .notALayer(.notAnObject) }
         if object["fields"] == nil {
             if let layers = object["layers"]?.arrayValue {
-                let ids = (layers + (object["tables"]?.arrayValue ?? [])).compactMap { entry -> String? in
+                let entries = (layers + (object["tables"]?.arrayValue ?? [])).compactMap { entry -> LayerDescriptionError.NotALayer.Entry? in
                     guard let id = entry["id"]?.intValue else { return nil }
-                    return "\(id) (\(entry["name"]?.stringValue ?? "unnamed"))"
+                    return LayerDescriptionError.NotALayer.Entry(id: id, name: entry["name"]?.stringValue)
                 }
-                throw .notALayer("this is a service, not a layer: add /<id> to the URL (its layers and tables: \(ids.isEmpty ? "none" : ids.joined(separator: ", ")))")
+                throw .notALayer(.service(layersAndTables: entries))
             }
-            throw .notALayer("the description has no 'fields' (is this a feature layer or table URL?)")
+            throw .notALayer(.noFields)
         }
         let fields: [Field]
         do throws(FeatureFormatError) { fields = try Field.esriFields(object["fields"]) } catch { throw .fields(error) }
@@ -261,19 +261,55 @@ public struct LayerDescription: Sendable, Hashable {
 public enum LayerDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered with its error object.
     case arcGIS(ArcGISError)
-    /// The answer is not JSON (an HTML page, a proxy error, …).
-    case notJSON(String)
+    /// The answer is not JSON (an HTML page, a proxy error, …): the parser's error.
+    case notJSON(JSONError)
     /// JSON, but not a layer or table (a service root, a stream service, …).
-    case notALayer(String)
+    case notALayer(NotALayer)
     /// A layer description whose `fields` are malformed.
     case fields(FeatureFormatError)
 
     public var description: String {
         switch self {
         case .arcGIS(let error): return error.description
-        case .notJSON(let detail): return "the layer description is not JSON (\(detail))"
-        case .notALayer(let detail): return "not a feature layer: \(detail)"
+        case .notJSON(let error): return "the layer description is not JSON (\(error.description))"
+        case .notALayer(let reason): return "not a feature layer: \(reason)"
         case .fields(let error): return "the layer description is malformed: \(error.description)"
+        }
+    }
+}
+
+extension LayerDescriptionError {
+    /// Why JSON that is not an error object is no layer or table description.
+    public enum NotALayer: Sendable, Hashable, CustomStringConvertible {
+        /// One layer or table a service root lists.
+        public struct Entry: Sendable, Hashable {
+            public var id: Int64
+            /// Nil when the root gives it no name.
+            public var name: String?
+            public init(id: Int64, name: String?) {
+                self.id = id
+                self.name = name
+            }
+        }
+
+        /// The answer is JSON but not an object.
+        case notAnObject
+        /// A service root (it lists layers and tables): the URL lacks the layer's `/<id>`.
+        case service(layersAndTables: [Entry])
+        /// An object with no `fields` that lists no layers either (a stream service, …).
+        case noFields
+        /// A service root was asked for and the answer lists neither `layers` nor `tables`.
+        case noLayersOrTables(FeatureServiceRoot.Kind)
+
+        public var description: String {
+            switch self {
+            case .notAnObject: return "the answer is JSON but not an object"
+            case .service(let entries):
+                let ids = entries.map { "\($0.id) (\($0.name ?? "unnamed"))" }
+                return "this is a service, not a layer: add /<id> to the URL (its layers and tables: \(ids.isEmpty ? "none" : ids.joined(separator: ", ")))"
+            case .noFields: return "the description has no 'fields' (is this a feature layer or table URL?)"
+            case .noLayersOrTables(let kind): return "the answer lists no 'layers' or 'tables' (is this a \(kind.rawValue) URL?)"
+            }
         }
     }
 }
