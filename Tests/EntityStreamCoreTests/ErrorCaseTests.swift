@@ -36,6 +36,20 @@ struct ErrorCaseTests {
         }
     }
 
+    /// A description that is not JSON keeps the parser's error; JSON that is not an object is a case of its own; both quote the answer's start.
+    @Test func serviceDescriptionNotJSON() {
+        func failure(_ text: String) -> ServiceDescriptionError? {
+            do { _ = try ServiceDescription(json: Array(text.utf8)); return nil } catch { return error }
+        }
+        let html = failure("<html>\nSign in</html>")
+        guard case .notJSON(let parser, let excerpt)? = html else { Issue.record("\(String(describing: html))"); return }
+        #expect(parser.offset == 0 && excerpt == "<html> Sign in</html>")
+        #expect(html?.description == "the service description is not JSON (invalid JSON at byte 0: \(parser.message)); the server said: <html> Sign in</html>")
+        let array = failure("[1,2]")
+        #expect(array == .notAnObject(excerpt: "[1,2]"))
+        #expect(array?.description == "the service description is not JSON (the answer is JSON but not an object); the server said: [1,2]")
+    }
+
     @Test func observationOrder() {
         let schema = Schema(fields: [Field(name: "speed", type: .double), Field(name: "name", type: .string)])
         let direction = #expect(throws: ObservationOrderError.invalidDirection(term: "speed SIDEWAYS", name: "speed")) {

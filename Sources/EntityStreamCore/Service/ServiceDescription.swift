@@ -48,9 +48,9 @@ public struct ServiceDescription: Sendable, Hashable {
         do {
             value = try JSONParser.parse(bytes)
         } catch {
-            throw .notJSON(detail: error.description, excerpt: Self.excerpt(bytes))
+            throw .notJSON(error, excerpt: Self.excerpt(bytes))
         }
-        guard let object = value.objectValue else { throw .notJSON(detail: "the answer is JSON but not an object", excerpt: Self.excerpt(bytes)) }
+        guard let object = value.objectValue else { throw .notAnObject(excerpt: Self.excerpt(bytes)) }
         try self.init(object: object)
     }
 

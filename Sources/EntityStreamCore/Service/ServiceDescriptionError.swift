@@ -2,8 +2,10 @@ import EntityStreamModel
 
 /// Why a service description could not be used.
 public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The answer was not JSON (an HTML login page, a proxy error, …).
-    case notJSON(detail: String, excerpt: String)
+    /// The answer was not JSON (an HTML login page, a proxy error, …): the parser's error and the answer's start.
+    case notJSON(JSONError, excerpt: String)
+    /// The answer is JSON but not an object.
+    case notAnObject(excerpt: String)
     /// ArcGIS answered with its error object (e.g. 498 invalid token, 499 token required).
     case arcGISError(ArcGISError)
     /// The description has no usable `streamUrls`.
@@ -19,8 +21,10 @@ public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConv
 
     public var description: String {
         switch self {
-        case .notJSON(let detail, let excerpt):
-            return "the service description is not JSON (\(detail)); the server said: \(excerpt)"
+        case .notJSON(let error, let excerpt):
+            return "the service description is not JSON (\(error.description)); the server said: \(excerpt)"
+        case .notAnObject(let excerpt):
+            return "the service description is not JSON (the answer is JSON but not an object); the server said: \(excerpt)"
         case .arcGISError(let error):
             return "the service answered with \(error.description)"
         case .missingStreamURLs:
