@@ -310,9 +310,23 @@ struct FeatureQueryEngineTests {
             == .arcGIS(ArcGISError(code: 400, message: "Unable to complete operation.", details: ["'where' parameter is invalid"])))
         if case .notJSON(_, let excerpt)? = failure("<html><body>Sign in</body></html>") { #expect(excerpt.hasPrefix("<html>")) } else { Issue.record("HTML is not JSON") }
         #expect(failure(#"{"objectIdFieldName":"OBJECTID","features":[{"attributes":{"OBJECTID":1}},{"attr"#) == .truncated(bytes: 80))
-        if case .invalid(let detail)? = failure(#"{"count":3}"#) { #expect(detail.contains("features")) } else { Issue.record("a count is not a FeatureSet") }
-        if case .invalid? = failure("[1,2]") {} else { Issue.record("an array is not a FeatureSet") }
-        #expect(throws: FeatureSetReadError.self) { _ = try FeatureSetReader.count(Array(#"{"objectIds":[1]}"#.utf8)) }
+        #expect(failure(#"{"count":3}"#) == .invalid(.noFeatures))
+        #expect(failure(#"{"count":3}"#)?.description == "unexpected response: the answer has no 'features' (expected a FeatureSet)")
+        #expect(failure("[1,2]") == .invalid(.notAnObject))
+        #expect(failure("[1,2]")?.description == "unexpected response: the answer is JSON but not an object")
+        #expect(failure(#"{"features":[{"attributes":{}},7]}"#)?.description.hasPrefix("unexpected response: features[1] is not an Esri feature: ") == true)
+        if case .invalid(.notAnEsriFeature(index: 1, _))? = failure(#"{"features":[{"attributes":{}},7]}"#) {} else { Issue.record("7 is not a feature") }
+        if case .invalid(.featuresNotAnArray)? = failure(#"{"features":{}}"#) {} else { Issue.record("an object is not a list of features") }
+        func reading<T>(_ text: String, _ read: ([UInt8]) throws(FeatureSetReadError) -> T) -> FeatureSetReadError? {
+            do { _ = try read(Array(text.utf8)); return nil } catch { return error }
+        }
+        #expect(reading(#"{"objectIds":[1]}"#, FeatureSetReader.count) == .invalid(.noCount))
+        #expect(reading(#"{"objectIds":[1]}"#, FeatureSetReader.count)?.description == #"unexpected response: the answer has no 'count' (expected {"count":N})"#)
+        #expect(reading(#"{"count":1}"#, FeatureSetReader.objectIDs) == .invalid(.noObjectIDs))
+        #expect(reading(#"{"count":1}"#, FeatureSetReader.objectIDs)?.description == #"unexpected response: the answer has no 'objectIds' (expected {"objectIds":[…]})"#)
+        #expect(reading(#"{"objectIds":3}"#, FeatureSetReader.objectIDs) == .invalid(.objectIDsNotAnArray))
+        #expect(reading(#"{"objectIds":[1,"x"]}"#, FeatureSetReader.objectIDs) == .invalid(.notAnObjectID(.string("x"))))
+        #expect(reading(#"{"objectIds":[1,"x"]}"#, FeatureSetReader.objectIDs)?.description == "unexpected response: 'objectIds' holds \(JSONValue.string("x")), not an object id")
         #expect((try? FeatureSetReader.objectIDs(Array(#"{"objectIdFieldName":"OID","objectIds":null}"#.utf8)).ids) == [])
     }
 }

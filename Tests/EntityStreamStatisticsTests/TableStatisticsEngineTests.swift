@@ -214,10 +214,21 @@ struct TableStatisticsEngineTests {
         #expect(records == [StatisticsRecord(group: [NamedValue(name: "Kind", value: .string("a"))],
                                              statistics: [NamedValue(name: "COUNT_speed", value: .int(3)), NamedValue(name: "AVG_speed", value: .double(2))])])
         let missing = #"{"fields":[{"name":"Kind","type":"esriFieldTypeString"}],"features":[]}"#
-        #expect(throws: FeatureSetReadError.self) { _ = try plan.records(from: try FeatureSetReader.page(Array(missing.utf8))) }
+        let noStatistic = #expect(throws: FeatureSetReadError.invalid(.noStatistic("COUNT_speed", fields: ["Kind"]))) {
+            _ = try plan.records(from: try FeatureSetReader.page(Array(missing.utf8)))
+        }
+        #expect(noStatistic?.description == "unexpected response: the statistics answer has no statistic 'COUNT_speed' (fields: Kind)")
+        let noGroup = #"{"fields":[{"name":"COUNT_speed","type":"esriFieldTypeDouble"},{"name":"AVG_speed","type":"esriFieldTypeDouble"}],"features":[]}"#
+        let noGroupError = #expect(throws: FeatureSetReadError.invalid(.noGroupByField("Kind", fields: ["COUNT_speed", "AVG_speed"]))) {
+            _ = try plan.records(from: try FeatureSetReader.page(Array(noGroup.utf8)))
+        }
+        #expect(noGroupError?.description == "unexpected response: the statistics answer has no group-by field 'Kind' (fields: COUNT_speed, AVG_speed)")
         let fractional = #"{"fields":[{"name":"Kind","type":"esriFieldTypeString"},{"name":"COUNT_speed","type":"esriFieldTypeDouble"},"#
             + #"{"name":"AVG_speed","type":"esriFieldTypeDouble"}],"features":[{"attributes":{"Kind":"a","COUNT_speed":2.5,"AVG_speed":2}}]}"#
-        #expect(throws: FeatureSetReadError.self) { _ = try plan.records(from: try FeatureSetReader.page(Array(fractional.utf8))) }
+        let fraction = #expect(throws: FeatureSetReadError.invalid(.fractionalCount(index: 0, name: "COUNT_speed", value: 2.5))) {
+            _ = try plan.records(from: try FeatureSetReader.page(Array(fractional.utf8)))
+        }
+        #expect(fraction?.description == "unexpected response: features[0]: the count 'COUNT_speed' is 2.5, not a whole number")
     }
 }
 

@@ -193,8 +193,8 @@ public actor FeatureLayerClient {
                 throw await failed(.request(answer.notJSON()))
             case .truncated(let bytes):
                 throw await failed(.request(answer.cutShort(after: bytes)))
-            case .invalid(let detail):
-                throw await failed(.request(answer.unexpected(detail)))
+            case .invalid(let shape):
+                throw await failed(.request(answer.unexpected(shape.description)))
             case .fields(let fields):
                 throw await failed(.request(answer.unexpected(fields.description)))
             }

@@ -47,9 +47,10 @@ public struct FeatureSetPage: Sendable {
 ///
 /// Every reader throws ``FeatureSetReadError``: the server's ArcGIS error
 /// object (``FeatureSetReadError/arcGIS(_:)``); a body that is not JSON
-/// (``FeatureSetReadError/notJSON(detail:excerpt:)``, e.g. an HTML page); a
+/// (``FeatureSetReadError/notJSON(_:excerpt:)``, e.g. an HTML page); a
 /// body that stops in the middle (``FeatureSetReadError/truncated(bytes:)``);
-/// JSON of the wrong shape (``FeatureSetReadError/invalid(_:)``). Stateless.
+/// JSON of the wrong shape (``FeatureSetReadError/invalid(_:)``, a
+/// ``FeatureSetReadError/Shape`` case). Stateless.
 public enum FeatureSetReader {
     /// A FeatureSet (`f=json` answer). Dates in date fields become `.date`;
     /// `receivedAt` stamps the observations.
@@ -57,10 +58,10 @@ public enum FeatureSetReader {
         let members = try topMembers(bytes)
         func value(_ key: String) throws(FeatureSetReadError) -> JSONValue? {
             guard let range = members.last(where: { $0.key == key })?.value else { return nil }
-            do { return try JSONParser.parse(Array(bytes[range])) } catch { throw .invalid("'\(key)': \(error)") }
+            do { return try JSONParser.parse(Array(bytes[range])) } catch { throw .invalid(.member(key, error)) }
         }
         guard let featuresRange = members.last(where: { $0.key == "features" })?.value else {
-            throw .invalid("the answer has no 'features' (expected a FeatureSet)")
+            throw .invalid(.noFeatures)
         }
         let fields: [Field]
         let fieldsValue = try value("fields")
@@ -69,7 +70,7 @@ public enum FeatureSetReader {
         let wkid = SpatialReference.code(ofJSON: reference)
         let ranges: [Range<Int>]
         do throws(JSONError) { ranges = try EsriFeatureLoader.elementRanges(bytes, in: featuresRange) } catch {
-            throw .invalid("'features' must be an array: \(error.message)")
+            throw .invalid(.featuresNotAnArray(error))
         }
         var decoder = EsriFeatureDecoder(schema: Schema(fields: fields))
         var decoded: [StreamMessage] = []
@@ -79,7 +80,7 @@ public enum FeatureSetReader {
         for (number, range) in ranges.enumerated() {
             decoded.removeAll(keepingCapacity: true)
             do throws(JSONError) { try decoder.decode(bytes, range: range, receivedAt: receivedAt, into: &decoded) } catch {
-                throw .invalid("features[\(number)] is not an Esri feature: \(error.message)")
+                throw .invalid(.notAnEsriFeature(index: number, error))
             }
             for message in decoded {
                 switch message {
@@ -92,7 +93,7 @@ public enum FeatureSetReader {
                     observation.source = nil
                     features.append(observation)
                 case .delete, .filterReply:
-                    throw .invalid("features[\(number)] is not a feature")
+                    throw .invalid(.notAFeature(index: number))
                 }
             }
         }
@@ -107,7 +108,7 @@ public enum FeatureSetReader {
     public static func count(_ bytes: [UInt8]) throws(FeatureSetReadError) -> Int {
         let value = try document(bytes)
         guard let count = value["count"]?.intValue.flatMap({ Int(exactly: $0) }), count >= 0 else {
-            throw .invalid("the answer has no 'count' (expected {\"count\":N})")
+            throw .invalid(.noCount)
         }
         return count
     }
@@ -115,13 +116,13 @@ public enum FeatureSetReader {
     /// `{"objectIdFieldName":…,"objectIds":[…]}` (`objectIds` null means none).
     public static func objectIDs(_ bytes: [UInt8]) throws(FeatureSetReadError) -> (fieldName: String?, ids: [Int64]) {
         let value = try document(bytes)
-        guard let list = value["objectIds"] else { throw .invalid("the answer has no 'objectIds' (expected {\"objectIds\":[…]})") }
+        guard let list = value["objectIds"] else { throw .invalid(.noObjectIDs) }
         if list.isNull { return (value["objectIdFieldName"]?.stringValue, []) }
-        guard let elements = list.arrayValue else { throw .invalid("'objectIds' must be an array") }
+        guard let elements = list.arrayValue else { throw .invalid(.objectIDsNotAnArray) }
         var ids: [Int64] = []
         ids.reserveCapacity(elements.count)
         for element in elements {
-            guard let id = element.intValue else { throw .invalid("'objectIds' holds \(element), not an object id") }
+            guard let id = element.intValue else { throw .invalid(.notAnObjectID(element)) }
             ids.append(id)
         }
         return (value["objectIdFieldName"]?.stringValue, ids)
@@ -132,7 +133,7 @@ public enum FeatureSetReader {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch { throw classify(error, bytes) }
         if let error = ArcGISError(json: value) { throw .arcGIS(error) }
-        guard value.objectValue != nil else { throw .invalid("the answer is JSON but not an object") }
+        guard value.objectValue != nil else { throw .invalid(.notAnObject) }
         return value
     }
 
@@ -140,7 +141,7 @@ public enum FeatureSetReader {
     static func topMembers(_ bytes: [UInt8]) throws(FeatureSetReadError) -> [(key: String, value: Range<Int>)] {
         let members: [(key: String, value: Range<Int>)]
         do { members = try JSONParser.memberRanges(ofObject: bytes) } catch {
-            if let value = try? JSONParser.parse(bytes), value.objectValue == nil { throw .invalid("the answer is JSON but not an object") }
+            if let value = try? JSONParser.parse(bytes), value.objectValue == nil { throw .invalid(.notAnObject) }
             throw classify(error, bytes)
         }
         if let range = members.last(where: { $0.key == "error" })?.value,
@@ -157,7 +158,7 @@ public enum FeatureSetReader {
         let looksLikeJSON = first < bytes.count && (bytes[first] == UInt8(ascii: "{") || bytes[first] == UInt8(ascii: "["))
         // Only the end of the text can leave a value unfinished or a string unterminated.
         if looksLikeJSON && (error.offset >= bytes.count || error.kind == .endedEarly) { return .truncated(bytes: bytes.count) }
-        return .notJSON(detail: error.description, excerpt: excerpt(bytes))
+        return .notJSON(error, excerpt: excerpt(bytes))
     }
 
     /// The first 120 characters of a body, on one line.
@@ -169,11 +170,14 @@ public enum FeatureSetReader {
 
 /// Why a query response could not be read (see ``FeatureSetReader``).
 public enum FeatureSetReadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server answered with its error object.
     case arcGIS(ArcGISError)
-    case notJSON(detail: String, excerpt: String)
+    /// The body is not JSON: the parser's error and the body's start.
+    case notJSON(JSONError, excerpt: String)
     /// The body ends in the middle of its JSON, after this many bytes.
     case truncated(bytes: Int)
-    case invalid(String)
+    /// JSON of the wrong shape.
+    case invalid(Shape)
     /// A FeatureSet whose `fields` are malformed.
     case fields(FeatureFormatError)
 
@@ -181,9 +185,60 @@ public enum FeatureSetReadError: Error, Sendable, Hashable, CustomStringConverti
         switch self {
         case .arcGIS(let error): return error.description
         case .fields(let error): return "unexpected response: \(error.description)"
-        case .notJSON(let detail, let excerpt): return "not JSON (\(detail)): \(excerpt)"
+        case .notJSON(let error, let excerpt): return "not JSON (\(error.description)): \(excerpt)"
         case .truncated(let bytes): return "the response was truncated: its JSON stops after \(bytes) bytes"
-        case .invalid(let detail): return "unexpected response: \(detail)"
+        case .invalid(let shape): return "unexpected response: \(shape)"
+        }
+    }
+
+    /// How an answer's JSON differs from what the reader expected.
+    public enum Shape: Sendable, Hashable, CustomStringConvertible {
+        /// The answer is JSON but not an object.
+        case notAnObject
+        /// A top-level member (`fields`, `spatialReference`, …) is not valid JSON.
+        case member(String, JSONError)
+        /// A FeatureSet was expected and the answer has no `features`.
+        case noFeatures
+        /// `features` is not an array.
+        case featuresNotAnArray(JSONError)
+        /// The feature at this 0-based index is not an Esri feature.
+        case notAnEsriFeature(index: Int, JSONError)
+        /// The element at this 0-based index is a stream message (a delete, a filter reply), not a feature.
+        case notAFeature(index: Int)
+        /// A count was expected and the answer has no `count`.
+        case noCount
+        /// Object ids were expected and the answer has no `objectIds`.
+        case noObjectIDs
+        /// `objectIds` is not an array (nor null).
+        case objectIDsNotAnArray
+        /// `objectIds` holds this value, which is no object id.
+        case notAnObjectID(JSONValue)
+        /// A statistics answer lacks this group-by field (`fields`: the answer's fields).
+        case noGroupByField(String, fields: [String])
+        /// A statistics answer lacks this statistic's output field.
+        case noStatistic(String, fields: [String])
+        /// The count statistic `name` of the feature at this 0-based index is a fraction.
+        case fractionalCount(index: Int, name: String, value: Double)
+
+        public var description: String {
+            switch self {
+            case .notAnObject: return "the answer is JSON but not an object"
+            case .member(let key, let error): return "'\(key)': \(error)"
+            case .noFeatures: return "the answer has no 'features' (expected a FeatureSet)"
+            case .featuresNotAnArray(let error): return "'features' must be an array: \(error.message)"
+            case .notAnEsriFeature(let index, let error): return "features[\(index)] is not an Esri feature: \(error.message)"
+            case .notAFeature(let index): return "features[\(index)] is not a feature"
+            case .noCount: return "the answer has no 'count' (expected {\"count\":N})"
+            case .noObjectIDs: return "the answer has no 'objectIds' (expected {\"objectIds\":[…]})"
+            case .objectIDsNotAnArray: return "'objectIds' must be an array"
+            case .notAnObjectID(let element): return "'objectIds' holds \(element), not an object id"
+            case .noGroupByField(let name, let fields):
+                return "the statistics answer has no group-by field '\(name)' (fields: \(fields.joined(separator: ", ")))"
+            case .noStatistic(let name, let fields):
+                return "the statistics answer has no statistic '\(name)' (fields: \(fields.joined(separator: ", ")))"
+            case .fractionalCount(let index, let name, let value):
+                return "features[\(index)]: the count '\(name)' is \(value), not a whole number"
+            }
         }
     }
 }

@@ -25,14 +25,14 @@ extension StatisticsPlan {
         var groupColumns: [Int] = []
         for name in groupFieldNames {
             guard let index = page.schema.index(ofField: name) else {
-                throw .invalid("the statistics answer has no group-by field '\(name)' (fields: \(page.schema.fields.map(\.name).joined(separator: ", ")))")
+                throw .invalid(.noGroupByField(name, fields: page.schema.fields.map(\.name)))
             }
             groupColumns.append(index)
         }
         var statisticColumns: [Int] = []
         for name in outputNames {
             guard let index = page.schema.index(ofField: name) else {
-                throw .invalid("the statistics answer has no statistic '\(name)' (fields: \(page.schema.fields.map(\.name).joined(separator: ", ")))")
+                throw .invalid(.noStatistic(name, fields: page.schema.fields.map(\.name)))
             }
             statisticColumns.append(index)
         }
@@ -48,7 +48,7 @@ extension StatisticsPlan {
                 switch (outputs[position].type, value) {
                 case (.count, .double(let x)):
                     guard let whole = Int64(exactly: x) else {
-                        throw .invalid("features[\(number)]: the count '\(outputNames[position])' is \(x), not a whole number")
+                        throw .invalid(.fractionalCount(index: number, name: outputNames[position], value: x))
                     }
                     value = .int(whole)
                 case (.sum, .int(let i)), (.avg, .int(let i)), (.stddev, .int(let i)), (.var, .int(let i)):
