@@ -41,7 +41,7 @@ public struct IdentifyPoint: Sendable, Hashable {
     public init(jsonLine bytes: [UInt8], line: Int) throws(IdentifyPointError) {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
-            throw .notJSON(line: line, reason: String(describing: error))
+            throw .notJSON(line: line, error)
         }
         guard let object = value.objectValue else {
             throw .notAnObject(line: line)
@@ -80,14 +80,14 @@ public struct IdentifyPoint: Sendable, Hashable {
     /// object, checked with PROJ; nil for absent or null.
     public static func spatialReference(_ value: JSONValue?, _ name: String) throws(IdentifyPointError) -> SpatialReference? {
         guard let value else { return nil }
-        do { return try SpatialReference.parse(json: value) } catch { throw .invalidSpatialReference(name, reason: String(describing: error)) }
+        do { return try SpatialReference.parse(json: value) } catch { throw .invalidSpatialReference(name, error) }
     }
 }
 
 /// Why a point could not be read, by what was wrong; the message names the line or member.
 public indirect enum IdentifyPointError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The input line is not JSON (the parser's reason).
-    case notJSON(line: Int, reason: String)
+    /// The input line is not JSON (the parser's error).
+    case notJSON(line: Int, JSONError)
     /// The input line is JSON but not an object.
     case notAnObject(line: Int)
     /// The point object on input line `line` is wrong.
@@ -102,12 +102,12 @@ public indirect enum IdentifyPointError: Error, Sendable, Hashable, CustomString
     case invalidID(JSONValue)
     /// A coordinate (named) is not a finite number.
     case notAFiniteNumber(String, JSONValue)
-    /// A spatial reference member (named) that cannot be read or PROJ does not know.
-    case invalidSpatialReference(String, reason: String)
+    /// A spatial reference member (named) that cannot be read or PROJ does not know (PROJ's error).
+    case invalidSpatialReference(String, ProjectionError)
 
     public var description: String {
         switch self {
-        case .notJSON(let line, let reason): return "line \(line): not JSON: \(reason)"
+        case .notJSON(let line, let error): return "line \(line): not JSON: \(error.description)"
         case .notAnObject(let line): return "line \(line): expected an object {\"x\":…,\"y\":…,\"sr\":…}"
         case .onLine(let line, let error): return "line \(line): \(error.description)"
         case .unknownMember(let name): return "unknown member '\(name)' (expected x, y, inSR, id)"
@@ -115,7 +115,7 @@ public indirect enum IdentifyPointError: Error, Sendable, Hashable, CustomString
         case .inSRAndSR: return "give \"inSR\" or \"sr\", not both"
         case .invalidID(let value): return "\"id\" must be a string or a number, not \(value)"
         case .notAFiniteNumber(let name, let value): return "\"\(name)\" must be a finite number, not \(value)"
-        case .invalidSpatialReference(let name, let reason): return "\"\(name)\": \(reason)"
+        case .invalidSpatialReference(let name, let error): return "\"\(name)\": \(error.description)"
         }
     }
 }
