@@ -225,4 +225,17 @@ struct ArcGISEndpointErrorTests {
         #expect(error?.description == "invalid layer URL: invalid URL '\(url)': expected an http:// or https:// URL")
         #expect(error?.isReachabilityFailure == false)
     }
+
+    /// A related layer that cannot be read keeps the layer client's error, not its text.
+    @Test func relatedLayerKeepsTheClientError() async {
+        let url = "ws://host/arcgis/rest/services/X/FeatureServer/1"
+        let loader = RelatedFeaturesLoader(related: RelatedFeatures(featuresURL: url, joinField: "id"), clientOptions: FeatureLayerClientOptions())
+        var failure: (any Error)?
+        do { _ = try await loader.load() } catch { failure = error }
+        let expected = FeatureLayerError.invalidURL(.invalidURL(.invalidURL(url, reason: "expected an http:// or https:// URL")))
+        #expect(failure as? RelatedFeaturesError == .unreadable(AnyTypedError(expected)))
+        #expect((failure as? RelatedFeaturesError).map { "\($0)" } == "invalid layer URL: invalid URL '\(url)': expected an http:// or https:// URL")
+        guard case .unreadable(let box)? = failure as? RelatedFeaturesError else { return }
+        #expect(box.error as? FeatureLayerError == expected)
+    }
 }

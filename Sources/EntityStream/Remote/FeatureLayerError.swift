@@ -48,3 +48,6 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
         }
     }
 }
+
+/// A related layer's failure keeps this error whole (``RelatedFeaturesError/unreadable(_:)``).
+extension FeatureLayerError: TypedError {}

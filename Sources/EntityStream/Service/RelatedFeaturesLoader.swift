@@ -8,7 +8,7 @@ import EntityStreamFeatures
 ///
 /// Pages are aligned to the first page's fields (``SchemaAlignment``).
 /// ``load()`` throws a readable ``RelatedFeaturesError`` (the
-/// ``FeatureLayerError`` text, never a token, or a missing join field);
+/// ``FeatureLayerError``, which never carries a token, or a missing join field);
 /// cancellation throws ``FeatureLayerError/request(_:)`` with ``ArcGISRequestError/cancelled``. A plain value.
 struct RelatedFeaturesLoader: Sendable {
     let related: RelatedFeatures
@@ -26,7 +26,7 @@ struct RelatedFeaturesLoader: Sendable {
     func load() async throws -> RelatedTable {
         let client: FeatureLayerClient
         do { client = try FeatureLayerClient(layerURL: related.featuresURL, options: clientOptions) } catch {
-            throw RelatedFeaturesError.unreadable(error.description)
+            throw RelatedFeaturesError.unreadable(AnyTypedError(error))
         }
         var schema: Schema?
         var alignment: (source: Schema, alignment: SchemaAlignment)?
@@ -41,7 +41,7 @@ struct RelatedFeaturesLoader: Sendable {
             }
         } catch let error as FeatureLayerError {
             if case .request(.cancelled) = error { throw error }
-            throw RelatedFeaturesError.unreadable(error.description)
+            throw RelatedFeaturesError.unreadable(AnyTypedError(error))
         }
         return try RelatedTable(schema: schema ?? Schema(fields: []), joinField: related.joinField, rows: rows)
     }

@@ -1,3 +1,5 @@
+import EntityStreamModel
+
 /// Why related features cannot be joined, by what was wrong; its
 /// description is in words a user can act on. A plain value.
 public enum RelatedFeaturesError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -5,8 +7,9 @@ public enum RelatedFeaturesError: Error, Sendable, Hashable, CustomStringConvert
     case noJoinFieldInRelated(String, fields: [String])
     /// The stream has no join field of that name (`fields`: the stream's).
     case noJoinFieldInStream(String, fields: [String])
-    /// The related layer could not be read (the client's reason).
-    case unreadable(String)
+    /// The related layer could not be read: the layer client's error
+    /// (a `FeatureLayerError`, defined above this module).
+    case unreadable(AnyTypedError)
 
     public var description: String {
         switch self {
@@ -14,7 +17,7 @@ public enum RelatedFeaturesError: Error, Sendable, Hashable, CustomStringConvert
             return "the related features have no join field '\(name)' (fields: \(fields.joined(separator: ", ")))"
         case .noJoinFieldInStream(let name, let fields):
             return "the stream has no join field '\(name)' (fields: \(fields.joined(separator: ", ")))"
-        case .unreadable(let reason): return reason
+        case .unreadable(let error): return error.description
         }
     }
 }
