@@ -83,7 +83,7 @@ let package = Package(
             "EntityStreamTransport", "EntityStreamLocking", "EntityStreamProjection",
         ], path: "Simulator/Sources/stream-simulator"),
         .executableTarget(name: "Benchmarks", dependencies: [
-            "EntityStream", "EntityStreamAnalyses", "EntityStreamTransport",
+            "EntityStream", "EntityStreamAnalyses", "EntityStreamCommandLine", "EntityStreamTransport",
             "EntityStreamCore", "EntityStreamFeatures", "EntityStreamFiles", "EntityStreamWhere", "EntityStreamModel",
             "EntityStreamStatistics", "EntityStreamHotSpots", "EntityStreamRaster", "EntityStreamProjection",
         ], exclude: ["Peers"]),

@@ -25,7 +25,7 @@ enum FileBenchmark {
 
     /// The file the benchmark makes: CSV, or the same rows as Esri JSON
     /// lines (`{"attributes":{id,grp,cat,val,t},"geometry":{x,y}}`, `t` in epoch ms).
-    enum Format: String {
+    enum Format: String, CaseIterable {
         case csv, jsonl
     }
 

@@ -1,3 +1,4 @@
+import EntityStreamCommandLine
 import Foundation
 
 /// `entitystream-bench`: the release-build benchmarks `make bench` runs
@@ -20,7 +21,8 @@ Benchmarks (default all):
   simulator      stream-simulator --burst -> entitystream connect, against the Node and Python peers
   stages         single-threaded decode, store and format, for profiling
   compare        --baseline PATH: another build's entitystream replayed against this one, paired rounds
-  query          time-extent queries of 1 M retained observations (SQLite peer)
+  query          time-extent queries of 1 M retained observations (SQLite peer; --no-ingestion skips
+                 the ingestion figure)
   statistics     grouped statistics of 1 M rows (SQLite, DuckDB peers)
   hotspots       Gi* on 100,000 and 1,000,000 points (PySAL esda peer)
   identify       identify 1 M random points in a COG (gdallocationinfo, rasterio peers)
@@ -48,31 +50,36 @@ Options:
   --raster PATH   identify's raster; --world PATH enrich's raster
   --rasterio-count N, --neighbours K, --rounds N, --million N, --baseline PATH, --seconds N
   -h, --help      show this help
+  --version       print the version
 
-Peers run only when installed; a missing peer or shared data file is reported and skipped.
+A value may be attached (--runs=3). An unknown benchmark or option, or a value that is not what the
+option takes (a whole number from its bound, one of its choices), is an error naming it (exit status 2);
+options a benchmark does not use are ignored. Peers run only when installed; a missing peer or shared
+data file is reported and skipped.
 """
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) {
-    print(usage)
+let options: BenchmarkOptions
+do {
+    guard let parsed = try BenchmarkOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(usage)
+        exit(0)
+    }
+    options = parsed
+} catch is VersionRequested {
+    print(ProgramVersion.line(program: "entitystream-bench"))
     exit(0)
-}
-func option(_ name: String, default value: Int) -> Int {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let parsed = Int(arguments[index + 1]) else { return value }
-    return parsed
-}
-func stringOption(_ name: String, default value: String) -> String {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return value }
-    return arguments[index + 1]
+} catch {
+    FileHandle.standardError.write(Data("entitystream-bench: \(error)\n".utf8))
+    exit(2)
 }
 let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
-let selected = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "all"
-let ais = stringOption("--ais", default: "../shared/data/tracks/AIS_MarineCadastre_SelectedVessels_CustomDataSource.json")
+let selected = options.benchmark
+let ais = options.ais
 let haveAIS = FileManager.default.fileExists(atPath: ais)
-let runs = max(1, option("--runs", default: 5))
+let runs = options.runs ?? 5
 
-let raster = stringOption("--raster", default: "../shared/data/rasters/riotiler__cog.tif")
+let raster = options.raster
 let haveRaster = FileManager.default.fileExists(atPath: raster)
-let world = stringOption("--world", default: "../shared/data/rasters/rasterio__world.rgb.tif")
+let world = options.world
 let haveWorld = haveAIS && FileManager.default.fileExists(atPath: world)
 func skipEnrich() { report("enrich: skipped (needs the AIS recording at \(ais) and the world raster at \(world); the shared data is absent)") }
 
@@ -80,7 +87,7 @@ func report(_ line: String) { print(line) }
 func skip(_ what: String) { report("\(what): skipped (no AIS recording at \(ais); the shared data is absent)") }
 
 func runTransport() async throws {
-    let count = option("--count", default: 1_000_000)
+    let count = options.count ?? 1_000_000
     var best: BenchmarkResult?
     for _ in 0..<3 {
         let result = try await TransportBenchmark.run(count: count, executable: executable)
@@ -91,37 +98,35 @@ func runTransport() async throws {
 
 /// The streamed-file benchmark (``FileBenchmark``); it prints its own lines as it goes.
 func runFiles() throws -> [String] {
-    let sizes = stringOption("--sizes", default: "1000000,10000000,30000000").split(separator: ",").compactMap { Int($0) }
-    return try FileBenchmark.run(rows: option("--rows", default: 10_000_000), runs: runs, sizes: sizes,
-                                 directory: stringOption("--dir", default: "bench-output"), executable: executable,
-                                 peers: !arguments.contains("--no-peers"),
-                                 fileFormat: FileBenchmark.Format(rawValue: stringOption("--format", default: "csv")) ?? .csv)
+    try FileBenchmark.run(rows: options.rows ?? 10_000_000, runs: runs, sizes: options.sizes ?? [1_000_000, 10_000_000, 30_000_000],
+                          directory: options.directory ?? "bench-output", executable: executable, peers: options.peers,
+                          fileFormat: options.fileFormat ?? .csv)
 }
 
 do {
     switch selected {
     case "transport-server":
-        try await TransportBenchmark.runServer(count: option("--count", default: 1_000_000))
+        try await TransportBenchmark.runServer(count: options.count ?? 1_000_000)
     case "transport":
         try await runTransport()
     case "json":
         if haveAIS { for result in try CoreBenchmarks.json(ais: ais) { report(result.line) } } else { skip("json") }
     case "replay":
-        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: option("--count", default: 2_000_000), runs: runs).line) } else { skip("replay") }
+        if haveAIS { report(try ProcessBenchmarks.replay(ais: ais, count: options.count ?? 2_000_000, runs: runs).line) } else { skip("replay") }
     case "replay-large":
-        if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line) } else { skip("replay-large") }
+        if haveAIS { report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: options.megabytes ?? 1024).line) } else { skip("replay-large") }
     case "memory":
         if haveAIS {
-            let (line, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: option("--count", default: 1_000_000))
+            let (line, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: options.count ?? 1_000_000)
             report(line)
             for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }
         } else {
             skip("memory")
         }
     case "memory-tracks":
-        report(try CoreBenchmarks.memoryTracksChild(ais: ais, tracks: option("--tracks", default: 20_000), perTrack: option("--per-track", default: 5)))
+        report(try CoreBenchmarks.memoryTracksChild(ais: ais, tracks: options.tracks ?? 20_000, perTrack: options.perTrack ?? 5))
     case "soak":
-        let seconds = option("--seconds", default: 60)
+        let seconds = options.seconds ?? 60
         var failed = false
         for result in try SoakBenchmark.run(seconds: seconds) {
             report(result.line)
@@ -129,58 +134,50 @@ do {
         }
         if failed { exit(1) }
     case "simulator":
-        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: option("--count", default: 1_000_000), runs: runs) { report(result.line) } } else { skip("simulator") }
+        if haveAIS { for result in try ProcessBenchmarks.simulator(ais: ais, count: options.count ?? 1_000_000, runs: runs) { report(result.line) } } else { skip("simulator") }
     case "query":
-        for line in try await QueryBenchmark.run(count: option("--count", default: 1_000_000), peers: !arguments.contains("--no-peers"),
-                                                 ingestion: !arguments.contains("--no-ingestion")) { report(line) }
+        for line in try await QueryBenchmark.run(count: options.count ?? 1_000_000, peers: options.peers,
+                                                 ingestion: options.ingestion) { report(line) }
     case "statistics":
-        for line in try await StatisticsBenchmark.run(count: option("--count", default: 1_000_000), runs: option("--runs", default: 7),
-                                                 peers: !arguments.contains("--no-peers")) { report(line) }
+        for line in try await StatisticsBenchmark.run(count: options.count ?? 1_000_000, runs: options.runs ?? 7,
+                                                 peers: options.peers) { report(line) }
     case "hotspots":
-        for line in try HotSpotBenchmark.run(count: option("--count", default: 100_000), neighbours: option("--neighbours", default: 30),
-                                             rounds: option("--rounds", default: 3), millionCount: option("--million", default: 1_000_000),
+        for line in try HotSpotBenchmark.run(count: options.count ?? 100_000, neighbours: options.neighbours ?? 30,
+                                             rounds: options.rounds ?? 3, millionCount: options.millionCount ?? 1_000_000,
                                              executable: executable) { report(line) }
     case "hotspots-memory":
-        report(try HotSpotBenchmark.memory(count: option("--count", default: 1_000_000), neighbours: option("--neighbours", default: 30),
-                                           chooseBand: stringOption("--band", default: "given") == "chosen"))
+        report(try HotSpotBenchmark.memory(count: options.count ?? 1_000_000, neighbours: options.neighbours ?? 30,
+                                           chooseBand: options.band == "chosen"))
     case "features":
-        for line in try FeatureBenchmarks.run(count: option("--count", default: 1_000_000)) { report(line) }
+        for line in try FeatureBenchmarks.run(count: options.count ?? 1_000_000) { report(line) }
     case "reproject":
-        for line in try ReprojectBenchmark.run(count: option("--count", default: 1_000_000), runs: runs,
-                                               peers: !arguments.contains("--no-peers")) { report(line) }
+        for line in try ReprojectBenchmark.run(count: options.count ?? 1_000_000, runs: runs,
+                                               peers: options.peers) { report(line) }
     case "files":
         _ = try runFiles()
     case "compare":
-        guard let index = arguments.firstIndex(of: "--baseline"), index + 1 < arguments.count else {
-            throw BenchmarkError("compare needs --baseline PATH: another build's entitystream, to replay against this build's")
-        }
-        if haveAIS {
-            for line in try CompareBenchmark.run(ais: ais, baseline: arguments[index + 1], count: option("--count", default: 1_000_000),
-                                                 rounds: max(1, option("--runs", default: 9))) { report(line) }
+        if haveAIS, let baseline = options.baseline {
+            for line in try CompareBenchmark.run(ais: ais, baseline: baseline, count: options.count ?? 1_000_000,
+                                                 rounds: options.runs ?? 9) { report(line) }
         } else {
             skip("compare")
         }
     case "relay":
-        let modes = try stringOption("--modes", default: "burst,paced,direct").split(separator: ",").map { name in
-            guard let mode = RelayBenchmark.Mode(rawValue: String(name)) else { throw BenchmarkError("--modes: '\(name)' is not burst, paced or direct") }
-            return mode
-        }
-        let clientCounts = stringOption("--clients", default: "1,10,100").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
-        let baseline = arguments.contains("--baseline") ? URL(fileURLWithPath: stringOption("--baseline", default: "")) : nil
-        for line in try await RelayBenchmark.run(runs: option("--runs", default: 3), clientCounts: clientCounts.isEmpty ? [1, 10, 100] : clientCounts,
-                                                 window: Double(option("--window", default: 5)), modes: Set(modes), baseline: baseline) { report(line) }
+        for line in try await RelayBenchmark.run(runs: options.runs ?? 3, clientCounts: options.clients ?? [1, 10, 100], window: options.window ?? 5,
+                                                 modes: options.modes ?? Set(RelayBenchmark.Mode.allCases),
+                                                 baseline: options.baseline.map { URL(fileURLWithPath: $0) }) { report(line) }
     case "stages":
-        if haveAIS { for result in try StageBenchmark.run(path: ais, count: option("--count", default: 1_000_000)) { report(result.line) } } else { skip("stages") }
+        if haveAIS { for result in try StageBenchmark.run(path: ais, count: options.count ?? 1_000_000) { report(result.line) } } else { skip("stages") }
     case "identify":
         if haveRaster {
-            for line in try IdentifyBenchmark.run(path: raster, count: option("--count", default: 1_000_000), runs: option("--runs", default: 3),
-                                                  rasterioCount: option("--rasterio-count", default: 100_000)) { report(line) }
+            for line in try IdentifyBenchmark.run(path: raster, count: options.count ?? 1_000_000, runs: options.runs ?? 3,
+                                                  rasterioCount: options.rasterioCount ?? 100_000) { report(line) }
         } else {
             report("identify: skipped (no raster at \(raster); the shared data is absent)")
         }
     case "jetstream":
         if haveAIS {
-            for line in try JetStreamBenchmark.run(ais: ais, count: option("--count", default: 1_000_000), rounds: option("--runs", default: 3)) {
+            for line in try JetStreamBenchmark.run(ais: ais, count: options.count ?? 1_000_000, rounds: options.runs ?? 3) {
                 report(line)
             }
         } else {
@@ -188,8 +185,8 @@ do {
         }
     case "enrich":
         if haveWorld {
-            for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: option("--count", default: 1_000_000),
-                                                      runs: option("--runs", default: 5)) { report(line) }
+            for line in try await EnrichBenchmark.run(ais: ais, raster: world, count: options.count ?? 1_000_000,
+                                                      runs: options.runs ?? 5) { report(line) }
         } else {
             skipEnrich()
         }
@@ -199,7 +196,7 @@ do {
         if haveAIS {
             for result in try CoreBenchmarks.json(ais: ais) { report(result.line) }
             report(try ProcessBenchmarks.replay(ais: ais, count: 2_000_000, runs: runs).line)
-            report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: option("--mb", default: 1024)).line)
+            report(try ProcessBenchmarks.replayLarge(ais: ais, megabytes: options.megabytes ?? 1024).line)
             let (memoryLine, perObservation) = try CoreBenchmarks.memoryPerObservation(ais: ais, count: 1_000_000)
             report(memoryLine)
             for line in try CoreBenchmarks.memoryByTracks(executable: executable, perObservation: perObservation) { report(line) }

@@ -86,23 +86,54 @@ public struct ArgumentList {
     /// would overflow the millisecond clock. The simulator uses the same bound.
     public static let maximumSeconds: Double = TimeBounds.maximumSeconds
 
+    /// A whole number from `minimum` to `maximum`. A value below or above
+    /// names the bound it crossed; digits too many for any `Int`
+    /// (`--limit 99999999999999999999`) name both.
     public mutating func integer(for flag: String, minimum: Int, maximum: Int = .max) throws(UsageError) -> Int {
-        let text = try value(for: flag)
-        guard let number = Int(text), number >= minimum else {
-            throw .badNumber(flag: flag, value: text, expected: .wholeAtLeast(minimum))
+        try Self.integer(try value(for: flag), flag: flag, minimum: minimum, maximum: maximum)
+    }
+
+    /// Comma-separated whole numbers, each from `minimum` to `maximum` as ``integer(for:minimum:maximum:)``
+    /// reads one (`--sizes 1000000,10000000`); at least one.
+    public mutating func integers(for flag: String, minimum: Int, maximum: Int = .max) throws(UsageError) -> [Int] {
+        let text = try nonEmptyValue(for: flag)
+        var numbers: [Int] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            numbers.append(try Self.integer(String(item), flag: flag, minimum: minimum, maximum: maximum))
         }
+        return numbers
+    }
+
+    /// `text` read as a whole number for `flag` (see ``integer(for:minimum:maximum:)``).
+    public static func integer(_ text: String, flag: String, minimum: Int, maximum: Int = .max) throws(UsageError) -> Int {
+        guard let number = Int(text) else {
+            let overflowed = Self.isWholeNumber(text)
+            throw .badNumber(flag: flag, value: text, expected: overflowed ? .wholeBetween(minimum, UInt64(max(0, maximum))) : .wholeAtLeast(minimum))
+        }
+        guard number >= minimum else { throw .badNumber(flag: flag, value: text, expected: .wholeAtLeast(minimum)) }
         guard number <= maximum else { throw .badNumber(flag: flag, value: text, expected: .wholeAtMost(maximum)) }
         return number
     }
 
+    /// A finite number from `minimum` (or above it, not `inclusive`) to
+    /// `maximum`. A value outside names the bound it crossed; one too large
+    /// for a `Double` (`1e400`) names both.
     public mutating func number(for flag: String, minimum: Double, inclusive: Bool = true,
                          maximum: Double = .greatestFiniteMagnitude) throws(UsageError) -> Double {
         let text = try value(for: flag)
         guard let number = Double(text), number.isFinite, inclusive ? number >= minimum : number > minimum else {
-            throw .badNumber(flag: flag, value: text, expected: inclusive ? .atLeast(minimum) : .above(minimum))
+            let overflowed = Double(text)?.isInfinite == true && !text.lowercased().contains("inf")
+            throw .badNumber(flag: flag, value: text, expected: overflowed ? .between(minimum, inclusive: inclusive, maximum)
+                                                                           : inclusive ? .atLeast(minimum) : .above(minimum))
         }
         guard number <= maximum else { throw .badNumber(flag: flag, value: text, expected: .atMost(maximum)) }
         return number
+    }
+
+    /// True for an optional sign and one or more ASCII digits: a whole number, however large.
+    static func isWholeNumber(_ text: String) -> Bool {
+        let digits = text.utf8.first == UInt8(ascii: "-") || text.utf8.first == UInt8(ascii: "+") ? text.utf8.dropFirst() : text.utf8[...]
+        return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// Seconds for a time flag: at least `minimum`, at most ``maximumSeconds``.
@@ -123,7 +154,11 @@ public struct ArgumentList {
     /// A whole number ≥ 0 up to `UInt64.max` (`--seed`).
     public mutating func unsigned(for flag: String) throws(UsageError) -> UInt64 {
         let text = try value(for: flag)
-        guard let number = UInt64(text) else { throw .badNumber(flag: flag, value: text, expected: .wholeAtLeast(0)) }
+        guard let number = UInt64(text) else {
+            // A negative number crossed the lower bound; more digits than any UInt64 holds, the range.
+            let overflowed = Self.isWholeNumber(text) && Int(text) == nil
+            throw .badNumber(flag: flag, value: text, expected: overflowed ? .wholeBetween(0, .max) : .wholeAtLeast(0))
+        }
         return number
     }
 

@@ -119,6 +119,10 @@ public enum NumberBound: Sendable, Hashable, CustomStringConvertible {
     case atLeast(Double)
     case above(Double)
     case atMost(Double)
+    /// Both bounds: what a value too large to read as a number at all is told.
+    case wholeBetween(Int, UInt64)
+    /// Both bounds of a number, the lower one included or not.
+    case between(Double, inclusive: Bool, Double)
 
     public var description: String {
         switch self {
@@ -127,6 +131,9 @@ public enum NumberBound: Sendable, Hashable, CustomStringConvertible {
         case .atLeast(let minimum): "a number ≥ \(Self.format(minimum))"
         case .above(let minimum): "a number > \(Self.format(minimum))"
         case .atMost(let maximum): "a number ≤ \(Self.format(maximum))"
+        case .wholeBetween(let minimum, let maximum): "a whole number from \(minimum) to \(maximum)"
+        case .between(let minimum, true, let maximum): "a number from \(Self.format(minimum)) to \(Self.format(maximum))"
+        case .between(let minimum, false, let maximum): "a number > \(Self.format(minimum)) and ≤ \(Self.format(maximum))"
         }
     }
 

@@ -44,6 +44,9 @@ struct FetchedBatch: Sendable {
     /// batch or an earlier one (the decoder is made from it).
     var trackField: String?
 
+    /// Why the consumer cannot go on (nil: it can); what came before it is handed over first.
+    var failure: String?
+
     var count: Int { entries.count }
     /// The bytes the buffers hold.
     var byteCount: Int { lines.count + replies.count + subjects.count }
@@ -119,7 +122,8 @@ public final class JetStreamConsumer: @unchecked Sendable {
         self.connection = connection
         self.stream = stream
         self.settings = settings
-        pulls = PullRequests(batch: settings.batch, expiresMilliseconds: Self.requestExpiresMilliseconds)
+        pulls = PullRequests(batch: settings.batch, maximumBytes: Self.requestBytes(settings, maximumPayload: connection.maximumPayload),
+                             expiresMilliseconds: Self.requestExpiresMilliseconds)
         let context = try connection.jetStream()
         self.context = context
         let description: Streams.Description
@@ -259,6 +263,17 @@ public final class JetStreamConsumer: @unchecked Sendable {
         jsCtx_Destroy(context)
     }
 
+    /// Room for what the server counts in a message beside its payload (headers and data):
+    /// its subject (at most a control line, 4 KiB by default) and its acknowledgement subject.
+    static let messageOverheadBytes = 8 << 10
+
+    /// The `max_bytes` of each pull request: the batch's byte bound, but never less than the
+    /// largest message the server takes (its `max_payload`) with its subjects, which a request
+    /// of fewer bytes could never deliver.
+    static func requestBytes(_ settings: ConsumerSettings, maximumPayload: Int) -> Int {
+        max(min(settings.maximumBatchBytes, FetchedBatch.largestBatchBytes), maximumPayload + messageOverheadBytes)
+    }
+
     static func milliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
@@ -303,8 +318,11 @@ public final class JetStreamConsumer: @unchecked Sendable {
             // them (one full batch costs the pipeline less than many small ones); after
             // that, take only what is already here.
             wait = pulls.owed > 0 ? Self.gapMilliseconds : 0
-            if let code = Self.statusCode(of: message) {
-                pulls.status(code)
+            if let (code, description) = Self.status(of: message) {
+                if pulls.status(code, description: description) == .messageLargerThanRequest {
+                    fetched.failure = "the next message of stream '\(stream)' is larger than a pull request's \(pulls.maximumBytes) bytes"
+                    break
+                }
                 continue
             }
             pulls.received()
@@ -355,17 +373,44 @@ public final class JetStreamConsumer: @unchecked Sendable {
     /// one-at-a-time rule: what an earlier process on the same inbox, or a
     /// fetch that gave up waiting, leaves on its way (tests).
     func sendPullRequest(batch: Int) {
-        let body = Array("{\"batch\":\(batch),\"expires\":\(Self.requestExpiresMilliseconds * 1_000_000)}".utf8)
+        let body = PullRequests.body(batch: batch, maximumBytes: pulls.maximumBytes, expiresMilliseconds: Self.requestExpiresMilliseconds)
         _ = body.withUnsafeBytes { natsConnection_PublishRequest(connection.handle, nextSubject, inbox, $0.baseAddress, Int32($0.count)) }
         _ = natsConnection_Flush(connection.handle)
     }
 
-    /// A status message's code ("408", "404", …); nil for a stream message.
-    static func statusCode(of message: OpaquePointer) -> String? {
+    /// Sends the pull requests ``fetch(milliseconds:)`` would and reads what
+    /// they bring until each has ended, taking nothing into a batch (tests):
+    /// the messages and their data bytes. Blocking.
+    func deliveredByOpenRequests() -> (messages: Int, bytes: Int) {
+        while let body = pulls.request(now: Self.milliseconds()) {
+            _ = body.withUnsafeBytes { natsConnection_PublishRequest(connection.handle, nextSubject, inbox, $0.baseAddress, Int32($0.count)) }
+        }
+        var delivered = (messages: 0, bytes: 0)
+        while pulls.isOpen(now: Self.milliseconds()) {
+            var message: OpaquePointer?
+            guard natsSubscription_NextMsg(&message, subscription, 1000) == NATS_OK, let message else { continue }
+            defer { natsMsg_Destroy(message) }
+            if let (code, description) = Self.status(of: message) {
+                pulls.status(code, description: description)
+            } else {
+                pulls.received()
+                delivered.messages += 1
+                delivered.bytes += Int(natsMsg_GetDataLength(message))
+            }
+        }
+        return delivered
+    }
+
+    /// A status message's code ("408", "404", …) and description ("Request Timeout", …);
+    /// nil for a stream message.
+    static func status(of message: OpaquePointer) -> (code: String, description: String)? {
         guard natsMsg_GetDataLength(message) == 0 else { return nil }
         var value: UnsafePointer<CChar>?
         guard natsMsgHeader_Get(message, "Status", &value) == NATS_OK, let value else { return nil }
-        return String(String(cString: value).prefix(3))
+        let code = String(String(cString: value).prefix(3))
+        var description: UnsafePointer<CChar>?
+        guard natsMsgHeader_Get(message, "Description", &description) == NATS_OK, let description else { return (code, "") }
+        return (code, String(cString: description))
     }
 
     /// Feeds `pipeline` until cancelled, until caught up (`--until-caught-up`)
@@ -481,6 +526,10 @@ public final class JetStreamConsumer: @unchecked Sendable {
                 total.undecodable += added.undecodable
                 total.outsidePartition += added.outsidePartition
                 if added.lastStreamSequence > 0 { total.lastStreamSequence = added.lastStreamSequence }
+            }
+            if let reason = fetched.failure {
+                failure = "consumer '\(settings.durable ?? "ephemeral")' of stream '\(stream)': \(reason)"
+                break
             }
         }
         // A stop (--limit, --duration, a signal) first acknowledges what has been written by

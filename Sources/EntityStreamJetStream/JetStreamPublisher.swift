@@ -2,32 +2,88 @@ import CLibNATS
 import Foundation
 import EntityStreamLocking
 
+/// Why ``OutgoingBatch/append(subject:id:writeLine:)`` did not take a message.
+public enum OutgoingBatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The message (its line and headers) is larger than the server takes (its `max_payload`).
+    case messageTooLarge(bytes: Int, limit: Int)
+    /// The batch's buffer, addressed with 32-bit offsets, cannot take the message after what it
+    /// holds: publish the batch, then append the message to a new one.
+    case full
+
+    public var description: String {
+        switch self {
+        case .messageTooLarge(let bytes, let limit):
+            return "a message of \(bytes) bytes is larger than the server takes (max_payload \(limit) bytes)"
+        case .full: return "the batch is full"
+        }
+    }
+}
+
 /// A batch of messages to publish, in one buffer: each message's subject
 /// and `Nats-Msg-Id` (NUL-terminated, as the client takes them) and its
 /// JSON line. One allocation per batch instead of several per message.
+///
+/// Offsets into the buffer are 32 bits (as the client takes a length): a
+/// message that would end past them is refused (``OutgoingBatchError/full``),
+/// as is one larger than ``maximumMessageBytes``, never wrapped or trapped on.
 public struct OutgoingBatch: Sendable {
     var bytes: [UInt8] = []
     /// Per message: where its subject, id and line start, and the line's length.
     var entries: [(subject: Int32, id: Int32, line: Int32, length: Int32)] = []
     /// The track field's name, sent as a header with every message.
     public var trackField: String?
+    /// The largest message, line and headers, the server takes (its `max_payload`).
+    public let maximumMessageBytes: Int
+    /// The most bytes the buffer may hold: what its 32-bit offsets reach (less in tests).
+    let largestBufferBytes: Int
 
-    public init() {}
+    public init(maximumMessageBytes: Int = Int(Int32.max)) {
+        self.init(maximumMessageBytes: maximumMessageBytes, largestBufferBytes: Int(Int32.max))
+    }
+
+    init(maximumMessageBytes: Int, largestBufferBytes: Int) {
+        self.maximumMessageBytes = maximumMessageBytes
+        self.largestBufferBytes = min(largestBufferBytes, Int(Int32.max))
+    }
 
     public var count: Int { entries.count }
     public var isEmpty: Bool { entries.isEmpty }
+    /// The bytes the buffer holds.
+    public var byteCount: Int { bytes.count }
 
-    /// Appends one message; `writeLine` appends its line to the buffer.
-    public mutating func append(subject: String, id: String, writeLine: (inout [UInt8]) -> Void) {
-        let subjectStart = Int32(bytes.count)
+    /// The headers a message with `id` carries, as the client sends them (what the server
+    /// counts against `max_payload` with the line).
+    func headerBytes(id: String) -> Int {
+        let field = trackField.map { trackFieldHeader.utf8.count + 2 + $0.utf8.count + 2 } ?? 0
+        return "NATS/1.0\r\n".utf8.count + "Nats-Msg-Id: ".utf8.count + id.utf8.count + 2 + field + 2
+    }
+
+    /// Appends one message; `writeLine` appends its line to the buffer. A
+    /// message that is too large, or that the buffer's offsets cannot reach,
+    /// is taken out again and the batch is as it was.
+    public mutating func append(subject: String, id: String, writeLine: (inout [UInt8]) -> Void) throws(OutgoingBatchError) {
+        let subjectStart = bytes.count
         bytes.append(contentsOf: subject.utf8)
         bytes.append(0)
-        let idStart = Int32(bytes.count)
+        let idStart = bytes.count
         bytes.append(contentsOf: id.utf8)
         bytes.append(0)
-        let lineStart = Int32(bytes.count)
+        let lineStart = bytes.count
         writeLine(&bytes)
-        entries.append((subjectStart, idStart, lineStart, Int32(bytes.count) - lineStart))
+        let length = bytes.count - lineStart
+        let message = length + headerBytes(id: id)
+        if message > maximumMessageBytes {
+            bytes.removeSubrange(subjectStart...)
+            throw .messageTooLarge(bytes: message, limit: maximumMessageBytes)
+        }
+        guard bytes.count <= largestBufferBytes, let start = Int32(exactly: subjectStart), let idOffset = Int32(exactly: idStart),
+              let lineOffset = Int32(exactly: lineStart), let lineLength = Int32(exactly: length) else {
+            let alone = bytes.count - subjectStart
+            bytes.removeSubrange(subjectStart...)
+            if subjectStart == 0 { throw .messageTooLarge(bytes: alone, limit: largestBufferBytes) }
+            throw .full
+        }
+        entries.append((start, idOffset, lineOffset, lineLength))
     }
 
     public mutating func removeAll() {
@@ -163,6 +219,15 @@ public final class JetStreamPublisher: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Counts a message that was never handed over (``OutgoingBatchError``)
+    /// with the abandoned ones, and reports why.
+    public func refuse(_ error: OutgoingBatchError) {
+        condition.lock()
+        window.refused()
+        condition.unlock()
+        onProblem("message not published: \(error)")
+    }
+
     /// Waits until everything sent is stored (or abandoned), or `timeout`
     /// seconds pass; false if messages are still in flight. Blocking.
     public func drain(timeout seconds: Double) -> Bool {
@@ -193,10 +258,19 @@ public final class JetStreamPublisher: @unchecked Sendable {
         let status = natsConnection_Status(connection.handle) == NATS_CONN_STATUS_CONNECTED
             ? js_PublishMsgAsync(context, &pointer, nil) : NATS_CONNECTION_DISCONNECTED
         if status != NATS_OK, let pointer {
+            let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer)))
+            // Larger than the server takes: it never will, so it is not sent again.
+            let failure: PublishWindow<UInt>.Failure = status == NATS_MAX_PAYLOAD
+                ? .tooLarge(limit: connection.maximumPayload) : .connection
             condition.lock()
-            window.failed(sequence, UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))), .connection, now: Self.now())
+            let decision = window.failed(sequence, address, failure, now: Self.now())
+            if case .abandon = decision { sequences[address] = nil }
             condition.broadcast()
             condition.unlock()
+            if case .abandon(let reason) = decision {
+                onProblem(reason)
+                natsMsg_Destroy(pointer)
+            }
         }
     }
 

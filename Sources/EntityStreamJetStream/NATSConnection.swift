@@ -128,6 +128,9 @@ public final class NATSConnection: @unchecked Sendable {
         natsConnection_Destroy(handle)
     }
 
+    /// The largest message (headers and data) the server takes: its `max_payload`.
+    public var maximumPayload: Int { Int(natsConnection_GetMaxPayload(handle)) }
+
     /// Closes the connection (pending writes are flushed first). Idempotent.
     public func close() {
         callbacks.closing.store(true, ordering: .relaxed)

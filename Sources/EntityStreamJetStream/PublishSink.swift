@@ -72,6 +72,9 @@ struct TrackTokens {
 /// (a slow or absent broker) this subscriber's queue fills, the bus waits,
 /// the store waits, and the source stops reading — nothing is dropped.
 public final class PublishSink: Sendable {
+    /// A batch is handed to the publisher once its buffer holds this many bytes.
+    static let batchBytes = 4 << 20
+
     public let subscriber: Subscriber
     private let schema: SchemaBox
     private let publisher: JetStreamPublisher
@@ -95,9 +98,15 @@ public final class PublishSink: Sendable {
         let publisher = self.publisher
         var pending: PendingJob<Void>?
         var tokens = TrackTokens()
+        let maximumMessageBytes = publisher.connection.maximumPayload
+        // One batch is handed over while the next is formatted.
+        func handOver(_ batch: OutgoingBatch) async {
+            await pending?.value
+            pending = batch.isEmpty ? nil : thread.start { publisher.publish(batch) }
+        }
         while let events = await subscriber.next() {
             formatter.updateSchema(schema.schema)
-            var batch = OutgoingBatch()
+            var batch = OutgoingBatch(maximumMessageBytes: maximumMessageBytes)
             batch.trackField = schema.schema.trackIDField?.name
             for index in events.indices {
                 let trackToken = events[index].entity.map { tokens.token(for: $0.trackID) } ?? PublishRoute.noTrackToken
@@ -110,15 +119,31 @@ public final class PublishSink: Sendable {
                 }
                 writer.removeAll()
                 formatter.append(events[index], to: &writer)
-                batch.append(subject: route.subject(trackToken: trackToken), id: id) { bytes in
-                    // The line without its newline.
-                    writer.withUnsafeBytes { line in bytes.append(contentsOf: line.prefix(max(0, line.count - 1))) }
+                let subject = route.subject(trackToken: trackToken)
+                func append(to batch: inout OutgoingBatch) throws(OutgoingBatchError) {
+                    try batch.append(subject: subject, id: id) { bytes in
+                        // The line without its newline.
+                        writer.withUnsafeBytes { line in bytes.append(contentsOf: line.prefix(max(0, line.count - 1))) }
+                    }
+                }
+                do throws(OutgoingBatchError) {
+                    do throws(OutgoingBatchError) {
+                        try append(to: &batch)
+                    } catch .full {
+                        await handOver(batch)
+                        batch.removeAll()
+                        try append(to: &batch)
+                    }
+                } catch {
+                    publisher.refuse(error)
+                }
+                // Buffers bounded by bytes: a batch of large lines goes out before the events end.
+                if batch.byteCount >= Self.batchBytes {
+                    await handOver(batch)
+                    batch.removeAll()
                 }
             }
-            // One batch is handed over while the next is formatted.
-            await pending?.value
-            let ready = batch
-            pending = thread.start { publisher.publish(ready) }
+            await handOver(batch)
         }
         await pending?.value
         let drained = await thread.run { publisher.drain(timeout: drainSeconds) }

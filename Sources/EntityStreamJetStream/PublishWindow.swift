@@ -29,6 +29,8 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
         case connection
         /// The server answered with an error (JetStream error code and text).
         case rejected(code: Int, text: String)
+        /// The client refused the message: larger than the server's `max_payload` (`limit` bytes).
+        case tooLarge(limit: Int)
     }
 
     /// What the shell does with a failed message.
@@ -99,7 +101,7 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
 
     public static func retryDelay(for failure: Failure) -> Int64 {
         switch failure {
-        case .timeout, .rejected: return 0
+        case .timeout, .rejected, .tooLarge: return 0
         case .noResponders, .connection: return 250
         }
     }
@@ -112,11 +114,19 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
         case .rejected(let code, let text):
             abandoned += 1
             return .abandon("JetStream rejected a message (error \(code)): \(text)")
+        case .tooLarge(let limit):
+            abandoned += 1
+            return .abandon("a message is larger than the server takes (max_payload \(limit) bytes)")
         case .timeout, .noResponders, .connection:
             retries[sequence] = message
             retryNotBefore = max(retryNotBefore, now + Self.retryDelay(for: failure))
             return .retry
         }
+    }
+
+    /// A message was refused before it was sent (too large): counted as abandoned.
+    public mutating func refused() {
+        abandoned += 1
     }
 
     /// When the failed messages may be sent again: every earlier message

@@ -12,24 +12,53 @@
 /// heap (`malloc_consolidate(): invalid chunk size`); fixed upstream in
 /// nats.c 3.9 (#749).
 ///
+/// Each request is bounded by bytes as well as by count (`max_bytes`,
+/// ``maximumBytes``): the server delivers messages while they fit and ends
+/// the request with a 409 "Message Size Exceeds MaxBytes" at the first that
+/// does not. With ``depth`` requests open, what the server has sent and the
+/// client holds stays under `depth` × ``maximumBytes`` however large the
+/// messages are (the client's own queue for the subscription is unbounded:
+/// a message it dropped would later be acknowledged unseen).
+///
 /// Two requests are open at a time (``depth``): the next is on its way
 /// while the current one is delivered, so the server streams without
 /// waiting a round trip for each batch. The server answers them in order.
 /// A request is done when the server has delivered all of it, when a
-/// status ends it (408: it expired; 404, 409: no messages, a leadership
+/// status ends it (408: it expired; 409 "Message Size Exceeds MaxBytes":
+/// its bytes are used up; 404, other 409s: no messages, a leadership
 /// change or a deleted consumer, which ends every open request; no
 /// responders), or, should that answer be lost with a connection, once its
-/// deadline is past. A message that arrives after that is still taken:
-/// nothing here is sized by the request.
+/// deadline is past. (A request whose messages fill ``maximumBytes``
+/// exactly ends without a status; its deadline ends it here.) A message
+/// that arrives after that is still taken: nothing here is sized by the
+/// request.
 public struct PullRequests: Sendable, Hashable {
     /// One open request: what it may still deliver, and when it is given up (milliseconds).
     public struct Open: Sendable, Hashable {
         public var owed: Int
         public var deadline: Int64
+        /// Messages it has delivered.
+        public var delivered = 0
     }
+
+    /// What a status message did to the open requests.
+    public enum StatusOutcome: Sendable, Hashable {
+        /// Requests ended, or nothing changed (a heartbeat).
+        case handled
+        /// The next message does not fit in a whole request's ``maximumBytes``
+        /// (a request ended on it before delivering anything): asking again
+        /// would end the same way.
+        case messageLargerThanRequest
+    }
+
+    /// The status description of a request whose bytes are used up (nats-server 2.9).
+    public static let bytesUsedUp = "Message Size Exceeds MaxBytes"
 
     /// Messages asked for per request.
     public let batch: Int
+    /// Bytes asked for per request (`max_bytes`: the server counts each message's subject,
+    /// reply subject, headers and data).
+    public let maximumBytes: Int
     /// How long the server keeps a request waiting for messages, milliseconds.
     public let expiresMilliseconds: Int64
     /// Requests open at once.
@@ -37,8 +66,9 @@ public struct PullRequests: Sendable, Hashable {
     /// The open requests, oldest (the one being delivered) first.
     public private(set) var open: [Open] = []
 
-    public init(batch: Int, expiresMilliseconds: Int64, depth: Int = 2) {
+    public init(batch: Int, maximumBytes: Int, expiresMilliseconds: Int64, depth: Int = 2) {
         self.batch = batch
+        self.maximumBytes = max(1, maximumBytes)
         self.expiresMilliseconds = expiresMilliseconds
         self.depth = max(1, depth)
     }
@@ -56,25 +86,39 @@ public struct PullRequests: Sendable, Hashable {
         guard open.count < depth else { return nil }
         // Its end (a 408) comes after `expires`; the same again covers a busy machine.
         open.append(Open(owed: batch, deadline: now + 2 * expiresMilliseconds))
-        return Array("{\"batch\":\(batch),\"expires\":\(expiresMilliseconds * 1_000_000)}".utf8)
+        return Self.body(batch: batch, maximumBytes: maximumBytes, expiresMilliseconds: expiresMilliseconds)
+    }
+
+    /// A pull request's JSON body.
+    public static func body(batch: Int, maximumBytes: Int, expiresMilliseconds: Int64) -> [UInt8] {
+        Array("{\"batch\":\(batch),\"max_bytes\":\(maximumBytes),\"expires\":\(expiresMilliseconds * 1_000_000)}".utf8)
     }
 
     /// A message arrived (of the oldest open request, or late from an earlier one).
     public mutating func received() {
         guard !open.isEmpty else { return }
         open[0].owed -= 1
+        open[0].delivered += 1
         if open[0].owed == 0 { open.removeFirst() }
     }
 
-    /// A status message arrived; `code` is its three-digit status. 100 is an
-    /// idle heartbeat; 408 ends the oldest request (it expired: the server
-    /// expires them in the order they came); any other ends them all.
-    public mutating func status(_ code: String) {
+    /// A status message arrived; `code` is its three-digit status and
+    /// `description` the text after it. 100 is an idle heartbeat; 408 ends
+    /// the oldest request (it expired: the server expires them in the order
+    /// they came), and so does a 409 saying its bytes are used up
+    /// (``bytesUsedUp``); any other ends them all.
+    @discardableResult
+    public mutating func status(_ code: String, description: String = "") -> StatusOutcome {
         switch code {
         case "100": break
         case "408": if !open.isEmpty { open.removeFirst() }
+        case "409" where description.hasPrefix(Self.bytesUsedUp):
+            guard !open.isEmpty else { break }
+            let ended = open.removeFirst()
+            if ended.delivered == 0 { return .messageLargerThanRequest }
         default: open.removeAll()
         }
+        return .handled
     }
 
     /// A request could not be sent, or no server answers for the consumer.

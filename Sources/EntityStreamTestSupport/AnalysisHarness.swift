@@ -15,7 +15,6 @@ public struct AnalysisHarness: Sendable {
             FilterOutcome(result: .rejected, requested: filter, error: "not in this harness")
         }
         func sourceStatus() async -> any SourceStatus { FixedSourceStatus(.connection(.connected)) }
-        func streamStatus() async -> StreamStatus { .connection(.connected) }
     }
 
     public let clock: ManualClock

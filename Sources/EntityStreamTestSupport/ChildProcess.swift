@@ -76,13 +76,28 @@ public final class ChildProcess: @unchecked Sendable {
         // does not expect children) would otherwise stay open in it.
         if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
+        // The child starts as a shell would start it: no signal blocked and
+        // every signal at its default action. The thread that spawns inherits
+        // the test process's blocked signals (and SIGPIPE ignored), and a
+        // shell started with SIGTERM blocked never ended when told to.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         let environmentLines = (environment.map { $0.map { "\($0.key)=\($0.value)" } })
         var pid: pid_t = 0
         let status = withCStrings([executable] + arguments) { argv in
             if let environmentLines {
-                return withCStrings(environmentLines) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
+                return withCStrings(environmentLines) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
             }
-            return posix_spawn(&pid, executable, &actions, nil, argv, environ)
+            return posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         }
         guard status == 0 else {
             for fd in [inputEnd, outputEnd, errorEnd] where fd >= 0 { close(fd) }

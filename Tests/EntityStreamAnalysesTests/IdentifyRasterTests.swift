@@ -47,7 +47,6 @@ private final class Scratch {
 private struct FixedTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
     func sourceStatus() async -> any SourceStatus { FixedSourceStatus(.connection(.connected)) }
-    func streamStatus() async -> StreamStatus { .connection(.connected) }
 }
 
 private let schema = Schema(fields: [Field(name: "id", type: .string)], trackIDField: "id")

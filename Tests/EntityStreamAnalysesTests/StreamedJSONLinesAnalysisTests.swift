@@ -69,18 +69,18 @@ private func agree(_ a: Double?, _ b: Double?, tolerance: Double = 1e-12) -> Boo
 
 @Suite("Statistics, queries and hot spots over streamed JSON lines equal the test's own answers", .bounded)
 struct StreamedJSONLinesAnalysisTests {
-    /// About fifty chunks: the groups' count, sum, mean and extremes with a
+    /// About fifty chunks (1,000 features in chunks of 2,500 bytes): the groups' count, sum, mean and extremes with a
     /// where clause and a time extent, against the test's own group-by.
     @Test("grouped statistics over many chunks", arguments: StreamedLineFormat.allCases)
     func statistics(format: StreamedLineFormat) async throws {
-        let data = written(2000, seed: 11)
+        let data = written(1000, seed: 11)
         let path = try format.write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let start = data[100].time, end = data[1800].time
+        let start = data[50].time, end = data[900].time
         let query = FeatureQuery(whereClause: "val > -300", time: try TimeExtent(start: start, end: end))
         let request = try StatisticsRequest(statisticSpecs: ["count:val", "sum:val", "avg:val", "min:val", "max:val", "count:*:n"], groupBy: ["grp"])
         var job = FileStatisticsJob(path: path, load: streamedOnly, request: request, query: query)
-        job.chunkSize = 5000
+        job.chunkSize = 2500
         let harness = await AnalysisHarness(schema: Schema(fields: []))
         defer { Task { await harness.close() } }
         let events = try await harness.run(job)
@@ -102,14 +102,14 @@ struct StreamedJSONLinesAnalysisTests {
             #expect(statistics["MIN_val"]?.doubleValue == values.min() && statistics["MAX_val"]?.doubleValue == values.max())
         }
         let summary = try #require(events.last)
-        #expect(summary.members["fileRows"] == .int(2000) && summary.members["rows"] == .int(Int64(selected.count)))
+        #expect(summary.members["fileRows"] == .int(1000) && summary.members["rows"] == .int(Int64(selected.count)))
     }
 
     /// Unordered matches come in file order; ordered with a limit, the
     /// top k by value (ties by object id); both against the test's selection.
     @Test("queries over many chunks: in file order, and top-k", arguments: StreamedLineFormat.allCases)
     func query(format: StreamedLineFormat) async throws {
-        let data = written(1500, seed: 12)
+        let data = written(750, seed: 12)
         let path = try format.write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let harness = await AnalysisHarness(schema: Schema(fields: []))
@@ -117,19 +117,19 @@ struct StreamedJSONLinesAnalysisTests {
         var plain = FeatureQuery(whereClause: "val < 0 AND grp <> 'north'")
         plain.outFields = ["fid", "grp"]
         var job = FileQueryJob(path: path, load: streamedOnly, query: plain)
-        job.chunkSize = 4000
+        job.chunkSize = 2000
         let events = try await harness.run(job, command: "query")
         let found = events.filter { $0.phase == .result }.compactMap { $0.feature?.attributes["fid"]?.intValue }
         let expected = data.filter { ($0.value ?? 0) < 0 && $0.group != "north" }.map { Int64($0.id) }
         #expect(found == expected)
-        #expect(events.last?.members["rows"] == .int(1500) && events.last?.members["count"] == .int(Int64(expected.count)))
+        #expect(events.last?.members["rows"] == .int(750) && events.last?.members["count"] == .int(Int64(expected.count)))
 
         var top = FeatureQuery(whereClause: "val IS NOT NULL")
         top.outFields = ["fid"]
         top.orderBy = [OrderByField(field: "val", descending: true)]
         top.resultRecordCount = 25
         var topJob = FileQueryJob(path: path, load: streamedOnly, query: top)
-        topJob.chunkSize = 4000
+        topJob.chunkSize = 2000
         let best = try await harness.run(topJob, command: "query").filter { $0.phase == .result }.compactMap { $0.feature?.attributes["fid"]?.intValue }
         let oracle = data.filter { $0.value != nil }.sorted { ($0.value!, -$0.id) > ($1.value!, -$1.id) }.prefix(25).map { Int64($0.id) }
         #expect(best == Array(oracle))
@@ -139,10 +139,10 @@ struct StreamedJSONLinesAnalysisTests {
     /// and ids kept) equals the selection of the whole table, point for point.
     @Test("hot-spot points gathered per chunk equal the whole table's")
     func hotSpotPoints() async throws {
-        let data = written(1200, seed: 13)
+        let data = written(600, seed: 13)
         let path = try StreamedLineFormat.geoJSONSeq.write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let scan = try #require(try await JSONLinesFileScan.open(path: path, options: load, chunkSize: 3000))
+        let scan = try #require(try await JSONLinesFileScan.open(path: path, options: load, chunkSize: 1500))
         var gathered: HotSpotTableSelection.Gathered?
         var chunks = 0
         _ = try await scan.scan(neededFields: nil) { table in

@@ -40,7 +40,7 @@ private func write(_ rows: [Row], extra: String = "") throws -> String {
 private let load = FeatureLoadOptions(mapping: FeatureColumnMapping(time: "t"))
 
 /// The features the job wrote, and its summary.
-private func run(_ query: FeatureQuery, path: String, chunkSize: Int = 1500, sortRunBytes: Int? = nil, temporaryDirectory: String? = nil)
+private func run(_ query: FeatureQuery, path: String, chunkSize: Int = 750, sortRunBytes: Int? = nil, temporaryDirectory: String? = nil)
     async throws -> (features: [AnalysisFeature], summary: AnalysisEvent?) {
     var job = FileQueryJob(path: path, load: load, query: query)
     job.chunkSize = chunkSize
@@ -65,27 +65,28 @@ private func ids(_ features: [AnalysisFeature]) -> [Int64] { features.compactMap
 
 @Suite("Queries over a streamed CSV: matches written as found, top-k when ordered", .bounded)
 struct StreamedQueryTests {
-    /// Where and time over about a hundred chunks: the matches in file
-    /// order, exactly the whole-file answer, and the ids the test selects itself.
+    /// Where and time over about a hundred chunks (2,000 rows in chunks of
+    /// 750 bytes): the matches in file order, exactly the whole-file answer,
+    /// and the ids the test selects itself.
     @Test("where and time: the matches in file order, as the whole-file answer")
     func whereAndTime() async throws {
-        let data = rows(4000, seed: 11)
+        let data = rows(2000, seed: 11)
         let path = try write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let start = data[300].time, end = data[3500].time
+        let start = data[150].time, end = data[1750].time
         let query = FeatureQuery(whereClause: "val > 100 AND label <> 'plain'", time: try TimeExtent(start: start, end: end))
         let answer = try await run(query, path: path)
         let expected = data.filter { $0.time >= start && $0.time <= end && ($0.value ?? 0) > 100 && $0.label != "plain" }.map(\.id)
         #expect(ids(answer.features) == expected)
         #expect(answer.features == (try whole(query, path: path)))
         #expect(answer.summary?.phase == .summary)
-        #expect(answer.summary?.members["rows"] == .int(4000) && answer.summary?.members["count"] == .int(Int64(expected.count)))
+        #expect(answer.summary?.members["rows"] == .int(2000) && answer.summary?.members["count"] == .int(Int64(expected.count)))
     }
 
     /// Ordered with a limit: the best k over all chunks (ties by object id), as the whole-file answer.
     @Test("order by with a limit: the top k of the whole file", arguments: [1, 7, 250])
     func topK(limit: Int) async throws {
-        let data = rows(4000, seed: 12)
+        let data = rows(2000, seed: 12)
         let path = try write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var query = FeatureQuery(whereClause: "val IS NOT NULL")
@@ -102,7 +103,7 @@ struct StreamedQueryTests {
         #expect(answer.summary?.members["count"] == .int(Int64(limit)))
     }
 
-    /// Ordered without a limit, with runs of 8 KiB: the matches go through
+    /// Ordered without a limit, with runs of 4 KiB: the matches go through
     /// dozens of sorted temporary files and come out in the test's own
     /// order (ties by object id, which is the line order), equal to the
     /// whole-file answer, geometry and dates included. A temporary directory
@@ -110,13 +111,13 @@ struct StreamedQueryTests {
     /// shows the matches were written out.
     @Test("order by without a limit: an external sort through temporary files")
     func externalSort() async throws {
-        let data = rows(4000, seed: 17)
+        let data = rows(2000, seed: 17)
         let path = try write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var query = FeatureQuery(whereClause: "val IS NOT NULL OR id > 3900")
+        var query = FeatureQuery(whereClause: "val IS NOT NULL OR id > 1950")
         query.orderBy = [OrderByField(field: "val", descending: true)]
-        let answer = try await run(query, path: path, sortRunBytes: 8192)
-        let expected = data.filter { $0.value != nil || $0.id > 3900 }.sorted { a, b in
+        let answer = try await run(query, path: path, sortRunBytes: 4096)
+        let expected = data.filter { $0.value != nil || $0.id > 1950 }.sorted { a, b in
             // Nulls sort first, so last when descending; ties by id.
             switch (a.value, b.value) {
             case let (x?, y?) where x != y: return x > y
@@ -131,8 +132,8 @@ struct StreamedQueryTests {
 
         let missing = "/nonexistent-\(UUID().uuidString)"
         var job = FileQueryJob(path: path, load: load, query: query)
-        job.chunkSize = 1500
-        job.sortRunBytes = 8192
+        job.chunkSize = 750
+        job.sortRunBytes = 4096
         job.temporaryDirectory = missing
         let harness = await AnalysisHarness(schema: Schema(fields: []))
         defer { Task { await harness.close() } }
@@ -145,7 +146,7 @@ struct StreamedQueryTests {
     /// A limit without an order: the first matches of the file, and reading stops (no `rows`).
     @Test("a limit without order: the first matches, reading stops early")
     func firstMatches() async throws {
-        let data = rows(4000, seed: 13)
+        let data = rows(2000, seed: 13)
         let path = try write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var query = FeatureQuery(whereClause: "val < 0")
@@ -159,7 +160,7 @@ struct StreamedQueryTests {
     /// Count only: the test's own count, and the file's rows.
     @Test("count only")
     func countOnly() async throws {
-        let data = rows(3000, seed: 14)
+        let data = rows(1500, seed: 14)
         let path = try write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var query = FeatureQuery(whereClause: "val >= 0")
@@ -167,7 +168,7 @@ struct StreamedQueryTests {
         let answer = try await run(query, path: path)
         #expect(answer.features.isEmpty)
         #expect(answer.summary?.members["count"] == .int(Int64(data.filter { ($0.value ?? -1) >= 0 }.count)))
-        #expect(answer.summary?.members["rows"] == .int(3000))
+        #expect(answer.summary?.members["rows"] == .int(1500))
     }
 
     /// A value column that turns to text in the file's last line: the
@@ -175,8 +176,8 @@ struct StreamedQueryTests {
     /// as the whole-file answer does.
     @Test("a column that becomes text at the end is written as text from the first feature")
     func lateText() async throws {
-        let data = rows(3000, seed: 15)
-        let path = try write(data, extra: "3001,\"late\",n/a,1600003001000,0,0\n")
+        let data = rows(1500, seed: 15)
+        let path = try write(data, extra: "1501,\"late\",n/a,1600001501000,0,0\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
         var query = FeatureQuery(whereClause: "id <= 3")
         query.outFields = ["id", "val"]
@@ -193,7 +194,7 @@ struct StreamedQueryTests {
     /// column is not read and the query answers.
     @Test("a bad coordinate in a dropped record fails when the geometry is written, not otherwise")
     func badCoordinate() async throws {
-        let path = try write(rows(3000, seed: 16), extra: "3001,\"last\",5,1600003001000,0,north\n")
+        let path = try write(rows(1500, seed: 16), extra: "1501,\"last\",5,1600001501000,0,north\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
 
         let query = FeatureQuery(whereClause: "id <= 10")
@@ -203,7 +204,7 @@ struct StreamedQueryTests {
         let line = try String(contentsOfFile: path, encoding: .utf8).utf8.filter { $0 == 0x0A }.count
         #expect(loaderMessage.contains(":\(line): y column 'y': 'north' is not a number"), "\(loaderMessage)")
         var job = FileQueryJob(path: path, load: load, query: query)
-        job.chunkSize = 1500
+        job.chunkSize = 750
         let harness = await AnalysisHarness(schema: Schema(fields: []))
         defer { Task { await harness.close() } }
         let events = try await harness.run(job, command: "query")

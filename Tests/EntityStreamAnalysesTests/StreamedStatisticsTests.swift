@@ -68,14 +68,15 @@ private func results(_ events: [AnalysisEvent]) -> [JSONValue] {
 struct StreamedStatisticsTests {
     static let specs = ["count:val", "sum:val", "avg:val", "stddev:val", "min:val", "max:val", "count:*:n", "min:cat", "max:cat"]
 
-    /// Small chunks (about a hundred) so boundaries fall inside quoted
-    /// fields and multi-byte characters; a where clause and a time extent.
-    @Test("grouped statistics, where and time, many chunks", arguments: [("\n", UInt64(7), 997), ("\r\n", UInt64(8), 4093)])
+    /// Small chunks (about a hundred of 1,500 rows, or twenty-five) so
+    /// boundaries fall inside quoted fields and multi-byte characters; a
+    /// where clause and a time extent.
+    @Test("grouped statistics, where and time, many chunks", arguments: [("\n", UInt64(7), 499), ("\r\n", UInt64(8), 2039)])
     func againstNaiveGroupBy(lineEnd: String, seed: UInt64, chunkSize: Int) async throws {
-        let data = rows(3000, seed: seed)
+        let data = rows(1500, seed: seed)
         let path = try writeCSV(data, lineEnd: lineEnd)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let start = data[200].time, end = data[2700].time
+        let start = data[100].time, end = data[1350].time
         let query = FeatureQuery(whereClause: "val > -250", time: try TimeExtent(start: start, end: end))
         let request = try StatisticsRequest(statisticSpecs: Self.specs, groupBy: ["grp"])
         let load = FeatureLoadOptions(mapping: FeatureColumnMapping(time: "t"))
@@ -111,7 +112,7 @@ struct StreamedStatisticsTests {
         }
         let summary = try #require(events.last)
         #expect(summary.phase == .summary)
-        #expect(summary.members["fileRows"] == .int(3000) && summary.members["rows"] == .int(Int64(selected.count)))
+        #expect(summary.members["fileRows"] == .int(1500) && summary.members["rows"] == .int(Int64(selected.count)))
 
         // The whole-file path: the same records in the same order.
         let table = try FeatureFile.load(path: path, options: load)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EntityStreamTestSupport
 import Testing
 
@@ -22,5 +25,25 @@ struct ChildWatchdogTests {
         #expect(running.isRunning)
         running.closeInput()
         #expect(running.wait() == 4)
+    }
+    /// A child starts as a shell would start it, whatever the spawning thread
+    /// blocks or the test process ignores: a shell started with SIGTERM
+    /// blocked never ended when a test told it to.
+    @Test func childStartsWithNoSignalBlockedOrIgnored() throws {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR2)
+        sigaddset(&blocked, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let child = Result { try ChildProcess("/bin/grep", ["-E", "^Sig(Blk|Ign):", "/proc/self/status"], input: .null) }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        let started = try child.get()
+        let lines = String(decoding: ChildProcess.read(started.standardOutput), as: UTF8.self)
+            .split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        #expect(started.wait() == 0)
+        #expect(lines.map { $0.first ?? "" } == ["SigBlk:", "SigIgn:"])
+        // Signals 1-31; glibc keeps 32 and 33 for itself, and no spawn attribute reaches them.
+        for line in lines { #expect(line.last.flatMap { UInt64($0, radix: 16) }.map { $0 & 0x7FFF_FFFF } == 0, "\(line)") }
     }
 }

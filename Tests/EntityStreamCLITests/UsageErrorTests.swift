@@ -89,6 +89,41 @@ struct UsageErrorCaseTests {
         #expect(throws: Never.self) { try ArgumentList.checkFormat(.geojson, outSR: .wgs84) }
     }
 
+    /// A number too large for any Int, UInt64 or Double is told the whole range, both bounds, where a value
+    /// that parses names the bound it crossed; text that is no number at all keeps the lower bound's words.
+    @Test func overflowingNumbersNameTheRange() throws {
+        for value in ["99999999999999999999", "-99999999999999999999", "+99999999999999999999"] {
+            var limit = try arguments(["--limit", value])
+            #expect(usageError { _ = try limit.integer(for: "--limit", minimum: 1) }
+                    == .badNumber(flag: "--limit", value: value, expected: .wholeBetween(1, UInt64(Int.max))))
+        }
+        var vehicles = try arguments(["--vehicles", "99999999999999999999"])
+        #expect(usageError { _ = try vehicles.integer(for: "--vehicles", minimum: 1, maximum: 100_000) }
+                == .badNumber(flag: "--vehicles", value: "99999999999999999999", expected: .wholeBetween(1, 100_000)))
+        var interval = try arguments(["--interval", "99999999999999999999"])
+        #expect(usageError { _ = try interval.milliseconds(for: "--interval", minimum: 0) }
+                == .badNumber(flag: "--interval", value: "99999999999999999999", expected: .wholeBetween(0, UInt64(TimeBounds.maximumMilliseconds))))
+        var seed = try arguments(["--seed", "18446744073709551616"])
+        #expect(usageError { _ = try seed.unsigned(for: "--seed") } == .badNumber(flag: "--seed", value: "18446744073709551616", expected: .wholeBetween(0, .max)))
+        var rate = try arguments(["--rate", "1e400"])
+        #expect(usageError { _ = try rate.number(for: "--rate", minimum: 0.001, maximum: 1000) }
+                == .badNumber(flag: "--rate", value: "1e400", expected: .between(0.001, inclusive: true, 1000)))
+        var duration = try arguments(["--duration", "-1e400"])
+        #expect(usageError { _ = try duration.seconds(for: "--duration", minimum: 0, inclusive: false) }
+                == .badNumber(flag: "--duration", value: "-1e400", expected: .between(0, inclusive: false, TimeBounds.maximumSeconds)))
+
+        // Not numbers, or numbers that parse: the bound crossed, as before.
+        var word = try arguments(["--limit", "1e3"])
+        #expect(usageError { _ = try word.integer(for: "--limit", minimum: 1) } == .badNumber(flag: "--limit", value: "1e3", expected: .wholeAtLeast(1)))
+        var sign = try arguments(["--limit", "-"])
+        #expect(usageError { _ = try sign.integer(for: "--limit", minimum: 1) } == .badNumber(flag: "--limit", value: "-", expected: .wholeAtLeast(1)))
+        var negative = try arguments(["--seed", "-1"])
+        #expect(usageError { _ = try negative.unsigned(for: "--seed") } == .badNumber(flag: "--seed", value: "-1", expected: .wholeAtLeast(0)))
+        var infinite = try arguments(["--rate", "-inf"])
+        #expect(usageError { _ = try infinite.number(for: "--rate", minimum: 0.001, maximum: 1000) }
+                == .badNumber(flag: "--rate", value: "-inf", expected: .atLeast(0.001)))
+    }
+
     /// A value its own parser refuses is carried with that parser's typed error, after the flag's name.
     @Test func refusedValuesCarryTheInnerError() throws {
         var reference = try arguments(["--out-sr", "EPSG:99999"])
@@ -120,6 +155,10 @@ struct UsageErrorCaseTests {
         (.badNumber(flag: "--speed", value: "0", expected: .atLeast(0.000001)), "--speed expects a number ≥ 1e-06, not '0'"),
         (.badNumber(flag: "--duration", value: "0", expected: .above(0)), "--duration expects a number > 0, not '0'"),
         (.badNumber(flag: "--rate", value: "5000", expected: .atMost(1000)), "--rate expects a number ≤ 1000, not '5000'"),
+        (.badNumber(flag: "--limit", value: "99999999999999999999", expected: .wholeBetween(1, 9_223_372_036_854_775_807)),
+         "--limit expects a whole number from 1 to 9223372036854775807, not '99999999999999999999'"),
+        (.badNumber(flag: "--rate", value: "1e400", expected: .between(0.001, inclusive: true, 1000)), "--rate expects a number from 0.001 to 1000, not '1e400'"),
+        (.badNumber(flag: "--duration", value: "1e400", expected: .between(0, inclusive: false, 1e9)), "--duration expects a number > 0 and ≤ 1000000000, not '1e400'"),
         (.notOneOf(flag: "--format", value: "kml", choices: ["esri", "geojson", "csv"]), "--format expects esri, geojson or csv, not 'kml'"),
         (.notOneOf(flag: "--slow-clients", value: "maybe", choices: ["drop", "close"]), "--slow-clients expects drop or close, not 'maybe'"),
         (.malformed("--at", value: "1", expected: "x,y (two numbers, e.g. --at -111.9,40.6)"), "--at expects x,y (two numbers, e.g. --at -111.9,40.6), not '1'"),
@@ -161,14 +200,19 @@ struct SharedParserCommandLineTests {
         let attached = try await CommandLineTool.run("stream-simulator", ["--port=0"])
         #expect(attached.status == 2)
         #expect(attached.standardError == "stream-simulator: missing something to serve: --fleet N, --recording FILE, --service NAME=…, --layer NAME=FILE or --hotspots NAME=FILE\n")
-        for (flag, value) in [("--rate", "5000"), ("--speed", "0"), ("--interval", "-1"), ("--seed", "-1")] {
+        // Numbers too large to read name the flag's whole range in both programs.
+        for (flag, value) in [("--rate", "5000"), ("--speed", "0"), ("--interval", "-1"), ("--seed", "-1"),
+                              ("--rate", "1e400"), ("--interval", "99999999999999999999"), ("--seed", "99999999999999999999")] {
             let simulator = try await CommandLineTool.run("stream-simulator", ["--fleet", "1", "\(flag)=\(value)"])
             let entitystream = try await CommandLineTool.run("entitystream", (flag == "--rate" || flag == "--seed" ? ["demo"] : ["replay", "f.json"]) + ["\(flag)=\(value)"])
             #expect(simulator.status == 2 && entitystream.status == 2)
             #expect(simulator.standardError.hasPrefix("stream-simulator: \(flag) expects "), "\(simulator.standardError)")
+            #expect(!["1e400", "99999999999999999999"].contains(value) || simulator.standardError.contains(" from "), "\(simulator.standardError)")
             #expect(simulator.standardError.dropFirst("stream-simulator: ".count) == entitystream.standardError.dropFirst("entitystream: ".count),
                     "\(simulator.standardError) \(entitystream.standardError)")
         }
+        let service = try await CommandLineTool.run("stream-simulator", ["--service", "plows"])
+        #expect(service.status == 2 && service.standardError == "stream-simulator: --service expects NAME=FILE or fleet:N, not 'plows'\n")
         let unknown = try await CommandLineTool.run("stream-simulator", ["--fleet", "1", "--bogus"])
         #expect(unknown.status == 2 && unknown.standardError == "stream-simulator: unknown option '--bogus' (see stream-simulator --help)\n")
     }
@@ -185,5 +229,44 @@ struct BenchmarkHelpTests {
             #expect(result.status == 0 && result.standardError.isEmpty, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.hasPrefix("Usage: entitystream-bench [BENCHMARK] [options]"), "\(arguments)")
         }
+    }
+
+    /// The options the benchmarks read, each listed by --help.
+    static let options = ["--count", "--runs", "--mb", "--no-peers", "--no-ingestion", "--ais", "--raster", "--world", "--rasterio-count",
+                          "--neighbours", "--rounds", "--million", "--baseline", "--seconds", "--rows", "--sizes", "--dir", "--format",
+                          "--window", "--clients", "--modes"]
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTool.path("entitystream-bench"))))
+    func helpListsEveryOption() async throws {
+        let help = try await CommandLineTool.run("entitystream-bench", ["--help"])
+        for option in Self.options {
+            #expect(help.standardOutput.contains(option), "\(option)")
+        }
+    }
+
+    /// A bad value, an unknown option or benchmark is a usage error naming it, before any benchmark runs
+    /// (nothing on stdout), where the options used to fall back to their defaults.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTool.path("entitystream-bench"))))
+    func badOptionsAreRefused() async throws {
+        let cases: [([String], String)] = [
+            (["json", "--count", "ten"], "--count expects a whole number ≥ 1, not 'ten'"),
+            (["replay", "--runs", "0"], "--runs expects a whole number ≥ 1, not '0'"),
+            (["relay", "--runs=99999999999999999999"], "--runs expects a whole number from 1 to 9223372036854775807, not '99999999999999999999'"),
+            (["files", "--sizes", "1000,x"], "--sizes expects a whole number ≥ 1, not 'x'"),
+            (["files", "--format", "parquet"], "--format expects csv or jsonl, not 'parquet'"),
+            (["relay", "--modes", "burst,fast"], "--modes expects burst, paced or direct, not 'fast'"),
+            (["relay", "--window", "0"], "--window expects a number > 0, not '0'"),
+            (["query", "--no-peers=yes"], "--no-peers takes no value (given 'yes')"),
+            (["relay", "--client", "5"], "unknown option '--client' (see entitystream-bench --help)"),
+            (["compare"], "compare needs --baseline PATH (another build's entitystream, to replay against this build's)"),
+            (["json", "replay"], "json: unexpected argument 'replay'; give one benchmark"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await CommandLineTool.run("entitystream-bench", arguments)
+            #expect(result.status == 2 && result.standardOutput.isEmpty, "\(arguments): \(result.status)")
+            #expect(result.standardError == "entitystream-bench: \(message)\n", "\(arguments)")
+        }
+        let unknown = try await CommandLineTool.run("entitystream-bench", ["jsn"])
+        #expect(unknown.status == 2 && unknown.standardError.hasPrefix("entitystream-bench: unknown command 'jsn' (expected transport, json, "))
     }
 }

@@ -25,6 +25,17 @@ struct ErrorCaseTests {
         #expect(throws: TimeExtentError.instant(.malformed("yesterday"))) { try TimeExtent.parse("yesterday,") }
     }
 
+    /// A description answered as ArcGIS's error object is that error, read as every other REST answer is.
+    @Test func serviceDescriptionArcGISError() {
+        let error = #expect(throws: ServiceDescriptionError.arcGISError(ArcGISError(code: 498, message: "Invalid token.", details: ["expired"]))) {
+            try ServiceDescription(json: Array(#"{"error":{"code":"498","message":"Invalid token.","details":["expired"]}}"#.utf8))
+        }
+        #expect(error?.description == "the service answered with ArcGIS error 498: Invalid token. (expired)")
+        #expect(throws: ServiceDescriptionError.arcGISError(ArcGISError(code: nil, message: "busy"))) {
+            try ServiceDescription(json: Array(#"{"error":{"message":"busy"}}"#.utf8))
+        }
+    }
+
     @Test func observationOrder() {
         let schema = Schema(fields: [Field(name: "speed", type: .double), Field(name: "name", type: .string)])
         let direction = #expect(throws: ObservationOrderError.invalidDirection(term: "speed SIDEWAYS", name: "speed")) {

@@ -34,6 +34,14 @@ struct ErrorKindTests {
         }
     }
 
+    /// A page whose fields are malformed keeps the fields' own error.
+    @Test func pageWithMalformedFields() {
+        let error = #expect(throws: FeatureSetReadError.fields(.fieldsNotArray)) {
+            _ = try FeatureSetReader.page(Array(#"{"fields":{"name":"a"},"features":[]}"#.utf8))
+        }
+        #expect(error?.description == "unexpected response: 'fields' must be an array")
+    }
+
     /// A missing file and a directory are unreadable recordings; a bad line is an invalid one.
     @Test func recordingErrorKinds() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).jsonl").path

@@ -53,7 +53,9 @@ struct LayerDescriptionTests {
             #expect(detail.contains("add /<id>") && detail.contains("0 (Hurricanes)"))
         } else { Issue.record("a service root is not a layer") }
         if case .notALayer? = error(#"{"streamUrls":[]}"#) {} else { Issue.record("a stream service is not a layer") }
-        if case .invalid? = error(#"{"fields":[{"type":"esriFieldTypeString"}]}"#) {} else { Issue.record("a nameless field is invalid") }
+        let nameless = error(#"{"fields":[{"type":"esriFieldTypeString"}]}"#)
+        #expect(nameless == .fields(.field(index: 0, .fieldWithoutName)))
+        #expect(nameless?.description == "the layer description is malformed: fields[0]: a field has no name")
     }
 
     /// The service roots list layers and tables and read back.

@@ -194,6 +194,38 @@ struct CSVFileScanTests {
         #expect(values == (0..<500).map { .int(Int64($0)) })
     }
 
+    /// A file cut after opening fails every kind of scan with the error naming
+    /// it and both sizes (before and during a scan), never with fewer rows.
+    @Test("a file cut after opening is an error naming it, before or during a scan")
+    func shrinkingFile() async throws {
+        var text = "k,v\n"
+        var lineEnds: [Int] = []
+        for i in 0..<5000 {
+            text += "g\(i % 3),\(i)\n"
+            lineEnds.append(text.utf8.count)
+        }
+        let size = text.utf8.count
+        let path = try temporaryCSV(Array(text.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try CSVFileScan.open(path: path, chunkSize: 1000))
+        // Cut while the scan reads: after its first chunk, the reader is at most a few chunks ahead.
+        let during = lineEnds[2499]   // at a record's end: the rows before it parse
+        var values = 0
+        await #expect(throws: FeatureLoadError(file: path, .shrank(size: during, expected: size))) {
+            _ = try await scan.scan(process: plainRows) { rows in
+                if values == 0 { #expect(truncate(path, off_t(during)) == 0) }
+                values += rows.count
+            }
+        }
+        #expect(values > 0 && values < 5000)
+        // Cut before the next scan starts.
+        let before = lineEnds[999]
+        #expect(truncate(path, off_t(before)) == 0)
+        await #expect(throws: FeatureLoadError(file: path, .shrank(size: before, expected: size))) {
+            _ = try await scan.scanSettlingLayout(neededFields: nil, process: plainRows) { _ in }
+        }
+    }
+
     /// A bad record many chunks into the file is reported with its line in
     /// the file (counting the line breaks inside quoted fields before it),
     /// as the loader reports it.

@@ -141,8 +141,8 @@ struct JSONLinesFileScanTests {
     /// A scan reads the file up to the size it had when opened (what the
     /// layout pass read), and its outcome counts the rows it delivered:
     /// lines appended later are not read (the same rows every scan), and a
-    /// file cut short gives its remaining rows with that count.
-    @Test("a file that grows after opening is read to its size at open; the rows delivered are counted")
+    /// file cut short is an error naming it, never fewer rows.
+    @Test("a file that grows after opening is read to its size at open; one cut short is an error naming it")
     func growingFile() async throws {
         let written = features(300)
         let lines = written.map { esriLine($0) + "\n" }
@@ -167,10 +167,31 @@ struct JSONLinesFileScanTests {
         let second = try await pass()
         #expect(second.speeds == speeds && second.outcome == .finished(rows: 300))
 
-        // Cut to the first 120 lines: those rows, counted.
-        #expect(truncate(path, off_t(lines.prefix(120).joined().utf8.count)) == 0)
-        let third = try await pass()
-        #expect(third.speeds == Array(speeds.prefix(120)) && third.outcome == .finished(rows: 120))
+        // Cut to the first 120 lines: the scan planned at the size at open fails, naming the file and both sizes.
+        let cut = lines.prefix(120).joined().utf8.count
+        #expect(truncate(path, off_t(cut)) == 0)
+        let error = await #expect(throws: FeatureLoadError(file: path, .shrank(size: cut, expected: lines.joined().utf8.count))) { _ = try await pass() }
+        #expect(error?.description.hasPrefix("\(path): the file shrank to \(cut) bytes") == true)
+    }
+
+    /// A file cut while a scan reads it (after its first chunk was delivered, with the reader at most
+    /// a few chunks ahead) ends the scan with the error naming the file, not with the rows read so far.
+    @Test("a file cut while a scan reads it is an error naming it")
+    func fileCutDuringTheScan() async throws {
+        let lines = features(600).map { esriLine($0) + "\n" }
+        let bytes = Array(lines.joined().utf8)
+        let path = try temporaryFile(bytes, suffix: "json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scan = try #require(try await JSONLinesFileScan.open(path: path, chunkSize: 1024))
+        let cut = lines.prefix(300).joined().utf8.count   // at a line's end: the rows before it parse
+        var delivered = 0
+        let error = await #expect(throws: FeatureLoadError(file: path, .shrank(size: cut, expected: bytes.count))) {
+            _ = try await scan.scan(neededFields: nil, filter: nil, readsGeometry: true, workers: 2, process: plainRows) { rows in
+                if delivered == 0 { #expect(truncate(path, off_t(cut)) == 0) }
+                delivered += rows.count
+            }
+        }
+        #expect(error != nil && delivered < 600)
     }
 
     /// A field that is an integer for most of the file and a decimal at its

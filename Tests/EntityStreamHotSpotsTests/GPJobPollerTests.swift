@@ -1,5 +1,6 @@
 import EntityStreamTestSupport
 import Testing
+import EntityStreamModel
 @testable import EntityStreamHotSpots
 
 @Suite("GP job: the client's polling", .bounded)
@@ -77,12 +78,21 @@ struct GPJobPollerTests {
     /// Failed requests retry with back-off; one too many gives up; a response for another job counts as failed.
     @Test func unreachable() {
         var poller = Self.polling()
-        #expect(poller.requestFailed("connection refused", at: 200) == [.waitUntil(500)])
+        let refused = GPRequestFailure.request(GPClientFailure(TestClientError.refused))
+        #expect(poller.requestFailed(refused, at: 200) == [.waitUntil(500)])
         #expect(poller.received(GPJobInfo(jobID: "j9", status: .executing), at: 500) == [.waitUntil(950)])
-        #expect(poller.requestFailed("connection refused", at: 950)
-            == [.giveUp("3 requests failed in a row; the last: connection refused")])
+        let cancelRefused = GPRequestFailure.cancel(GPClientFailure(TestClientError.refused))
+        let third = poller.requestFailed(cancelRefused, at: 950)
+        #expect(third == [.giveUp(.requestsFailed(count: 3, last: cancelRefused))])
+        #expect(third != [.giveUp(.requestsFailed(count: 3, last: refused))])
+        #expect(third != [.giveUp(.requestsFailed(count: 3, last: .cancel(GPClientFailure(TestClientError.timedOut))))])
+        guard case .giveUp(let reason)? = third.first else { return }
+        #expect(reason.description == "3 requests failed in a row; the last: cancel: connection refused")
         var never = GPJobPoller(policy: Self.policy)
-        #expect(never.requestFailed("connection refused", at: 0) == [.giveUp("submitJob failed: connection refused")])
+        let submit = never.requestFailed(refused, at: 0)
+        #expect(submit == [.giveUp(.submitFailed(refused))])
+        #expect(GPJobGiveUp.submitFailed(refused).description == "submitJob failed: connection refused")
+        #expect(GPRequestFailure.otherJob(answered: "j9", expected: "j1").description == "the server answered for job 'j9', not 'j1'")
     }
 
     /// The client-side timeout cancels the job and gives up; an unconfirmed cancel gives up after the grace.
@@ -92,11 +102,26 @@ struct GPJobPollerTests {
         _ = poller.received(Self.info(.executing), at: 700)   // next poll capped at the timeout
         #expect(poller.nextPollAt == 900)
         #expect(poller.received(Self.info(.executing), at: 900) == [.waitUntil(1_000)])
-        #expect(poller.tick(at: 1_000) == [.sendCancel(jobID: "j1"), .giveUp("no result within 1000 ms; cancel sent")])
+        #expect(poller.tick(at: 1_000) == [.sendCancel(jobID: "j1"), .giveUp(.timedOut(milliseconds: 1_000))])
+        #expect(GPJobGiveUp.timedOut(milliseconds: 1_000).description == "no result within 1000 ms; cancel sent")
         var stubborn = GPJobPoller(policy: GPJobPollPolicy(initialInterval: 200, cancelGrace: 500))
         _ = stubborn.submitted(GPSubmitJobResponse(jobID: "j1", status: .executing), at: 0)
         _ = stubborn.cancel(at: 100)
         _ = stubborn.received(Self.info(.cancelling), at: 300)
-        #expect(stubborn.tick(at: 600) == [.giveUp("the server did not confirm the cancel within 500 ms")])
+        #expect(stubborn.tick(at: 600) == [.giveUp(.cancelUnconfirmed(graceMilliseconds: 500))])
+        #expect(GPJobGiveUp.cancelUnconfirmed(graceMilliseconds: 500).description == "the server did not confirm the cancel within 500 ms")
+    }
+}
+
+/// A client error for the tests: the poller keeps it typed.
+enum TestClientError: GPClientError {
+    case refused
+    case timedOut
+
+    var description: String {
+        switch self {
+        case .refused: return "connection refused"
+        case .timedOut: return "timed out"
+        }
     }
 }

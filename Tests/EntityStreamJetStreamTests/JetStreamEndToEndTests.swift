@@ -3,39 +3,52 @@ import Foundation
 import EntityStreamJetStream
 import Testing
 
-/// The observation lines of a run, per track, in order: each line's attributes text.
-private func tracks(_ output: String) throws -> [String: [String]] {
-    var tracks: [String: [String]] = [:]
-    for line in output.split(separator: "\n") where line.hasPrefix("{\"event\":\"observation\"") {
+/// Each observation line's track and attributes text (sorted keys): what identifies an AIS line
+/// (each has its own globalid).
+func trackedLines<Lines: Sequence>(_ lines: Lines) throws -> [(track: String, attributes: String)] where Lines.Element: StringProtocol {
+    var entries: [(track: String, attributes: String)] = []
+    for line in lines where line.hasPrefix("{\"event\":\"observation\"") {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let track = try #require(object["track"] as? String)
         let attributes = try JSONSerialization.data(withJSONObject: try #require(object["attributes"]), options: [.sortedKeys])
-        tracks[track, default: []].append(String(decoding: attributes, as: UTF8.self))
+        entries.append((track, String(decoding: attributes, as: UTF8.self)))
     }
+    return entries
+}
+
+/// Lines grouped by track, in order.
+func grouped(_ entries: [(track: String, attributes: String)]) -> [String: [String]] {
+    var tracks: [String: [String]] = [:]
+    for entry in entries { tracks[entry.track, default: []].append(entry.attributes) }
     return tracks
 }
 
-private func observationLines(_ output: String) -> [Substring] {
+/// The observation lines of a run, per track, in order: each line's attributes text.
+func tracks(_ output: String) throws -> [String: [String]] {
+    grouped(try trackedLines(output.split(separator: "\n")))
+}
+
+func observationLines(_ output: String) -> [Substring] {
     output.split(separator: "\n").filter { $0.hasPrefix("{\"event\":\"observation\"") }
 }
 
 @Suite("JetStream end to end: replay --publish into a real nats-server, consume out of it", .bounded(.io))
 struct JetStreamEndToEndTests {
-    static let ais = SharedData.path(SharedData.ais)
     static var ready: Bool { SharedData.has(SharedData.ais) && NATSServerProcess.executable != nil }
 
-    func publish(_ server: NATSServerProcess, _ extra: [String] = []) async throws -> ProcessRunner.Result {
-        try await CommandLineTool.run("entitystream", ["replay", Self.ais, "--track-field", "MMSI", "--events", "observation",
-                                                 "--publish", "\(server.url)/ais", "--create-stream", "AIS"] + extra)
+    /// The recording published once into stream AIS of the shared server (``SharedAISStream``);
+    /// each test reads it with a consumer of its own.
+    func published() async throws -> SharedAISStream {
+        let stream = try await SharedAISStream.get()
+        #expect(stream.published.status == 0, "\(stream.published.standardError)")
+        #expect(stream.published.standardError.contains("8400 stored, 0 duplicates"), "\(stream.published.standardError)")
+        return stream
     }
 
     @Test("Every observation reaches the consumer once, in order per track, with the same attributes", .enabled(if: ready))
     func countsAndOrder() async throws {
-        let server = try NATSServerProcess()
-        defer { server.kill(); server.removeStorage() }
-        let published = try await publish(server)
-        #expect(published.status == 0, "\(published.standardError)")
-        #expect(published.standardError.contains("8400 stored, 0 duplicates"), "\(published.standardError)")
+        let stream = try await published()
+        let server = stream.server
         let consumed = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--from-start",
                                                                 "--events", "observation", "--until-caught-up"])
         #expect(consumed.status == 0 && consumed.standardError.contains("8400 acknowledged; caught up"), "\(consumed.standardError)")
@@ -43,7 +56,7 @@ struct JetStreamEndToEndTests {
         let again = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "all", "--events", "observation",
                                                              "--until-caught-up"])
         #expect(again.status == 0 && again.standardOutput.isEmpty && again.standardError.contains("0 messages"), "\(again.standardError)")
-        let expected = try tracks(published.standardOutput)
+        let expected = stream.tracks
         let got = try tracks(consumed.standardOutput)
         #expect(expected.count == 14)
         #expect(got.keys.sorted() == expected.keys.sorted())
@@ -51,14 +64,15 @@ struct JetStreamEndToEndTests {
         #expect(!consumed.standardOutput.contains("redelivered"))
     }
 
+    /// The first publisher is the shared stream's; the second publishes the same recording
+    /// under the service name the first took from the file's name.
     @Test("Two publishers of the same recording store each observation once", .enabled(if: ready))
     func twoPublishersStoreOnce() async throws {
-        let server = try NATSServerProcess()
-        defer { server.kill(); server.removeStorage() }
-        let first = try await publish(server)
-        let second = try await publish(server, ["--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
-        #expect(first.status == 0 && second.status == 0, "\(first.standardError) \(second.standardError)")
-        #expect(first.standardError.contains("8400 stored, 0 duplicates"), "\(first.standardError)")
+        let server = try await published().server
+        let second = try await CommandLineTool.run("entitystream", [
+            "replay", SharedAISStream.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais",
+            "--publish-service", "AIS_MarineCadastre_SelectedVessels_CustomDataSource"])
+        #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardError.contains("0 stored, 8400 duplicates"), "\(second.standardError)")
         // The stream holds 8,399 messages: the 8,400th does not exist.
         let beyond = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--from-sequence", "8400",
@@ -69,10 +83,8 @@ struct JetStreamEndToEndTests {
 
     @Test("A consumer killed mid-stream and started again loses nothing and marks every repeated line", .enabled(if: ready))
     func killedConsumerLosesNothing() async throws {
-        let server = try NATSServerProcess()
-        defer { server.kill(); server.removeStorage() }
-        let published = try await publish(server)
-        #expect(published.status == 0, "\(published.standardError)")
+        let stream = try await published()
+        let server = stream.server
         let arguments = ["consume", "\(server.url)/AIS", "--durable", "k", "--from-start", "--events", "observation", "--batch", "256"]
         let first = try RunningProcess(CommandLineTool.path("entitystream"), arguments)
         let before = await first.offPool { $0.readLines(3000) }
@@ -87,14 +99,11 @@ struct JetStreamEndToEndTests {
         #expect(second.status == 0, "\(second.standardError)")
         let secondLines = observationLines(second.standardOutput)
         // A line's identity: its attributes (each AIS line has its own globalid).
-        func identity(_ line: Substring) throws -> String {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let data = try JSONSerialization.data(withJSONObject: try #require(object["attributes"]), options: [.sortedKeys])
-            return String(decoding: data, as: UTF8.self)
-        }
-        let written = Set(try firstLines.map(identity))
+        let firstEntries = try trackedLines(firstLines)
+        let secondEntries = try trackedLines(secondLines)
+        let written = Set(firstEntries.map(\.attributes))
         var again = 0
-        for line in secondLines where written.contains(try identity(line)) {
+        for (line, entry) in zip(secondLines, secondEntries) where written.contains(entry.attributes) {
             // Every line the first run wrote that comes again is marked.
             #expect(line.contains("\"redelivered\":true"), "\(line)")
             again += 1
@@ -107,18 +116,15 @@ struct JetStreamEndToEndTests {
         // at most two more requested (delivered or on their way).
         #expect(marked >= again && marked <= 4 * 256, "\(marked) marked")
         // Per track, the first run's lines and then the second run's new ones are the recording in order.
-        var merged = try tracks(firstLines.joined(separator: "\n"))
-        let new = try secondLines.filter { !written.contains(try identity($0)) }.joined(separator: "\n")
-        for (track, lines) in try tracks(new) { merged[track, default: []] += lines }
-        #expect(merged == (try tracks(published.standardOutput)))
+        var merged = grouped(firstEntries)
+        for entry in secondEntries where !written.contains(entry.attributes) { merged[entry.track, default: []].append(entry.attributes) }
+        #expect(merged == stream.tracks)
     }
 
     @Test("A consumer stopped with messages fetched and not written loses none of them when started again", .enabled(if: ready))
     func stoppedConsumerLosesNothing() async throws {
-        let server = try NATSServerProcess()
-        defer { server.kill(); server.removeStorage() }
-        let published = try await publish(server)
-        #expect(published.status == 0, "\(published.standardError)")
+        let stream = try await published()
+        let server = stream.server
         let arguments = ["consume", "\(server.url)/AIS", "--durable", "l", "--from-start", "--events", "observation", "--batch", "256"]
         // Fetches come in 256s: the 3,000th line leaves fetched messages unwritten and unacknowledged.
         let first = try await CommandLineTool.run("entitystream", arguments + ["--limit", "3000"])
@@ -128,26 +134,31 @@ struct JetStreamEndToEndTests {
         let secondLines = observationLines(second.standardOutput)
         #expect(firstLines.count == 3000)
         #expect(firstLines.count + secondLines.count == 8400, "\(second.standardError)")
-        var merged = try tracks(firstLines.joined(separator: "\n"))
-        for (track, lines) in try tracks(secondLines.joined(separator: "\n")) { merged[track, default: []] += lines }
-        #expect(merged == (try tracks(published.standardOutput)))
+        let merged = grouped(try trackedLines(firstLines) + trackedLines(secondLines))
+        #expect(merged == stream.tracks)
         // The ones fetched before and not acknowledged come first, marked.
         #expect(secondLines.first?.contains("\"redelivered\":true") == true)
     }
 
     @Test("Four partitions of a mapped stream take every track exactly once, in order", .enabled(if: ready))
     func partitions() async throws {
-        let server = try NATSServerProcess(mapping: ("ais", 4))
-        defer { server.kill(); server.removeStorage() }
-        let published = try await publish(server)
-        #expect(published.status == 0, "\(published.standardError)")
-        let expected = try tracks(published.standardOutput)
+        let stream = try await published()
+        let server = stream.server
+        let expected = stream.tracks
         var union: [String: [String]] = [:]
         var total = 0
+        // Each partition reads until the stream has nothing more for it (the four at once).
+        let runs = try await withThrowingTaskGroup(of: (Int, ProcessRunner.Result).self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    (index, try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
+                                                                          "--partition", "\(index)/4", "--events", "observation", "--until-caught-up"]))
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
         for index in 0..<4 {
-            // Each partition reads until the stream has nothing more for it.
-            let run = try await CommandLineTool.run("entitystream", ["consume", "\(server.url)/AIS", "--durable", "p\(index)", "--from-start",
-                                                               "--partition", "\(index)/4", "--events", "observation", "--until-caught-up"])
+            let run = try #require(runs[index])
             #expect(run.status == 0 && run.standardError.contains("caught up"), "\(run.standardError)")
             let part = try tracks(run.standardOutput)
             for (track, lines) in part {
@@ -168,8 +179,8 @@ struct JetStreamFaultTests {
     /// Observations each test publishes (the recording's first lines: every one of its 14 tracks), and how
     /// many go out before the broker or node is killed. What is tested is a fault in the middle of paced
     /// ingestion, not the count: fewer lines keep the test short (1 ms apart).
-    static let published = 3000
-    static let beforeTheFault = 1000
+    static let published = 1500
+    static let beforeTheFault = 500
 
     /// The recording's first ``published`` lines, in a file of the test's own.
     static func input() throws -> String {
@@ -194,14 +205,14 @@ struct JetStreamFaultTests {
 
     @Test("A broker killed and restarted (file storage) during ingestion loses nothing and stores nothing twice", .enabled(if: ready))
     func brokerRestart() async throws {
-        var server = try NATSServerProcess()
+        var server = try await NATSServerProcess()
         defer { server.kill(); server.removeStorage() }
         let file = try Self.input()
         defer { try? FileManager.default.removeItem(atPath: file) }
         let publisher = try Self.publisher(file, server.url)
         let first = await publisher.offPool { $0.readLines(Self.beforeTheFault) }
         #expect(first.count == Self.beforeTheFault)
-        server = try server.restarted()
+        server = try await server.restarted()
         let rest = await publisher.offPool { $0.remainingOutput() }
         #expect(await publisher.offPool { $0.wait() } == 0)
         let summary = await publisher.offPool { NATSServerProcess.read($0, until: "stored,") }
@@ -218,9 +229,12 @@ struct JetStreamFaultTests {
     func clusterNodeKilled() async throws {
         let routes = try (0..<3).map { _ in try ClosedPort().port }
         let clients = try (0..<3).map { _ in try ClosedPort().port }
+        // One after the other, each once it listens. (Started together they bid for the JetStream
+        // leadership before their routes are up, and all wait out nats-server 2.9's election timeout, 4-9 s:
+        // 16 and 29 s for the test where one after the other took 5 and 12 s.)
         var nodes: [NATSServerProcess] = []
         for index in 0..<3 {
-            nodes.append(try NATSServerProcess(port: clients[index], cluster: ("es", routes[index], routes.filter { $0 != routes[index] })))
+            nodes.append(try await NATSServerProcess(port: clients[index], cluster: ("es", routes[index], routes.filter { $0 != routes[index] })))
         }
         defer { for node in nodes { node.kill(); node.removeStorage() } }
         let file = try Self.input()
@@ -261,36 +275,34 @@ struct FleetStatisticsTests {
 
     @Test("Statistics over four partitions equal the same query on one process; a member that does not answer is named", .enabled(if: ready))
     func fourPartitionsEqualOne() async throws {
-        let server = try NATSServerProcess(mapping: ("ais", 4))
-        defer { server.kill(); server.removeStorage() }
-        let published = try await CommandLineTool.run("entitystream", [
-            "replay", Self.ais, "--track-field", "MMSI", "--events", "observation", "--publish", "\(server.url)/ais", "--create-stream", "AIS"])
-        #expect(published.status == 0, "\(published.standardError)")
+        let stream = try await SharedAISStream.get()
+        let server = stream.server
+        #expect(stream.published.status == 0, "\(stream.published.standardError)")
         // How many observations each partition holds, from the server's partition function.
         var expectedCounts = [0, 0, 0, 0]
-        for line in observationLines(published.standardOutput) {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let track = SubjectToken.encode(try #require(object["track"] as? String))
+        for (track, lines) in stream.tracks {
             expectedCounts[TrackPartition.partition(serviceToken: SubjectToken.encode("AIS_MarineCadastre_SelectedVessels_CustomDataSource"),
-                                                    trackToken: track, count: 4)] += 1
+                                                    trackToken: SubjectToken.encode(track), count: 4)] += lines.count
         }
         #expect(expectedCounts.reduce(0, +) == 8400)
+        // Groups of this test's own: other tests' consumers of the shared stream answer for group AIS.
         var members: [RunningProcess] = []
         for index in 0..<4 {
             let member = try RunningProcess(CommandLineTool.path("entitystream"), [
-                "consume", "\(server.url)/AIS", "--durable", "p\(index)", "--partition", "\(index)/4", "--from-start", "--events", "observation"])
+                "consume", "\(server.url)/AIS", "--durable", "fleet-p\(index)", "--partition", "\(index)/4", "--from-start",
+                "--events", "observation", "--fleet-group", "fleet4"])
             // Each member has stored and written its whole share before the question.
             let count = expectedCounts[index]
             #expect(await member.offPool { $0.readLines(count) }.count == count)
             members.append(member)
         }
         let whole = try RunningProcess(CommandLineTool.path("entitystream"), [
-            "consume", "\(server.url)/AIS", "--durable", "whole", "--from-start", "--events", "observation", "--fleet-group", "one"])
+            "consume", "\(server.url)/AIS", "--durable", "fleet-whole", "--from-start", "--events", "observation", "--fleet-group", "fleet1"])
         #expect(await whole.offPool { $0.readLines(8400) }.count == 8400)
         defer { for process in members + [whole] { process.signal(SIGKILL); _ = process.wait() } }
 
-        let fleet = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "20"])
-        let single = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/one", Self.request, "--expect", "1", "--wait", "20"])
+        let fleet = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/fleet4", Self.request, "--expect", "4", "--wait", "20"])
+        let single = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/fleet1", Self.request, "--expect", "1", "--wait", "20"])
         #expect(fleet.status == 0 && single.status == 0, "\(fleet.standardError) \(single.standardError)")
         #expect(fleet.standardOutput.contains("\"complete\":true") && fleet.standardOutput.contains("\"rows\":8400"))
         let merged = try records(fleet.standardOutput)
@@ -308,7 +320,7 @@ struct FleetStatisticsTests {
         // Partition 3 stops answering: the answer says so and is not passed off as complete.
         members[3].signal(SIGKILL)
         _ = members[3].wait()
-        let partial = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/AIS", Self.request, "--expect", "4", "--wait", "2"])
+        let partial = try await CommandLineTool.run("entitystream", ["fleet", "\(server.url)/fleet4", Self.request, "--expect", "4", "--wait", "2"])
         #expect(partial.status == 1)
         #expect(partial.standardOutput.contains("\"missing\":[\"3/4\"]") && partial.standardOutput.contains("\"complete\":false"))
         #expect(partial.standardError.contains("3/4"))

@@ -1,6 +1,6 @@
 import EntityStreamTestSupport
 import EntityStreamCore
-import EntityStreamJetStream
+@testable import EntityStreamJetStream
 import EntityStreamStatistics
 import Testing
 import EntityStreamModel
@@ -206,14 +206,66 @@ struct StatisticsPartialTests {
     }
 }
 
+@Suite("Outgoing JetStream batches: offsets checked, oversize messages refused", .bounded)
+struct OutgoingBatchTests {
+    /// The messages a batch holds, read back through its offsets: subject, id, line.
+    func messages(_ batch: OutgoingBatch) -> [[String]] {
+        batch.entries.map { entry in
+            func text(_ start: Int32, _ end: Int) -> String { String(decoding: batch.bytes[Int(start)..<end], as: UTF8.self) }
+            let subjectEnd = batch.bytes[Int(entry.subject)...].firstIndex(of: 0)!
+            let idEnd = batch.bytes[Int(entry.id)...].firstIndex(of: 0)!
+            return [text(entry.subject, subjectEnd), text(entry.id, idEnd), text(entry.line, Int(entry.line) + Int(entry.length))]
+        }
+    }
+
+    @Test("A message larger than the server takes is refused with its size and the limit; the batch is as it was")
+    func messageTooLarge() throws {
+        var batch = OutgoingBatch(maximumMessageBytes: 200)
+        batch.trackField = "MMSI"
+        try batch.append(subject: "ais.s.1", id: "s.1.a") { $0 += Array("{\"event\":\"observation\"}".utf8) }
+        let before = (batch.count, batch.byteCount)
+        // The headers as the client sends them: "NATS/1.0\r\n", "Nats-Msg-Id: s.1.b\r\n",
+        // "Entitystream-Track-Field: MMSI\r\n", "\r\n": 10 + 20 + 32 + 2 bytes.
+        let headers = 10 + 20 + 32 + 2
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 200 - headers + 1)
+        #expect(throws: OutgoingBatchError.messageTooLarge(bytes: 201, limit: 200)) {
+            try batch.append(subject: "ais.s.1", id: "s.1.b") { $0 += line }
+        }
+        #expect(batch.count == before.0 && batch.byteCount == before.1)
+        // One byte less fits.
+        try batch.append(subject: "ais.s.1", id: "s.1.c") { $0 += line.dropLast() }
+        #expect(messages(batch).map(\.[1]) == ["s.1.a", "s.1.c"])
+        #expect(messages(batch)[1][2].utf8.count == 200 - headers)
+    }
+
+    @Test("A message the buffer's offsets cannot reach says the batch is full and leaves it whole; alone it is too large")
+    func bufferFull() throws {
+        var batch = OutgoingBatch(maximumMessageBytes: 1 << 20, largestBufferBytes: 100)
+        // Each message: subject 7 + 1, id 3 + 1, line 20: 32 bytes.
+        let line = Array(repeating: UInt8(ascii: "y"), count: 20)
+        for index in 0..<3 { try batch.append(subject: "ais.s.\(index)", id: "i.\(index)") { $0 += line } }
+        #expect(batch.byteCount == 96)
+        #expect(throws: OutgoingBatchError.full) { try batch.append(subject: "ais.s.3", id: "i.3") { $0 += line } }
+        #expect(batch.count == 3 && batch.byteCount == 96)
+        #expect(messages(batch) == (0..<3).map { ["ais.s.\($0)", "i.\($0)", String(repeating: "y", count: 20)] })
+        // In an empty batch, a message the buffer cannot hold at all is too large.
+        batch.removeAll()
+        #expect(throws: OutgoingBatchError.messageTooLarge(bytes: 112, limit: 100)) {
+            try batch.append(subject: "ais.s.4", id: "i.4") { $0 += Array(repeating: UInt8(ascii: "z"), count: 100) }
+        }
+        #expect(batch.isEmpty && batch.byteCount == 0)
+    }
+}
+
 @Suite("JetStream consumer state: pull requests and catching up", .bounded)
 struct JetStreamConsumerStateTests {
     @Test("Two pull requests are open at a time, answered in order; each ends when all of it came, on its 408, on any other status, or past its deadline")
     func pullRequestLifecycle() throws {
-        var pulls = PullRequests(batch: 3, expiresMilliseconds: 1000)
+        var pulls = PullRequests(batch: 3, maximumBytes: 4096, expiresMilliseconds: 1000)
         let sent = pulls.request(now: 0)
         let body = try #require(sent)
-        #expect(String(decoding: body, as: UTF8.self) == #"{"batch":3,"expires":1000000000}"#)
+        // Bounded by count and by bytes.
+        #expect(String(decoding: body, as: UTF8.self) == #"{"batch":3,"max_bytes":4096,"expires":1000000000}"#)
         // The second goes out at once (the server streams on while the first is read); a third waits.
         do { let request = pulls.request(now: 5); #expect(request != nil) }
         do { let request = pulls.request(now: 10); #expect(request == nil) }
@@ -248,9 +300,35 @@ struct JetStreamConsumerStateTests {
         do { let request = pulls.request(now: 2060); #expect(request != nil) }
         #expect(pulls.open.map(\.deadline) == [2061, 4060])
 
-        var single = PullRequests(batch: 3, expiresMilliseconds: 1000, depth: 1)
+        var single = PullRequests(batch: 3, maximumBytes: 4096, expiresMilliseconds: 1000, depth: 1)
         do { let request = single.request(now: 0); #expect(request != nil) }
         do { let request = single.request(now: 1); #expect(request == nil) }
+    }
+
+    /// nats-server 2.9 ends a request whose next message does not fit in the bytes it has left
+    /// with "409 Message Size Exceeds MaxBytes": that request only, the next one goes on.
+    @Test("A request whose bytes are used up ends alone; one that ends so before delivering anything says the next message never fits")
+    func requestBytesUsedUp() {
+        var pulls = PullRequests(batch: 100, maximumBytes: 1000, expiresMilliseconds: 1000)
+        _ = pulls.request(now: 0)
+        _ = pulls.request(now: 1)
+        pulls.received()
+        pulls.received()
+        #expect(pulls.status("409", description: "Message Size Exceeds MaxBytes") == .handled)
+        #expect(pulls.open.count == 1 && pulls.owed == 100 && pulls.open[0].deadline == 2001)
+        // The newer request delivers, then its bytes are used up too.
+        pulls.received()
+        #expect(pulls.status("409", description: "Message Size Exceeds MaxBytes") == .handled)
+        #expect(pulls.open.isEmpty)
+        // A request that ends so before its first message: that message is larger than a request.
+        _ = pulls.request(now: 10)
+        _ = pulls.request(now: 11)
+        #expect(pulls.status("409", description: "Message Size Exceeds MaxBytes") == .messageLargerThanRequest)
+        // Another 409 (a leadership change, a deleted consumer) ends every request.
+        _ = pulls.request(now: 12)
+        #expect(pulls.open.count == 2)
+        #expect(pulls.status("409", description: "Leadership Change") == .handled)
+        #expect(pulls.open.isEmpty)
     }
 
     @Test("Caught up once the acknowledgements cover the first message with none pending after it, or the stream's last at start")

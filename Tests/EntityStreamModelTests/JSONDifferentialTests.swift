@@ -123,14 +123,14 @@ struct JSONDifferentialTests {
         var excluded: [Outcome: Int] = [:]
         var failures = 0
         var invalidCount = 0
-        for _ in 0..<6000 {
+        for _ in 0..<3000 {
             let mutated = generator.mutate(generator.document())
             if (try? JSONParser.validate(mutated)) == nil { invalidCount += 1 }
             if !JSONDifferentialTests.compare(mutated, excluded: &excluded) { failures += 1 }
             if failures > 10 { break }
         }
         #expect(failures == 0)
-        #expect(invalidCount > 3000, "most mutations must produce invalid JSON")
+        #expect(invalidCount > 1500, "most mutations must produce invalid JSON")
         // Each exclusion class is expected to occur (the generator inserts them), proving it is exercised.
         #expect(excluded[.trailingCommaExcluded, default: 0] > 0)
         #expect(excluded[.overflowExcluded, default: 0] > 0)

@@ -215,4 +215,14 @@ struct ArcGISEndpointErrorTests {
         #expect(error?.description.hasPrefix("the query string of 'https://host/arcgis/rest/services/X/FeatureServer/0?") == true)
         #expect(error?.description.contains("SECRET") == false)
     }
+
+    /// A layer client refuses a URL that is no http(s) endpoint with the endpoint's error, not its text.
+    @Test func layerClientKeepsTheEndpointError() {
+        let url = "ws://host/arcgis/rest/services/X/FeatureServer/0"
+        let error = #expect(throws: FeatureLayerError.invalidURL(.invalidURL(.invalidURL(url, reason: "expected an http:// or https:// URL")))) {
+            try FeatureLayerClient(layerURL: url)
+        }
+        #expect(error?.description == "invalid layer URL: invalid URL '\(url)': expected an http:// or https:// URL")
+        #expect(error?.isReachabilityFailure == false)
+    }
 }

@@ -139,7 +139,6 @@ private final class RecordingTarget: ControlTarget, Sendable {
                              error: filter.whereClause == "reject" ? "refused by the test" : nil)
     }
     func sourceStatus() async -> any SourceStatus { TestingStatus() }
-    func streamStatus() async -> StreamStatus { .replaying }
 }
 
 @Suite("Control command handler", .bounded)

@@ -8,7 +8,6 @@ import EntityStreamModel
 private struct QuietTarget: ControlTarget {
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome { FilterOutcome(result: .rejected, requested: filter, error: "not here") }
     func sourceStatus() async -> any SourceStatus { FixedSourceStatus(.connection(.connected)) }
-    func streamStatus() async -> StreamStatus { .connection(.connected) }
 }
 
 @Suite("Standard input: one line is one command", .bounded(.io))

@@ -51,16 +51,22 @@ struct StoreMemoryTests {
     /// What the store's state keeps beside its observations (arrival
     /// entries, history records) stays proportional to what it holds while
     /// count purging runs for a long time, with or without an age limit:
-    /// 200 tracks reporting about every 300 ms for a simulated 10 minutes at a 2,500 cap.
+    /// 50 tracks reporting every 600 ms for a simulated 10 minutes at a 2,500 cap.
+    /// Each track makes 1,000 reports (eight 128-record chunks), and the 50,000
+    /// ingests are over three times what the bounds below allow, so a state that
+    /// kept purged entries or records fails them. (The cap stays 2,500: the
+    /// arrival queue releases its consumed prefix 4,096 entries at a time, so
+    /// its capacity is bounded by 4 × 2,500, not by a multiple of a small cap.)
     @Test(arguments: [0.0, 300.0]) func stateFootprintIsBoundedByTheCap(maximumDuration: Double) {
-        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: maximumDuration, maximumObservations: 2_500))
+        let tracks = 50, cap = 2_500
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumDuration: maximumDuration, maximumObservations: cap))
         var events: [StoreEvent] = []
-        let names = (0..<200).map { "TRUCK \($0)" }
+        let names = (0..<tracks).map { "TRUCK \($0)" }
         var now: Int64 = 0
         var largest = store.footprint
         for second in 0..<600 where second % 3 == 0 {
             for tick in 0..<10 {
-                for track in stride(from: tick % 2, to: 200, by: 2) {
+                for track in stride(from: tick % 2, to: tracks, by: 2) {
                     events.removeAll(keepingCapacity: true)
                     store.ingest(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string(names[track]), .double(1)], receivedAt: now),
                                  now: now, into: &events)
@@ -72,42 +78,44 @@ struct StoreMemoryTests {
             largest.arrivalCapacity = max(largest.arrivalCapacity, footprint.arrivalCapacity)
             largest.retainedRecords = max(largest.retainedRecords, footprint.retainedRecords)
         }
-        #expect(store.observationCount == 2_500)
-        #expect(largest.arrivalEntries <= 2_500)
-        #expect(largest.arrivalCapacity <= 4 * 2_500)
+        #expect(store.observationCount == cap)
+        #expect(largest.arrivalEntries <= cap)
+        #expect(largest.arrivalCapacity <= 4 * cap)
         // A chunk holds at most 128 records of a track: at most one partly purged and one partly filled per track.
-        #expect(largest.retainedRecords <= 2_500 + 2 * 128 * 200)
+        #expect(largest.retainedRecords <= cap + 2 * 128 * tracks)
     }
 
-    /// A store of 20,000 tracks holding one observation each allocates history words for about
+    /// A store of 5,000 tracks holding one observation each allocates history words for about
     /// one record per track, not a whole 128-record chunk (12.8 KB per entity whatever the cap
     /// said), and its byte count stays within a few hundred bytes per entity beside that.
     @Test func oneObservationPerTrackCostsAboutOneRecord() {
         var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 0))
         var events: [StoreEvent] = []
-        for track in 0..<20_000 {
+        let tracks = 5_000
+        for track in 0..<tracks {
             events.removeAll(keepingCapacity: true)
             store.ingest(Observation(geometry: Point(x: 1, y: 2, wkid: 4326), attributes: [.string("T\(track)"), .double(1)], receivedAt: 0),
                          now: 0, into: &events)
         }
         let footprint = store.footprint
         let stride = 4 + 2   // id, time, x, y, then two attributes
-        #expect(store.entityCount == 20_000)
-        #expect(footprint.chunks == 20_000)
-        #expect(footprint.chunkWords <= 20_000 * stride * 2, "\(footprint.chunkWords) words")
-        #expect(store.storeBytes <= 20_000 * 700, "\(store.storeBytes) bytes")
+        #expect(store.entityCount == tracks)
+        #expect(footprint.chunks == tracks)
+        #expect(footprint.chunkWords <= tracks * stride * 2, "\(footprint.chunkWords) words")
+        #expect(store.storeBytes <= tracks * 700, "\(store.storeBytes) bytes")
     }
 
-    /// Memory is flat once the store is full: 500 tracks reporting round robin under a cap of
-    /// 2,500 observations (five per track) for 600 rounds (each track starting a new chunk every
+    /// Memory is flat once the store is full: 125 tracks reporting round robin under a cap of
+    /// 625 observations (five per track) for 600 rounds (each track starting a new chunk every
     /// 128) allocate no more history words in the last 300 rounds than in the 300 after the store
     /// filled, and at most four times the live records' words (each track's chunk used to keep its
     /// purged records until 128 had been appended, touching new pages as it went: 158 → 186 MB for
     /// `demo --vehicles 20000 --rate 5` after its store was full).
     @Test func memoryIsFlatOnceTheStoreIsFull() {
-        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: 2_500))
+        let tracks = 125, cap = 625
+        var store = EntityStoreState(schema: schema, options: PurgeOptions(maximumObservations: cap))
         var events: [StoreEvent] = []
-        let names = (0..<500).map { "TRUCK \($0)" }
+        let names = (0..<tracks).map { "TRUCK \($0)" }
         let stride = 4 + 2
         var wordsWhenFull = 0
         var largest = 0
@@ -123,12 +131,12 @@ struct StoreMemoryTests {
             if round >= 5 && round < 300 { wordsWhenFull = max(wordsWhenFull, words) }
             if round >= 300 { largest = max(largest, words) }
         }
-        #expect(store.observationCount == 2_500)
+        #expect(store.observationCount == cap)
         #expect(largest <= wordsWhenFull, "at most \(wordsWhenFull) words after the store filled, \(largest) later")
-        #expect(largest <= 4 * 2_500 * stride, "\(largest) words for 2,500 live records of \(stride) words")
+        #expect(largest <= 4 * cap * stride, "\(largest) words for \(cap) live records of \(stride) words")
         // Each track started a new chunk every 128 observations (four times): the emptied ones
         // leave its array, which keeps one or two (they stayed until 16 had piled up).
-        #expect(store.footprint.chunks <= 2 * 500, "\(store.footprint.chunks) chunks kept for 500 tracks")
+        #expect(store.footprint.chunks <= 2 * tracks, "\(store.footprint.chunks) chunks kept for \(tracks) tracks")
     }
 
     /// The byte budget purges the oldest observations first, with their own reason, until the store

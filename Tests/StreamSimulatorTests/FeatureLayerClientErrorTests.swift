@@ -132,6 +132,20 @@ struct FeatureLayerClientErrorTests {
         await server.shutdown()
     }
 
+    /// A layer description whose fields are malformed keeps the fields' error; the layer cannot be used.
+    @Test func malformedFieldsInTheDescription() async throws {
+        let responder = try RawHTTPResponder.start { _ in
+            RawHTTPResponder.response(body: Array(#"{"fields":[{"name":"a","type":"esriFieldTypeString"},{"type":"esriFieldTypeString"}]}"#.utf8))
+        }
+        defer { responder.stop() }
+        let url = "\(responder.base)/arcgis/rest/services/X/FeatureServer/0"
+        let client = try FeatureLayerClient(layerURL: url)
+        let error = await layerError { _ = try await client.description() }
+        #expect(error == .malformedFields(url: url, .field(index: 1, .fieldWithoutName)))
+        #expect(error?.description == "\(url) is not a feature layer: fields[1]: a field has no name")
+        #expect(await client.status == .failed)
+    }
+
     /// A body shorter than its Content-Length, and a JSON body cut mid-feature, are reported as truncated.
     @Test func truncatedResponses() async throws {
         let page = #"{"objectIdFieldName":"OID","fields":[{"name":"OID","type":"esriFieldTypeOID"},{"name":"v","type":"esriFieldTypeInteger"}],"exceededTransferLimit":false,"features":[{"attributes":{"OID":1,"v":2}},{"attributes":{"OID":2,"v":"#

@@ -292,7 +292,15 @@ struct GeoprocessingTests {
         let wrongTask = try GeoprocessingClient(taskURL: "\(server.httpBase)/arcgis/rest/services/Calls/GPServer/Other", options: options)
         let unknownTask = await failure { _ = try await wrongTask.taskDescription() }
         #expect(unknownTask?.description.contains("911 Calls Hotspot") == true)
-        #expect(throws: GeoprocessingError.self) { try GeoprocessingClient(taskURL: "http://127.0.0.1/arcgis/rest/services/X/MapServer/0") }
+        let notATask = #expect(throws: GeoprocessingError.notAGeoprocessingTask(redactedURL: "http://127.0.0.1/arcgis/rest/services/X/MapServer/0")) {
+            try GeoprocessingClient(taskURL: "http://127.0.0.1/arcgis/rest/services/X/MapServer/0?token=SECRET")
+        }
+        #expect(notATask?.description == "invalid geoprocessing task URL: 'http://127.0.0.1/arcgis/rest/services/X/MapServer/0' is not a geoprocessing task (…/GPServer/<task>)")
+        let notHTTP = #expect(throws: GeoprocessingError.self) { try GeoprocessingClient(taskURL: "ws://127.0.0.1/arcgis/rest/services/X/GPServer/T") }
+        guard case .invalidURL(.invalidURL(.invalidURL(_, reason: "expected an http:// or https:// URL")))? = notHTTP else {
+            Issue.record("\(String(describing: notHTTP))"); return
+        }
+        #expect(notHTTP?.description == "invalid geoprocessing task URL: invalid URL 'ws://127.0.0.1/arcgis/rest/services/X/GPServer/T': expected an http:// or https:// URL")
         await server.shutdown()
     }
 }

@@ -10,17 +10,44 @@ import Testing
 struct SimulatorErrorTests {
     @Test func optionsAreRefusedByCase() {
         let fleet = FleetConfiguration()
-        let syntax = #expect(throws: SimulatorError.serviceSyntax("plows")) { try ServiceSpecification.parse("plows", csvMapping: nil, fleet: fleet) }
-        #expect(syntax?.description == "--service expects NAME=FILE or NAME=fleet:N, not 'plows'")
-        #expect(throws: SimulatorError.serviceName("a b")) { try ServiceSpecification.parse("a b=fleet:2", csvMapping: nil, fleet: fleet) }
-        #expect(throws: SimulatorError.serviceWithoutSource(name: "plows")) { try ServiceSpecification.parse("plows=", csvMapping: nil, fleet: fleet) }
-        #expect(throws: SimulatorError.fleetSize(name: "plows", spec: "fleet:0")) { try ServiceSpecification.parse("plows=fleet:0", csvMapping: nil, fleet: fleet) }
+        // --service reads NAME= as --layer and --hotspots do, in their words.
+        let syntax = #expect(throws: SimulatorError.specificationSyntax(flag: "--service", what: "FILE or fleet:N", text: "plows")) {
+            try ServiceSpecification.parse("plows", fleet: fleet)
+        }
+        #expect(syntax?.description == "--service expects NAME=FILE or fleet:N, not 'plows'")
+        let name = #expect(throws: SimulatorError.specificationName(flag: "--service", name: "a b")) { try ServiceSpecification.parse("a b=fleet:2", fleet: fleet) }
+        #expect(name?.description == "--service name 'a b' must be letters, digits, '_' or '-'")
+        let empty = #expect(throws: SimulatorError.specificationValueMissing(flag: "--service", name: "plows", what: "FILE or fleet:N")) {
+            try ServiceSpecification.parse("plows=", fleet: fleet)
+        }
+        #expect(empty?.description == "--service plows= needs a FILE or fleet:N")
+        #expect(throws: SimulatorError.fleetSize(name: "plows", spec: "fleet:0")) { try ServiceSpecification.parse("plows=fleet:0", fleet: fleet) }
+        #expect(throws: SimulatorError.fleetSize(name: "plows", spec: "fleet:x")) { try ServiceSpecification.parse("plows=fleet:x", fleet: fleet) }
         #expect(throws: SimulatorError.specificationSyntax(flag: "--layer", what: "FILE", text: "roads")) { try LayerSpecification.parse("roads") }
         #expect(throws: SimulatorError.specificationName(flag: "--hotspots", name: "a/b")) { try HotSpotServiceSpecification.parse("a/b=calls.csv") }
         #expect(throws: SimulatorError.specificationValueMissing(flag: "--layer", name: "roads", what: "FILE")) { try LayerSpecification.parse("roads=") }
         #expect(throws: SimulatorError.closeCode("1006")) { try FaultPlan.parseCloseCode("1006") }
         #expect(throws: SimulatorError.closeReasonTooLong) { try FaultPlan.parseCloseCode("4000:" + String(repeating: "x", count: 124)) }
         #expect(throws: SimulatorError.corsOriginsEmpty) { try CORSPolicy.parse(",") }
+    }
+
+    /// What a good --service value reads as: a fleet of N of the configured fleet, or a file that a
+    /// track mapping makes a CSV of tracks (a .json file stays a recording, a fleet stays a fleet).
+    @Test func servicesAreParsed() throws {
+        var fleet = FleetConfiguration()
+        fleet.seed = 7
+        var expected = fleet
+        expected.vehicles = 25
+        #expect(try ServiceSpecification.parse("plows=fleet:25", fleet: fleet) == ServiceSpecification(name: "plows", source: .fleet(expected)))
+        let vessels = try ServiceSpecification.parse("Vessels=a=b.json", fleet: fleet)
+        #expect(vessels == ServiceSpecification(name: "Vessels", source: .recording(path: "a=b.json")))
+        let mapping = CSVColumnMapping(id: "id", time: "t", x: "lon", y: "lat")
+        #expect(vessels.mappingCSV(mapping) == vessels)
+        #expect(try ServiceSpecification.parse("Ships=ships.csv", fleet: fleet).mappingCSV(mapping)
+                == ServiceSpecification(name: "Ships", source: .csv(path: "ships.csv", mapping: mapping)))
+        #expect(try ServiceSpecification.parse("Ships=ships.csv", fleet: fleet).mappingCSV(nil)
+                == ServiceSpecification(name: "Ships", source: .recording(path: "ships.csv")))
+        #expect(try ServiceSpecification.parse("plows=fleet:25", fleet: fleet).mappingCSV(mapping) == ServiceSpecification(name: "plows", source: .fleet(expected)))
     }
 
     @Test func configurationValuesAreBounded() {

@@ -132,6 +132,56 @@ struct StreamedFileLayerTests {
         #expect(attributes(one.body).compactMap { $0["seq"] as? Int } == [2900])
     }
 
+    /// Esri JSON lines the test writes: `seq` 1…rows, `speed`, `when` (epoch ms, one minute apart from
+    /// 2000-09-01, or `whenOf(seq)` for the rows it gives), points on a grid in 4326 (`wkidOf(seq)` for others).
+    private func jsonLinesFile(rows: Int, whenOf: (Int) -> String? = { _ in nil }, wkidOf: (Int) -> Int = { _ in 4326 }) throws -> String {
+        var text = ""
+        for seq in 1...rows {
+            let when = whenOf(seq) ?? "\(967_766_400_000 + Int64(seq - 1) * 60_000)"
+            let (x, y) = (-80.0 + Double(seq % 37) * 0.1, 20.0 + Double(seq % 41) * 0.1)
+            text += #"{"geometry":{"x":\#(x),"y":\#(y),"spatialReference":{"wkid":\#(wkidOf(seq))}},"attributes":{"seq":\#(seq),"speed":\#(Double(seq * 7 % 23) / 2),"when":\#(when)}}"# + "\n"
+        }
+        return try TestFiles.temporary(Array(text.utf8), prefix: "streamed-layer", suffix: "json")
+    }
+
+    /// Esri JSON lines are read once at start-up: the pass that settles their layout also gives the
+    /// layer's row count, extent and time extent, equal to the loaded layer's; when that pass cannot
+    /// tell them exactly (a point in another reference, to be converted), the rows are read once more,
+    /// and a time value that is no date is refused as the loaded layer refuses it.
+    @Test func jsonLinesAreReadOnceAtStartUp() async throws {
+        var options = FeatureLoadOptions()
+        options.mapping.time = "when"
+        let dated = try jsonLinesFile(rows: 3000, whenOf: { $0 == 1234 ? #""2000-08-01T00:00:00Z""# : nil })
+        let moved = try jsonLinesFile(rows: 3000, wkidOf: { $0 == 2999 ? 3857 : 4326 })
+        let undated = try jsonLinesFile(rows: 3000, whenOf: { $0 == 2500 ? #""soon""# : nil })
+        defer { for path in [dated, moved, undated] { try? FileManager.default.removeItem(atPath: path) } }
+        for (path, passes) in [(dated, 0), (moved, 1)] {
+            let specification = LayerSpecification(name: "Points", path: path, options: options)
+            let loaded = try SimulatedLayer.load(specification, maxRecordCount: 500, supportsPagination: true, statistics: TableStatisticsEngine())
+            let streamed = try #require(try await StreamedFileLayer.open(specification, maxRecordCount: 500, supportsPagination: true,
+                                                                        statistics: TableStatisticsEngine(), chunkSize: 4096))
+            #expect(streamed.scan.position.passesStarted == passes, "\(path)")
+            #expect(streamed.index.rows == 3000 && streamed.description.json() == loaded.description.json(), "\(path)")
+            for query in ["where=1%3D1&returnExtentOnly=true&returnCountOnly=true&f=json", "outFields=seq,when&resultOffset=1230&resultRecordCount=10&f=json"] {
+                let expected = await LayerRouter.query(source: loaded, parameters: parameters(query))
+                let answered = await LayerRouter.query(source: streamed, parameters: parameters(query))
+                #expect(answered.body == expected.body, "\(query)")
+            }
+        }
+        // The values the test wrote: the time extent runs from the one text date to the last row's minute.
+        let specification = LayerSpecification(name: "Points", path: dated, options: options)
+        let streamed = try #require(try await StreamedFileLayer.open(specification, maxRecordCount: 500, supportsPagination: true,
+                                                                    statistics: TableStatisticsEngine(), chunkSize: 4096))
+        #expect(streamed.index.timeExtent == (try TimeExtent(start: 965_088_000_000, end: 967_766_400_000 + 2999 * 60_000)))
+        #expect(streamed.index.extent == Envelope(xmin: -80, ymin: 20, xmax: -80.0 + Double(36) * 0.1, ymax: 20.0 + Double(40) * 0.1, wkid: 4326))
+
+        let refused = LayerSpecification(name: "Points", path: undated, options: options)
+        #expect(throws: (any Error).self) { try SimulatedLayer.load(refused, maxRecordCount: 500, supportsPagination: true, statistics: nil) }
+        await #expect(throws: SimulatorError.self) {
+            _ = try await StreamedFileLayer.open(refused, maxRecordCount: 500, supportsPagination: true, statistics: nil, chunkSize: 4096)
+        }
+    }
+
     /// A file with its own object ids, in another order than the file's:
     /// pages (ordered by id, or by a field) keep a running top-k, and still
     /// answer as the loaded layer.
@@ -193,6 +243,38 @@ struct StreamedFileLayerTests {
         let plain = await LayerRouter.query(source: streamed, parameters: parameters("outFields=seq&resultOffset=1900&resultRecordCount=100&f=json"))
         #expect(attributes(plain.body).compactMap { $0["seq"] as? Int } == Array(1901...2000))
         #expect(streamed.peakRowsKept <= 300 + 1)
+    }
+
+    /// A layer file cut shorter than it was at start-up answers no query with fewer rows: each query
+    /// fails naming the file (HTTP 500), is counted and logged with the count; a file that grew is
+    /// answered to its size at start-up (the rows indexed).
+    @Test func aFileCutAfterStartUpFailsItsQueriesCounted() async throws {
+        let path = try layerFile(rows: 2000)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let logged = LockedState<[String]>([])
+        let streamed = try #require(try await StreamedFileLayer.open(LayerSpecification(name: "Points", path: path), maxRecordCount: 500,
+                                                                    supportsPagination: true, statistics: TableStatisticsEngine(), chunkSize: 2048,
+                                                                    log: { line in logged.withLock { $0.append(line) } }))
+        let count = "where=1%3D1&returnCountOnly=true&f=json"
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("2001,\"g0, odd\",1,2000-09-02T09:20:00Z,-80,20\n".utf8))
+        try handle.close()
+        let grown = await LayerRouter.query(source: streamed, parameters: parameters(count))
+        #expect(String(decoding: grown.body, as: UTF8.self) == #"{"count":2000}"#)
+        #expect(streamed.shrunkReads == 0 && logged.withLock { $0 }.isEmpty)
+
+        #expect(truncate(path, off_t(size / 2)) == 0)
+        for (query, expected) in [(count, 1), ("outFields=seq&resultOffset=1500&f=json", 2)] {
+            let answer = await LayerRouter.query(source: streamed, parameters: parameters(query))
+            let body = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == 500 && body.contains("the file shrank to \(size / 2) bytes"), "\(body)")
+            #expect(streamed.shrunkReads == expected)
+        }
+        let lines = logged.withLock { $0 }
+        #expect(lines.count == 2 && lines[0].hasPrefix("layer Points: query failed: \(path): the file shrank to \(size / 2) bytes"))
+        #expect(lines[0].hasSuffix("(1 query so far)") && lines[1].hasSuffix("(2 queries so far)"))
     }
 
     /// The simulator streams a layer file over `layerStreamingThreshold`

@@ -252,11 +252,9 @@ func parse(_ words: [String]) throws -> SimulatorConfiguration? {
         configuration.services.append(ServiceSpecification(name: service, source: ServiceSpecification.source(forFile: path, csvMapping: try files.trackMapping(service))))
     }
     for text in namedServices {
-        let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-        let mapping = try files.trackMapping(name)
-        do { configuration.services.append(try ServiceSpecification.parse(text, csvMapping: mapping, fleet: fleet)) } catch {
-            throw UsageError.invalidSpecification(flag: "--service", error: error)
-        }
+        let service: ServiceSpecification
+        do { service = try ServiceSpecification.parse(text, fleet: fleet) } catch { throw UsageError.invalidSpecification(flag: "--service", error: error) }
+        configuration.services.append(service.mappingCSV(try files.trackMapping(service.name)))
     }
     for text in layerTexts {
         var layer: LayerSpecification

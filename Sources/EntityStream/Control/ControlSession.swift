@@ -21,9 +21,8 @@ public protocol ControlTarget: Sendable {
     /// Applies a new filter; returns the outcome (applied, rejected, timed out).
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome
     /// What the source says of itself (status, connection attempt, URL,
-    /// counters…), for the `status` command and the progress line.
+    /// counters…), for the `status` command and the progress line; its
+    /// ``SourceStatus/status`` is the stream's status in one word
+    /// (`connected`, `replaying`, …), which every analysis result carries.
     func sourceStatus() async -> any SourceStatus
-    /// The stream's status in one word (`connected`, `replaying`, …), which
-    /// every analysis result carries.
-    func streamStatus() async -> StreamStatus
 }

@@ -1,18 +1,25 @@
+import EntityStreamCore
+import EntityStreamFeatures
+import Foundation
+
 /// A replay that cannot start, by what was wrong; ``description`` is the
 /// sentence the user reads. ``isUsageError`` marks the cases that are a
 /// mistake in the command (`--speed` on a file without times), not a
 /// problem with the file.
 public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The file could not be read: the sentence names it and the system's reason.
-    case unreadable(String)
-    /// The file (at `path`) is not a replayable stream: the reader's reason.
-    case invalidFile(path: String, reason: String)
-    /// The CSV track (at `path`) could not be read with its column mapping: the reason.
-    case invalidCSVTrack(path: String, reason: String)
+    /// The file at `path` could not be opened or read (the system's `errno`).
+    case unreadable(path: String, errno: Int32)
+    /// `path` is a directory.
+    case isDirectory(path: String)
+    /// The file (at `path`, or the name given to standard input) is not a
+    /// replayable stream, or cannot be read (``RecordingError/kind``).
+    case recording(path: String, RecordingError)
+    /// The CSV track (at `path`) could not be read with its column mapping.
+    case csvTrack(path: String, CSVError)
     /// `--speed` asked of a file whose layout (named) carries no times.
     case speedNeedsTimes(layout: String)
-    /// The stream filter cannot apply to this file: the reason.
-    case filter(String)
+    /// The stream filter cannot apply to this file.
+    case filter(LocalFilterError)
 
     public var isUsageError: Bool {
         if case .speedNeedsTimes = self { return true }
@@ -21,12 +28,13 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreadable(let sentence): return sentence
-        case .invalidFile(let path, let reason): return "'\(path)' \(reason)"
-        case .invalidCSVTrack(let path, let reason): return "'\(path)': \(reason)"
+        case .unreadable(let path, let errno): return "cannot read '\(path)': \(String(cString: strerror(errno)))"
+        case .isDirectory(let path): return "cannot read '\(path)': it is a directory"
+        case .recording(let path, let error): return error.kind == .unreadable ? error.message : "'\(path)' \(error)"
+        case .csvTrack(let path, let error): return "'\(path)': \(error)"
         case .speedNeedsTimes(let layout):
             return "--speed needs a recording made by 'entitystream record' or a CSV track (this file is \(layout), without times); use --interval"
-        case .filter(let problem): return "filter: \(problem)"
+        case .filter(let error): return "filter: \(error.description)"
         }
     }
 }

@@ -45,8 +45,7 @@ public struct ReplaySource: Sendable {
                                loop: Bool) throws(ReplayError) -> ReplaySource {
         let summary: RecordingSummary
         do { summary = try RecordingSummary(path: path, trackIDField: trackIDField, trackFieldRequired: true, readWholeFile: false) } catch {
-            if error.kind == .unreadable { throw .unreadable(error.message) }
-            throw .invalidFile(path: path, reason: "\(error)")
+            throw .recording(path: path, error)
         }
         return try prepare(summary: summary, path: path, entries: nil, filter: filter, pacing: pacing, loop: loop)
     }
@@ -58,7 +57,7 @@ public struct ReplaySource: Sendable {
                                loop: Bool) throws(ReplayError) -> ReplaySource {
         let stream: RecordedStream
         do { stream = try RecordedStream(bytes: bytes, trackIDField: trackIDField, trackFieldRequired: true) } catch {
-            throw .invalidFile(path: path, reason: "\(error)")
+            throw .recording(path: path, error)
         }
         return try prepare(stream: stream, path: path, filter: filter, pacing: pacing, loop: loop)
     }
@@ -67,18 +66,18 @@ public struct ReplaySource: Sendable {
     /// ``ReplayError`` with the system's reason.
     public static func readFile(_ path: String) throws(ReplayError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw .unreadable(path: path, errno: errno) }
         defer { close(descriptor) }
         var status = stat()
         if fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
-            throw .unreadable("cannot read '\(path)': it is a directory")
+            throw .isDirectory(path: path)
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw .unreadable("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+            if count < 0 { throw .unreadable(path: path, errno: errno) }
             if count == 0 { return bytes }
             bytes.append(contentsOf: buffer[0..<count])
         }
@@ -105,12 +104,12 @@ public struct ReplaySource: Sendable {
     }
 
     /// Why `filter` cannot be applied to this recording, or nil when it can.
-    public func problem(with filter: StreamFilter) -> String? {
-        do {
+    public func problem(with filter: StreamFilter) -> LocalFilterError? {
+        do throws(LocalFilterError) {
             _ = try LocalFilter(filter, schema: baseSchema, spatialReference: spatialReference)
             return nil
         } catch {
-            return error.description
+            return error
         }
     }
 

@@ -52,7 +52,7 @@ package struct ArcGISEndpoint: Sendable {
 
 /// Why a URL cannot be an ArcGIS REST endpoint, by what is wrong; the text
 /// (``reason``, ``description``) is redacted (no token).
-package enum ArcGISEndpointError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ArcGISEndpointError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The URL without its query string is not an http(s) URL.
     case invalidURL(TransportError)
     /// The query string cannot be read (the whole URL, redacted when thrown).
@@ -66,5 +66,5 @@ package enum ArcGISEndpointError: Error, Sendable, Hashable, CustomStringConvert
         }
     }
 
-    package var description: String { reason }
+    public var description: String { reason }
 }

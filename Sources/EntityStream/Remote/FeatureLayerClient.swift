@@ -47,7 +47,7 @@ public actor FeatureLayerClient {
     /// - Throws: ``FeatureLayerError/invalidURL(_:)`` for a URL that is not http(s).
     public init(layerURL: String, options: FeatureLayerClientOptions = FeatureLayerClientOptions()) throws(FeatureLayerError) {
         let endpoint: ArcGISEndpoint
-        do { endpoint = try ArcGISEndpoint(parsing: layerURL, droppingSuffix: "/query") } catch { throw .invalidURL(error.reason) }
+        do throws(ArcGISEndpointError) { endpoint = try ArcGISEndpoint(parsing: layerURL, droppingSuffix: "/query") } catch { throw .invalidURL(error) }
         self.displayURL = endpoint.base
         self.options = options
         self.requester = ArcGISRequester(endpoint: endpoint, keepingQueryItems: true, tokenSource: options.tokenSource,
@@ -98,7 +98,8 @@ public actor FeatureLayerClient {
                 await setStatus(.connected, error: nil)
                 throw .arcGIS(arcGIS, operation: "layer description request")
             case .notJSON: throw await failed(.request(answer.notJSON()))
-            case .notALayer(let detail), .invalid(let detail): throw await failed(.notALayer(url: displayURL, detail: detail))
+            case .notALayer(let detail): throw await failed(.notALayer(url: displayURL, detail: detail))
+            case .fields(let fields): throw await failed(.malformedFields(url: displayURL, fields))
             }
         }
         await setStatus(.connected, error: nil)
@@ -194,6 +195,8 @@ public actor FeatureLayerClient {
                 throw await failed(.request(answer.cutShort(after: bytes)))
             case .invalid(let detail):
                 throw await failed(.request(answer.unexpected(detail)))
+            case .fields(let fields):
+                throw await failed(.request(answer.unexpected(fields.description)))
             }
         }
     }

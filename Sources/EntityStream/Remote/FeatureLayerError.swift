@@ -15,8 +15,10 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
     case arcGIS(ArcGISError, operation: String)
     /// The URL is not a feature layer or table (a service root, a stream service, …).
     case notALayer(url: String, detail: String)
+    /// The layer's description has malformed `fields`.
+    case malformedFields(url: String, FeatureFormatError)
     /// The layer URL cannot be used.
-    case invalidURL(String)
+    case invalidURL(ArcGISEndpointError)
     /// The request got no usable answer (unreachable, not ArcGIS, truncated,
     /// refused token, a page breaking the paging protocol, …) or was cancelled
     /// (``ArcGISRequestError/cancelled``).
@@ -28,8 +30,10 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
             return "the \(operation) failed: \(error)"
         case .notALayer(let url, let detail):
             return "\(url) is not a feature layer: \(detail)"
-        case .invalidURL(let detail):
-            return "invalid layer URL: \(detail)"
+        case .malformedFields(let url, let error):
+            return "\(url) is not a feature layer: \(error.description)"
+        case .invalidURL(let error):
+            return "invalid layer URL: \(error.reason)"
         case .request(let error):
             return error.description
         }
@@ -39,7 +43,7 @@ public enum FeatureLayerError: Error, Sendable, Hashable, CustomStringConvertibl
     public var isReachabilityFailure: Bool {
         switch self {
         case .arcGIS, .invalidURL: return false
-        case .notALayer: return true
+        case .notALayer, .malformedFields: return true
         case .request(let error): return error.isReachabilityFailure
         }
     }

@@ -377,7 +377,7 @@ public actor StreamServiceConnection {
         do {
             return try await loadDescription(token: token)
         } catch {
-            guard case .answer(.arcGISError(let code?, _, _)) = error, code == 498 || code == 499,
+            guard case .answer(.arcGISError(let answer)) = error, answer.isTokenError,
                   case .renewed(let renewed) = await restTokens.renewToken(rejected: token) else { throw error }
             token = renewed
         }

@@ -54,41 +54,43 @@ public struct HotSpotsCommand: ControlCommand {
         if let task = try members.string("task") {
             let local = ["where", "timeField", "geometry", "trackIds", "valueField", "aggregation", "cellSize", "distanceBand", "fdr", "force"]
             if let used = local.first(where: { members.value($0) != nil }) {
-                throw members.error("\"\(used)\" applies to the local engine, not to a geoprocessing task (send \"query\" or \"timeExtent\")")
+                throw members.error(HotSpotsCommandError.localMemberWithTask(used))
             }
             var query = try members.string("query")
             if let extent = try members.timeExtent("timeExtent") {
                 guard query == nil else { throw members.error(.conflicting("query", "timeExtent")) }
                 guard let start = extent.start, let end = extent.end else {
-                    throw members.error("\"timeExtent\" for a task needs both ends (the sample's query is strict at both)")
+                    throw members.error(HotSpotsCommandError.taskTimeExtentOpen)
                 }
-                do { query = try GPDateRangeQuery.make(from: start, to: end) } catch { throw members.error("timeExtent: \(error.description)") }
+                do throws(GPRESTError) { query = try GPDateRangeQuery.make(from: start, to: end) } catch {
+                    throw members.error(HotSpotsCommandError.taskTimeExtent(error))
+                }
             }
             job = RemoteHotSpotJob(taskURL: task, query: query, outSR: outSR?.code ?? 102100, processSR: processSR?.code)
             return
         }
         for remote in ["query"] where members.value(remote) != nil {
-            throw members.error("\"\(remote)\" applies to a geoprocessing task: give \"task\" too")
+            throw members.error(HotSpotsCommandError.taskMemberWithoutTask(remote))
         }
         let request = try QueryObservationsRequest(selectionFrom: members)
         let valueField = try members.string("valueField")
         var options = HotSpotOptions()
         let cellSize = try members.number("cellSize", in: 0...Self.maximumDistance)
-        if cellSize == 0 { throw members.error("\"cellSize\" must be a positive distance") }
+        if cellSize == 0 { throw members.error(HotSpotsCommandError.notAPositiveDistance(member: "cellSize")) }
         switch try members.string("aggregation") {
         case nil, "fishnet":
             options.aggregation = .fishnet(cellSize: cellSize)
         case "collect":
-            guard cellSize == nil else { throw members.error("\"cellSize\" applies to the fishnet aggregation, not to collect") }
+            guard cellSize == nil else { throw members.error(HotSpotsCommandError.cellSizeWithCollect) }
             options.aggregation = .collectEvents
         case let other?:
-            throw members.error("\"aggregation\" must be \"fishnet\" or \"collect\", not '\(other)'")
+            throw members.error(HotSpotsCommandError.unknownAggregation(other))
         }
         if valueField != nil, members.value("aggregation") != nil || cellSize != nil {
-            throw members.error("\"valueField\" analyses weighted points; \"aggregation\" and \"cellSize\" apply to incidents (no valueField)")
+            throw members.error(HotSpotsCommandError.weightedWithIncidentMembers)
         }
         options.distanceBand = try members.number("distanceBand", in: 0...Self.maximumDistance)
-        if options.distanceBand == 0 { throw members.error("\"distanceBand\" must be a positive distance") }
+        if options.distanceBand == 0 { throw members.error(HotSpotsCommandError.notAPositiveDistance(member: "distanceBand")) }
         options.fdr = try members.bool("fdr") ?? true
         options.force = try members.bool("force") ?? false
         job = LocalHotSpotJob(source: .store(request), valueField: valueField, options: options, processSR: processSR?.code, outSR: outSR?.code)

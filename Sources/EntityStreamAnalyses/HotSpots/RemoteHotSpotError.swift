@@ -8,7 +8,7 @@ public enum RemoteHotSpotError: Error, Sendable, Hashable, CustomStringConvertib
     /// The result parameter `name` from the task (its display URL) is not a feature set.
     case result(name: String, task: String, GPRESTError)
     /// The client gave up on the job at the task (requests failed, a timeout, an unconfirmed cancel).
-    case gaveUp(jobID: String, task: String, reason: String)
+    case gaveUp(jobID: String, task: String, GPJobGiveUp)
     /// The job ended with a final status other than succeeded; `errors` are its error messages.
     case ended(jobID: String, GPJobStatus, errors: [String])
     /// The service stopped answering before the job reached a final status.
@@ -19,7 +19,7 @@ public enum RemoteHotSpotError: Error, Sendable, Hashable, CustomStringConvertib
         case .result(let name, let task, let error):
             return "result \(name) from \(task): \(error.description)"
         case .gaveUp(let jobID, let task, let reason):
-            return "job \(jobID) at \(task): \(reason)"
+            return "job \(jobID) at \(task): \(reason.description)"
         case .ended(let jobID, let status, let errors):
             return "job \(jobID) ended \(status.rawValue)" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; "))
         case .noFinalStatus(let jobID):

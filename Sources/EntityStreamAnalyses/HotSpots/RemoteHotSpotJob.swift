@@ -111,7 +111,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
                         let info = try await client.job(id)
                         action = machine.received(info, at: clock.now(), cancelRequested: cancel.isFired)
                     } catch {
-                        action = machine.requestFailed(error.description, at: clock.now(), cancelRequested: cancel.isFired)
+                        action = machine.requestFailed(.request(GPClientFailure(error)), at: clock.now(), cancelRequested: cancel.isFired)
                     }
                 case .sendCancel(let id):
                     // The cancel answers the job's status (esriJobCancelling, or already final): handled as a poll's.
@@ -119,7 +119,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
                         let answer = try await client.cancelJob(id)
                         action = machine.received(answer, at: clock.now(), cancelRequested: cancel.isFired)
                     } catch {
-                        action = machine.requestFailed("cancel: \(error.description)", at: clock.now(), cancelRequested: cancel.isFired)
+                        action = machine.requestFailed(.cancel(GPClientFailure(error)), at: clock.now(), cancelRequested: cancel.isFired)
                     }
                 case .fetchResult(let id, let name):
                     let set = try await fetch(id, name: name)
@@ -149,7 +149,7 @@ public struct RemoteHotSpotJob: AnalysisJob {
             case .succeeded(let result):
                 return AnalysisSummary(RemoteHotSpotReport(task: client.displayURL, query: job.query, result: result))
             case .gaveUp(let reason):
-                throw RemoteHotSpotError.gaveUp(jobID: jobID, task: client.displayURL, reason: reason)
+                throw RemoteHotSpotError.gaveUp(jobID: jobID, task: client.displayURL, reason)
             case .cancelled:
                 throw CancellationError()
             case .ended(let final, let errors):

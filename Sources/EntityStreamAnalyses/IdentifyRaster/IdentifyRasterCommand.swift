@@ -34,33 +34,35 @@ public struct IdentifyRasterCommand: ControlCommand {
         id = members.id
         raster = try members.string("raster")
         if members.value("sr") != nil, members.value("inSR") != nil { throw members.error(.conflicting("inSR", "sr")) }
-        do {
+        do throws(IdentifyPointError) {
             spatialReference = members.value("inSR") != nil ? try IdentifyPoint.spatialReference(members.value("inSR"), "inSR")
                 : try IdentifyPoint.spatialReference(members.value("sr"), "sr")
             outSpatialReference = try IdentifyPoint.spatialReference(members.value("outSR"), "outSR")
         } catch {
-            throw members.error(error.description)
+            throw members.error(IdentifyCommandError.point(error))
         }
         let x = members.value("x"), y = members.value("y")
         if let list = members.value("points") {
-            guard x == nil && y == nil else { throw members.error("give either \"x\" and \"y\" or \"points\", not both") }
-            guard let array = list.arrayValue else { throw members.error("\"points\" must be an array of {\"x\":…,\"y\":…} objects") }
+            guard x == nil && y == nil else { throw members.error(.conflictingGroups(["x", "y"], ["points"])) }
+            guard let array = list.arrayValue else { throw members.error(IdentifyCommandError.pointsNotAnArray) }
             guard !array.isEmpty, array.count <= Self.maximumPoints else {
-                throw members.error("\"points\" must hold 1 to \(Self.maximumPoints) points, not \(array.count)")
+                throw members.error(.countOutOfRange(member: "points", range: 1...Self.maximumPoints, count: array.count))
             }
             var points: [IdentifyPoint] = []
             points.reserveCapacity(array.count)
             for (index, element) in array.enumerated() {
-                guard let object = element.objectValue else { throw members.error("points[\(index)] must be an object {\"x\":…,\"y\":…}") }
-                do { points.append(try IdentifyPoint(object: object)) } catch { throw members.error("points[\(index)]: \(error.description)") }
+                guard let object = element.objectValue else { throw members.error(.elementNotAnObject(member: "points", index: index, expected: #"{"x":…,"y":…}"#)) }
+                do throws(IdentifyPointError) { points.append(try IdentifyPoint(object: object)) } catch {
+                    throw members.error(IdentifyCommandError.pointAt(index: index, error))
+                }
             }
             self.points = points
         } else {
-            guard let x, let y else { throw members.error("give the point as \"x\" and \"y\" (or several as \"points\")") }
-            do {
+            guard let x, let y else { throw members.error(IdentifyCommandError.noPoint) }
+            do throws(IdentifyPointError) {
                 points = [IdentifyPoint(x: try IdentifyPoint.coordinate(x, "x"), y: try IdentifyPoint.coordinate(y, "y"))]
             } catch {
-                throw members.error(error.description)
+                throw members.error(IdentifyCommandError.point(error))
             }
         }
     }

@@ -44,7 +44,7 @@ public struct QueryObservationsCommand: ControlCommand {
         self.request = request
         if let url = try members.string("layer") {
             guard request.timeField == nil, request.trackIDs == nil else {
-                throw members.error("\"timeField\" and \"trackIds\" apply to the store, not to a layer (its time is its own timeInfo)")
+                throw members.error(QueryCommandError.storeMembersWithLayer)
             }
             layer = (url, try Self.layerQuery(request, members: members))
         } else {
@@ -58,7 +58,9 @@ public struct QueryObservationsCommand: ControlCommand {
                                  geometry: request.envelope, outFields: request.outFields, returnCountOnly: request.countOnly)
         query.resultRecordCount = request.limit
         if let orderBy = request.orderBy {
-            do { query.orderBy = try OrderByField.parseList(orderBy, parameter: "orderBy") } catch { throw members.error(error.description) }
+            do throws(FeatureQueryError) { query.orderBy = try OrderByField.parseList(orderBy, parameter: "orderBy") } catch {
+                throw members.error(QueryCommandError.orderBy(error))
+            }
         }
         return query
     }

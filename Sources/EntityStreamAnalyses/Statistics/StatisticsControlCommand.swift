@@ -51,10 +51,12 @@ public struct StatisticsControlCommand: ControlCommand {
         let groupBy = try members.names("groupBy") ?? []
         var orderBy: [StatisticsOrdering] = []
         for term in try members.names("orderBy") ?? [] {
-            do { orderBy.append(try StatisticsOrdering(parsing: term)) } catch { throw members.error("orderBy: \(error.description)") }
+            do throws(StatisticsError) { orderBy.append(try StatisticsOrdering(parsing: term)) } catch {
+                throw members.error(StatisticsCommandError.orderBy(error))
+            }
         }
         let request = StatisticsRequest(statistics: statistics, groupBy: groupBy, orderBy: orderBy, having: try members.string("having"))
-        do { try request.check() } catch { throw members.error(error.description) }
+        do throws(StatisticsError) { try request.check() } catch { throw members.error(StatisticsCommandError.request(error)) }
         self.request = request
 
         var selection = QueryObservationsRequest()
@@ -72,12 +74,12 @@ public struct StatisticsControlCommand: ControlCommand {
         let of = try members.string("of")
         if layerURL != nil {
             guard of == nil, selection.timeField == nil, selection.trackIDs == nil else {
-                throw members.error("\"of\", \"timeField\" and \"trackIds\" apply to the store, not to a layer (it computes over its own rows and time)")
+                throw members.error(StatisticsCommandError.storeMembersWithLayer)
             }
             rows = .observations
         } else if let of {
             guard let parsed = StoreStatisticsJob.Rows(rawValue: of) else {
-                throw members.error("\"of\" must be \"entities\" (the latest observation of each entity) or \"observations\" (every retained one), not '\(of)'")
+                throw members.error(StatisticsCommandError.unknownRows(of))
             }
             rows = parsed
         } else {
@@ -88,39 +90,40 @@ public struct StatisticsControlCommand: ControlCommand {
     /// The `statistics` member: objects `{"type","field","alias"}` or `TYPE:FIELD[:ALIAS]` strings.
     static func statistics(_ members: CommandMembers) throws(ControlCommandError) -> [EntityStreamStatistics.StatisticDefinition] {
         guard let value = members.value("statistics") else {
-            throw members.error("\"statistics\" is required: a list such as [{\"type\":\"avg\",\"field\":\"speed\"}] or [\"count:*\"]")
+            throw members.error(StatisticsCommandError.missingStatistics)
         }
         guard let items = value.arrayValue, !items.isEmpty else {
-            throw members.error("\"statistics\" must be a non-empty array of {\"type\",\"field\",\"alias\"} objects or \"TYPE:FIELD[:ALIAS]\" strings")
+            throw members.error(StatisticsCommandError.statisticsNotAList)
         }
         guard items.count <= StatisticsLimits.maximumStatistics else {
-            throw members.error("\"statistics\" lists more than \(StatisticsLimits.maximumStatistics) statistics")
+            throw members.error(.tooMany(member: "statistics", maximum: StatisticsLimits.maximumStatistics))
         }
         var definitions: [EntityStreamStatistics.StatisticDefinition] = []
         for (index, item) in items.enumerated() {
-            let place = "statistics[\(index)]"
             if let spec = item.stringValue {
-                do { definitions.append(try EntityStreamStatistics.StatisticDefinition(parsing: spec)) } catch { throw members.error("\(place): \(error.description)") }
+                do throws(StatisticsError) { definitions.append(try EntityStreamStatistics.StatisticDefinition(parsing: spec)) } catch {
+                    throw members.error(StatisticsCommandError.definition(index: index, error))
+                }
                 continue
             }
             guard let object = item.objectValue else {
-                throw members.error("\(place) must be an object {\"type\",\"field\",\"alias\"} or a \"TYPE:FIELD[:ALIAS]\" string")
+                throw members.error(.elementNotAnObject(member: "statistics", index: index, expected: #"{"type","field","alias"} or a "TYPE:FIELD[:ALIAS]" string"#))
             }
             if let unknown = object.keys.first(where: { !["type", "field", "alias"].contains($0) }) {
-                throw members.error("\(place): unknown member '\(unknown)' (expected type, field, alias)")
+                throw members.error(StatisticsCommandError.definitionMember(index: index, unknown: unknown))
             }
-            guard let typeName = object["type"]?.stringValue else { throw members.error("\(place).type must be a string (count, sum, min, max, avg, stddev or var)") }
-            guard let type = StatisticType(restName: typeName) else { throw members.error("\(place).type: \(StatisticsError.unknownStatisticType(typeName).description)") }
+            guard let typeName = object["type"]?.stringValue else { throw members.error(StatisticsCommandError.typeNotAString(index: index)) }
+            guard let type = StatisticType(restName: typeName) else { throw members.error(StatisticsCommandError.unknownType(index: index, name: typeName)) }
             guard let field = object["field"]?.stringValue?.trimmingSpaces, !field.isEmpty else {
-                throw members.error("\(place).field must be a field name (or \"*\" with count)")
+                throw members.error(StatisticsCommandError.missingField(index: index))
             }
             var alias: String?
             switch object["alias"] {
             case nil, .null?: break
             case .string(let text)?:
-                guard !text.trimmingSpaces.isEmpty else { throw members.error("\(place).alias is empty") }
+                guard !text.trimmingSpaces.isEmpty else { throw members.error(StatisticsCommandError.emptyAlias(index: index)) }
                 alias = text.trimmingSpaces
-            default: throw members.error("\(place).alias must be a string")
+            default: throw members.error(StatisticsCommandError.aliasNotAString(index: index))
             }
             definitions.append(EntityStreamStatistics.StatisticDefinition(field: field, type: type, alias: alias))
         }

@@ -199,8 +199,6 @@ struct ConsumeRun: SessionSource, ControlTarget {
         return outcome
     }
 
-    func streamStatus() async -> StreamStatus { .consuming }
-
     /// What `serve` says of the stream: the JetStream stream it reads.
     func streamFacts() async -> SourceStreamFacts {
         SourceStreamFacts(description: "JetStream stream \(consumer.connection.address.description)", spatialReference: nil)

@@ -34,10 +34,6 @@ struct LiveSource: SessionSource, ControlTarget {
         await connection.setFilter(filter)
     }
 
-    func streamStatus() async -> StreamStatus {
-        .connection(await connection.status)
-    }
-
     func sourceStatus() async -> any SourceStatus {
         LiveSourceStatus(connection: await connection.status, attempt: await connection.attempt,
                          service: ServiceURLs.redacted(connection.serviceURL), lastError: await connection.lastError,

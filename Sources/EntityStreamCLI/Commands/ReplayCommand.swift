@@ -154,7 +154,7 @@ extension ReplayCommand {
             let track = try CSVTrackRecording(csv: String(decoding: bytes, as: UTF8.self), mapping: mapping)
             recorded = try track.recordedStream(trackIDField: stream.trackIDField)
         } catch {
-            throw .invalidCSVTrack(path: name, reason: "\(error)")
+            throw .csvTrack(path: name, error)
         }
         return try ReplaySource.prepare(stream: recorded, path: name, filter: stream.filter, pacing: pacing, loop: loop)
     }
@@ -199,7 +199,7 @@ struct ReplayRun: SessionSource, ControlTarget {
 
     func setFilter(_ filter: StreamFilter) async -> FilterOutcome {
         if let problem = source.problem(with: filter) {
-            let outcome = FilterOutcome(result: .rejected, requested: filter, error: problem)
+            let outcome = FilterOutcome(result: .rejected, requested: filter, error: problem.description)
             await pipeline.publish(StreamEvent(time: pipeline.clock.now(), payload: .filter(outcome)))
             return outcome
         }
@@ -209,10 +209,8 @@ struct ReplayRun: SessionSource, ControlTarget {
         return outcome
     }
 
-    func streamStatus() async -> StreamStatus { ended.isSet ? .ended : .replaying }
-
     func sourceStatus() async -> any SourceStatus {
-        ReplaySourceStatus(status: await streamStatus(), file: source.path, layout: source.layout)
+        ReplaySourceStatus(status: ended.isSet ? .ended : .replaying, file: source.path, layout: source.layout)
     }
 }
 

@@ -88,7 +88,7 @@ struct StreamSession {
                                              durationElapsed: .durationElapsed, clock: clock)
         let hold = holdAfterSourceEnds
         let target = source.controlTarget
-        var environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.streamStatus() }, clock: clock,
+        var environment = AnalysisEnvironment(store: pipeline.store, streamStatus: { await target.sourceStatus().status }, clock: clock,
                                               remote: remote)
         environment[SessionRasters.self] = rasters
         let runtime = AnalysisRuntime(environment: environment) { await pipeline.publish($0) }

@@ -24,9 +24,9 @@ public struct CommandMembers: Sendable {
         ControlCommandError(id: id, command: command, problem: problem)
     }
 
-    /// An error about this command for a rule particular to it, in its words.
-    public func error(_ message: String) -> ControlCommandError {
-        error(.rejected(message))
+    /// An error about this command for a rule particular to it, as its own error's case.
+    public func error(_ rule: some CommandRuleError) -> ControlCommandError {
+        error(.command(CommandRule(rule)))
     }
 
     /// The member's value, nil when absent or null.

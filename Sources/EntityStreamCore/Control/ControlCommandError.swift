@@ -83,8 +83,16 @@ public struct ControlCommandError: Error, Sendable, Hashable, CustomStringConver
         case missingJob
         /// A `job` that is neither a string nor a number.
         case invalidJob
-        /// A rule particular to one command (the analyses' commands), in its words.
-        case rejected(String)
+        /// Groups of members of which one may be given, both given (`"x"` and `"y"` or `"points"`).
+        case conflictingGroups([String], [String])
+        /// A list member holding a number of elements outside `range` (`count`).
+        case countOutOfRange(member: String, range: ClosedRange<Int>, count: Int)
+        /// A list member holding more than `maximum` elements.
+        case tooMany(member: String, maximum: Int)
+        /// An element of a list member that is not an object of the shape `expected` spells.
+        case elementNotAnObject(member: String, index: Int, expected: String)
+        /// A rule particular to one command: the analysis's own error enum, by case.
+        case command(CommandRule)
 
         public var description: String {
             switch self {
@@ -119,8 +127,24 @@ public struct ControlCommandError: Error, Sendable, Hashable, CustomStringConver
             case .observationsNotACount: return "\"observations\" must be a count (-1 for all)"
             case .missingJob: return "missing \"job\" (the id of the analysis to cancel)"
             case .invalidJob: return "\"job\" must be the string or number id of an analysis"
-            case .rejected(let text): return text
+            case .conflictingGroups(let first, let second):
+                func spelled(_ names: [String]) -> String { names.map { "\"\($0)\"" }.joined(separator: " and ") }
+                return "give either \(spelled(first)) or \(spelled(second)), not both"
+            case .countOutOfRange(let member, let range, let count):
+                return "\"\(member)\" must hold \(range.lowerBound) to \(range.upperBound) \(member), not \(count)"
+            case .tooMany(let member, let maximum): return "\"\(member)\" lists more than \(maximum) \(member)"
+            case .elementNotAnObject(let member, let index, let expected): return "\(member)[\(index)] must be an object \(expected)"
+            case .command(let rule): return rule.description
             }
         }
     }
 }
+
+/// A command's own error enum, for the rules particular to that command (an
+/// analysis's members): it names what is wrong by case and says it in words.
+public protocol CommandRuleError: TypedError {}
+
+/// One ``CommandRuleError``, held by ``ControlCommandError/Problem/command(_:)``
+/// so that Core need not know the analyses' types (``AnyTypedError/error`` is
+/// the error as thrown).
+public typealias CommandRule = AnyTypedError

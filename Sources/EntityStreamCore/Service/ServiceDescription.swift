@@ -56,10 +56,7 @@ public struct ServiceDescription: Sendable, Hashable {
 
     /// A description already parsed (e.g. the one a recording holds).
     public init(object: JSONObject) throws(ServiceDescriptionError) {
-        if let error = object["error"], !error.isNull {
-            throw .arcGISError(code: error["code"]?.intValue.map(Int.init), message: error["message"]?.stringValue ?? "no message",
-                               details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        }
+        if let error = ArcGISError(json: .object(object)) { throw .arcGISError(error) }
         raw = object
         currentVersion = object["currentVersion"].flatMap { $0.stringValue ?? $0.doubleValue.map { String($0) } }
         serviceDescription = object["description"]?.stringValue

@@ -1,9 +1,11 @@
+import EntityStreamModel
+
 /// Why a service description could not be used.
 public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The answer was not JSON (an HTML login page, a proxy error, …).
     case notJSON(detail: String, excerpt: String)
     /// ArcGIS answered with its error object (e.g. 498 invalid token, 499 token required).
-    case arcGISError(code: Int?, message: String, details: [String])
+    case arcGISError(ArcGISError)
     /// The description has no usable `streamUrls`.
     case missingStreamURLs
     /// Neither the service nor the user named a track-id field.
@@ -19,9 +21,8 @@ public enum ServiceDescriptionError: Error, Sendable, Hashable, CustomStringConv
         switch self {
         case .notJSON(let detail, let excerpt):
             return "the service description is not JSON (\(detail)); the server said: \(excerpt)"
-        case .arcGISError(let code, let message, let details):
-            let codeText = code.map { " \($0)" } ?? ""
-            return "the service answered with ArcGIS error\(codeText): \(message)" + (details.isEmpty ? "" : " (\(details.joined(separator: "; ")))")
+        case .arcGISError(let error):
+            return "the service answered with \(error.description)"
         case .missingStreamURLs:
             return "the service description has no WebSocket ('ws') entry with URLs in 'streamUrls'; is this a StreamServer URL?"
         case .noTrackIDField(let available):

@@ -9,8 +9,16 @@ import EntityStreamModel
 /// `integer` when every value is an integer within 32 bits, `bigInteger`
 /// within 64; `double` when every value is a number; else `string` (also
 /// when there is no value at all). A value type; one pass with ``observe(_:)``.
+///
+/// It also keeps the earliest and latest instant of the values while every
+/// one converts to a date (``dateBounds``): the time extent a table would
+/// find in the field if it were a time field, without reading the file again.
 struct AttributeTypeInference: Sendable {
     private var sawValue = false
+    /// Every value so far converts to a date (``convert(_:to:)`` with `.date`).
+    private(set) var convertsToDates = true
+    /// The earliest and latest of those dates, in epoch milliseconds (nil: none yet).
+    private(set) var dateBounds: (earliest: Int64, latest: Int64)?
     private var allBooleans = true
     private var allDates = true
     private var allDateTexts = true
@@ -24,18 +32,36 @@ struct AttributeTypeInference: Sendable {
             return
         case .bool:
             allDates = false; allDateTexts = false; allIntegers = false; allNumbers = false
+            convertsToDates = false
         case .int(let i):
             allBooleans = false; allDates = false; allDateTexts = false
             if i < Int64(Int32.min) || i > Int64(Int32.max) { fitsInt32 = false }
-        case .double:
+            noteDate(i)
+        case .double(let d):
             allBooleans = false; allDates = false; allDateTexts = false; allIntegers = false
-        case .date:
+            if convertsToDates {
+                if d.isFinite, d == d.rounded(), let ms = Int64(exactly: d) { noteDate(ms) } else { convertsToDates = false }
+            }
+        case .date(let ms):
             allBooleans = false; allDateTexts = false; allIntegers = false; allNumbers = false
+            noteDate(ms)
         case .string(let text):
             allBooleans = false; allDates = false; allIntegers = false; allNumbers = false
-            if allDateTexts, CSVTime.milliseconds(text: CSVNumber.trim(text)) == nil { allDateTexts = false }
+            if allDateTexts || convertsToDates {
+                if let ms = CSVTime.milliseconds(text: CSVNumber.trim(text)) {
+                    noteDate(ms)
+                } else {
+                    allDateTexts = false
+                    convertsToDates = false
+                }
+            }
         }
         sawValue = true
+    }
+
+    private mutating func noteDate(_ ms: Int64) {
+        guard convertsToDates else { return }
+        dateBounds = (Swift.min(dateBounds?.earliest ?? ms, ms), Swift.max(dateBounds?.latest ?? ms, ms))
     }
 
     /// Adds what `other` observed (of values that follow these): the
@@ -49,6 +75,12 @@ struct AttributeTypeInference: Sendable {
         allIntegers = allIntegers && other.allIntegers
         fitsInt32 = fitsInt32 && other.fitsInt32
         allNumbers = allNumbers && other.allNumbers
+        convertsToDates = convertsToDates && other.convertsToDates
+        if !convertsToDates {
+            dateBounds = nil
+        } else if let later = other.dateBounds {
+            dateBounds = (Swift.min(dateBounds?.earliest ?? later.earliest, later.earliest), Swift.max(dateBounds?.latest ?? later.latest, later.latest))
+        }
     }
 
     var fieldType: FieldType {

@@ -62,8 +62,8 @@ package enum EsriFeatureLoader {
                 throw FeatureLoadError(file: file, line: lineNumber(of: range.lowerBound, in: bytes), .invalidMember(key: key, error))
             }
         }
-        if let error = try member("error"), !error.isNull {
-            throw FeatureLoadError(file: file, .arcGISError(error))
+        if let error = try member("error"), let answer = ArcGISError(json: .object(JSONObject([("error", error)]))) {
+            throw FeatureLoadError(file: file, .arcGISError(answer))
         }
         var declared = Declared()
         let fieldsMember = try member("fields")
@@ -177,6 +177,17 @@ package enum EsriFeatureLoader {
         var firstWKID: Int?
         package var rows = 0
         var report: FeatureLoadReport
+        /// The points' x and y ranges as given (NaN left out).
+        var pointBounds: (xmin: Double, ymin: Double, xmax: Double, ymax: Double)?
+        /// The references the points name (nil: none), up to two: a second means they differ.
+        var pointWKIDs: [Int?] = []
+
+        mutating func notePoint(_ point: Point) {
+            if pointWKIDs.count < 2, !pointWKIDs.contains(point.wkid) { pointWKIDs.append(point.wkid) }
+            guard !point.x.isNaN, !point.y.isNaN else { return }
+            let (x, y) = (point.x, point.y)
+            pointBounds = pointBounds.map { (min($0.xmin, x), min($0.ymin, y), max($0.xmax, x), max($0.ymax, y)) } ?? (x, y, x, y)
+        }
 
         package init(format: FeatureFileFormat) { report = FeatureLoadReport(format: format) }
 
@@ -195,6 +206,11 @@ package enum EsriFeatureLoader {
             }
             sawGeometry = sawGeometry || later.sawGeometry
             if firstWKID == nil { firstWKID = later.firstWKID }
+            for wkid in later.pointWKIDs where pointWKIDs.count < 2 && !pointWKIDs.contains(wkid) { pointWKIDs.append(wkid) }
+            if let bounds = later.pointBounds {
+                pointBounds = pointBounds.map { (min($0.xmin, bounds.xmin), min($0.ymin, bounds.ymin), max($0.xmax, bounds.xmax), max($0.ymax, bounds.ymax)) }
+                    ?? bounds
+            }
             rows += later.rows
             report.merge(skipped: later.report, lineOffset: lineOffset)
         }
@@ -225,6 +241,31 @@ package enum EsriFeatureLoader {
             report = evidence.report
             report.notes = plan.notes
             self.lenient = lenient
+        }
+
+        /// What a scan's tables of the whole file would say of it (rows, extent, time extent), from the
+        /// ``Evidence`` alone, when that pass could not have failed and its tables hold the values as
+        /// given: no declared fields (a recording's), object ids assigned in file order, every point in
+        /// the layer's reference already, every value of the time fields a date. Nil otherwise: read the rows.
+        package func index(_ evidence: Evidence, declared: Declared) -> FeatureFileIndex? {
+            guard declared.fields.isEmpty, plan.assignsObjectIDs else { return nil }
+            if geometryType == .point {
+                let target = SpatialReference(code: wkid)
+                for given in evidence.pointWKIDs where SpatialReference(code: given).map({ $0 != target }) ?? false { return nil }
+            }
+            var earliest: Int64?, latest: Int64?
+            for final in [plan.startTimeFieldIndex, plan.endTimeFieldIndex].compactMap({ $0 }) {
+                let source = final - plan.shift
+                guard source < evidence.inference.count else { continue }   // never given a value: null
+                let inference = evidence.inference[source]
+                guard inference.convertsToDates else { return nil }
+                guard let bounds = inference.dateBounds else { continue }
+                earliest = min(earliest ?? bounds.earliest, bounds.earliest)
+                latest = max(latest ?? bounds.latest, bounds.latest)
+            }
+            let extent = geometryType == .point ? evidence.pointBounds.map { Envelope(xmin: $0.xmin, ymin: $0.ymin, xmax: $0.xmax, ymax: $0.ymax, wkid: wkid) } : nil
+            let timeExtent = earliest.flatMap { start in latest.flatMap { try? TimeExtent(start: start, end: $0) } }
+            return FeatureFileIndex(rows: evidence.rows, extent: extent, timeExtent: timeExtent)
         }
 
         /// An empty table of this layout.
@@ -287,6 +328,7 @@ package enum EsriFeatureLoader {
                     if let point = observation.geometry {
                         evidence.sawGeometry = true
                         if evidence.firstWKID == nil { evidence.firstWKID = point.wkid }
+                        evidence.notePoint(point)
                     }
                 case .nonPointGeometry(let kind, _):
                     guard lenient else {

@@ -62,6 +62,9 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
         case system(FileOperation, errno: Int32)
         /// The path is not a regular file.
         case notRegularFile
+        /// The file ended at `size` bytes while it was read, where the read was planned to `expected`
+        /// (it was cut or replaced): the rows after it were not read.
+        case shrank(size: Int, expected: Int)
         /// The file is larger than `limit` bytes.
         case fileTooLarge(size: Int, limit: Int)
         /// A one-document file (array, FeatureSet, GeoJSON) larger than `limit`, which only a line format can stream.
@@ -105,7 +108,7 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
         /// A FeatureSet member (its key) does not parse.
         case invalidMember(key: String, JSONError)
         /// The file is an ArcGIS error answer (its `error` member).
-        case arcGISError(JSONValue)
+        case arcGISError(ArcGISError)
         /// The FeatureSet's `fields` are malformed.
         case fields(FeatureFormatError)
         /// The FeatureSet's geometryType is not esriGeometryPoint.
@@ -167,6 +170,8 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
             case .cancelled: return "loading was cancelled"
             case .system(let operation, let code): return "cannot \(operation.words): \(String(cString: strerror(code)))"
             case .notRegularFile: return "not a regular file"
+            case .shrank(let size, let expected):
+                return "the file shrank to \(size) bytes while it was read (the read was planned to \(expected) bytes); its rows after that were not read"
             case .fileTooLarge(let size, let limit): return "the file has \(size) bytes, more than the limit of \(limit)"
             case .documentTooLarge(let size, let format, let limit): return Self.tooLarge(size: size, format: format, limit: limit)
             case .binary(let kind): return "not a CSV or JSON file: \(kind) (feature files are text: CSV, Esri JSON, GeoJSON or a recording)"
@@ -189,8 +194,7 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
             case .invalidArray(let error): return "the JSON array is invalid: \(error.message)"
             case .invalidFeatureSet(let error): return "the FeatureSet is not valid JSON: \(error.message)"
             case .invalidMember(let key, let error): return "'\(key)': \(error)"
-            case .arcGISError(let error):
-                return "the file holds an ArcGIS error, not features: \(ArcGISError(json: .object(JSONObject([("error", error)])))?.description ?? "\(error)")"
+            case .arcGISError(let error): return "the file holds an ArcGIS error, not features: \(error.description)"
             case .fields(let error): return error.description
             case .notPointLayer(let type): return "only point layers can be loaded; the FeatureSet's geometryType is \(type)"
             case .featureSetWithoutFeatures: return "the FeatureSet has no 'features' array"

@@ -64,7 +64,7 @@ public enum FeatureSetReader {
         }
         let fields: [Field]
         let fieldsValue = try value("fields")
-        do throws(FeatureFormatError) { fields = try Field.esriFields(fieldsValue) } catch { throw .invalid(error.description) }
+        do throws(FeatureFormatError) { fields = try Field.esriFields(fieldsValue) } catch { throw .fields(error) }
         let reference = try value("spatialReference")
         let wkid = SpatialReference.code(ofJSON: reference)
         let ranges: [Range<Int>]
@@ -174,10 +174,13 @@ public enum FeatureSetReadError: Error, Sendable, Hashable, CustomStringConverti
     /// The body ends in the middle of its JSON, after this many bytes.
     case truncated(bytes: Int)
     case invalid(String)
+    /// A FeatureSet whose `fields` are malformed.
+    case fields(FeatureFormatError)
 
     public var description: String {
         switch self {
         case .arcGIS(let error): return error.description
+        case .fields(let error): return "unexpected response: \(error.description)"
         case .notJSON(let detail, let excerpt): return "not JSON (\(detail)): \(excerpt)"
         case .truncated(let bytes): return "the response was truncated: its JSON stops after \(bytes) bytes"
         case .invalid(let detail): return "unexpected response: \(detail)"

@@ -151,7 +151,7 @@ public struct LayerDescription: Sendable, Hashable {
             throw .notALayer("the description has no 'fields' (is this a feature layer or table URL?)")
         }
         let fields: [Field]
-        do { fields = try Field.esriFields(object["fields"]) } catch { throw .invalid(error.description) }
+        do throws(FeatureFormatError) { fields = try Field.esriFields(object["fields"]) } catch { throw .fields(error) }
         let extent: Envelope? = object["extent"].flatMap { try? StreamFilter.parseEnvelope(json: $0) }
         let reference = object["sourceSpatialReference"] ?? object["extent"]?["spatialReference"] ?? object["spatialReference"]
         let wkid = SpatialReference.code(ofJSON: reference)
@@ -265,15 +265,15 @@ public enum LayerDescriptionError: Error, Sendable, Hashable, CustomStringConver
     case notJSON(String)
     /// JSON, but not a layer or table (a service root, a stream service, …).
     case notALayer(String)
-    /// A layer description with a malformed member.
-    case invalid(String)
+    /// A layer description whose `fields` are malformed.
+    case fields(FeatureFormatError)
 
     public var description: String {
         switch self {
         case .arcGIS(let error): return error.description
         case .notJSON(let detail): return "the layer description is not JSON (\(detail))"
         case .notALayer(let detail): return "not a feature layer: \(detail)"
-        case .invalid(let detail): return "the layer description is malformed: \(detail)"
+        case .fields(let error): return "the layer description is malformed: \(error.description)"
         }
     }
 }

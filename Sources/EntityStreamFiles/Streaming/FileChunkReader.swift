@@ -157,7 +157,11 @@ public struct CSVRecordSplitter: RecordSplitter {
 /// unfinished record between reads: what lets an analysis read a file of any
 /// size in bounded memory. A record longer than ``maximumRecordBytes``
 /// throws ``FeatureLoadError`` naming its offset rather than growing without
-/// bound. Blocking I/O: call it from a thread that may block. Not thread-safe.
+/// bound. A file that ends before the range read (it was cut or replaced by
+/// a shorter one, before or during the read) throws
+/// ``FeatureLoadError/Reason/shrank(size:expected:)`` rather than giving
+/// fewer records; one that grows is read to the range's end (by default its
+/// size when opened). Blocking I/O: call it from a thread that may block. Not thread-safe.
 public final class FileChunkReader {
     public let path: String
     public let chunkSize: Int
@@ -172,8 +176,10 @@ public final class FileChunkReader {
     private var nextIndex = 0
     private var finished = false
 
-    /// Opens `path` to read `range` (default: the whole file) in chunks.
-    /// `start` must be a record boundary (0, or the end of an earlier chunk).
+    /// Opens `path` to read `start..<end` (default: the whole file as it is now) in chunks.
+    /// `start` must be a record boundary (0, or the end of an earlier chunk); an `end`
+    /// beyond the file's size (a file shorter than when the read was planned) throws
+    /// ``FeatureLoadError/Reason/shrank(size:expected:)``.
     public init(path: String, splitter: any RecordSplitter, chunkSize: Int, maximumRecordBytes: Int = 64 << 20,
                 start: Int = 0, end: Int? = nil) throws(FeatureLoadError) {
         func failure(_ operation: FeatureLoadError.FileOperation) -> FeatureLoadError {
@@ -197,8 +203,12 @@ public final class FileChunkReader {
         self.chunkSize = max(1, chunkSize)
         self.maximumRecordBytes = max(self.chunkSize, maximumRecordBytes)
         fileSize = Int(status.st_size)
+        if let end, end > fileSize {
+            close(descriptor)
+            throw FeatureLoadError(file: path, .shrank(size: fileSize, expected: end))
+        }
         position = min(max(0, start), fileSize)
-        self.end = min(end ?? fileSize, fileSize)
+        self.end = end ?? fileSize
         #if os(Linux)
         _ = posix_fadvise(descriptor, off_t(position), 0, POSIX_FADV_SEQUENTIAL)
         #endif
@@ -222,7 +232,10 @@ public final class FileChunkReader {
                 buffer.reserveCapacity(before + wanted)
                 let count = try readAppending(&buffer, count: wanted)
                 position += count
-                if count < wanted { position = end }   // the file shrank: end here
+                if count < wanted {
+                    finished = true
+                    throw FeatureLoadError(file: path, .shrank(size: position, expected: end))
+                }
             }
             if position >= end {
                 finished = true

@@ -38,6 +38,9 @@ public protocol FeatureFileScan: AnyObject, Sendable {
     func scanSettlingLayout<Partial: Sendable>(neededFields: Set<Int>?, workers: Int,
                                                process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                                consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome
+    /// What the whole file holds (rows, extent, time extent), when opening it learned that
+    /// exactly, so that no pass is needed for it; nil otherwise (CSV: opening reads the header only).
+    var indexAtOpen: FeatureFileIndex? { get }
     /// A table of no rows with the scan's layout: what a caller compiles its filters against.
     func emptyTable() throws(FeatureLoadError) -> FeatureTable
     /// Settles the layout of the columns a later scan with `neededFields`
@@ -46,6 +49,8 @@ public protocol FeatureFileScan: AnyObject, Sendable {
 }
 
 extension FeatureFileScan {
+    public var indexAtOpen: FeatureFileIndex? { nil }
+
     public func scan<Partial: Sendable>(neededFields: Set<Int>? = nil, filter: FeatureRowFilter? = nil, readsGeometry: Bool = true,
                                         process: @escaping @Sendable (FeatureTable) throws -> Partial,
                                         consume: (Partial) async throws -> Void) async throws -> CSVFileScan.Outcome {
@@ -143,6 +148,9 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     private let tableName: String
     /// The rows the file held when opened (the layout pass's count).
     public let rows: Int
+    /// The file's rows, extent and time extent as the layout pass found them, when they are
+    /// exactly what a scan's tables give (Esri JSON lines; see `EsriFeatureLoader.Layout.index`).
+    public let indexAtOpen: FeatureFileIndex?
 
     /// The largest prefix looked at to tell the format.
     static let sniffBytes = 1 << 20
@@ -179,7 +187,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
     /// Opens `path` for streaming when it is Esri JSON lines, a GeoJSON
     /// sequence or a recording with a header (by ``FeatureLoadOptions/format``
     /// or its text); nil for any other format. Reads the whole file once
-    /// to decide the layout.
+    /// to decide the layout (and, for Esri JSON lines, ``indexAtOpen``).
     /// - Throws: ``FeatureLoadError`` for a file that cannot be read, or
     ///   its first bad record (with its line); `CancellationError`.
     public static func open(path: String, options: FeatureLoadOptions = FeatureLoadOptions(),
@@ -240,20 +248,24 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
         }
         let layout: Layout
         let rows: Int
+        var index: FeatureFileIndex?
         switch kind {
         case .esri(let declared, let lenient, _, _):
-            layout = .esri(try EsriFeatureLoader.Layout(evidence: esri, declared: declared, lenient: lenient, file: path, mapping: options.mapping))
+            let esriLayout = try EsriFeatureLoader.Layout(evidence: esri, declared: declared, lenient: lenient, file: path, mapping: options.mapping)
+            layout = .esri(esriLayout)
             rows = esri.rows
+            index = esriLayout.index(esri, declared: declared)
         case .geoJSON:
             layout = .geoJSON(try GeoJSONFeatureLoader.Layout(evidence: geoJSON, format: format, file: path, mapping: options.mapping))
             rows = geoJSON.rows
         }
         return JSONLinesFileScan(path: path, chunkSize: chunkSize, fileSize: reader.fileSize, format: format, kind: kind,
-                                 layout: layout, tableName: name, rows: rows)
+                                 layout: layout, tableName: name, rows: rows, index: index)
     }
 
     private init(path: String, chunkSize: Int, fileSize: Int, format: FeatureFileFormat, kind: Kind, layout: Layout,
-                 tableName: String, rows: Int) {
+                 tableName: String, rows: Int, index: FeatureFileIndex?) {
+        self.indexAtOpen = index
         self.path = path
         self.chunkSize = chunkSize
         self.fileSize = fileSize

@@ -22,7 +22,7 @@ public struct GPJobConversation: Sendable {
         /// GET `jobs/<id>`; then ``received(_:at:cancelRequested:)`` or ``requestFailed(_:at:cancelRequested:)``.
         case poll(jobID: String)
         /// POST `jobs/<id>/cancel`; then ``received(_:at:cancelRequested:)`` with its answer, or
-        /// ``requestFailed(_:at:cancelRequested:)`` (the reason prefixed `cancel: `).
+        /// ``requestFailed(_:at:cancelRequested:)`` (a ``GPRequestFailure/cancel(_:)``).
         case sendCancel(jobID: String)
         /// GET `jobs/<id>/results/<name>`, deliver its features, then ``fetched(_:name:at:cancelRequested:)``.
         case fetchResult(jobID: String, name: String)
@@ -39,7 +39,7 @@ public struct GPJobConversation: Sendable {
         /// The job ended with another final status; `errors` are its error messages.
         case ended(GPJobStatus, errors: [String])
         /// The client gave up (requests failed, timeout, unconfirmed cancel).
-        case gaveUp(String)
+        case gaveUp(GPJobGiveUp)
         /// The server stopped answering before a final status.
         case noFinalStatus
     }
@@ -58,7 +58,7 @@ public struct GPJobConversation: Sendable {
     private var errorMessages: [String] = []
     private var cancelSent = false
     private var finalStatus: GPJobStatus?
-    private var gaveUp: String?
+    private var gaveUp: GPJobGiveUp?
     private var result: GPJobResult?
     private var ending: Ending?
 
@@ -99,8 +99,8 @@ public struct GPJobConversation: Sendable {
     }
 
     /// A poll or the cancel failed.
-    public mutating func requestFailed(_ reason: String, at now: Int64, cancelRequested: Bool) -> Action {
-        add(poller.requestFailed(reason, at: now))
+    public mutating func requestFailed(_ failure: GPRequestFailure, at now: Int64, cancelRequested: Bool) -> Action {
+        add(poller.requestFailed(failure, at: now))
         return advance(at: now, cancelRequested: cancelRequested)
     }
 

@@ -19,7 +19,7 @@ public struct GPJobPoller: Sendable, Hashable {
         /// Cancel sent (or to be sent once the job id is known).
         case cancelling
         case finished(GPJobStatus)
-        case gaveUp(String)
+        case gaveUp(GPJobGiveUp)
     }
 
     public let policy: GPJobPollPolicy
@@ -73,7 +73,7 @@ public struct GPJobPoller: Sendable, Hashable {
     /// A status response arrived.
     public mutating func received(_ info: GPJobInfo, at now: Int64) -> [GPJobPollAction] {
         guard !isOver, let jobID else { return [] }
-        guard info.jobID == jobID else { return requestFailed("the server answered for job '\(info.jobID)', not '\(jobID)'", at: now) }
+        guard info.jobID == jobID else { return requestFailed(.otherJob(answered: info.jobID, expected: jobID), at: now) }
         consecutiveErrors = 0
         var actions: [GPJobPollAction] = []
         if info.status != status {
@@ -98,13 +98,13 @@ public struct GPJobPoller: Sendable, Hashable {
     }
 
     /// A request (status or cancel) failed: retry with back-off, or give up.
-    public mutating func requestFailed(_ reason: String, at now: Int64) -> [GPJobPollAction] {
+    public mutating func requestFailed(_ failure: GPRequestFailure, at now: Int64) -> [GPJobPollAction] {
         guard !isOver else { return [] }
         consecutiveErrors += 1
         if consecutiveErrors > policy.maximumConsecutiveErrors {
-            return giveUp("\(consecutiveErrors) requests failed in a row; the last: \(reason)")
+            return giveUp(.requestsFailed(count: consecutiveErrors, last: failure))
         }
-        guard jobID != nil else { return giveUp("submitJob failed: \(reason)") }
+        guard jobID != nil else { return giveUp(.submitFailed(failure)) }
         interval = policy.next(after: interval)
         if let expired = expiry(at: now) { return expired }
         return schedule(now: now)
@@ -142,10 +142,10 @@ public struct GPJobPoller: Sendable, Hashable {
     /// unconfirmed cancel gives up after the grace period.
     private mutating func expiry(at now: Int64) -> [GPJobPollAction]? {
         if let cancelRequestedAt, now >= cancelRequestedAt.saturatingAdd(policy.cancelGrace) {
-            return giveUp("the server did not confirm the cancel within \(policy.cancelGrace) ms")
+            return giveUp(.cancelUnconfirmed(graceMilliseconds: policy.cancelGrace))
         }
         if phase == .polling, let submittedAt, let timeout = policy.timeout, now >= submittedAt.saturatingAdd(timeout), let jobID {
-            return [.sendCancel(jobID: jobID)] + giveUp("no result within \(timeout) ms; cancel sent")
+            return [.sendCancel(jobID: jobID)] + giveUp(.timedOut(milliseconds: timeout))
         }
         return nil
     }
@@ -156,7 +156,7 @@ public struct GPJobPoller: Sendable, Hashable {
         return [.finished(status)]
     }
 
-    private mutating func giveUp(_ reason: String) -> [GPJobPollAction] {
+    private mutating func giveUp(_ reason: GPJobGiveUp) -> [GPJobPollAction] {
         phase = .gaveUp(reason)
         nextPollAt = nil
         return [.giveUp(reason)]
@@ -180,5 +180,5 @@ public enum GPJobPollAction: Sendable, Hashable {
     /// The job ended with this status.
     case finished(GPJobStatus)
     /// Stop: the reason says why.
-    case giveUp(String)
+    case giveUp(GPJobGiveUp)
 }

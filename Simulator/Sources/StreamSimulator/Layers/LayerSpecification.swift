@@ -22,7 +22,7 @@ public struct LayerSpecification: Sendable, Hashable {
     }
 
     /// Splits `NAME=VALUE` (the first `=`), checking the name: letters,
-    /// digits, `_` or `-`. Used by `--layer`, `--hotspots`, `--columns`, `--in-sr`, `--file-format`.
+    /// digits, `_` or `-`. Used by `--service`, `--layer`, `--hotspots`, `--columns`, `--in-sr`, `--file-format`.
     public static func split(_ text: String, flag: String, what: String) throws(SimulatorError) -> (name: String, value: String) {
         guard let equals = text.firstIndex(of: "=") else {
             throw .specificationSyntax(flag: flag, what: what, text: text)

@@ -12,7 +12,11 @@ import EntityStreamFiles
 ///
 /// Start-up reads the file once into an ``Index`` (a CSV's layout is
 /// settled in the same pass): its row count, extent and time extent, which the layer's
-/// description reports as a loaded layer's would. Every query then reads
+/// description reports as a loaded layer's would. Esri JSON lines are read
+/// once to open them (their layout needs every record): that pass gives the
+/// index too (``FeatureFileScan/indexAtOpen``), and no other is made unless
+/// it could not (points in another reference, a file's own object ids,
+/// declared fields, time values that are not all dates). Every query then reads
 /// the file again, chunk by chunk, and the query engine answers each
 /// chunk's table (object ids are those of the whole file), keeping only
 /// what the answer needs:
@@ -37,13 +41,15 @@ import EntityStreamFiles
 /// Memory: the scan's chunks in flight plus what is kept (above), whatever
 /// the file's size. Queries run at once: each reads the file on threads of
 /// its own (the CSV layout was settled at start-up, so scans only read).
+///
+/// A query reads the file up to its size at start-up: lines appended since
+/// are not read (they were not indexed). A file cut shorter than that
+/// answers no query with fewer rows: the query fails (HTTP 500 naming the
+/// file, ``FeatureLoadError/Reason/shrank(size:expected:)``), and each such
+/// query is counted (``shrunkReads``) and logged with the count.
 final class StreamedFileLayer: LayerSource, Sendable {
     /// What one streamed pass at start-up learned about the file.
-    struct Index: Sendable, Equatable {
-        var rows = 0
-        var extent: Envelope?
-        var timeExtent: TimeExtent?
-    }
+    typealias Index = FeatureFileIndex
 
     let name: String
     let path: String
@@ -56,37 +62,28 @@ final class StreamedFileLayer: LayerSource, Sendable {
     private let empty: FeatureTable
     /// The most rows any page query has kept at once (what bounds its memory, beside the chunks in flight).
     private let keptHighWater = Atomic<Int>(0)
+    /// Queries that failed because the file had shrunk since start-up.
+    private let shrunkCount = Atomic<Int>(0)
+    private let log: @Sendable (String) -> Void
 
     /// Opens `specification`'s file for streaming when its format streams
     /// (nil otherwise: the caller loads it whole) and reads it once for the
-    /// ``Index``. Throws ``SimulatorError`` with the reader's message (file and line).
+    /// ``Index`` (unless opening it told the index). Throws ``SimulatorError`` with the reader's message (file and line).
     static func open(_ specification: LayerSpecification, maxRecordCount: Int, supportsPagination: Bool,
                      statistics: (any FeatureStatisticsEngine)?, maximumRows: Int = 1_000_000,
-                     chunkSize: Int = CSVFileScan.defaultChunkSize) async throws(SimulatorError) -> StreamedFileLayer? {
+                     chunkSize: Int = CSVFileScan.defaultChunkSize,
+                     log: @escaping @Sendable (String) -> Void = { _ in }) async throws(SimulatorError) -> StreamedFileLayer? {
         var options = specification.options
         options.name = specification.name
         do {
             guard let scan = try await FeatureFileScans.open(path: specification.path, options: options, chunkSize: chunkSize) else { return nil }
-            var index = Index()
-            // Only the object id, time and coordinate columns are converted (the extents need no other).
-            let process: @Sendable (FeatureTable) -> (Int, Envelope?, TimeExtent?) = { table in (table.count, table.extent, table.dataTimeExtent) }
-            func add(_ chunk: (Int, Envelope?, TimeExtent?)) {
-                index.rows += chunk.0
-                index.extent = Self.union(index.extent, chunk.1)
-                index.timeExtent = Self.union(index.timeExtent, chunk.2)
-            }
-            // The same pass settles every column's type, so no later scan changes the layout (and scans may run at
-            // once); when the columns converted had another type than the first chunk's, they are read again.
-            var outcome = try await scan.scanSettlingLayout(neededFields: [], process: process, consume: add)
-            if case .layoutChanged = outcome {
-                index = Index()
-                outcome = try await scan.scan(neededFields: [], process: process, consume: add)
-            }
-            guard case .finished = outcome else { throw SimulatorError.layerChanged(name: specification.name, path: specification.path) }
+            // Opening Esri JSON lines read the file once already, and learned the index when it could.
+            let index: Index
+            if let known = scan.indexAtOpen { index = known } else { index = try await indexReading(scan, specification) }
             return try StreamedFileLayer(name: specification.name, path: specification.path, scan: scan, index: index,
                                          engine: FeatureQueryEngine(maxRecordCount: maxRecordCount, supportsPagination: supportsPagination,
                                                                     statistics: statistics),
-                                         maximumRows: maximumRows)
+                                         maximumRows: maximumRows, log: log)
         } catch let error as SimulatorError {
             throw error
         } catch let error as FeatureLoadError {
@@ -99,9 +96,31 @@ final class StreamedFileLayer: LayerSource, Sendable {
         }
     }
 
+    /// The ``Index`` from one streamed pass over the file, which also settles a CSV's layout.
+    private static func indexReading(_ scan: any FeatureFileScan, _ specification: LayerSpecification) async throws -> Index {
+        var index = Index()
+        // Only the object id, time and coordinate columns are converted (the extents need no other).
+        let process: @Sendable (FeatureTable) -> (Int, Envelope?, TimeExtent?) = { table in (table.count, table.extent, table.dataTimeExtent) }
+        func add(_ chunk: (Int, Envelope?, TimeExtent?)) {
+            index.rows += chunk.0
+            index.extent = Self.union(index.extent, chunk.1)
+            index.timeExtent = Self.union(index.timeExtent, chunk.2)
+        }
+        // The same pass settles every column's type, so no later scan changes the layout (and scans may run at
+        // once); when the columns converted had another type than the first chunk's, they are read again.
+        var outcome = try await scan.scanSettlingLayout(neededFields: [], process: process, consume: add)
+        if case .layoutChanged = outcome {
+            index = Index()
+            outcome = try await scan.scan(neededFields: [], process: process, consume: add)
+        }
+        guard case .finished = outcome else { throw SimulatorError.layerChanged(name: specification.name, path: specification.path) }
+        return index
+    }
+
     private init(name: String, path: String, scan: any FeatureFileScan, index: Index, engine: FeatureQueryEngine,
-                 maximumRows: Int) throws {
+                 maximumRows: Int, log: @escaping @Sendable (String) -> Void) throws {
         self.name = name
+        self.log = log
         self.path = path
         self.scan = scan
         self.index = index
@@ -125,6 +144,9 @@ final class StreamedFileLayer: LayerSource, Sendable {
     /// The most rows a page query has kept at once so far.
     var peakRowsKept: Int { keptHighWater.load(ordering: .relaxed) }
 
+    /// The queries that failed so far because the file was shorter than at start-up.
+    var shrunkReads: Int { shrunkCount.load(ordering: .relaxed) }
+
     private func noteKept(_ count: Int) {
         keptHighWater.max(count, ordering: .relaxed)
     }
@@ -142,8 +164,21 @@ final class StreamedFileLayer: LayerSource, Sendable {
 
     /// Answers `query` by reading the file (see the type's description).
     /// - Throws: ``FeatureQueryError`` for a parameter that cannot be
-    ///   honoured; ``FeatureLoadError`` when the file cannot be read.
+    ///   honoured; ``FeatureLoadError`` when the file cannot be read (one
+    ///   that shrank since start-up counted in ``shrunkReads`` and logged).
     func answer(_ query: FeatureQuery) async throws -> FeatureQueryResult? {
+        do {
+            return try await read(query)
+        } catch let error as FeatureLoadError {
+            if case .shrank = error.reason {
+                let count = shrunkCount.add(1, ordering: .relaxed).newValue
+                log("layer \(name): query failed: \(error) (\(count) \(count == 1 ? "query" : "queries") so far)")
+            }
+            throw error
+        }
+    }
+
+    private func read(_ query: FeatureQuery) async throws -> FeatureQueryResult? {
         var query = query
         if !engine.supportsPagination {
             query.resultOffset = nil

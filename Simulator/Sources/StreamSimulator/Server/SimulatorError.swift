@@ -31,12 +31,6 @@ public enum SimulatorError: Error, Sendable, Hashable, CustomStringConvertible {
     case closeCode(String)
     /// A `--close-code` reason over 123 bytes.
     case closeReasonTooLong
-    /// `--service` without `=` (the text).
-    case serviceSyntax(String)
-    /// A `--service` name with characters other than letters, digits, `_`, `-`.
-    case serviceName(String)
-    /// `--service NAME=` with nothing after it.
-    case serviceWithoutSource(name: String)
     /// `--service NAME=fleet:N` without a count ≥ 1 (`spec`: after the `=`).
     case fleetSize(name: String, spec: String)
     /// `FLAG NAME=VALUE` without `=` (`what`: the value's name, FILE…; `text`: as given).
@@ -117,9 +111,6 @@ public enum SimulatorError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closeCode(let text):
             return "--close-code expects a WebSocket close code 1000–4999 (not 1005/1006/1015), optionally ':reason', not '\(text)'"
         case .closeReasonTooLong: return "--close-code reason is longer than 123 bytes"
-        case .serviceSyntax(let text): return "--service expects NAME=FILE or NAME=fleet:N, not '\(text)'"
-        case .serviceName(let name): return "--service name '\(name)' must be letters, digits, '_' or '-'"
-        case .serviceWithoutSource(let name): return "--service \(name)= needs a file or fleet:N"
         case .fleetSize(let name, let spec): return "--service \(name)=\(spec): fleet needs a vehicle count ≥ 1, e.g. fleet:25"
         case .specificationSyntax(let flag, let what, let text): return "\(flag) expects NAME=\(what), not '\(text)'"
         case .specificationName(let flag, let name): return "\(flag) name '\(name)' must be letters, digits, '_' or '-'"

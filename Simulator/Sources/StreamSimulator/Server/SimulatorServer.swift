@@ -198,7 +198,8 @@ public final class SimulatorServer: Sendable {
         do throws(FeatureLoadError) { size = try FeatureFile.size(path: specification.path) } catch { throw .layerFile(name: specification.name, error) }
         guard size > configuration.layerStreamingThreshold else { return nil }
         return try await StreamedFileLayer.open(specification, maxRecordCount: configuration.maxRecordCount,
-                                                supportsPagination: configuration.layerPagination, statistics: configuration.statisticsEngine)
+                                                supportsPagination: configuration.layerPagination, statistics: configuration.statisticsEngine,
+                                                log: configuration.log)
     }
 
     /// The REST URL of service `name` (what a client connects to).

@@ -18,27 +18,26 @@ public struct ServiceSpecification: Sendable, Hashable {
         self.source = source
     }
 
-    /// Parses a `--service NAME=SPEC` value: `NAME=fleet:N` or `NAME=FILE`
-    /// (CSV files use `csvMapping`). Throws ``SimulatorError`` naming the problem.
-    public static func parse(_ text: String, csvMapping: CSVColumnMapping?, fleet: FleetConfiguration) throws(SimulatorError) -> ServiceSpecification {
-        guard let equals = text.firstIndex(of: "=") else {
-            throw .serviceSyntax(text)
+    /// Parses a `--service NAME=SPEC` value: `NAME=fleet:N` (the fleet
+    /// `fleet` with N vehicles) or `NAME=FILE` (a recording; ``mappingCSV(_:)``
+    /// makes it a CSV of tracks). The name is read as every `NAME=` flag's
+    /// (``LayerSpecification/split(_:flag:what:)``). Throws ``SimulatorError`` naming the problem.
+    public static func parse(_ text: String, fleet: FleetConfiguration) throws(SimulatorError) -> ServiceSpecification {
+        let (name, spec) = try LayerSpecification.split(text, flag: "--service", what: "FILE or fleet:N")
+        guard spec.hasPrefix("fleet:") else { return ServiceSpecification(name: name, source: .recording(path: spec)) }
+        guard let count = Int(spec.dropFirst(6)), count >= 1 else {
+            throw .fleetSize(name: name, spec: spec)
         }
-        let name = String(text[..<equals])
-        let spec = String(text[text.index(after: equals)...])
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-            throw .serviceName(name)
-        }
-        guard !spec.isEmpty else { throw .serviceWithoutSource(name: name) }
-        if spec.hasPrefix("fleet:") {
-            guard let count = Int(spec.dropFirst(6)), count >= 1 else {
-                throw .fleetSize(name: name, spec: spec)
-            }
-            var configuration = fleet
-            configuration.vehicles = count
-            return ServiceSpecification(name: name, source: .fleet(configuration))
-        }
-        return ServiceSpecification(name: name, source: source(forFile: spec, csvMapping: csvMapping))
+        var configuration = fleet
+        configuration.vehicles = count
+        return ServiceSpecification(name: name, source: .fleet(configuration))
+    }
+
+    /// This service with its file read as a CSV of tracks when `csvMapping`
+    /// applies to it (``source(forFile:csvMapping:)``); a fleet stays as it is.
+    public func mappingCSV(_ csvMapping: CSVColumnMapping?) -> ServiceSpecification {
+        guard case .recording(let path) = source else { return self }
+        return ServiceSpecification(name: name, source: Self.source(forFile: path, csvMapping: csvMapping))
     }
 
     /// A recording or, for `.csv` files or when a mapping is given, a CSV source.

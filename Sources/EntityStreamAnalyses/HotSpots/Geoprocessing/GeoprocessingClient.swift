@@ -39,13 +39,16 @@ public actor GeoprocessingClient {
     /// in its query string is used when the options give no token source,
     /// other query items are ignored. A trailing `/submitJob` is dropped.
     /// - Throws: ``GeoprocessingError/invalidURL(_:)`` for a URL that is not http(s)
-    ///   or whose query string is malformed (see ``ArcGISEndpoint``).
+    ///   or whose query string is malformed (see ``ArcGISEndpoint``),
+    ///   ``GeoprocessingError/notAGeoprocessingTask(redactedURL:)`` for one without `/GPServer/`.
     public init(taskURL: String, options: GeoprocessingClientOptions = GeoprocessingClientOptions()) throws(GeoprocessingError) {
         let endpoint: ArcGISEndpoint
-        do { endpoint = try ArcGISEndpoint(parsing: taskURL.replacingSpaces(), droppingSuffix: "/submitJob") } catch { throw .invalidURL(error.reason) }
+        do throws(ArcGISEndpointError) { endpoint = try ArcGISEndpoint(parsing: taskURL.replacingSpaces(), droppingSuffix: "/submitJob") } catch {
+            throw .invalidURL(error)
+        }
         let base = endpoint.base
         guard base.range(of: "/GPServer/") != nil else {
-            throw .invalidURL("'\(ServiceURLs.redacted(base))' is not a geoprocessing task (…/GPServer/<task>)")
+            throw .notAGeoprocessingTask(redactedURL: ServiceURLs.redacted(base))
         }
         displayURL = base
         self.options = options

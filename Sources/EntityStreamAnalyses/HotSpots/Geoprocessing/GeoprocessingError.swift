@@ -2,6 +2,7 @@ import EntityStreamCore
 import EntityStreamModel
 import EntityStreamFeatures
 import EntityStream
+import EntityStreamHotSpots
 
 /// Why a ``GeoprocessingClient`` request failed, in words a user can act on.
 ///
@@ -10,11 +11,13 @@ import EntityStream
 /// line prints; ``isReachabilityFailure`` tells whether the service itself
 /// is unusable (its status becomes `failed`) or merely refused a request,
 /// or the calling task was cancelled.
-public enum GeoprocessingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum GeoprocessingError: GPClientError {
     /// The server answered with ArcGIS error JSON (`operation`: "submitJob", "job status", …).
     case arcGIS(ArcGISError, operation: String)
     /// The task URL cannot be used.
-    case invalidURL(String)
+    case invalidURL(ArcGISEndpointError)
+    /// The URL (redacted) is not a geoprocessing task (no `/GPServer/`).
+    case notAGeoprocessingTask(redactedURL: String)
     /// The request got no usable answer (unreachable, not ArcGIS, truncated,
     /// refused token, unexpected JSON, …) or was cancelled (``ArcGISRequestError/cancelled``).
     case request(ArcGISRequestError)
@@ -23,8 +26,10 @@ public enum GeoprocessingError: Error, Sendable, Hashable, CustomStringConvertib
         switch self {
         case .arcGIS(let error, let operation):
             return "the \(operation) request failed: \(error)"
-        case .invalidURL(let detail):
-            return "invalid geoprocessing task URL: \(detail)"
+        case .invalidURL(let error):
+            return "invalid geoprocessing task URL: \(error.reason)"
+        case .notAGeoprocessingTask(let url):
+            return "invalid geoprocessing task URL: '\(url)' is not a geoprocessing task (…/GPServer/<task>)"
         case .request(let error):
             return error.description
         }
@@ -33,7 +38,7 @@ public enum GeoprocessingError: Error, Sendable, Hashable, CustomStringConvertib
     /// True when the service cannot be used at all.
     public var isReachabilityFailure: Bool {
         switch self {
-        case .arcGIS, .invalidURL: return false
+        case .arcGIS, .invalidURL, .notAGeoprocessingTask: return false
         case .request(let error): return error.isReachabilityFailure
         }
     }
