@@ -59,13 +59,9 @@ public final class TransportEventLoop: Sendable {
         do {
             let loop = try await ServiceLoop.start(
                 name: name, delegate: dispatcher, rxBufferSize: 256 * 1024, txPacketSize: 0,
-                perSessionDataSize: 0, permessageDeflate: permessageDeflate, tickInterval: .seconds(1)
-            ) { info, _ in
-                info.port = es_context_port_no_listen()
-                info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
-                info.fd_limit_per_thread = 1024
-                info.timeout_secs = 30
-            }
+                perSessionDataSize: 0, permessageDeflate: permessageDeflate, tickInterval: .seconds(1),
+                configure: Self.clientContext
+            )
             started = (loop, dispatcher)
         } catch {
             failure = error
@@ -83,6 +79,14 @@ public final class TransportEventLoop: Sendable {
             for waiter in shutdownWaiters { waiter.resume(returning: .done) }
             throw .shutDown
         }
+    }
+
+    /// The creation info of a client context: no listening port, TLS set up.
+    static let clientContext: @Sendable (inout lws_context_creation_info, (String) -> UnsafePointer<CChar>) -> Void = { info, _ in
+        info.port = es_context_port_no_listen()
+        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        info.fd_limit_per_thread = 1024
+        info.timeout_secs = 30
     }
 
     /// Politely closes every connection and stops the loop; returns once its

@@ -5,8 +5,10 @@ import EntityStreamLocking
 /// What a ``ServiceLoop`` asks of the code that owns its connections. Every
 /// method runs on the loop's service thread.
 protocol ServiceLoopDelegate: AnyObject {
+    /// Why libwebsockets calls (its name, for delegates in modules that do not import it).
+    typealias CallbackReason = lws_callback_reasons
     /// One libwebsockets callback. Return 0 to continue, non-zero to close `wsi`.
-    func callback(wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+    func callback(wsi: OpaquePointer, reason: CallbackReason, user: UnsafeMutableRawPointer?,
                   input: UnsafeMutableRawPointer?, length: Int) -> Int32
     /// Called after each `lws_service` turn: hand off what the turn received.
     func serviceTurnEnded()
@@ -36,7 +38,8 @@ extension ServiceLoopDelegate {
 /// callers instead of leaving them waiting; after that ``execute(_:)``
 /// returns false and runs nothing. With a `tickInterval`, the delegate's
 /// ``ServiceLoopDelegate/tick(now:)`` runs on the service thread that often
-/// (a libwebsockets timer wakes the thread; no task is involved).
+/// (a libwebsockets timer wakes the thread; no task is involved). When that
+/// timer is due is a ``ServiceLoopTimer``.
 final class ServiceLoop: @unchecked Sendable {
     typealias Command = @Sendable () -> Void
     typealias Lifecycle = ServiceLoopLifecycle<Command, ContinuousClock.Instant>
@@ -50,23 +53,29 @@ final class ServiceLoop: @unchecked Sendable {
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var extensions: UnsafeMutablePointer<lws_extension>?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private let timerSlot: UnsafeMutablePointer<TimerSlot>
     private let timer: UnsafeMutablePointer<lws_sorted_usec_list_t>
-    private let tickInterval: Duration?
-    private var nextTick: ContinuousClock.Instant?
-    private var shutdownDeadline: ContinuousClock.Instant?
+    private var timing: ServiceLoopTimer<ContinuousClock.Instant>
+    /// How long before each instant the timer is armed: zero, except in tests
+    /// that make libwebsockets' timer fire before the loop's clock reaches the
+    /// instant every time (as millisecond polls do now and then).
+    private let timerLead: Duration
     private let finished = LockedState<[CheckedContinuation<Void, Never>]?>([])
 
-    private init(name: String, delegate: any ServiceLoopDelegate, shutdownGrace: Duration, tickInterval: Duration?) {
+    private init(name: String, delegate: any ServiceLoopDelegate, shutdownGrace: Duration, tickInterval: Duration?,
+                 timerLead: Duration) {
         self.name = name
         self.delegate = delegate
         self.lifecycle = LockedState(Lifecycle(shutdownGrace: shutdownGrace))
-        self.tickInterval = tickInterval
-        timer = .allocate(capacity: 1)
-        timer.initialize(to: lws_sorted_usec_list_t())
+        self.timing = ServiceLoopTimer(tickInterval: tickInterval)
+        self.timerLead = timerLead
+        timerSlot = .allocate(capacity: 1)
+        timerSlot.initialize(to: TimerSlot())
+        timer = TimerSlot.timer(in: timerSlot)
     }
 
     deinit {
-        timer.deallocate()
+        timerSlot.deallocate()
     }
 
     /// Creates the context on a new thread and returns once it is ready.
@@ -84,10 +93,12 @@ final class ServiceLoop: @unchecked Sendable {
         permessageDeflate: Bool,
         shutdownGrace: Duration = .seconds(2),
         tickInterval: Duration? = nil,
+        timerLead: Duration = .zero,
         configure: @escaping @Sendable (inout lws_context_creation_info, (String) -> UnsafePointer<CChar>) -> Void
     ) async throws(TransportError) -> ServiceLoop {
         LibWebSocketsLogging.configureOnce()
-        let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace, tickInterval: tickInterval)
+        let loop = ServiceLoop(name: name, delegate: delegate, shutdownGrace: shutdownGrace, tickInterval: tickInterval,
+                               timerLead: timerLead)
         let started: Result<Void, TransportError> = await withCheckedContinuation { ready in
             let spawned = JoinableThread.spawn {
                 ThreadName.setCurrent(name)
@@ -196,28 +207,32 @@ final class ServiceLoop: @unchecked Sendable {
             return
         }
         self.context = context
+        timerSlot.pointee.context = context
         ready.resume(returning: .success(()))
-        if let tickInterval {
-            nextTick = .now + tickInterval
-            scheduleTimer(context: context, after: tickInterval)
-        }
+        let started = ContinuousClock.now
+        arm(context: context, at: timing.started(now: started), now: started)
 
         service: while true {
             if lws_service(context, 0) < 0 { break service }
+            if timerSlot.pointee.fired {
+                timerSlot.pointee.fired = false
+                timing.fired()
+            }
             let commands = lifecycle.withLock { $0.takeCommands() }
             for command in commands { command() }
             delegate.serviceTurnEnded()
             let now = ContinuousClock.now
-            runTickIfDue(context: context, now: now)
+            let turn = timing.turnEnded(now: now)
+            if turn.tick { delegate.tick(now: now) }
+            arm(context: context, at: turn.arm, now: now)
             let live = delegate.hasLiveConnections
             switch lifecycle.withLock({ $0.turnEnded(now: now, hasLiveConnections: live) }) {
             case .continue:
                 continue service
             case .beginShutdown(let deadline):
-                shutdownDeadline = deadline
                 delegate.beginShutdown()
                 if !delegate.hasLiveConnections { break service }
-                scheduleTimer(context: context, after: deadline - now)
+                arm(context: context, at: timing.shutdownBegan(deadline: deadline), now: now)
             case .exit:
                 break service
             }
@@ -233,23 +248,14 @@ final class ServiceLoop: @unchecked Sendable {
         releaseCMemory()
     }
 
-    /// Wakes `lws_service` after `delay` (one libwebsockets timer per loop:
-    /// the earliest of the next tick and the shutdown deadline).
-    private func scheduleTimer(context: OpaquePointer, after delay: Duration) {
-        var wake = delay
-        if let nextTick { wake = min(wake, nextTick - ContinuousClock.now) }
-        let microseconds = max(Int64(1), wake.components.seconds * 1_000_000 + wake.components.attoseconds / 1_000_000_000_000)
+    /// Arms the loop's one libwebsockets timer to wake `lws_service` at
+    /// `instant` (nil: leave it as it is), rounded up to the microsecond.
+    private func arm(context: OpaquePointer, at instant: ContinuousClock.Instant?, now: ContinuousClock.Instant) {
+        guard let instant else { return }
+        let delay = (instant - timerLead) - now
+        let (seconds, attoseconds) = delay.components
+        let microseconds = max(Int64(1), seconds * 1_000_000 + (attoseconds + 999_999_999_999) / 1_000_000_000_000)
         lws_sul_schedule(context, 0, timer, serviceLoopTimerFired, microseconds)
-    }
-
-    private func runTickIfDue(context: OpaquePointer, now: ContinuousClock.Instant) {
-        guard let tickInterval, let due = nextTick, now >= due else { return }
-        delegate.tick(now: now)
-        var next = due + tickInterval
-        if next <= now { next = now + tickInterval }
-        nextTick = next
-        let untilDeadline = shutdownDeadline.map { $0 - now } ?? tickInterval
-        scheduleTimer(context: context, after: max(.zero, untilDeadline))
     }
 
     private func finishWaiters() {
@@ -281,9 +287,32 @@ final class ServiceLoop: @unchecked Sendable {
     }
 }
 
-/// The loop's timer does nothing itself: firing makes `lws_service` return,
-/// and the loop then checks what is due.
-private func serviceLoopTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {}
+/// The loop's libwebsockets timer and what its callback reaches through it.
+private struct TimerSlot {
+    var sul = lws_sorted_usec_list_t()
+    /// The context to wake (set on the service thread once it exists).
+    var context: OpaquePointer?
+    /// Set by the callback, cleared by the loop after the turn.
+    var fired = false
+
+    static let sulOffset = MemoryLayout<TimerSlot>.offset(of: \.sul)!
+
+    static func timer(in slot: UnsafeMutablePointer<TimerSlot>) -> UnsafeMutablePointer<lws_sorted_usec_list_t> {
+        (UnsafeMutableRawPointer(slot) + sulOffset).assumingMemoryBound(to: lws_sorted_usec_list_t.self)
+    }
+}
+
+/// The loop's timer fired (service thread, inside `lws_service`). libwebsockets
+/// runs an expired timer before it polls and then polls until its next timer,
+/// up to 30 s away, so the callback wakes that poll (`lws_cancel_service`) for
+/// the loop to see what is due, and says it fired so that the loop arms it
+/// again if our clock finds nothing due yet (see ``ServiceLoopTimer``).
+private func serviceLoopTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    guard let sul else { return }
+    let slot = (UnsafeMutableRawPointer(sul) - TimerSlot.sulOffset).assumingMemoryBound(to: TimerSlot.self)
+    slot.pointee.fired = true
+    if let context = slot.pointee.context { lws_cancel_service(context) }
+}
 
 /// The one C callback for every protocol of every context: finds the loop
 /// through the context's user pointer and hands over to its delegate.
