@@ -46,16 +46,23 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
     public private(set) var duplicates = 0
     public private(set) var resent = 0
     public private(set) var abandoned = 0
-    /// Sequence numbers sent and not yet answered.
-    private var outstanding = Set<UInt64>()
+    /// Sequence numbers sent and not yet answered, with when each was last sent.
+    private var outstanding: [UInt64: Int64] = [:]
     /// Sends in order (sequence, time), oldest first from `logHead`: finds the
-    /// oldest unanswered message for the acknowledgement timeout.
+    /// oldest unanswered message for the acknowledgement timeout. A message sent
+    /// again has an entry per send; only its latest counts (``oldestUnansweredSentAt()``).
     private var log: [(sequence: UInt64, sentAt: Int64)] = []
     private var logHead = 0
     /// Failed messages by sequence number, to be sent again in order.
     private var retries: [UInt64: Message] = [:]
     /// Not before this time (the caller's milliseconds) are retries sent.
     private var retryNotBefore: Int64 = .min
+    /// When the last round of retries went out: the next waits ``minimumRetryInterval`` after it.
+    private var lastRetryRound: Int64?
+
+    /// The least time (milliseconds) between two rounds of retries, whatever failed: no failure,
+    /// however fast it comes back, resends faster than one window per this interval.
+    public static var minimumRetryInterval: Int64 { 250 }
 
     public init(capacity: Int) {
         precondition(capacity >= 1)
@@ -72,15 +79,19 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
 
     /// Message `sequence` was handed to the client at `now` (new messages only while ``hasRoom``).
     public mutating func sent(_ sequence: UInt64, at now: Int64) {
-        outstanding.insert(sequence)
+        outstanding[sequence] = now
         log.append((sequence, now))
     }
 
     /// When the oldest unanswered message was sent (nil: none is unanswered).
     /// Past the acknowledgement wait, the shell takes every unanswered
     /// message back from the client and reports each as a ``Failure/timeout``.
+    /// The entry of an earlier send of a message sent again is skipped: a message
+    /// is due from its latest send (else one held through an outage would look
+    /// overdue as soon as it was resent, be taken back before its acknowledgement
+    /// could come and be resent at once, over and over).
     public mutating func oldestUnansweredSentAt() -> Int64? {
-        while logHead < log.count, !outstanding.contains(log[logHead].sequence) { logHead += 1 }
+        while logHead < log.count, outstanding[log[logHead].sequence] != log[logHead].sentAt { logHead += 1 }
         if logHead == log.count {
             log.removeAll(keepingCapacity: true)
             logHead = 0
@@ -95,7 +106,7 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
 
     /// The server stored message `sequence` (or had it already: `duplicate`).
     public mutating func stored(_ sequence: UInt64, duplicate: Bool) {
-        guard outstanding.remove(sequence) != nil else { return }
+        guard outstanding.removeValue(forKey: sequence) != nil else { return }
         if duplicate { duplicates += 1 } else { stored += 1 }
     }
 
@@ -109,7 +120,7 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
     /// Message `sequence` failed at `now`: kept for sending again, or abandoned.
     @discardableResult
     public mutating func failed(_ sequence: UInt64, _ message: Message, _ failure: Failure, now: Int64) -> Decision {
-        outstanding.remove(sequence)
+        outstanding.removeValue(forKey: sequence)
         switch failure {
         case .rejected(let code, let text):
             abandoned += 1
@@ -130,11 +141,13 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
     }
 
     /// When the failed messages may be sent again: every earlier message
-    /// answered and the failure's delay passed; nil while that is not known
+    /// answered, the failure's delay passed and ``minimumRetryInterval`` gone
+    /// since the last round; nil while that is not known
     /// yet (messages still outstanding) or nothing failed.
     public var retriesDue: Int64? {
         guard !retries.isEmpty, outstanding.isEmpty else { return nil }
-        return retryNotBefore
+        guard let lastRetryRound else { return retryNotBefore }
+        return max(retryNotBefore, lastRetryRound + Self.minimumRetryInterval)
     }
 
     /// The failed messages, oldest first, once they are due at `now`; they
@@ -143,8 +156,9 @@ public struct PublishWindow<Message>: Sendable where Message: Sendable {
         guard let due = retriesDue, due <= now else { return [] }
         let ordered = retries.sorted { $0.key < $1.key }.map { (sequence: $0.key, message: $0.value) }
         retries.removeAll(keepingCapacity: true)
+        lastRetryRound = now
         for entry in ordered {
-            outstanding.insert(entry.sequence)
+            outstanding[entry.sequence] = now
             log.append((entry.sequence, now))
         }
         resent += ordered.count

@@ -101,6 +101,71 @@ struct JetStreamValueTests {
         #expect(window.stored == 3)
     }
 
+    @Test("Messages held through a leader election are resent at most once per acknowledgement wait, and all stored once it ends")
+    func publishWindowThroughAnElection() {
+        // The shell's rules, driven by a millisecond clock: due retries go out; a message unanswered
+        // for the acknowledgement wait is taken back, with every other unanswered one, as a timeout.
+        let ackWait: Int64 = 1000
+        var window = PublishWindow<Int>(capacity: 8)
+        for sequence in 0..<8 { window.sent(UInt64(sequence), at: 0) }
+        // No responders for all of them while the stream's leader is being elected.
+        for sequence in 0..<8 { #expect(window.failed(UInt64(sequence), Int(sequence), .noResponders, now: 5) == .retry) }
+        var electionEnds: Int64 = 10_000
+        var now: Int64 = 5
+        var rounds: [Int64] = []
+        // What the client holds: sent and not answered.
+        var held: [UInt64] = []
+        func step() {
+            if let due = window.retriesDue, due <= now {
+                rounds.append(now)
+                for entry in window.takeDueRetries(now: now) {
+                    if now >= electionEnds { window.stored(entry.sequence, duplicate: false) } else { held.append(entry.sequence) }
+                }
+            }
+            if let oldest = window.oldestUnansweredSentAt(), oldest + ackWait <= now {
+                for sequence in held { window.failed(sequence, Int(sequence), .timeout, now: now) }
+                held = []
+            }
+        }
+        while now < electionEnds {
+            step()
+            if now == 255 {
+                // Resent at 255: due from that send, not from the first one at 0.
+                #expect(rounds == [255])
+                #expect(window.oldestUnansweredSentAt() == 255)
+            }
+            now += 1
+        }
+        // Sent again when each wait ran out (1255, 2255, ...): 10 rounds in 10 s, not one a millisecond.
+        #expect(rounds.count == 10, "\(rounds.count) rounds")
+        #expect(zip(rounds, rounds.dropFirst()).allSatisfy { $1 - $0 >= PublishWindow<Int>.minimumRetryInterval })
+        #expect(window.resent == 80)
+        // The leader is elected: the next round is stored, everything once.
+        electionEnds = now
+        while !window.isDrained && now < 20_000 {
+            step()
+            now += 1
+        }
+        #expect(window.isDrained && window.stored == 8 && window.abandoned == 0)
+    }
+
+    @Test("A round of retries waits the least retry interval after the last, whatever failed")
+    func retriesBoundedByInterval() {
+        var window = PublishWindow<Int>(capacity: 2)
+        window.sent(0, at: 0)
+        window.failed(0, 0, .timeout, now: 100)
+        #expect(window.retriesDue == 100)
+        #expect(window.takeDueRetries(now: 100).map(\.sequence) == [0])
+        // A timeout that comes back at once: not resent before 100 + the interval.
+        window.failed(0, 0, .timeout, now: 101)
+        #expect(window.retriesDue == 100 + PublishWindow<Int>.minimumRetryInterval)
+        #expect(window.takeDueRetries(now: 349).isEmpty)
+        #expect(window.takeDueRetries(now: 350).count == 1)
+        // A longer delay (the failure's own) still wins.
+        window.failed(0, 0, .connection, now: 500)
+        #expect(window.retriesDue == 750)
+    }
+
     @Test("A consumed message is acknowledged only once its observation and every earlier one is written")
     func ackTracker() {
         var tracker = AckTracker<String>()
