@@ -15,8 +15,9 @@ import EntityStreamModel
 /// find in the field if it were a time field, without reading the file again.
 struct AttributeTypeInference: Sendable {
     private var sawValue = false
-    /// Every value so far converts to a date (``convert(_:to:)`` with `.date`).
-    private(set) var convertsToDates = true
+    /// Every value so far converts to a date (``convert(_:to:)`` with `.date`);
+    /// false from the start when the date range is not kept (``init(keepsDateBounds:)``).
+    private(set) var convertsToDates: Bool
     /// The earliest and latest of those dates, in epoch milliseconds (nil: none yet).
     private(set) var dateBounds: (earliest: Int64, latest: Int64)?
     private var allBooleans = true
@@ -25,6 +26,11 @@ struct AttributeTypeInference: Sendable {
     private var allIntegers = true
     private var fitsInt32 = true
     private var allNumbers = true
+
+    /// `keepsDateBounds`: keep ``dateBounds`` (a streamed layer's index needs it; the type alone does not).
+    init(keepsDateBounds: Bool = false) {
+        convertsToDates = keepsDateBounds
+    }
 
     mutating func observe(_ value: AttributeValue) {
         switch value {

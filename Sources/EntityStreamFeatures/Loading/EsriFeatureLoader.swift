@@ -182,14 +182,21 @@ package enum EsriFeatureLoader {
         /// The references the points name (nil: none), up to two: a second means they differ.
         var pointWKIDs: [Int?] = []
 
+        /// Whether ``pointBounds``, ``pointWKIDs`` and the fields' date ranges are kept (for ``Layout/index(_:declared:)``).
+        var keepsIndex = false
+
         mutating func notePoint(_ point: Point) {
+            guard keepsIndex else { return }
             if pointWKIDs.count < 2, !pointWKIDs.contains(point.wkid) { pointWKIDs.append(point.wkid) }
             guard !point.x.isNaN, !point.y.isNaN else { return }
             let (x, y) = (point.x, point.y)
             pointBounds = pointBounds.map { (min($0.xmin, x), min($0.ymin, y), max($0.xmax, x), max($0.ymax, y)) } ?? (x, y, x, y)
         }
 
-        package init(format: FeatureFileFormat) { report = FeatureLoadReport(format: format) }
+        package init(format: FeatureFileFormat, keepsIndex: Bool = false) {
+            report = FeatureLoadReport(format: format)
+            self.keepsIndex = keepsIndex
+        }
 
         /// Adds what the run that follows this one learned; `lineOffset`
         /// turns its line numbers into this run's.
@@ -248,7 +255,7 @@ package enum EsriFeatureLoader {
         /// given: no declared fields (a recording's), object ids assigned in file order, every point in
         /// the layer's reference already, every value of the time fields a date. Nil otherwise: read the rows.
         package func index(_ evidence: Evidence, declared: Declared) -> FeatureFileIndex? {
-            guard declared.fields.isEmpty, plan.assignsObjectIDs else { return nil }
+            guard evidence.keepsIndex, declared.fields.isEmpty, plan.assignsObjectIDs else { return nil }
             if geometryType == .point {
                 let target = SpatialReference(code: wkid)
                 for given in evidence.pointWKIDs where SpatialReference(code: given).map({ $0 != target }) ?? false { return nil }
@@ -320,7 +327,7 @@ package enum EsriFeatureLoader {
                 case .observation(let observation):
                     evidence.rows += 1
                     if inference.count < decoder.schema.fields.count {
-                        inference.append(contentsOf: repeatElement(AttributeTypeInference(), count: decoder.schema.fields.count - inference.count))
+                        inference.append(contentsOf: repeatElement(AttributeTypeInference(keepsDateBounds: evidence.keepsIndex), count: decoder.schema.fields.count - inference.count))
                     }
                     for index in declaredCount..<max(declaredCount, observation.attributeCount) {
                         inference[index].observe(observation.attribute(index))

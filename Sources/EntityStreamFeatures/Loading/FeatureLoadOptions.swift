@@ -15,6 +15,12 @@ public struct FeatureLoadOptions: Sendable, Hashable {
     /// of memory, where the line formats stream.
     public var maximumDocumentSize: Int
 
+    /// Whether the pass that opens a line file for streaming also keeps what
+    /// a streamed layer's index needs (the points' range, each field's date
+    /// range), so that the layer need not read the file again. Off by default:
+    /// a one-shot query or statistics pass needs none of it and pays for it per value.
+    public var indexesAtOpen = false
+
     /// 4 GiB: far beyond what fits a test machine's memory as rows anyway.
     public static let defaultMaximumFileSize = 4 << 30
     /// 512 MiB: a document that size takes a few GB to load.

@@ -226,7 +226,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 let messages = Self.messages(chunk.bytes, kind: kind, atFileStart: chunk.index == 0)
                 switch kind {
                 case .esri(let declared, let lenient, _, let format):
-                    var evidence = EsriFeatureLoader.Evidence(format: format)
+                    var evidence = EsriFeatureLoader.Evidence(format: format, keepsIndex: options.indexesAtOpen)
                     try EsriFeatureLoader.observe(messages, declared: declared, lenient: lenient, file: path, into: &evidence)
                     return .parsed(.esri(evidence), lines: lines)
                 case .geoJSON:
@@ -238,7 +238,7 @@ public final class JSONLinesFileScan: FeatureFileScan, @unchecked Sendable {
                 return .failed(error)
             }
         }
-        var esri = EsriFeatureLoader.Evidence(format: format)
+        var esri = EsriFeatureLoader.Evidence(format: format, keepsIndex: options.indexesAtOpen)
         var geoJSON = GeoJSONFeatureLoader.Evidence()
         _ = try await deliver(chunks, path: path) { evidence, lineOffset in
             switch evidence {

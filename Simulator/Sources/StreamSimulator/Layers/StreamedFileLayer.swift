@@ -75,6 +75,7 @@ final class StreamedFileLayer: LayerSource, Sendable {
                      log: @escaping @Sendable (String) -> Void = { _ in }) async throws(SimulatorError) -> StreamedFileLayer? {
         var options = specification.options
         options.name = specification.name
+        options.indexesAtOpen = true
         do {
             guard let scan = try await FeatureFileScans.open(path: specification.path, options: options, chunkSize: chunkSize) else { return nil }
             // Opening Esri JSON lines read the file once already, and learned the index when it could.
