@@ -11,7 +11,7 @@ import Foundation
 /// (from `/proc/PID/stat`): what the broker itself costs per message bounds
 /// any client on the same cores.
 enum JetStreamBenchmark {
-    static func run(ais: String, count: Int, rounds: Int) throws -> [String] {
+    static func run(ais: String, count: Int, rounds: Int, peers: Bool = true) throws -> [String] {
         guard let server = ["/usr/sbin/nats-server", "/usr/bin/nats-server"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             return ["jetstream: skipped (nats-server is not installed; make setup installs it)"]
         }
@@ -19,7 +19,7 @@ enum JetStreamBenchmark {
         defer { try? FileManager.default.removeItem(atPath: file) }
         let entitystream = ProcessBenchmarks.binaries.appendingPathComponent("entitystream").path
         let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/jetstream-peer.py").path
-        let python = peerAvailable()
+        let python = peers && peerAvailable()
         var results: [String: [MeasuredProcess.Run]] = [:]
         var serverCPU: [String: [Double]] = [:]
         for round in 0..<rounds {
@@ -62,7 +62,7 @@ enum JetStreamBenchmark {
                      + "order alternating), stdout through a pipe; load average \(loadAverage())"]
         for name in ["entitystream publish", "nats-py publish", "entitystream consume", "nats-py consume"] {
             guard let runs = results[name] else {
-                lines.append("jetstream: \(name): skipped (python3 cannot import nats; pip install nats-py)")
+                lines.append("jetstream: \(name): skipped (" + (peers ? "python3 cannot import nats; pip install nats-py" : "--no-peers") + ")")
                 continue
             }
             let seconds = median(runs.map(\.seconds))

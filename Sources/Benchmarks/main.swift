@@ -177,7 +177,7 @@ do {
         }
     case "jetstream":
         if haveAIS {
-            for line in try JetStreamBenchmark.run(ais: ais, count: options.count ?? 1_000_000, rounds: options.runs ?? 3) {
+            for line in try JetStreamBenchmark.run(ais: ais, count: options.count ?? 1_000_000, rounds: options.runs ?? 3, peers: options.peers) {
                 report(line)
             }
         } else {
