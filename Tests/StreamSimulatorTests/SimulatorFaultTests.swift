@@ -111,7 +111,8 @@ struct SimulatorFaultTests {
         let sink = RecordingSink()
         let connection = connect(server, sink: sink)
         #expect(await connection.connect() == .connected)
-        let snapshot = sink.snapshot
+        // The statuses reach the sink after connect() returns: await the last one.
+        let snapshot = await sink.wait { $0.statuses.contains { $0.status == .connected } }
         #expect(snapshot.statuses.map { "\($0.status.rawValue) \($0.attempt)" } == ["connecting 0", "connecting 1", "connecting 2", "connected 2"])
         #expect(snapshot.statuses[1].error == "WebSocket upgrade rejected with HTTP 503")
         #expect(announcements.all.filter { $0.contains("refusing upgrade") }.count == 2)
