@@ -6,7 +6,8 @@ import EntityStreamCommandLine
 /// (exit status 2) before anything runs; a value given is never replaced by
 /// a default. Options a benchmark does not use are accepted and ignored, so
 /// `make bench` can pass one line to all of them. Each benchmark's defaults
-/// are where it runs (`count ?? 1_000_000`).
+/// are where it runs (`count ?? 1_000_000`); `all` runs every benchmark at
+/// the sizes README's figures were measured at and reads `--runs` and `--mb` only.
 struct BenchmarkOptions {
     /// The benchmarks `--help` lists, then the child processes the benchmarks start themselves.
     static let benchmarks = ["transport", "json", "replay", "replay-large", "memory", "simulator", "stages", "compare", "query",
@@ -41,14 +42,15 @@ struct BenchmarkOptions {
     var band: String?
 
     /// Reads `words` (the arguments after the program's name); nil when they ask for the usage
-    /// (`-h`, `--help` or `help` anywhere). `--version` throws ``VersionRequested``.
+    /// (`-h` or `--help` as a flag, `help` where the benchmark goes; a flag's value is never read
+    /// as either). `--version` throws ``VersionRequested``.
     static func parse(_ words: [String]) throws -> BenchmarkOptions? {
-        if words.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" }) { return nil }
         var options = BenchmarkOptions()
         var arguments = ArgumentList(words, program: "entitystream-bench")
         var named = false
         while let word = try arguments.nextFlag() {
             switch word {
+            case "-h", "--help": return nil
             case "--count": options.count = try arguments.integer(for: word, minimum: 1)
             case "--runs": options.runs = try arguments.integer(for: word, minimum: 1)
             case "--mb": options.megabytes = try arguments.integer(for: word, minimum: 1, maximum: 1 << 20)
@@ -83,6 +85,7 @@ struct BenchmarkOptions {
             case "--band": options.band = try arguments.choice(for: word, among: ["given", "chosen"])
             default:
                 if word.hasPrefix("-") { throw arguments.unknownOption(word, command: nil) }
+                if word == "help" && !named { return nil }
                 guard !named else { throw UsageError.unexpectedArgument(word, command: options.benchmark, expected: "one benchmark") }
                 guard benchmarks.contains(word) || children.contains(word) else {
                     throw UsageError.unknownCommand(word, known: benchmarks, program: "entitystream-bench")

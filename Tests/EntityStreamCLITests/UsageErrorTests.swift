@@ -229,6 +229,11 @@ struct BenchmarkHelpTests {
             #expect(result.status == 0 && result.standardError.isEmpty, "\(arguments): \(result.standardError)")
             #expect(result.standardOutput.hasPrefix("Usage: entitystream-bench [BENCHMARK] [options]"), "\(arguments)")
         }
+        // `help` asks for the usage only where the benchmark goes, never as a second word or a flag's value.
+        for arguments in [["relay", "help"], ["relay", "--dir", "help", "--runs", "0"]] {
+            let result = try await CommandLineTool.run("entitystream-bench", arguments)
+            #expect(result.status == 2 && result.standardOutput.isEmpty, "\(arguments): \(result.standardError)")
+        }
     }
 
     /// The options the benchmarks read, each listed by --help.
