@@ -6,6 +6,9 @@ import EntityStreamLocking
 public enum OutgoingBatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The message (its line and headers) is larger than the server takes (its `max_payload`).
     case messageTooLarge(bytes: Int, limit: Int)
+    /// The message with its subject and id is larger than an empty batch's buffer
+    /// (`limit` bytes, what its 32-bit offsets reach): no batch can take it.
+    case largerThanABatch(bytes: Int, limit: Int)
     /// The batch's buffer, addressed with 32-bit offsets, cannot take the message after what it
     /// holds: publish the batch, then append the message to a new one.
     case full
@@ -14,6 +17,8 @@ public enum OutgoingBatchError: Error, Sendable, Hashable, CustomStringConvertib
         switch self {
         case .messageTooLarge(let bytes, let limit):
             return "a message of \(bytes) bytes is larger than the server takes (max_payload \(limit) bytes)"
+        case .largerThanABatch(let bytes, let limit):
+            return "a message of \(bytes) bytes with its subject and id is larger than a publish batch holds (\(limit) bytes)"
         case .full: return "the batch is full"
         }
     }
@@ -80,7 +85,7 @@ public struct OutgoingBatch: Sendable {
               let lineOffset = Int32(exactly: lineStart), let lineLength = Int32(exactly: length) else {
             let alone = bytes.count - subjectStart
             bytes.removeSubrange(subjectStart...)
-            if subjectStart == 0 { throw .messageTooLarge(bytes: alone, limit: largestBufferBytes) }
+            if subjectStart == 0 { throw .largerThanABatch(bytes: alone, limit: largestBufferBytes) }
             throw .full
         }
         entries.append((start, idOffset, lineOffset, lineLength))

@@ -313,9 +313,9 @@ struct OutgoingBatchTests {
         #expect(throws: OutgoingBatchError.full) { try batch.append(subject: "ais.s.3", id: "i.3") { $0 += line } }
         #expect(batch.count == 3 && batch.byteCount == 96)
         #expect(messages(batch) == (0..<3).map { ["ais.s.\($0)", "i.\($0)", String(repeating: "y", count: 20)] })
-        // In an empty batch, a message the buffer cannot hold at all is too large.
+        // In an empty batch, a message the buffer cannot hold at all is too large for any batch (not the server's max_payload).
         batch.removeAll()
-        #expect(throws: OutgoingBatchError.messageTooLarge(bytes: 112, limit: 100)) {
+        #expect(throws: OutgoingBatchError.largerThanABatch(bytes: 112, limit: 100)) {
             try batch.append(subject: "ais.s.4", id: "i.4") { $0 += Array(repeating: UInt8(ascii: "z"), count: 100) }
         }
         #expect(batch.isEmpty && batch.byteCount == 0)
