@@ -353,7 +353,7 @@ package enum EsriFeatureLoader {
         }
         var learned = Evidence(format: evidence.report.format ?? .esriFeatureLines)
         learned.learned = Array(decoder.schema.fields[declaredCount...])
-        learned.inference = learned.learned.indices.map { declaredCount + $0 < inference.count ? inference[declaredCount + $0] : AttributeTypeInference() }
+        learned.inference = learned.learned.indices.map { declaredCount + $0 < inference.count ? inference[declaredCount + $0] : AttributeTypeInference(keepsDateBounds: evidence.keepsIndex) }
         evidence.merge(learned, lineOffset: 0)
     }
 

@@ -171,7 +171,7 @@ public struct FeatureLoadError: Error, Sendable, Hashable, CustomStringConvertib
             case .system(let operation, let code): return "cannot \(operation.words): \(String(cString: strerror(code)))"
             case .notRegularFile: return "not a regular file"
             case .shrank(let size, let expected):
-                return "the file shrank to \(size) bytes while it was read (the read was planned to \(expected) bytes); its rows after that were not read"
+                return "the file shrank to \(size) bytes after its read was planned to \(expected) bytes (it was cut or replaced); its rows after that were not read"
             case .fileTooLarge(let size, let limit): return "the file has \(size) bytes, more than the limit of \(limit)"
             case .documentTooLarge(let size, let format, let limit): return Self.tooLarge(size: size, format: format, limit: limit)
             case .binary(let kind): return "not a CSV or JSON file: \(kind) (feature files are text: CSV, Esri JSON, GeoJSON or a recording)"
